@@ -1,0 +1,394 @@
+// `npm run bench`: the gateway against bare node:http in the same run, then
+// cold start. Absolute numbers drift between runs and machines; the ratios are
+// the figures worth comparing. Results go to the console and to the marked
+// section of bench/README.md.
+//
+// Options (defaults are what the README figures use):
+//   --duration <s> (10)  --warmup <s> (2)  --connections <n> (50)  --cold <n> (20)
+//   --bare-only          measure only the node:http baseline (no build needed)
+//   --no-write           leave bench/README.md alone
+import autocannon from 'autocannon';
+import { fork, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+const README = path.join(ROOT, 'bench', 'README.md');
+const START = '<!-- bench:start -->';
+const END = '<!-- bench:end -->';
+
+const { values: opt } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    cold: { type: 'string', default: '20' },
+    'bare-only': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const DURATION = positive('duration');
+const WARMUP = positive('warmup');
+const CONNECTIONS = positive('connections');
+const COLD_N = positive('cold');
+
+function positive(name) {
+  const n = Number(opt[name]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1, got "${opt[name]}"`);
+  return n;
+}
+
+// ---------------------------------------------------------------- children
+
+/** Every process we started, so they are stopped on success, error and Ctrl-C alike. */
+const children = new Set();
+
+function track(child, label) {
+  const entry = { child, label, tail: '' };
+  const keep = (chunk) => {
+    entry.tail = (entry.tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  children.add(entry);
+  child.once('exit', () => children.delete(entry));
+  return entry;
+}
+
+async function stop(entry) {
+  const { child } = entry;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    killGroup(entry, 'SIGKILL');
+    return;
+  }
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => killGroup(entry, 'SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+  // The gateway's own worker processes share its process group; make sure none outlives it.
+  killGroup(entry, 'SIGKILL');
+}
+
+function killGroup(entry, signal) {
+  try {
+    if (entry.group) process.kill(-entry.child.pid, signal);
+    else entry.child.kill(signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function stopAll() {
+  await Promise.all([...children].map(stop));
+}
+
+process.on('exit', () => {
+  for (const entry of children) killGroup(entry, 'SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    console.error(`\n${sig}: stopping child processes`);
+    stopAll().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+function percentile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function measure(label, url) {
+  const common = { url, connections: CONNECTIONS, pipelining: 1 };
+  console.log(`${label}: warm-up ${WARMUP} s, then ${DURATION} s at ${CONNECTIONS} connections -> ${url}`);
+  await autocannon({ ...common, duration: WARMUP });
+  const r = await autocannon({ ...common, duration: DURATION });
+  return {
+    label,
+    rps: r.requests.mean,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+  };
+}
+
+// ---------------------------------------------------------------- targets
+
+async function startBare() {
+  const child = fork(path.join(ROOT, 'bench', 'bare-server.js'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const entry = track(child, 'bare node:http');
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('bare node:http server did not start within 10 s')), 10_000);
+    child.once('message', (m) => {
+      clearTimeout(timer);
+      resolve(m.port);
+    });
+    child.once('exit', (code) => reject(new Error(`bare node:http server exited (${code}): ${entry.tail}`)));
+  });
+  return { entry, url: `http://127.0.0.1:${port}/` };
+}
+
+async function startGateway() {
+  if (!existsSync(CLI)) {
+    throw new Error(`${path.relative(ROOT, CLI)} is missing: run \`npm run build\` first (npm run bench does)`);
+  }
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, LOG_LEVEL: 'warn' };
+  // A developer's own settings must not leak into the measured server.
+  delete env.SWITCHYARD_ADMIN_KEY;
+  delete env.SWITCHYARD_DEMO;
+  const child = spawn(process.execPath, [CLI], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const entry = track(child, 'gateway');
+  entry.group = true;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`gateway exited (${child.exitCode ?? child.signalCode}) before answering /healthz. Output:\n${entry.tail}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`gateway did not answer 200 on ${baseUrl}/healthz within 30 s. Output:\n${entry.tail}`);
+    }
+    await sleep(100);
+  }
+  return { entry, baseUrl, dir };
+}
+
+function managementApi(baseUrl) {
+  return async function call(method, url, body, expected = [200, 201]) {
+    const res = await fetch(baseUrl + url, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    if (!expected.includes(res.status)) throw new Error(`${method} ${url} answered ${res.status}: ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}
+
+function invokeBase(baseUrl, api) {
+  if (/^https?:\/\//.test(api.invokeUrl ?? '')) return api.invokeUrl;
+  return `${baseUrl}/api/invoke/fn/${api.id}${api.basePath}`;
+}
+
+async function setupHello(baseUrl, code) {
+  const call = managementApi(baseUrl);
+  await call('POST', '/api/functions', { name: 'hello', code });
+  const api = await call('POST', '/api/apis', {
+    name: 'bench',
+    basePath: '/bench',
+    routes: [{ method: 'GET', path: '/hello', function: 'hello' }],
+  });
+  const url = `${invokeBase(baseUrl, api)}/hello`;
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200 || body !== '{"hello":"world"}') {
+    throw new Error(`hello route answered ${res.status} ${body}, expected 200 {"hello":"world"}`);
+  }
+  return { api, url };
+}
+
+/** Deploy -> first answer, per function, sequentially so they do not queue behind each other. */
+async function coldStart(baseUrl, api, code) {
+  const call = managementApi(baseUrl);
+  const samples = [];
+  for (let i = 0; i < COLD_N; i++) {
+    const name = `cold${i}`;
+    const t0 = performance.now();
+    await call('POST', '/api/functions', { name, code });
+    const deployed = performance.now();
+    await call('POST', `/api/apis/${api.id}/routes`, { method: 'GET', path: `/cold/${i}`, function: name });
+    const url = `${invokeBase(baseUrl, api)}/cold/${i}`;
+
+    let first;
+    for (let attempt = 0; ; attempt++) {
+      const t1 = performance.now();
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      const t2 = performance.now();
+      if (res.status === 200) {
+        first = { latency: t2 - t1, createToFirst: t2 - t0 };
+        break;
+      }
+      if (attempt >= 200) throw new Error(`${url} still answers ${res.status} after 200 tries`);
+      await sleep(5);
+    }
+
+    const warm = [];
+    for (let k = 0; k < 5; k++) {
+      const t1 = performance.now();
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      warm.push(performance.now() - t1);
+    }
+    const warmMedian = percentile(warm, 0.5);
+    samples.push({
+      deploy: deployed - t0,
+      createToFirst: first.createToFirst,
+      first: first.latency,
+      warm: warmMedian,
+      extra: first.latency - warmMedian,
+    });
+  }
+  const stat = (key) => ({ p50: percentile(samples.map((s) => s[key]), 0.5), p90: percentile(samples.map((s) => s[key]), 0.9) });
+  return {
+    deploy: stat('deploy'),
+    createToFirst: stat('createToFirst'),
+    first: stat('first'),
+    warm: stat('warm'),
+    extra: stat('extra'),
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: `${cpus[0]?.model.trim() ?? 'unknown CPU'} x ${cpus.length}`,
+    memory: `${round(os.totalmem() / 2 ** 30, 1)} GiB`,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+function command() {
+  const args = process.argv.slice(2);
+  return args.length ? `\`node bench/run.js ${args.join(' ')}\`` : '`npm run bench` (= `npm run build && node bench/run.js`)';
+}
+
+function render({ bare, gateway, cold, date, checks }) {
+  const m = machine();
+  const row = (r) =>
+    `| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
+  const lines = [
+    START,
+    `Generated by \`npm run bench\` on ${date}.`,
+    '',
+    `- Machine: ${m.cpu}, ${m.memory} RAM, ${m.os}, Node ${m.node}`,
+    `- Command: ${command()}: autocannon, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up then ${DURATION} s per target, loopback; gateway with default settings, a temp SQLite file and LOG_LEVEL=warn`,
+    '',
+    '| target | req/s (mean) | p50 ms | p99 ms | requests | non-2xx | errors |',
+    '|---|---|---|---|---|---|---|',
+    row(bare),
+  ];
+  if (gateway) {
+    lines.push(
+      row(gateway),
+      '',
+      `**Gateway / bare throughput: ${round(gateway.rps / bare.rps)}**; gateway p99 / bare p99: ${round(gateway.p99 / Math.max(bare.p99, 1))}.`,
+    );
+  } else {
+    lines.push('', 'Gateway not measured in this run.');
+  }
+  if (cold) {
+    const c = (label, s) => `| ${label} | ${round(s.p50)} | ${round(s.p90)} |`;
+    lines.push(
+      '',
+      `Cold start, ${COLD_N} new functions deployed one after another (same hello code, each bound to its own route):`,
+      '',
+      '| measure | p50 ms | p90 ms |',
+      '|---|---|---|',
+      c('`POST /api/functions` (compile, validate in a throwaway isolate, store)', cold.deploy),
+      c('create -> first 200 (deploy + add route + first invoke)', cold.createToFirst),
+      c('first invoke', cold.first),
+      c('warm invoke (median of 5)', cold.warm),
+      c('first - warm (isolate creation + compile + first run)', cold.extra),
+    );
+  }
+  lines.push('', `Checks: ${checks.length ? checks.join('; ') : 'all responses 2xx, no errors'}.`, END);
+  return lines.join('\n');
+}
+
+async function writeReadme(section) {
+  let text = existsSync(README) ? await readFile(README, 'utf8') : '# Benchmarks\n\n';
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  if (a !== -1 && b > a) text = text.slice(0, a) + section + text.slice(b + END.length);
+  else text = `${text.trimEnd()}\n\n${section}\n`;
+  await writeFile(README, text);
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const date = new Date().toISOString();
+  const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
+
+  const bareServer = await startBare();
+  const bare = await measure('bare node:http', bareServer.url);
+  await stop(bareServer.entry);
+
+  let gateway = null;
+  let cold = null;
+  if (!opt['bare-only']) {
+    const gw = await startGateway();
+    try {
+      const { api, url } = await setupHello(gw.baseUrl, code);
+      gateway = await measure('gateway, hello function', url);
+      console.log(`cold start: ${COLD_N} functions`);
+      cold = await coldStart(gw.baseUrl, api, code);
+    } finally {
+      await stop(gw.entry);
+      await rm(gw.dir, { recursive: true, force: true });
+    }
+  }
+
+  const checks = [];
+  for (const r of [bare, gateway].filter(Boolean)) {
+    if (r.non2xx || r.errors || r.timeouts) {
+      checks.push(`FAILED: ${r.label} had ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    }
+  }
+  const section = render({ bare, gateway, cold, date, checks });
+  console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
+  if (!opt['no-write'] && !opt['bare-only']) {
+    await writeReadme(section);
+    console.log(`wrote ${path.relative(ROOT, README)}`);
+  }
+  if (checks.length) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(`bench failed: ${err.message}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+}

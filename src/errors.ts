@@ -1,0 +1,125 @@
+/**
+ * Every error Switchyard raises on purpose, each with a stable snake_case `code`
+ * and an HTTP status. One handler (src/http/errors.ts) turns them into
+ * `{error, code, details?}`; anything else is a logged 500 with no internals.
+ * docs/errors.md lists each code, its cause and the fix.
+ */
+
+export abstract class SwitchyardError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  readonly details?: unknown;
+  constructor(message: string, details?: unknown) {
+    super(message);
+    this.name = new.target.name;
+    if (details !== undefined) this.details = details;
+  }
+}
+
+export class InvalidRequestError extends SwitchyardError {
+  readonly code = 'invalid_request';
+  readonly status = 400;
+}
+
+export class UnauthorizedError extends SwitchyardError {
+  readonly code = 'unauthorized';
+  readonly status = 401;
+  constructor() {
+    super('Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>');
+  }
+}
+
+export class NotFoundError extends SwitchyardError {
+  readonly code: string;
+  readonly status = 404;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export const apiNotFound = (id: string) => new NotFoundError('api_not_found', `API '${id}' does not exist`);
+export const routeNotFound = (id: string) => new NotFoundError('route_not_found', `Route '${id}' does not exist`);
+export const functionNotFound = (name: string) =>
+  new NotFoundError('function_not_found', `Function '${name}' does not exist`);
+
+export class NoRouteError extends SwitchyardError {
+  readonly code = 'no_route';
+  readonly status = 404;
+  constructor(method: string, path: string) {
+    super(`No route matches ${method} ${path}`);
+  }
+}
+
+export class MethodNotAllowedError extends SwitchyardError {
+  readonly code = 'method_not_allowed';
+  readonly status = 405;
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: string[],
+  ) {
+    super(`${method} is not allowed on ${path}; allowed: ${allow.join(', ')}`, { allow });
+  }
+}
+
+export class ConflictError extends SwitchyardError {
+  readonly code: string;
+  readonly status = 409;
+  constructor(code: string, message: string, details?: unknown) {
+    super(message, details);
+    this.code = code;
+  }
+}
+
+export class UnknownFunctionError extends SwitchyardError {
+  readonly code = 'unknown_function';
+  readonly status = 400;
+  constructor(name: string, field = 'function') {
+    super(`${field}: function '${name}' does not exist`, { function: name });
+  }
+}
+
+export class InvalidCodeError extends SwitchyardError {
+  readonly code = 'invalid_code';
+  readonly status = 400;
+  constructor(message: string, line?: number, column?: number) {
+    super(line ? `code: ${message} (line ${line}${column ? `, column ${column}` : ''})` : `code: ${message}`, {
+      line: line ?? null,
+      column: column ?? null,
+    });
+  }
+}
+
+export class PayloadTooLargeError extends SwitchyardError {
+  readonly code = 'payload_too_large';
+  readonly status = 413;
+  constructor(limit: number) {
+    super(`Request body is larger than ${limit} bytes`);
+  }
+}
+
+/** Failures of user code during an invocation. `code` matches the contract. */
+export type InvocationErrorCode =
+  | 'function_error'
+  | 'function_timeout'
+  | 'function_memory_limit'
+  | 'function_crashed'
+  | 'invalid_result';
+
+export const INVOCATION_ERROR_STATUS: Record<InvocationErrorCode, number> = {
+  function_error: 502,
+  function_timeout: 504,
+  function_memory_limit: 502,
+  function_crashed: 502,
+  invalid_result: 502,
+};
+
+export class StoreUnavailableError extends SwitchyardError {
+  readonly code = 'store_unavailable';
+  readonly status = 503;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+}

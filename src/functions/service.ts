@@ -1,0 +1,183 @@
+/**
+ * Function management: deploy (transpile, validate in a throwaway isolate,
+ * store), update (new version), delete, manual invoke and logs. Every write
+ * publishes a change so cached records and warm isolates of old versions go.
+ */
+import { createHash } from 'node:crypto';
+import type { ChangeBus } from '../changes.js';
+import {
+  ConflictError,
+  INVOCATION_ERROR_STATUS,
+  InvalidCodeError,
+  functionNotFound,
+  type InvocationErrorCode,
+} from '../errors.js';
+import { defaultEvent } from '../gateway/event.js';
+import { mapResult } from '../gateway/result.js';
+import { newRequestId } from '../ids.js';
+import { compileSource } from '../runtime/compile.js';
+import type { FunctionRuntime } from '../runtime/types.js';
+import type { FunctionPatch, Store } from '../store/store.js';
+import type { FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page } from '../types.js';
+import type { FunctionLogSink } from './log-sink.js';
+
+export const FUNCTION_DEFAULTS = { runtime: 'javascript' as FunctionRuntimeName, timeoutMs: 10_000, memoryMb: 128 };
+
+export interface FunctionInput {
+  name: string;
+  code: string;
+  runtime?: FunctionRuntimeName;
+  env?: Record<string, string>;
+  timeout_ms?: number;
+  memory_mb?: number;
+}
+
+/** PUT body: fields present replace; null resets to the default. */
+export interface FunctionUpdate {
+  code?: string;
+  runtime?: FunctionRuntimeName | null;
+  env?: Record<string, string> | null;
+  timeout_ms?: number | null;
+  memory_mb?: number | null;
+}
+
+export interface ManualInvocation {
+  status: number;
+  result: unknown;
+  error: { code: InvocationErrorCode; message: string } | null;
+  logs: Array<{ time: string; level: string; message: string; request_id: string | null }>;
+  duration_ms: number;
+}
+
+export function functionView(fn: FunctionRecord, withCode = false) {
+  return {
+    name: fn.name,
+    runtime: fn.runtime,
+    env_keys: Object.keys(fn.env).sort(),
+    timeout_ms: fn.timeoutMs,
+    memory_mb: fn.memoryMb,
+    version: fn.version,
+    code_sha256: fn.codeSha256,
+    created_at: fn.createdAt,
+    updated_at: fn.updatedAt,
+    ...(withCode ? { code: fn.code } : {}),
+  };
+}
+
+export function logView(line: FunctionLogLine) {
+  return { time: line.time, level: line.level, message: line.message, request_id: line.requestId };
+}
+
+export class FunctionService {
+  constructor(
+    private readonly store: Store,
+    private readonly runtime: FunctionRuntime,
+    private readonly changes: ChangeBus,
+    private readonly logSink: FunctionLogSink,
+  ) {}
+
+  /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
+  private async build(code: string, runtime: FunctionRuntimeName, limits: { timeoutMs: number; memoryMb: number }) {
+    const { compiled } = compileSource(code, runtime);
+    const check = await this.runtime.validate(compiled, limits);
+    if (!check.ok) throw new InvalidCodeError(check.message, check.line, check.column);
+    return { compiled, codeSha256: createHash('sha256').update(code).digest('hex') };
+  }
+
+  async create(input: FunctionInput): Promise<FunctionRecord> {
+    if (await this.store.getFunction(input.name)) {
+      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+    }
+    const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
+    const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
+    const memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
+    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb });
+    const fn = await this.store.createFunction({
+      name: input.name,
+      runtime,
+      code: input.code,
+      compiled: built.compiled,
+      codeSha256: built.codeSha256,
+      env: input.env ?? {},
+      timeoutMs,
+      memoryMb,
+    });
+    this.changes.publish({ kind: 'function', name: fn.name });
+    return fn;
+  }
+
+  async update(name: string, input: FunctionUpdate): Promise<FunctionRecord> {
+    const current = await this.get(name);
+    const patch: FunctionPatch = {};
+    if (input.runtime !== undefined) patch.runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
+    if (input.env !== undefined) patch.env = input.env ?? {};
+    if (input.timeout_ms !== undefined) patch.timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
+    if (input.memory_mb !== undefined) patch.memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
+    if (input.code !== undefined) patch.code = input.code;
+    const code = patch.code ?? current.code;
+    const runtime = patch.runtime ?? current.runtime;
+    // Limits take part in validation (a top level that needs 2 s fails under a 1 s limit).
+    if (patch.code !== undefined || patch.runtime !== undefined || patch.timeoutMs || patch.memoryMb) {
+      const built = await this.build(code, runtime, {
+        timeoutMs: patch.timeoutMs ?? current.timeoutMs,
+        memoryMb: patch.memoryMb ?? current.memoryMb,
+      });
+      patch.compiled = built.compiled;
+      patch.codeSha256 = built.codeSha256;
+    }
+    const fn = await this.store.updateFunction(name, patch);
+    if (!fn) throw functionNotFound(name);
+    this.runtime.retire(name, fn.version);
+    this.changes.publish({ kind: 'function', name });
+    return fn;
+  }
+
+  async delete(name: string): Promise<void> {
+    const deleted = await this.store.deleteFunction(name);
+    if (!deleted) throw functionNotFound(name);
+    this.runtime.retire(name);
+    this.changes.publish({ kind: 'function', name });
+  }
+
+  async get(name: string): Promise<FunctionRecord> {
+    const fn = await this.store.getFunction(name);
+    if (!fn) throw functionNotFound(name);
+    return fn;
+  }
+
+  list(page: Page): Promise<FunctionRecord[]> {
+    return this.store.listFunctions(page);
+  }
+
+  async logs(name: string, limit: number): Promise<FunctionLogLine[]> {
+    await this.get(name);
+    await this.logSink.flush();
+    return this.store.listFunctionLogs(name, limit);
+  }
+
+  /** `POST /api/functions/:name/invoke`: what the gateway would answer, plus the logs. */
+  async invoke(name: string, partialEvent: unknown): Promise<ManualInvocation> {
+    const fn = await this.get(name);
+    const requestId = newRequestId();
+    const event = defaultEvent(partialEvent, { requestId, functionName: name });
+    const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+    this.logSink.push(name, outcome.logs);
+    const logs = outcome.logs.map(logView);
+    const duration_ms = Math.round(outcome.durationMs * 100) / 100;
+    if (!outcome.ok) {
+      return { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, duration_ms };
+    }
+    const mapped = mapResult(outcome.result);
+    const error =
+      mapped.status === 502 && isInvalidResult(outcome.result)
+        ? { code: 'invalid_result' as const, message: 'statusCode must be an integer from 100 to 599' }
+        : null;
+    return { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
+  }
+}
+
+function isInvalidResult(result: unknown): boolean {
+  if (typeof result !== 'object' || result === null) return false;
+  const code = (result as { statusCode?: unknown }).statusCode;
+  return Number.isInteger(code) && ((code as number) < 100 || (code as number) > 599);
+}

@@ -1,0 +1,254 @@
+/**
+ * Builds the event a handler receives: a superset of the AWS API Gateway
+ * proxy event (format 1.0), so Lambda-style handlers run unchanged.
+ * Runs once per request: single passes over headers and query, no URL objects.
+ */
+import { isUtf8 } from 'node:buffer';
+import { unescape as qsUnescape } from 'node:querystring';
+import { InvalidRequestError } from '../errors.js';
+import type { Route } from '../types.js';
+import { setOwn } from './route-table.js';
+
+export interface RequestFacts {
+  method: string;
+  /** After `/api/invoke/fn/<apiId>`, e.g. `/users/42`; still percent-encoded. */
+  path: string;
+  /** Text after `?`, '' if none. */
+  rawQuery: string;
+  /** node `req.rawHeaders`: [name, value, name, value, ...]. */
+  rawHeaders: string[];
+  body: Buffer | null;
+  sourceIp: string;
+  requestId: string;
+  apiId: string;
+  requestTimeEpoch: number;
+}
+
+export interface InvocationRequestContext {
+  requestId: string;
+  apiId: string | null;
+  routeId: string | null;
+  httpMethod: string;
+  /** The full request path, like AWS's stage-prefixed one: `/api/invoke/fn/<apiId>/users/42`. */
+  path: string;
+  sourceIp: string;
+  requestTimeEpoch: number;
+}
+
+export interface InvocationEvent {
+  httpMethod: string;
+  path: string;
+  resource: string;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  queryStringParameters: Record<string, string> | null;
+  multiValueQueryStringParameters: Record<string, string[]> | null;
+  pathParameters: Record<string, string> | null;
+  body: unknown;
+  isBase64Encoded: boolean;
+  requestContext: InvocationRequestContext;
+}
+
+export interface EventMatch {
+  route: Route;
+  pathParameters: Record<string, string> | null;
+  resource: string;
+}
+
+export function buildEvent(req: RequestFacts, match: EventMatch): InvocationEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    const value = raw[i + 1];
+    const list = multiValueHeaders[name];
+    if (list === undefined || !Object.hasOwn(multiValueHeaders, name)) {
+      setOwn(multiValueHeaders, name, [value]);
+      setOwn(headers, name, value);
+    } else {
+      list.push(value);
+      headers[name] += ', ' + value;
+    }
+  }
+
+  let query: Record<string, string> | null = null;
+  let multiQuery: Record<string, string[]> | null = null;
+  if (req.rawQuery !== '') {
+    const q = parseQuery(req.rawQuery);
+    if (q !== null) {
+      query = q.single;
+      multiQuery = q.multi;
+    }
+  }
+
+  const path = req.path === '' ? '/' : req.path;
+  const { body, isBase64Encoded } = decodeBody(req.body, headers['content-type']);
+  return {
+    httpMethod: req.method,
+    path,
+    resource: match.resource,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multiQuery,
+    pathParameters: match.pathParameters,
+    body,
+    isBase64Encoded,
+    requestContext: {
+      requestId: req.requestId,
+      apiId: req.apiId,
+      routeId: match.route.id,
+      httpMethod: req.method,
+      path: `/api/invoke/fn/${req.apiId}${req.path}`,
+      sourceIp: req.sourceIp,
+      requestTimeEpoch: req.requestTimeEpoch,
+    },
+  };
+}
+
+/** Form-style decoding: `+` is a space, bad escapes are kept rather than rejected. */
+function decodeComponent(s: string): string {
+  if (s.indexOf('+') !== -1) s = s.replace(/\+/g, ' ');
+  return s.indexOf('%') === -1 ? s : qsUnescape(s);
+}
+
+/** null when the query holds no parameter at all (`?` or `?&`). */
+export function parseQuery(
+  raw: string,
+): { single: Record<string, string>; multi: Record<string, string[]> } | null {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  let any = false;
+  let start = 0;
+  while (start <= raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (end > start) {
+      const eq = raw.indexOf('=', start);
+      const hasValue = eq !== -1 && eq < end;
+      const key = decodeComponent(raw.slice(start, hasValue ? eq : end));
+      const value = hasValue ? decodeComponent(raw.slice(eq + 1, end)) : '';
+      const list = Object.hasOwn(multi, key) ? multi[key] : undefined;
+      if (list === undefined) setOwn(multi, key, [value]);
+      else list.push(value);
+      setOwn(single, key, value);
+      any = true;
+    }
+    start = end + 1;
+  }
+  return any ? { single, multi } : null;
+}
+
+const JSON_TYPE = /^application\/(?:[^;\s]*\+)?json\s*(?:;|$)/i;
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && JSON_TYPE.test(contentType.trimStart());
+}
+
+/**
+ * JSON that parses -> the value; other valid UTF-8 (any type, or none) -> the
+ * string; anything else -> base64 with isBase64Encoded.
+ */
+export function decodeBody(
+  buf: Buffer | null,
+  contentType: string | undefined,
+): { body: unknown; isBase64Encoded: boolean } {
+  if (buf === null || buf.length === 0) return { body: null, isBase64Encoded: false };
+  if (!isUtf8(buf)) return { body: buf.toString('base64'), isBase64Encoded: true };
+  const text = buf.toString('utf8');
+  if (isJsonContentType(contentType)) {
+    try {
+      return { body: JSON.parse(text), isBase64Encoded: false };
+    } catch {
+      // Malformed JSON still reaches the function as text: it owns the 400.
+    }
+  }
+  return { body: text, isBase64Encoded: false };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function stringMap(v: unknown): Record<string, string> | null {
+  if (!isPlainObject(v)) return null;
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') setOwn(out, k, String(val));
+  }
+  return out;
+}
+
+function lowerKeys<T>(obj: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, v] of Object.entries(obj)) setOwn(out, k.toLowerCase(), v);
+  return out;
+}
+
+function toMulti(single: Record<string, string>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(single)) setOwn(out, k, [v]);
+  return out;
+}
+
+/**
+ * Completes a user-supplied test event (`POST /api/functions/:name/invoke`):
+ * fields the user gave are kept as given, except that header names are
+ * lower-cased (handlers rely on it) and absent multi-value maps are derived
+ * from their single-value twins.
+ */
+export function defaultEvent(
+  partial: unknown,
+  ids: { requestId: string; functionName: string },
+): InvocationEvent {
+  if (partial === undefined || partial === null) partial = {};
+  if (!isPlainObject(partial)) {
+    throw new InvalidRequestError(`event for function '${ids.functionName}' must be a JSON object`);
+  }
+  const p = partial;
+  const httpMethod = typeof p.httpMethod === 'string' ? p.httpMethod : 'POST';
+  const path = typeof p.path === 'string' ? p.path : '/';
+
+  let headers: Record<string, string> = {};
+  if (isPlainObject(p.headers)) headers = lowerKeys(stringMap(p.headers) ?? {});
+  let multiValueHeaders: Record<string, string[]>;
+  if (isPlainObject(p.multiValueHeaders)) {
+    multiValueHeaders = lowerKeys(p.multiValueHeaders as Record<string, string[]>);
+  } else {
+    multiValueHeaders = toMulti(headers);
+  }
+
+  const query = stringMap(p.queryStringParameters);
+  const multiQuery = isPlainObject(p.multiValueQueryStringParameters)
+    ? (p.multiValueQueryStringParameters as Record<string, string[]>)
+    : query === null
+      ? null
+      : toMulti(query);
+
+  const ctx = isPlainObject(p.requestContext) ? p.requestContext : {};
+  const event: InvocationEvent & Record<string, unknown> = {
+    ...p,
+    httpMethod,
+    path,
+    resource: typeof p.resource === 'string' ? p.resource : path,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: multiQuery,
+    pathParameters: stringMap(p.pathParameters),
+    body: p.body === undefined ? null : p.body,
+    isBase64Encoded: p.isBase64Encoded === true,
+    requestContext: {
+      ...ctx,
+      requestId: ids.requestId,
+      apiId: typeof ctx.apiId === 'string' ? ctx.apiId : null,
+      routeId: typeof ctx.routeId === 'string' ? ctx.routeId : null,
+      httpMethod,
+      path: typeof ctx.path === 'string' ? ctx.path : path,
+      sourceIp: typeof ctx.sourceIp === 'string' ? ctx.sourceIp : '127.0.0.1',
+      requestTimeEpoch: typeof ctx.requestTimeEpoch === 'number' ? ctx.requestTimeEpoch : Date.now(),
+    },
+  };
+  return event;
+}

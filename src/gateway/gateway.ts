@@ -1,0 +1,103 @@
+/**
+ * The invocation hot path: API id -> cached route table -> match -> cached
+ * function record -> event -> isolate -> HTTP response. Route tables and
+ * function records stay in memory until a change for them is published.
+ */
+import type { ChangeBus } from '../changes.js';
+import { MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
+import type { FunctionLogSink } from '../functions/log-sink.js';
+import type { Metrics } from '../metrics.js';
+import type { FunctionRuntime } from '../runtime/types.js';
+import type { Store } from '../store/store.js';
+import type { FunctionRecord } from '../types.js';
+import { buildEvent, type RequestFacts } from './event.js';
+import { mapFailure, mapResult, type GatewayResponse } from './result.js';
+import { RouteTable } from './route-table.js';
+
+/**
+ * A small read-through cache that cannot be poisoned by a fill racing an
+ * invalidation: a fill only lands if no change for that key arrived meanwhile.
+ */
+class Cache<V> {
+  private readonly entries = new Map<string, V>();
+  private readonly generations = new Map<string, number>();
+
+  constructor(private readonly load: (key: string) => Promise<V | null>) {}
+
+  async get(key: string): Promise<V | null> {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) return hit;
+    const generation = this.generations.get(key) ?? 0;
+    const value = await this.load(key);
+    if (value !== null && (this.generations.get(key) ?? 0) === generation) this.entries.set(key, value);
+    return value;
+  }
+
+  invalidate(key: string): void {
+    this.entries.delete(key);
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+  }
+}
+
+export type InvokeRequest = RequestFacts;
+
+export class Gateway {
+  private readonly tables: Cache<RouteTable>;
+  private readonly functions: Cache<FunctionRecord>;
+
+  constructor(
+    store: Store,
+    private readonly runtime: FunctionRuntime,
+    changes: ChangeBus,
+    private readonly logSink: FunctionLogSink,
+    private readonly metrics: Metrics,
+  ) {
+    this.tables = new Cache(async (id) => {
+      const api = await store.getApi(id);
+      return api ? new RouteTable(api) : null;
+    });
+    this.functions = new Cache((name) => store.getFunction(name));
+    changes.subscribe((change) => {
+      if (change.kind === 'api') this.tables.invalidate(change.id);
+      else this.functions.invalidate(change.name);
+    });
+  }
+
+  /**
+   * Answers one invocation request. Client mistakes (unknown API or route,
+   * wrong method) throw typed errors; failures of user code become responses.
+   */
+  async handle(req: InvokeRequest): Promise<GatewayResponse> {
+    const started = performance.now();
+    const table = await this.tables.get(req.apiId);
+    if (!table) throw apiNotFound(req.apiId);
+    const method = req.method === 'HEAD' ? 'HEAD' : req.method;
+    const match = table.match(method, req.path);
+    if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
+    if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
+
+    const fn = await this.functions.get(match.route.function);
+    let response: GatewayResponse;
+    if (!fn) {
+      // The route outlived its function (deleted on another node mid-flight).
+      response = mapFailure('function_error', `Function '${match.route.function}' does not exist`, req.requestId);
+    } else {
+      const event = buildEvent(req, match);
+      const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs);
+      if (outcome.ok) {
+        response = mapResult(outcome.result);
+        this.metrics.invocations.inc({ function: fn.name, outcome: 'ok' });
+      } else {
+        response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);
+        this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
+        if (outcome.error.code === 'function_timeout') this.metrics.timeouts.inc({ function: fn.name });
+        else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
+      }
+    }
+    const labels = { api: req.apiId, route: `${match.route.method} ${match.resource}` };
+    this.metrics.requests.inc({ ...labels, status: String(response.status) });
+    this.metrics.latency.observe(labels, (performance.now() - started) / 1000);
+    return response;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Management routes for APIs and their routes: /api/apis[/:id[/routes[/:routeId]]].
+ */
+import type { FastifyInstance } from 'fastify';
+import { apiView, routeView, type ApiService } from '../gateway/apis.js';
+import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
+import { ROUTE_METHODS } from '../types.js';
+import { deletedSchema, errorResponses, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+
+const newRouteSchema = {
+  type: 'object',
+  required: ['method', 'path', 'function'],
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', enum: [...ROUTE_METHODS] },
+    path: { type: 'string', minLength: 1, maxLength: 1024, description: 'Starts with /; segments static, :name, or a final *' },
+    function: { type: 'string', minLength: 1, maxLength: 64, description: 'Name of an existing function' },
+  },
+} as const;
+
+const routeSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    method: { type: 'string' },
+    path: { type: 'string' },
+    function: { type: 'string' },
+  },
+} as const;
+
+const apiSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    basePath: { type: 'string' },
+    routes: { type: 'array', items: routeSchema },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    invokeUrl: { type: 'string' },
+  },
+} as const;
+
+const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, description: 'Starts with /, static segments' } as const;
+const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
+
+export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void {
+  app.post<{ Body: NewApi }>(
+    '/api/apis',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'Create an API with its routes',
+        body: {
+          type: 'object',
+          required: ['name', 'basePath', 'routes'],
+          additionalProperties: false,
+          properties: {
+            name: nameSchema,
+            basePath: basePathSchema,
+            routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
+          },
+        },
+        response: { 201: apiSchema, ...errorResponses },
+      },
+    },
+    async function createApi(request, reply) {
+      const api = await apis.create(request.body);
+      return reply.code(201).send(apiView(api, originOf(request)));
+    },
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/api/apis',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'List APIs (oldest first)',
+        querystring: pageQuerySchema,
+        response: { 200: { type: 'array', items: apiSchema }, ...errorResponses },
+      },
+    },
+    async function listApis(request, reply) {
+      const page = readPage(request.query);
+      const items = pageOf(await apis.list(page), page, request, reply, (a) => a.id);
+      const origin = originOf(request);
+      return items.map((a) => apiView(a, origin));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/apis/:id',
+    { schema: { tags: ['apis'], summary: 'Get an API', params: idParams, response: { 200: apiSchema, ...errorResponses } } },
+    async function getApi(request) {
+      return apiView(await apis.get(request.params.id), originOf(request));
+    },
+  );
+
+  app.put<{ Params: { id: string }; Body: ApiPatch }>(
+    '/api/apis/:id',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'Update an API (partial; routes, when given, replace all routes)',
+        params: idParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            name: nameSchema,
+            basePath: basePathSchema,
+            routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
+          },
+        },
+        response: { 200: apiSchema, ...errorResponses },
+      },
+    },
+    async function updateApi(request) {
+      return apiView(await apis.update(request.params.id, request.body ?? {}), originOf(request));
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/apis/:id',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'Delete an API and its routes',
+        params: idParams,
+        response: { 200: deletedSchema, ...errorResponses },
+      },
+    },
+    async function deleteApi(request) {
+      await apis.delete(request.params.id);
+      return { deleted: true, id: request.params.id };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: NewRoute }>(
+    '/api/apis/:id/routes',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'Add one route to an API',
+        params: idParams,
+        body: newRouteSchema,
+        response: { 201: routeSchema, ...errorResponses },
+      },
+    },
+    async function addRoute(request, reply) {
+      const route = await apis.addRoute(request.params.id, request.body);
+      return reply.code(201).send(routeView(route));
+    },
+  );
+
+  app.delete<{ Params: { id: string; routeId: string } }>(
+    '/api/apis/:id/routes/:routeId',
+    {
+      schema: {
+        tags: ['apis'],
+        summary: 'Delete one route',
+        params: {
+          type: 'object',
+          properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
+          required: ['id', 'routeId'],
+        },
+        response: { 200: deletedSchema, ...errorResponses },
+      },
+    },
+    async function deleteRoute(request) {
+      await apis.deleteRoute(request.params.id, request.params.routeId);
+      return { deleted: true, id: request.params.routeId };
+    },
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Pieces shared by the management routes: the error and pagination schemas and
+ * the `Link: <...>; rel="next"` header for lists.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Page } from '../types.js';
+
+export const errorSchema = {
+  type: 'object',
+  properties: {
+    error: { type: 'string' },
+    code: { type: 'string' },
+    details: {},
+  },
+  required: ['error', 'code'],
+} as const;
+
+export const deletedSchema = {
+  type: 'object',
+  properties: { deleted: { type: 'boolean' }, id: { type: 'string' }, name: { type: 'string' } },
+} as const;
+
+export const pageQuerySchema = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 1000 (default 100)' },
+    after: { type: 'string', maxLength: 200, description: 'Return items after this id (or name for functions)' },
+  },
+  additionalProperties: false,
+} as const;
+
+export interface PageQuery {
+  limit?: string;
+  after?: string;
+}
+
+/** Reads `?limit=&after=`; asks the store for one extra item to know whether a next page exists. */
+export function readPage(query: PageQuery): Page & { requested: number } {
+  const requested = query.limit === undefined ? 100 : Math.min(Math.max(Number(query.limit), 1), 1000);
+  return { limit: requested + 1, after: query.after, requested };
+}
+
+/** Trims the extra item and sets the Link header when there is a next page. */
+export function pageOf<T>(
+  items: T[],
+  page: { requested: number },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  keyOf: (item: T) => string,
+): T[] {
+  if (items.length <= page.requested) return items;
+  const shown = items.slice(0, page.requested);
+  const url = new URL(request.url, 'http://placeholder');
+  url.searchParams.set('limit', String(page.requested));
+  url.searchParams.set('after', keyOf(shown[shown.length - 1]));
+  reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+  return shown;
+}
+
+/** The scheme and host the caller used, for absolute URLs in answers. */
+export function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+export const errorResponses = {
+  400: errorSchema,
+  401: errorSchema,
+  404: errorSchema,
+  409: errorSchema,
+} as const;

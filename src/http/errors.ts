@@ -1,0 +1,98 @@
+/**
+ * One place that turns errors into the contract's `{error, code, details?}`:
+ * typed SwitchyardErrors keep their status and code, Fastify's own client
+ * errors (bad JSON, body too large, schema failures) become 4xx with a message
+ * naming the field, and anything else is a logged 500 without internals.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MethodNotAllowedError, SwitchyardError } from '../errors.js';
+
+interface SchemaIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** `/routes/0/method` -> `routes[0].method` */
+function fieldName(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((seg, i) => (/^\d+$/.test(seg) ? `[${seg}]` : i === 0 ? seg : `.${seg}`))
+    .join('');
+}
+
+/** Ajv errors -> one message naming the field, e.g. "timeout_ms must be <= 900000". */
+export function formatSchemaError(errors: SchemaIssue[], dataVar: string): { message: string; field: string } {
+  const issue = errors[0];
+  const base = fieldName(issue.instancePath);
+  const join = (child: string) => (base ? `${base}.${child}` : child);
+  switch (issue.keyword) {
+    case 'required': {
+      const field = join(String(issue.params.missingProperty));
+      return { field, message: `${field} is required` };
+    }
+    case 'additionalProperties': {
+      const field = join(String(issue.params.additionalProperty));
+      return { field, message: `${field} is not a known field` };
+    }
+    case 'enum': {
+      const allowed = (issue.params.allowedValues as unknown[]).join(', ');
+      return { field: base || dataVar, message: `${base || dataVar} must be one of: ${allowed}` };
+    }
+    case 'type':
+      return { field: base || dataVar, message: `${base || dataVar} must be ${articled(String(issue.params.type))}` };
+    default:
+      return { field: base || dataVar, message: `${base || dataVar} ${issue.message ?? 'is invalid'}` };
+  }
+}
+
+function articled(type: string): string {
+  const name = type === 'object' ? 'a JSON object' : type === 'array' ? 'an array' : type === 'integer' ? 'an integer' : `a ${type}`;
+  return name.replace(',', ' or ');
+}
+
+export function sendError(reply: FastifyReply, status: number, code: string, message: string, details?: unknown) {
+  const body: Record<string, unknown> = { error: message, code };
+  if (details !== undefined) body.details = details;
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setSchemaErrorFormatter((errors, dataVar) => {
+    const { message, field } = formatSchemaError(errors as SchemaIssue[], dataVar);
+    return Object.assign(new Error(message), { statusCode: 400, field });
+  });
+
+  app.setErrorHandler(function handleError(error: FastifyError & { field?: string }, request: FastifyRequest, reply) {
+    if (error instanceof SwitchyardError) {
+      if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return sendError(reply, error.status, error.code, error.message, error.details);
+    }
+    if (error.validation) {
+      return sendError(reply, 400, 'invalid_request', error.message, { field: error.field });
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 413, 'payload_too_large', `Request body is larger than the limit`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendError(reply, 415, 'unsupported_media_type', 'Send JSON with Content-Type: application/json');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, 400, 'invalid_request', 'Body is empty: send a JSON object');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, 400, 'invalid_request', `Body is not valid JSON: ${error.message}`);
+    }
+    if (error instanceof SyntaxError || (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)) {
+      return sendError(reply, error.statusCode ?? 400, 'invalid_request', error.message);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendError(reply, 500, 'internal_error', 'Internal error; see the server log for request ' + request.id);
+  });
+
+  app.setNotFoundHandler(function handleNotFound(request, reply) {
+    return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
+  });
+}

@@ -1,0 +1,217 @@
+/**
+ * Management routes for functions: /api/functions[/:name[/invoke|/logs]].
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  functionView,
+  logView,
+  type FunctionInput,
+  type FunctionService,
+  type FunctionUpdate,
+} from '../functions/service.js';
+import { deletedSchema, errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+
+const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
+
+const envSchema = {
+  type: 'object',
+  description: 'Environment variables (write-only: never returned)',
+  propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' },
+  additionalProperties: { type: 'string', maxLength: 32768 },
+  maxProperties: 200,
+} as const;
+
+const codeSchema = { type: 'string', minLength: 1, maxLength: 5 * 1024 * 1024 } as const;
+const runtimeSchema = { type: 'string', enum: ['javascript', 'typescript'] } as const;
+const timeoutSchema = { type: 'integer', minimum: 1, maximum: 900000 } as const;
+const memorySchema = { type: 'integer', minimum: 8, maximum: 1024 } as const;
+
+const functionSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    runtime: { type: 'string' },
+    env_keys: { type: 'array', items: { type: 'string' } },
+    timeout_ms: { type: 'integer' },
+    memory_mb: { type: 'integer' },
+    version: { type: 'integer' },
+    code_sha256: { type: 'string' },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+    code: { type: 'string' },
+  },
+} as const;
+
+const nameParams = {
+  type: 'object',
+  properties: { name: { type: 'string', pattern: NAME_PATTERN } },
+  required: ['name'],
+} as const;
+
+const logLineSchema = {
+  type: 'object',
+  properties: {
+    time: { type: 'string' },
+    level: { type: 'string' },
+    message: { type: 'string' },
+    request_id: { type: ['string', 'null'] },
+  },
+} as const;
+
+export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService): void {
+  app.post<{ Body: FunctionInput }>(
+    '/api/functions',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'Deploy a function',
+        body: {
+          type: 'object',
+          required: ['name', 'code'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', pattern: NAME_PATTERN },
+            code: codeSchema,
+            runtime: runtimeSchema,
+            env: envSchema,
+            timeout_ms: timeoutSchema,
+            memory_mb: memorySchema,
+          },
+        },
+        response: { 201: functionSchema, ...errorResponses },
+      },
+    },
+    async function createFunction(request, reply) {
+      const fn = await functions.create(request.body);
+      return reply.code(201).send(functionView(fn));
+    },
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/api/functions',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'List functions (oldest first, without code)',
+        querystring: pageQuerySchema,
+        response: { 200: { type: 'array', items: functionSchema }, ...errorResponses },
+      },
+    },
+    async function listFunctions(request, reply) {
+      const page = readPage(request.query);
+      const items = await functions.list(page);
+      return pageOf(items, page, request, reply, (f) => f.name).map((f) => functionView(f));
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    '/api/functions/:name',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'Get a function with its code',
+        params: nameParams,
+        response: { 200: functionSchema, ...errorResponses },
+      },
+    },
+    async function getFunction(request) {
+      return functionView(await functions.get(request.params.name), true);
+    },
+  );
+
+  app.put<{ Params: { name: string }; Body: FunctionUpdate }>(
+    '/api/functions/:name',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'Update a function (partial; null resets a field); bumps its version',
+        params: nameParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            code: codeSchema,
+            runtime: { anyOf: [runtimeSchema, { type: 'null' }] },
+            env: { anyOf: [envSchema, { type: 'null' }] },
+            timeout_ms: { anyOf: [timeoutSchema, { type: 'null' }] },
+            memory_mb: { anyOf: [memorySchema, { type: 'null' }] },
+          },
+        },
+        response: { 200: functionSchema, ...errorResponses },
+      },
+    },
+    async function updateFunction(request) {
+      return functionView(await functions.update(request.params.name, request.body ?? {}));
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>(
+    '/api/functions/:name',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'Delete a function (409 while a route binds it)',
+        params: nameParams,
+        response: { 200: deletedSchema, ...errorResponses },
+      },
+    },
+    async function deleteFunction(request) {
+      await functions.delete(request.params.name);
+      return { deleted: true, name: request.params.name };
+    },
+  );
+
+  app.post<{ Params: { name: string }; Body: unknown }>(
+    '/api/functions/:name/invoke',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: 'Invoke a function with an event (missing fields defaulted)',
+        params: nameParams,
+        body: { type: ['object', 'null'], description: 'An invocation event (see docs/functions.md)' },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              status: { type: 'integer' },
+              result: {},
+              error: {
+                anyOf: [
+                  { type: 'null' },
+                  { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+                ],
+              },
+              logs: { type: 'array', items: logLineSchema },
+              duration_ms: { type: 'number' },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async function invokeFunction(request) {
+      return functions.invoke(request.params.name, request.body ?? {});
+    },
+  );
+
+  app.get<{ Params: { name: string }; Querystring: { limit?: string } }>(
+    '/api/functions/:name/logs',
+    {
+      schema: {
+        tags: ['functions'],
+        summary: "Recent console lines of a function's invocations, oldest first",
+        params: nameParams,
+        querystring: {
+          type: 'object',
+          properties: { limit: { type: 'string', pattern: '^[0-9]{1,4}$' } },
+          additionalProperties: false,
+        },
+        response: { 200: { type: 'array', items: logLineSchema }, ...errorResponses },
+      },
+    },
+    async function functionLogs(request) {
+      const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), 1000);
+      return (await functions.logs(request.params.name, limit)).map(logView);
+    },
+  );
+}

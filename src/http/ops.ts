@@ -1,0 +1,28 @@
+/**
+ * Operational endpoints: liveness, readiness (the store answers) and metrics.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../metrics.js';
+import type { Store } from '../store/store.js';
+
+export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: Metrics): void {
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness' } }, async function healthz() {
+    return { status: 'ok' };
+  });
+
+  app.get('/readyz', { schema: { tags: ['operations'], summary: 'Readiness: 503 when the store does not answer' } },
+    async function readyz(request, reply) {
+      try {
+        await store.ping();
+        return { status: 'ready' };
+      } catch (err) {
+        request.log.warn({ err }, 'store is not answering');
+        return reply.code(503).send({ status: 'unavailable', error: 'store is not answering', code: 'store_unavailable' });
+      }
+    },
+  );
+
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async function metricsText(_request, reply) {
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.registry.render());
+  });
+}

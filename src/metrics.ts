@@ -1,0 +1,157 @@
+/**
+ * A small Prometheus registry: counters and histograms with labels, rendered in
+ * the text exposition format at GET /metrics. Hand-written because the needs are
+ * tiny and the hot path (one increment and one observation per request) must
+ * stay a map lookup; label sets are cached as joined strings.
+ */
+
+type Labels = Record<string, string>;
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function labelText(names: readonly string[], values: readonly string[]): string {
+  if (names.length === 0) return '';
+  return '{' + names.map((n, i) => `${n}="${escapeLabel(values[i])}"`).join(',') + '}';
+}
+
+interface Metric {
+  render(): string;
+}
+
+export class Counter implements Metric {
+  private readonly values = new Map<string, { labels: string[]; value: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[] = [],
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const values = this.labelNames.map((n) => labels[n] ?? '');
+    const key = values.join('\u0000');
+    const entry = this.values.get(key);
+    if (entry) entry.value += by;
+    else this.values.set(key, { labels: values, value: by });
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(this.labelNames.map((n) => labels[n] ?? '').join('\u0000'))?.value ?? 0;
+  }
+
+  render(): string {
+    let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} counter\n`;
+    for (const { labels, value } of this.values.values()) {
+      out += `${this.name}${labelText(this.labelNames, labels)} ${value}\n`;
+    }
+    return out;
+  }
+}
+
+export class Gauge implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => number,
+  ) {}
+
+  render(): string {
+    return `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} gauge\n${this.name} ${this.read()}\n`;
+  }
+}
+
+const DEFAULT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export class Histogram implements Metric {
+  private readonly series = new Map<string, { labels: string[]; counts: number[]; sum: number; count: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[] = [],
+    readonly buckets: readonly number[] = DEFAULT_BUCKETS,
+  ) {}
+
+  observe(labels: Labels, seconds: number): void {
+    const values = this.labelNames.map((n) => labels[n] ?? '');
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels: values, counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    s.sum += seconds;
+    s.count++;
+    for (let i = 0; i < this.buckets.length; i++) {
+      if (seconds <= this.buckets[i]) {
+        s.counts[i]++;
+        break;
+      }
+    }
+  }
+
+  render(): string {
+    let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} histogram\n`;
+    const names = [...this.labelNames, 'le'];
+    for (const s of this.series.values()) {
+      let cumulative = 0;
+      for (let i = 0; i < this.buckets.length; i++) {
+        cumulative += s.counts[i];
+        out += `${this.name}_bucket${labelText(names, [...s.labels, String(this.buckets[i])])} ${cumulative}\n`;
+      }
+      out += `${this.name}_bucket${labelText(names, [...s.labels, '+Inf'])} ${s.count}\n`;
+      out += `${this.name}_sum${labelText(this.labelNames, s.labels)} ${s.sum}\n`;
+      out += `${this.name}_count${labelText(this.labelNames, s.labels)} ${s.count}\n`;
+    }
+    return out;
+  }
+}
+
+export class Registry {
+  private readonly metrics: Metric[] = [];
+  register<T extends Metric>(metric: T): T {
+    this.metrics.push(metric);
+    return metric;
+  }
+  render(): string {
+    return this.metrics.map((m) => m.render()).join('');
+  }
+}
+
+/** The metrics the gateway and runtime record. Created once per server. */
+export function createMetrics() {
+  const registry = new Registry();
+  return {
+    registry,
+    requests: registry.register(
+      new Counter('switchyard_http_requests_total', 'Invocation requests by API, route and status', [
+        'api',
+        'route',
+        'status',
+      ]),
+    ),
+    latency: registry.register(
+      new Histogram('switchyard_http_request_duration_seconds', 'Invocation request latency by API and route', [
+        'api',
+        'route',
+      ]),
+    ),
+    invocations: registry.register(
+      new Counter('switchyard_function_invocations_total', 'Function invocations by function and outcome', [
+        'function',
+        'outcome',
+      ]),
+    ),
+    timeouts: registry.register(
+      new Counter('switchyard_function_timeouts_total', 'Invocations stopped by the time limit', ['function']),
+    ),
+    errors: registry.register(
+      new Counter('switchyard_function_errors_total', 'Invocations that failed (throw, memory, crash, bad result)', [
+        'function',
+        'code',
+      ]),
+    ),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

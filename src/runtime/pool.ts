@@ -1,0 +1,111 @@
+/**
+ * `createRuntime`: the FunctionRuntime the gateway uses. Isolates never run in
+ * this process: it spawns `workers` supervised worker processes (worker.ts) and
+ * pins each function name to one of them (stable hash), so a version's warm
+ * isolate lives in exactly one place and its code is shipped there once.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { WorkerHandle, type RuntimeLogger } from './worker-handle.js';
+import type { DeployedFunction, FunctionRuntime, InvokeOutcome, ValidateOutcome } from './types.js';
+
+export type { RuntimeLogger } from './worker-handle.js';
+
+export interface RuntimeOptions {
+  workers: number;
+  allowPrivateTargets: boolean;
+  logger?: RuntimeLogger;
+}
+
+export interface RuntimeStats {
+  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number }>;
+}
+
+export interface Runtime extends FunctionRuntime {
+  stats(): RuntimeStats;
+  /** Aborts the worker hosting `name`; only honoured when workers run with SWITCHYARD_TEST_HOOKS=1. */
+  crashWorkerForTest(name: string): void;
+}
+
+/** FNV-1a: stable across processes and restarts, unlike anything keyed on object identity. */
+export function workerIndexFor(name: string, workers: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % workers;
+}
+
+/** dist/runtime/worker.js next to this file, or the built copy when running from src (vitest). */
+function workerScript(): string {
+  const beside = fileURLToPath(new URL('./worker.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  const built = fileURLToPath(new URL('../../dist/runtime/worker.js', import.meta.url));
+  if (existsSync(built)) return built;
+  throw new Error(`runtime worker script not found at ${beside} or ${built}: run npm run build`);
+}
+
+/** Workers need no secrets of the main process: user code cannot reach them, but keep it that way. */
+function workerEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.SWITCHYARD_ADMIN_KEY;
+  delete env.DATABASE_URL;
+  return env;
+}
+
+export function createRuntime(opts: RuntimeOptions): Runtime {
+  const count = Math.max(1, Math.floor(opts.workers));
+  const script = workerScript();
+  const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
+  const env = workerEnv();
+  const workers = Array.from({ length: count }, (_, i) => new WorkerHandle(i, script, args, env, opts.logger));
+  let nextId = 0;
+  let nextValidator = 0;
+  let closing = false;
+
+  const workerFor = (name: string) => workers[workerIndexFor(name, count)];
+
+  return {
+    invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome> {
+      if (closing) {
+        return Promise.resolve({
+          ok: false,
+          error: { code: 'function_crashed', message: 'the function runtime is shutting down' },
+          logs: [],
+          durationMs: 0,
+        });
+      }
+      return workerFor(fn.name).invoke(fn, eventJson, requestId, ++nextId);
+    },
+
+    validate(compiled: string, limits: { timeoutMs: number; memoryMb: number }): Promise<ValidateOutcome> {
+      if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
+      const w = workers[nextValidator++ % count];
+      return w.validate(compiled, { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb }, ++nextId);
+    },
+
+    retire(name: string, keepVersion?: number): void {
+      workerFor(name).retire(name, keepVersion ?? null);
+    },
+
+    async close(graceMs = 5000): Promise<void> {
+      closing = true;
+      const until = Date.now() + graceMs;
+      while (Date.now() < until && workers.some((w) => w.inflight > 0)) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await Promise.all(workers.map((w) => w.stop()));
+    },
+
+    stats(): RuntimeStats {
+      return {
+        workers: workers.map((w) => ({ index: w.index, pid: w.pid, restarts: w.restarts, inflight: w.inflight })),
+      };
+    },
+
+    crashWorkerForTest(name: string): void {
+      workerFor(name).crashForTest();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Messages between the main process (pool.ts) and a worker (worker.ts).
+ * Every frame's header is one of these JSON objects; `inv` carries a body: the
+ * JSON array of events, spliced raw. Results travel as `res` frames whose `r`
+ * array holds items produced inside the isolate (see dispatcher.ts), also
+ * spliced raw, so a result is serialised exactly once on its way out.
+ */
+import type { InvocationErrorCode } from '../errors.js';
+import type { FunctionLogLine } from '../types.js';
+
+/** main -> worker */
+export type ToWorker =
+  | {
+      t: 'load';
+      k: string;
+      name: string;
+      version: number;
+      code: string;
+      env: Record<string, string>;
+      timeoutMs: number;
+      memoryMb: number;
+    }
+  /** A batch: `ids[i]`/`rids[i]` belong to the i-th event of the body. */
+  | { t: 'inv'; k: string; ids: number[]; rids: string[] }
+  | { t: 'val'; id: number; code: string; timeoutMs: number; memoryMb: number }
+  /** Forget versions of `name` older than `keep` (all when null). */
+  | { t: 'ret'; name: string; keep: number | null }
+  /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */
+  | { t: 'crash' };
+
+/** One invocation's answer, as produced in the isolate or by the worker. */
+export type ResultItem =
+  | { i: number; ok: 1; r?: unknown; l: FunctionLogLine[] }
+  | { i: number; ok: 0; c: InvocationErrorCode; m: string; l: FunctionLogLine[] };
+
+/** worker -> main */
+export type FromWorker =
+  | { t: 'res'; r: ResultItem[] }
+  | { t: 'val'; id: number; ok: true }
+  | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
+  | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string };
+
+export const versionKey = (name: string, version: number): string => `${name}@${version}`;
+
+/** Filename user code is compiled under; stack frames naming it are user lines. */
+export const USER_FILENAME = 'function.js';

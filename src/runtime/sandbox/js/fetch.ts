@@ -1,0 +1,222 @@
+/**
+ * Isolate-side source: Headers, Request, Response and fetch. fetch hands the
+ * host a JSON description plus the body bytes (`hostFetch(id, meta, body)`);
+ * the host performs it through the SSRF-guarded agent and answers through
+ * `handlers.fetch(id, envelope)`. Bodies are buffered (no streams).
+ */
+export const FETCH_SOURCE = String.raw`
+{
+  const TOKEN = /^[!#$%&'*+\-.^_\x60|~0-9A-Za-z]+$/;
+  function headerName(n) {
+    const s = String(n);
+    if (!TOKEN.test(s)) throw new TypeError('Invalid header name: "' + s + '"');
+    return s.toLowerCase();
+  }
+  function headerValue(v) {
+    const s = String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    if (/[\0\r\n]/.test(s) || /[^\x00-\xff]/.test(s)) throw new TypeError('Invalid header value: "' + s + '"');
+    return s;
+  }
+
+  let headersPairs;
+  class Headers {
+    #map = new Map(); // lower-case name -> values in insertion order
+    static { headersPairs = (h) => { const out = []; for (const [n, vs] of h.#map) for (const v of vs) out.push([n, v]); return out; }; }
+    constructor(init) {
+      if (init === undefined || init === null) return;
+      if (init instanceof Headers) { for (const [n, vs] of init.#map) this.#map.set(n, vs.slice()); return; }
+      if (typeof init !== 'object') throw new TypeError('Headers init must be an object, an array of pairs or Headers');
+      if (typeof init[Symbol.iterator] === 'function') {
+        for (const pair of init) {
+          const arr = Array.from(pair);
+          if (arr.length !== 2) throw new TypeError('Header pairs must be [name, value]');
+          this.append(arr[0], arr[1]);
+        }
+      } else for (const k of Object.keys(init)) this.append(k, init[k]);
+    }
+    append(name, value) {
+      const n = headerName(name), v = headerValue(value);
+      const vs = this.#map.get(n);
+      if (vs) vs.push(v); else this.#map.set(n, [v]);
+    }
+    set(name, value) { this.#map.set(headerName(name), [headerValue(value)]); }
+    delete(name) { this.#map.delete(headerName(name)); }
+    has(name) { return this.#map.has(headerName(name)); }
+    get(name) { const vs = this.#map.get(headerName(name)); return vs ? vs.join(', ') : null; }
+    getSetCookie() { const vs = this.#map.get('set-cookie'); return vs ? vs.slice() : []; }
+    *entries() {
+      const names = Array.from(this.#map.keys()).sort();
+      for (const n of names) {
+        const vs = this.#map.get(n);
+        if (!vs) continue;
+        if (n === 'set-cookie') { for (const v of vs) yield [n, v]; } else yield [n, vs.join(', ')];
+      }
+    }
+    *keys() { for (const e of this.entries()) yield e[0]; }
+    *values() { for (const e of this.entries()) yield e[1]; }
+    [Symbol.iterator]() { return this.entries(); }
+    forEach(cb, thisArg) {
+      if (typeof cb !== 'function') throw new TypeError('forEach: callback must be a function');
+      for (const [n, v] of this.entries()) cb.call(thisArg, v, n, this);
+    }
+    get [Symbol.toStringTag]() { return 'Headers'; }
+  }
+
+  // BodyInit -> { bytes, type }
+  function extractBody(body) {
+    if (body === undefined || body === null) return { bytes: null, type: null };
+    if (typeof body === 'string') return { bytes: utf8Encode(body), type: 'text/plain;charset=UTF-8' };
+    if (body instanceof URLSearchParams) return { bytes: utf8Encode(body.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+    if (isBufferSource(body)) return { bytes: copyBytes(body), type: null };
+    return { bytes: utf8Encode(String(body)), type: 'text/plain;charset=UTF-8' };
+  }
+
+  // Shared body reading; each class keeps its own state and passes it here.
+  function consume(state) {
+    if (state.used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+    state.used = true;
+    return Promise.resolve(state.bytes || new Uint8Array(0));
+  }
+  const bodyMethods = (getState) => ({
+    get bodyUsed() { return getState(this).used; },
+    get body() { return null; },
+    async arrayBuffer() { return (await consume(getState(this))).slice().buffer; },
+    async bytes() { return (await consume(getState(this))).slice(); },
+    async text() { return utf8DecodeAll(await consume(getState(this))); },
+    async json() { return JSON.parse(utf8DecodeAll(await consume(getState(this)))); },
+  });
+  function mixBody(Ctor, getState) {
+    const d = Object.getOwnPropertyDescriptors(bodyMethods(getState));
+    for (const k of Object.keys(d)) { d[k].enumerable = false; Object.defineProperty(Ctor.prototype, k, d[k]); }
+  }
+
+  const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+  let requestState;
+  class Request {
+    #url; #method; #headers; #redirect; #state;
+    static { requestState = (r) => { if (!(#state in r)) throw new TypeError('Illegal invocation'); return r.#state; }; }
+    constructor(input, init) {
+      const opts = init === undefined || init === null ? {} : init;
+      let from = null;
+      if (input instanceof Request) from = input;
+      const url = from ? from.url : new URL(String(input && typeof input === 'object' && 'href' in input ? input.href : input)).href;
+      let method = opts.method !== undefined ? String(opts.method) : from ? from.method : 'GET';
+      if (!TOKEN.test(method)) throw new TypeError('Invalid method: ' + method);
+      if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
+      if (/^(CONNECT|TRACE|TRACK)$/i.test(method)) throw new TypeError('Forbidden method: ' + method);
+      const redirect = opts.redirect !== undefined ? String(opts.redirect) : from ? from.redirect : 'follow';
+      if (['follow', 'error', 'manual'].indexOf(redirect) < 0) throw new TypeError('Invalid redirect mode: ' + redirect);
+      const headers = new Headers(opts.headers !== undefined ? opts.headers : from ? from.headers : undefined);
+      let body;
+      if (opts.body !== undefined && opts.body !== null) {
+        body = extractBody(opts.body);
+        if (body.type && !headers.has('content-type')) headers.set('content-type', body.type);
+      } else body = { bytes: from ? requestState(from).bytes : null };
+      if (body.bytes && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+      this.#url = url; this.#method = method; this.#headers = headers; this.#redirect = redirect;
+      this.#state = { bytes: body.bytes, used: false };
+    }
+    get url() { return this.#url; }
+    get method() { return this.#method; }
+    get headers() { return this.#headers; }
+    get redirect() { return this.#redirect; }
+    clone() { if (this.#state.used) throw new TypeError('Body has already been used'); return new Request(this); }
+    get [Symbol.toStringTag]() { return 'Request'; }
+  }
+  mixBody(Request, (r) => requestState(r));
+
+  const NULL_BODY = [101, 103, 204, 205, 304];
+  const RESP_TOKEN = {};
+  let responseState;
+  class Response {
+    #status; #statusText; #headers; #url = ''; #redirected = false; #type = 'default'; #state;
+    static { responseState = (r) => { if (!(#state in r)) throw new TypeError('Illegal invocation'); return r.#state; }; }
+    constructor(body, init, internal) {
+      const opts = init === undefined || init === null ? {} : init;
+      const status = opts.status === undefined ? 200 : Number(opts.status);
+      if (internal !== RESP_TOKEN && !(status >= 200 && status <= 599 && Number.isInteger(status))) {
+        throw new RangeError('init["status"] must be in the range of 200 to 599, inclusive.');
+      }
+      this.#status = status;
+      this.#statusText = opts.statusText === undefined ? '' : String(opts.statusText);
+      this.#headers = new Headers(opts.headers);
+      const b = extractBody(body);
+      if (b.bytes && NULL_BODY.indexOf(status) >= 0 && internal !== RESP_TOKEN) {
+        throw new TypeError('Response with null body status cannot have body');
+      }
+      if (b.type && !this.#headers.has('content-type')) this.#headers.set('content-type', b.type);
+      this.#state = { bytes: b.bytes, used: false };
+      if (internal === RESP_TOKEN) {
+        this.#url = opts.url || '';
+        this.#redirected = Boolean(opts.redirected);
+        this.#type = opts.type || 'basic';
+      }
+    }
+    static json(data, init) {
+      const text = JSON.stringify(data);
+      if (text === undefined) throw new TypeError('Value is not JSON serializable');
+      const r = new Response(text, init);
+      r.headers.set('content-type', 'application/json');
+      return r;
+    }
+    static error() { return new Response(null, { status: 0, type: 'error' }, RESP_TOKEN); }
+    static redirect(url, status) {
+      const s = status === undefined ? 302 : Number(status);
+      if ([301, 302, 303, 307, 308].indexOf(s) < 0) throw new RangeError('Invalid redirect status: ' + s);
+      return new Response(null, { status: s, headers: { location: new URL(String(url)).href } });
+    }
+    get status() { return this.#status; }
+    get ok() { return this.#status >= 200 && this.#status <= 299; }
+    get statusText() { return this.#statusText; }
+    get headers() { return this.#headers; }
+    get url() { return this.#url; }
+    get redirected() { return this.#redirected; }
+    get type() { return this.#type; }
+    clone() {
+      if (this.#state.used) throw new TypeError('Body has already been used');
+      return new Response(this.#state.bytes, { status: this.#status, statusText: this.#statusText, headers: this.#headers,
+        url: this.#url, redirected: this.#redirected, type: this.#type }, RESP_TOKEN);
+    }
+    get [Symbol.toStringTag]() { return 'Response'; }
+  }
+  mixBody(Response, (r) => responseState(r));
+
+  const MAX_IN_FLIGHT = 64;
+  const pending = new Map();
+  let seq = 0;
+  function fetch(input, init) {
+    return new Promise((resolve, reject) => {
+      const req = new Request(input, init);
+      const proto = req.url.slice(0, req.url.indexOf(':') + 1);
+      if (proto !== 'http:' && proto !== 'https:') throw new TypeError('fetch failed: only http: and https: URLs are supported, got ' + proto);
+      if (pending.size >= MAX_IN_FLIGHT) throw new TypeError('fetch failed: more than ' + MAX_IN_FLIGHT + ' requests in flight');
+      const state = requestState(req);
+      if (state.used) throw new TypeError('Request body has already been used');
+      state.used = true;
+      const id = ++seq;
+      pending.set(id, { resolve, reject });
+      const meta = JSON.stringify({ url: req.url, method: req.method, headers: headersPairs(req.headers), redirect: req.redirect });
+      hostFetch(id, meta, state.bytes ? state.bytes.slice().buffer : null);
+    });
+  }
+  handlers.fetch = (id, env) => {
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    if (!env || env.error) {
+      const info = (env && env.error) || { message: 'fetch failed' };
+      const e = new TypeError(info.message);
+      if (info.code) e.code = info.code;
+      p.reject(e);
+      return;
+    }
+    p.resolve(new Response(env.body === null ? null : new Uint8Array(env.body), {
+      status: env.status, statusText: env.statusText, headers: env.headers, url: env.url, redirected: env.redirected,
+    }, RESP_TOKEN));
+  };
+  def('Headers', Headers);
+  def('Request', Request);
+  def('Response', Response);
+  def('fetch', fetch);
+}
+`;

@@ -1,0 +1,47 @@
+/**
+ * What the rest of Switchyard sees of the function runtime. The implementation
+ * (pool.ts + worker.ts) runs isolates in supervised worker processes.
+ */
+import type { FunctionLogLine, FunctionRecord } from '../types.js';
+import type { InvocationErrorCode } from '../errors.js';
+
+/** The subset of a function record an isolate needs; `version` keys the isolate. */
+export type DeployedFunction = Pick<FunctionRecord, 'name' | 'version' | 'compiled' | 'env' | 'timeoutMs' | 'memoryMb'>;
+
+export type InvokeOutcome =
+  | {
+      ok: true;
+      /** The handler's return value after a JSON round trip; `undefined` when it returned nothing. */
+      result: unknown;
+      logs: FunctionLogLine[];
+      durationMs: number;
+    }
+  | {
+      ok: false;
+      error: { code: InvocationErrorCode; message: string };
+      logs: FunctionLogLine[];
+      durationMs: number;
+    };
+
+export type ValidateOutcome = { ok: true } | { ok: false; message: string; line?: number; column?: number };
+
+export interface FunctionRuntime {
+  /**
+   * Runs `handler(event, context)` of that function version. `eventJson` is the
+   * event already serialised (it crosses two process/isolate boundaries as text).
+   * Never rejects for user-code failures: those are `ok: false` outcomes.
+   */
+  invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome>;
+  /**
+   * Compiles `compiled` and runs its top level once in a throwaway isolate,
+   * under the time and memory limits, and checks that it exports `handler`.
+   */
+  validate(compiled: string, limits: { timeoutMs: number; memoryMb: number }): Promise<ValidateOutcome>;
+  /**
+   * Forget every version of `name` older than `keepVersion` (or all of them when
+   * omitted): isolates are disposed once their in-flight invocations finish.
+   */
+  retire(name: string, keepVersion?: number): void;
+  /** Stops the workers after in-flight invocations settle (or `graceMs`). */
+  close(graceMs?: number): Promise<void>;
+}

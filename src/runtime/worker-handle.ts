@@ -1,0 +1,323 @@
+/**
+ * Main-process side of one supervised worker process: spawns it, restarts it
+ * with backoff when it dies (failing its in-flight invocations with
+ * `function_crashed`, queueing new ones meanwhile), tracks which function
+ * versions it has loaded, and micro-batches invocations: every invocation of
+ * one version requested in the same event-loop turn goes out in one frame.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
+import { versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
+import type { DeployedFunction, InvokeOutcome, ValidateOutcome } from './types.js';
+
+export interface RuntimeLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Extra time the main process grants a worker past a function's own deadline before killing it. */
+const SAFETY_MARGIN_MS = 2000;
+const BACKOFF_MIN_MS = 100;
+const BACKOFF_MAX_MS = 5000;
+/** A worker that stayed up this long restarts with the minimum backoff again. */
+const STABLE_AFTER_MS = 30_000;
+
+interface Batch {
+  fn: DeployedFunction;
+  ids: number[];
+  rids: string[];
+  events: string[];
+  left: number;
+  /** Written to the current worker process; unsent batches survive a restart. */
+  sent: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
+interface Pending {
+  resolve: (o: InvokeOutcome) => void;
+  start: number;
+  batch: Batch;
+}
+
+type Outgoing = { kind: 'batch'; batch: Batch } | { kind: 'frame'; msg: ToWorker };
+
+const ms = (start: number) => Math.round((performance.now() - start) * 100) / 100;
+
+export class WorkerHandle {
+  restarts = 0;
+  private child: ChildProcess | null = null;
+  private channel: net.Socket | null = null;
+  private startedAt = 0;
+  private backoff = BACKOFF_MIN_MS;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private exited: Promise<void> = Promise.resolve();
+  private readonly loaded = new Set<string>();
+  private readonly pending = new Map<number, Pending>();
+  private readonly validations = new Map<
+    number,
+    { resolve: (o: ValidateOutcome) => void; timer: NodeJS.Timeout; sent: boolean }
+  >();
+  /** In order; written at the end of the turn, or on restart when the worker is down. */
+  private outbox: Outgoing[] = [];
+  private readonly open = new Map<string, Batch>();
+  private flushScheduled = false;
+
+  constructor(
+    readonly index: number,
+    private readonly script: string,
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly logger: RuntimeLogger | undefined,
+  ) {
+    this.start();
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get inflight(): number {
+    return this.pending.size + this.validations.size;
+  }
+
+  invoke(fn: DeployedFunction, eventJson: string, requestId: string, id: number): Promise<InvokeOutcome> {
+    const key = versionKey(fn.name, fn.version);
+    let batch = this.open.get(key);
+    if (!batch || batch.fn !== fn) {
+      batch = { fn, ids: [], rids: [], events: [], left: 0, sent: false, timer: null };
+      this.open.set(key, batch);
+      this.outbox.push({ kind: 'batch', batch });
+      this.schedule();
+    }
+    batch.ids.push(id);
+    batch.rids.push(requestId);
+    batch.events.push(typeof eventJson === 'string' && eventJson !== '' ? eventJson : 'null');
+    batch.left++;
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve, start: performance.now(), batch: batch! });
+    });
+  }
+
+  validate(code: string, limits: { timeoutMs: number; memoryMb: number }, id: number): Promise<ValidateOutcome> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.validations.delete(id);
+        resolve({ ok: false, message: `top-level code did not finish within ${limits.timeoutMs} ms` });
+        this.logger?.warn({ worker: this.index }, 'runtime worker did not answer a validation; killing it');
+        this.child?.kill('SIGKILL');
+      }, limits.timeoutMs + SAFETY_MARGIN_MS + 3000);
+      this.validations.set(id, { resolve, timer, sent: false });
+      this.outbox.push({ kind: 'frame', msg: { t: 'val', id, code, ...limits } });
+      this.schedule();
+    });
+  }
+
+  retire(name: string, keep: number | null): void {
+    this.outbox.push({ kind: 'frame', msg: { t: 'ret', name, keep } });
+    this.schedule();
+  }
+
+  crashForTest(): void {
+    this.outbox.push({ kind: 'frame', msg: { t: 'crash' } });
+    this.schedule();
+  }
+
+  /** Kills the process for good (no restart). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const force = setTimeout(() => child.kill('SIGKILL'), 2000);
+      child.kill('SIGTERM');
+      await this.exited;
+      clearTimeout(force);
+    }
+    this.failAll('runtime closed', true);
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // setImmediate, not a microtask: requests parsed in the same poll phase join one batch.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.open.clear();
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const channel = this.channel;
+    if (!channel || this.outbox.length === 0) return;
+    const items = this.outbox;
+    this.outbox = [];
+    channel.cork();
+    for (const item of items) {
+      if (item.kind === 'frame') {
+        if (item.msg.t === 'ret') this.forgetLoaded(item.msg.name, item.msg.keep);
+        if (item.msg.t === 'val') {
+          const v = this.validations.get(item.msg.id);
+          if (v) v.sent = true;
+          else continue;
+        }
+        channel.write(encodeFrame(JSON.stringify(item.msg)));
+      } else {
+        this.writeBatch(channel, item.batch);
+      }
+    }
+    channel.uncork();
+  }
+
+  private writeBatch(channel: net.Socket, batch: Batch): void {
+    const { fn } = batch;
+    batch.sent = true;
+    const key = versionKey(fn.name, fn.version);
+    const ids = batch.ids.filter((id) => this.pending.has(id));
+    if (ids.length === 0) return;
+    if (!this.loaded.has(key)) {
+      const load: ToWorker = {
+        t: 'load',
+        k: key,
+        name: fn.name,
+        version: fn.version,
+        code: fn.compiled,
+        env: fn.env,
+        timeoutMs: fn.timeoutMs,
+        memoryMb: fn.memoryMb,
+      };
+      channel.write(encodeFrame(JSON.stringify(load)));
+      this.loaded.add(key);
+    }
+    let events = batch.events;
+    let rids = batch.rids;
+    if (ids.length !== batch.ids.length) {
+      const keep = new Set(ids);
+      events = batch.events.filter((_, i) => keep.has(batch.ids[i]));
+      rids = batch.rids.filter((_, i) => keep.has(batch.ids[i]));
+    }
+    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${ids.join(',')}],"rids":${JSON.stringify(rids)}}`;
+    channel.write(encodeFrame(head + '\n[' + events.join(',') + ']'));
+    batch.timer = setTimeout(() => this.overdue(batch), fn.timeoutMs + SAFETY_MARGIN_MS);
+  }
+
+  private forgetLoaded(name: string, keep: number | null): void {
+    for (const key of this.loaded) {
+      const at = key.lastIndexOf('@');
+      if (key.slice(0, at) === name && (keep === null || Number(key.slice(at + 1)) < keep)) this.loaded.delete(key);
+    }
+  }
+
+  /** The worker missed a deadline by the safety margin: it is wedged. */
+  private overdue(batch: Batch): void {
+    batch.timer = null;
+    const { name, timeoutMs } = batch.fn;
+    let late = 0;
+    for (const id of batch.ids) {
+      if (this.pending.get(id)?.batch !== batch) continue;
+      late++;
+      this.settle({ i: id, ok: 0, c: 'function_timeout', m: `Function '${name}' timed out after ${timeoutMs} ms`, l: [] });
+    }
+    if (late > 0) {
+      this.logger?.error({ worker: this.index, function: name }, 'runtime worker missed a deadline; killing it');
+      this.child?.kill('SIGKILL');
+    }
+  }
+
+  private settle(item: ResultItem): void {
+    const p = this.pending.get(item.i);
+    if (!p) return; // already answered (e.g. by the safety deadline)
+    this.pending.delete(item.i);
+    if (--p.batch.left === 0 && p.batch.timer) clearTimeout(p.batch.timer);
+    p.resolve(
+      item.ok
+        ? { ok: true, result: item.r, logs: item.l, durationMs: ms(p.start) }
+        : { ok: false, error: { code: item.c, message: item.m }, logs: item.l, durationMs: ms(p.start) },
+    );
+  }
+
+  private onFrame(text: string): void {
+    const msg = JSON.parse(splitFrame(text)[0]) as FromWorker;
+    switch (msg.t) {
+      case 'res':
+        for (const item of msg.r) this.settle(item);
+        return;
+      case 'val': {
+        const v = this.validations.get(msg.id);
+        if (!v) return;
+        this.validations.delete(msg.id);
+        clearTimeout(v.timer);
+        const { t: _t, id: _id, ...outcome } = msg;
+        v.resolve(outcome);
+        return;
+      }
+      case 'log':
+        this.logger?.[msg.level]({ worker: this.index }, msg.msg);
+        return;
+    }
+  }
+
+  private start(): void {
+    this.startedAt = Date.now();
+    const child = spawn(process.execPath, ['--no-node-snapshot', this.script, ...this.args], {
+      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
+      env: this.env,
+    });
+    this.child = child;
+    const channel = child.stdio[3] as net.Socket;
+    this.channel = channel;
+    const decoder = new FrameDecoder((text) => this.onFrame(text));
+    channel.on('data', (chunk: Buffer) => decoder.push(chunk));
+    channel.on('error', () => undefined); // the exit handler reports the failure
+    let done!: () => void;
+    this.exited = new Promise((r) => (done = r));
+    let gone = false;
+    const onGone = (reason: string) => {
+      if (gone) return;
+      gone = true;
+      done();
+      this.onExit(child, reason);
+    };
+    child.on('exit', (code, signal) =>
+      onGone(signal ? `worker process exited with signal ${signal}` : `worker process exited with code ${code}`),
+    );
+    child.on('error', (err) => onGone(`worker process failed: ${err.message}`));
+    this.flush();
+  }
+
+  private onExit(child: ChildProcess, reason: string): void {
+    if (this.child !== child) return;
+    this.channel?.destroy();
+    this.channel = null;
+    this.child = null;
+    this.loaded.clear();
+    this.failAll(reason, false);
+    if (this.stopping) return;
+    if (Date.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff = BACKOFF_MIN_MS;
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, BACKOFF_MAX_MS);
+    this.restarts++;
+    this.logger?.warn({ worker: this.index, reason, restartInMs: delay, restarts: this.restarts }, 'runtime worker exited; restarting');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.start();
+    }, delay);
+  }
+
+  /** Fails what the dead process had been sent (or everything); the rest waits for the restart. */
+  private failAll(reason: string, unsentToo: boolean): void {
+    for (const [id, p] of this.pending) {
+      if (unsentToo || p.batch.sent) this.settle({ i: id, ok: 0, c: 'function_crashed', m: reason, l: [] });
+    }
+    for (const [id, v] of this.validations) {
+      if (!unsentToo && !v.sent) continue;
+      this.validations.delete(id);
+      clearTimeout(v.timer);
+      v.resolve({ ok: false, message: `validation could not finish: ${reason}` });
+    }
+  }
+}

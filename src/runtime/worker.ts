@@ -1,0 +1,119 @@
+/**
+ * Entry point of a runtime worker process (spawned by pool.ts with
+ * `node --no-node-snapshot worker.js [--allow-private-targets]`). Isolates live
+ * only here, so a V8 abort or host OOM takes down this process, which the
+ * main process restarts, never the service. Talks to the main process over
+ * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
+ * into one frame per event-loop turn.
+ */
+import net from 'node:net';
+import ivm from 'isolated-vm';
+import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
+import { IsolateHost, UserCompileError, prepare } from './isolate-host.js';
+import type { FromWorker, ToWorker } from './protocol.js';
+
+const allowPrivateTargets = process.argv.includes('--allow-private-targets');
+const testHooks = process.env.SWITCHYARD_TEST_HOOKS === '1';
+
+const channel = new net.Socket({ fd: 3, readable: true, writable: true });
+
+let pending: string[] = [];
+let flushScheduled = false;
+
+function flushResults(): void {
+  flushScheduled = false;
+  const items = pending;
+  pending = [];
+  channel.write(encodeFrame('{"t":"res","r":[' + items.join(',') + ']}'));
+}
+
+function out(items: string): void {
+  if (items === '') return;
+  pending.push(items);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushResults);
+  }
+}
+
+function send(msg: FromWorker): void {
+  channel.write(encodeFrame(JSON.stringify(msg)));
+}
+
+const log = (level: 'info' | 'warn' | 'error', msg: string) => send({ t: 'log', level, msg });
+
+const host = new IsolateHost(allowPrivateTargets, out, log);
+
+async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
+  const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // ivm's timeout covers the synchronous top level; this covers the rest (context, sandbox).
+    const overall = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), msg.timeoutMs + 2000);
+    });
+    const prepared = prepare(isolate, msg.code, {}, msg.timeoutMs, allowPrivateTargets, {
+      name: 'validate',
+      emit: () => undefined,
+    });
+    prepared.catch(() => undefined);
+    const { sandbox, dispatch } = await Promise.race([prepared, overall]);
+    dispatch.release();
+    sandbox.dispose();
+    return { t: 'val', id: msg.id, ok: true };
+  } catch (err) {
+    if (err instanceof UserCompileError) return { t: 'val', id: msg.id, ok: false, ...err.detail };
+    const message = err instanceof Error ? err.message : String(err);
+    if (/memory limit/.test(message)) {
+      return { t: 'val', id: msg.id, ok: false, message: `top-level code exceeded the memory limit of ${msg.memoryMb} MB` };
+    }
+    if (/timed out/.test(message)) {
+      return { t: 'val', id: msg.id, ok: false, message: `top-level code timed out after ${msg.timeoutMs} ms` };
+    }
+    const at = /\(line (\d+), column (\d+)\)$/.exec(message);
+    return at
+      ? { t: 'val', id: msg.id, ok: false, message, line: Number(at[1]), column: Number(at[2]) }
+      : { t: 'val', id: msg.id, ok: false, message };
+  } finally {
+    clearTimeout(timer);
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}
+
+function onFrame(text: string): void {
+  const [headText, body] = splitFrame(text);
+  const msg = JSON.parse(headText) as ToWorker;
+  switch (msg.t) {
+    case 'inv': {
+      host.invoke(msg.k, msg.ids, headText, body);
+      return;
+    }
+    case 'load':
+      host.load(msg);
+      return;
+    case 'val':
+      validate(msg).then(send, (err: unknown) =>
+        send({ t: 'val', id: msg.id, ok: false, message: `validation failed: ${String(err)}` }),
+      );
+      return;
+    case 'ret':
+      host.retire(msg.name, msg.keep);
+      return;
+    case 'crash':
+      if (testHooks) process.abort();
+      return;
+  }
+}
+
+const decoder = new FrameDecoder(onFrame);
+channel.on('data', (chunk: Buffer) => decoder.push(chunk));
+// The main process is gone (or closed us): nothing left to serve.
+channel.on('close', () => {
+  host.close();
+  process.exit(0);
+});
+channel.on('error', () => undefined);
+process.on('SIGTERM', () => {
+  host.close();
+  process.exit(0);
+});

@@ -1,0 +1,127 @@
+/**
+ * Builds the Switchyard service from its parts: store, runtime, services,
+ * Fastify app. `startServer` is what the CLI and the integration tests run.
+ */
+import swagger from '@fastify/swagger';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { ChangeBus } from './changes.js';
+import type { Config } from './config.js';
+import { FunctionLogSink } from './functions/log-sink.js';
+import { FunctionService } from './functions/service.js';
+import { ApiService } from './gateway/apis.js';
+import { Gateway } from './gateway/gateway.js';
+import { registerApiRoutes } from './http/apis.js';
+import { registerAdminAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerFunctionRoutes } from './http/functions.js';
+import { registerInvokeRoutes } from './http/invoke.js';
+import { registerOpsRoutes } from './http/ops.js';
+import { newRequestId } from './ids.js';
+import { createMetrics } from './metrics.js';
+import { createRuntime } from './runtime/pool.js';
+import type { FunctionRuntime } from './runtime/types.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/store.js';
+
+export interface Service {
+  app: FastifyInstance;
+  store: Store;
+  runtime: FunctionRuntime;
+  log: Logger;
+  /** Stops taking requests, finishes in-flight ones (up to the grace period), then releases everything. */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, base: { service: 'switchyard' } });
+}
+
+export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
+  const store = await openStore(config.databaseUrl, { logRetention: config.logRetention });
+  const runtime = createRuntime({ workers: config.workers, allowPrivateTargets: config.allowPrivateTargets, logger: log });
+  const changes = new ChangeBus();
+  const metrics = createMetrics();
+  const logSink = new FunctionLogSink(store, config.logRetention, log);
+  const functions = new FunctionService(store, runtime, changes, logSink);
+  const apis = new ApiService(store, changes);
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics);
+
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId(req) {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+
+  app.addHook('onRequest', async function tagRequest(request, reply) {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async function accessLog(request, reply) {
+    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
+    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+
+  registerErrorHandling(app);
+  registerAdminAuth(app, config.adminKey);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchyard management API',
+        version: '0.1.0',
+        description: 'Functions, APIs and routes. See docs/ for the invocation contract.',
+      },
+      components: {
+        securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },
+      },
+      security: config.adminKey ? [{ adminKey: [] }] : [],
+    },
+  });
+
+  registerOpsRoutes(app, store, metrics);
+  registerFunctionRoutes(app, functions);
+  registerApiRoutes(app, apis);
+  registerInvokeRoutes(app, gateway, config.bodyLimit);
+  app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
+    return app.swagger();
+  });
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      const grace = setTimeout(() => {
+        log.warn('grace period over: closing remaining connections');
+        app.server.closeAllConnections?.();
+      }, config.shutdownGraceMs);
+      grace.unref();
+      await app.close();
+      clearTimeout(grace);
+      await logSink.flush();
+      await runtime.close(config.shutdownGraceMs);
+      await store.close();
+    })());
+
+  return { app, store, runtime, log, close };
+}
+
+/** Builds the service and listens; resolves with the bound address. */
+export async function startServer(config: Config, log?: Logger): Promise<Service & { url: string }> {
+  const service = await buildService(config, log);
+  try {
+    const address = await service.app.listen({ port: config.port, host: config.host });
+    return { ...service, url: address };
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+}

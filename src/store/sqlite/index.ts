@@ -1,0 +1,31 @@
+/**
+ * Opens a SQLite database for the Store: pragmas, migrations, then the store.
+ * `location` is a file path (relative to the working directory) or `:memory:`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrateSqlite } from './migrate.js';
+import { SqliteStore, type SqliteStoreOptions } from './store.js';
+
+export { SqliteStore, type SqliteStoreOptions } from './store.js';
+
+export function openSqliteStore(location: string, opts: SqliteStoreOptions = {}): SqliteStore {
+  const memory = location === ':memory:';
+  const file = memory ? location : resolve(location);
+  if (!memory) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    // WAL lets readers run while one writer commits; NORMAL is durable across
+    // process crashes in WAL mode, losing at most the last commits on power loss.
+    if (!memory) db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    migrateSqlite(db, undefined, opts.now);
+    return new SqliteStore(db, opts);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

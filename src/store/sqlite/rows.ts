@@ -1,0 +1,89 @@
+/**
+ * Row shapes as SQLite returns them, and their mapping to domain objects.
+ * Column names are snake_case; domain objects follow src/types.ts.
+ */
+import type {
+  Api,
+  FunctionLogLine,
+  FunctionRecord,
+  FunctionRuntimeName,
+  LogLevel,
+  Route,
+  RouteMethod,
+} from '../../types.js';
+
+export interface FunctionRow {
+  seq: number;
+  name: string;
+  runtime: string;
+  code: string;
+  compiled: string;
+  env_json: string;
+  timeout_ms: number;
+  memory_mb: number;
+  version: number;
+  code_sha256: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiRow {
+  id: string;
+  name: string;
+  base_path: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RouteRow {
+  id: string;
+  api_id: string;
+  method: string;
+  path: string;
+  shape: string;
+  function_name: string;
+  position: number;
+}
+
+export interface LogRow {
+  id: number;
+  time: string;
+  level: string;
+  message: string;
+  request_id: string | null;
+}
+
+export function toFunction(r: FunctionRow): FunctionRecord {
+  return {
+    name: r.name,
+    runtime: r.runtime as FunctionRuntimeName,
+    code: r.code,
+    compiled: r.compiled,
+    env: JSON.parse(r.env_json) as Record<string, string>,
+    timeoutMs: r.timeout_ms,
+    memoryMb: r.memory_mb,
+    version: r.version,
+    codeSha256: r.code_sha256,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function toRoute(r: RouteRow): Route {
+  return { id: r.id, method: r.method as RouteMethod, path: r.path, function: r.function_name };
+}
+
+export function toApi(r: ApiRow, routes: RouteRow[]): Api {
+  return {
+    id: r.id,
+    name: r.name,
+    basePath: r.base_path,
+    routes: routes.map(toRoute),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function toLogLine(r: LogRow): FunctionLogLine {
+  return { time: r.time, level: r.level as LogLevel, message: r.message, requestId: r.request_id };
+}

@@ -1,0 +1,348 @@
+/**
+ * The Store on SQLite (better-sqlite3). Statements are prepared once; methods
+ * are async only to match the interface: the driver is synchronous, so a method
+ * runs to completion without interleaving with others in this process.
+ * Integrity lives in the schema (UNIQUE, FOREIGN KEY); constraint failures are
+ * caught here and turned into the typed errors the Store interface promises.
+ */
+import type Database from 'better-sqlite3';
+import { ConflictError, UnknownFunctionError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Api, FunctionLogLine, FunctionRecord, Page, Route } from '../../types.js';
+import {
+  routeShape,
+  type ApiPatch,
+  type FunctionPatch,
+  type NewApi,
+  type NewFunction,
+  type NewRoute,
+  type Store,
+} from '../store.js';
+import { toApi, toFunction, toLogLine, toRoute } from './rows.js';
+import type { ApiRow, FunctionRow, LogRow, RouteRow } from './rows.js';
+
+export interface SqliteStoreOptions {
+  /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
+  logRetention?: number;
+  /** Clock for created_at/updated_at; tests pass a fake one. */
+  now?: () => Date;
+}
+
+function sqliteCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+function prepareAll(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    ping: p('SELECT 1').pluck(),
+
+    insertFunction: p(`INSERT INTO functions
+      (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, version, code_sha256, created_at, updated_at)
+      VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, 1, @code_sha256, @now, @now)
+      RETURNING *`),
+    getFunction: p('SELECT * FROM functions WHERE name = ?'),
+    functionExists: p('SELECT 1 FROM functions WHERE name = ?').pluck(),
+    listFunctionsFirst: p('SELECT * FROM functions ORDER BY seq LIMIT ?'),
+    // An unknown `after` makes the subquery NULL, and `seq > NULL` matches nothing.
+    listFunctionsAfter: p('SELECT * FROM functions WHERE seq > (SELECT seq FROM functions WHERE name = ?) ORDER BY seq LIMIT ?'),
+    updateFunction: p(`UPDATE functions SET runtime = @runtime, code = @code, compiled = @compiled, env_json = @env_json,
+      timeout_ms = @timeout_ms, memory_mb = @memory_mb, code_sha256 = @code_sha256,
+      version = version + 1, updated_at = @now
+      WHERE name = @name RETURNING *`),
+    deleteFunction: p('DELETE FROM functions WHERE name = ?'),
+    routesUsingFunction: p('SELECT * FROM routes WHERE function_name = ? ORDER BY api_id, position'),
+
+    insertLog: p('INSERT INTO function_logs (function_name, time, level, message, request_id) VALUES (?, ?, ?, ?, ?)'),
+    // Newest `limit` lines, handed back oldest first.
+    listLogs: p(`SELECT * FROM (
+        SELECT id, time, level, message, request_id FROM function_logs WHERE function_name = ? ORDER BY id DESC LIMIT ?
+      ) ORDER BY id`),
+    deleteLogs: p('DELETE FROM function_logs WHERE function_name = ?'),
+    // Walks the (function_name, id) index from the newest line; NULL (nothing to trim) deletes nothing.
+    trimLogs: p(`DELETE FROM function_logs WHERE function_name = @name AND id <= (
+        SELECT id FROM function_logs WHERE function_name = @name ORDER BY id DESC LIMIT 1 OFFSET @keep)`),
+    pruneLogs: p(`DELETE FROM function_logs WHERE id IN (
+        SELECT id FROM (
+          SELECT id, ROW_NUMBER() OVER (PARTITION BY function_name ORDER BY id DESC) AS rn FROM function_logs
+        ) WHERE rn > ?)`),
+
+    insertApi: p(`INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES (@id, @name, @base_path, @now, @now)`),
+    getApi: p('SELECT * FROM apis WHERE id = ?'),
+    listApis: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
+    // Same page as listApis, so one query fetches the routes of every API on it.
+    listApisRoutes: p(`SELECT * FROM routes WHERE api_id IN (SELECT id FROM apis WHERE id > ? ORDER BY id LIMIT ?)
+      ORDER BY api_id, position`),
+    updateApi: p('UPDATE apis SET name = @name, base_path = @base_path, updated_at = @now WHERE id = @id'),
+    touchApi: p('UPDATE apis SET updated_at = ? WHERE id = ?'),
+    deleteApi: p('DELETE FROM apis WHERE id = ?'),
+
+    routesOfApi: p('SELECT * FROM routes WHERE api_id = ? ORDER BY position'),
+    nextRoutePosition: p('SELECT COALESCE(MAX(position), 0) + 1 FROM routes WHERE api_id = ?').pluck(),
+    routeByShape: p('SELECT * FROM routes WHERE api_id = ? AND method = ? AND shape = ?'),
+    insertRoute: p(`INSERT INTO routes (id, api_id, method, path, shape, function_name, position)
+      VALUES (@id, @api_id, @method, @path, @shape, @function_name, @position)`),
+    deleteRoutesOfApi: p('DELETE FROM routes WHERE api_id = ?'),
+    deleteRoute: p('DELETE FROM routes WHERE id = ? AND api_id = ?'),
+  };
+}
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  private readonly s: ReturnType<typeof prepareAll>;
+  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly now: () => Date;
+  private readonly logRetention: number | undefined;
+  /** Trimming after every append would walk `logRetention` index entries each time; do it every few lines. */
+  private readonly trimEvery: number;
+  private readonly appendedSinceTrim = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database.Database,
+    opts: SqliteStoreOptions = {},
+  ) {
+    this.s = prepareAll(db);
+    this.tx = db.transaction((fn: () => unknown) => fn());
+    this.now = opts.now ?? (() => new Date());
+    this.logRetention = opts.logRetention;
+    this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
+  }
+
+  /** Reads see one snapshot. */
+  private read<T>(fn: () => T): T {
+    return this.tx(fn) as T;
+  }
+
+  /** IMMEDIATE takes the write lock first, so a read-then-write never fails on a stale WAL snapshot. */
+  private write<T>(fn: () => T): T {
+    return this.tx.immediate(fn) as T;
+  }
+
+  private stamp(): string {
+    return this.now().toISOString();
+  }
+
+  async ping(): Promise<void> {
+    this.s.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- functions
+
+  async createFunction(fn: NewFunction): Promise<FunctionRecord> {
+    try {
+      const row = this.s.insertFunction.get({
+        name: fn.name,
+        runtime: fn.runtime,
+        code: fn.code,
+        compiled: fn.compiled,
+        env_json: JSON.stringify(fn.env),
+        timeout_ms: fn.timeoutMs,
+        memory_mb: fn.memoryMb,
+        code_sha256: fn.codeSha256,
+        now: this.stamp(),
+      }) as FunctionRow;
+      return toFunction(row);
+    } catch (err) {
+      if (sqliteCode(err) === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new ConflictError('function_exists', `Function '${fn.name}' already exists`);
+      }
+      throw err;
+    }
+  }
+
+  async getFunction(name: string): Promise<FunctionRecord | null> {
+    const row = this.s.getFunction.get(name) as FunctionRow | undefined;
+    return row ? toFunction(row) : null;
+  }
+
+  async listFunctions(page: Page): Promise<FunctionRecord[]> {
+    const rows = (
+      page.after === undefined
+        ? this.s.listFunctionsFirst.all(page.limit)
+        : this.s.listFunctionsAfter.all(page.after, page.limit)
+    ) as FunctionRow[];
+    return rows.map(toFunction);
+  }
+
+  async updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null> {
+    return this.write(() => {
+      const cur = this.s.getFunction.get(name) as FunctionRow | undefined;
+      if (!cur) return null;
+      const row = this.s.updateFunction.get({
+        name,
+        runtime: patch.runtime ?? cur.runtime,
+        code: patch.code ?? cur.code,
+        compiled: patch.compiled ?? cur.compiled,
+        env_json: patch.env !== undefined ? JSON.stringify(patch.env) : cur.env_json,
+        timeout_ms: patch.timeoutMs ?? cur.timeout_ms,
+        memory_mb: patch.memoryMb ?? cur.memory_mb,
+        code_sha256: patch.codeSha256 ?? cur.code_sha256,
+        now: this.stamp(),
+      }) as FunctionRow;
+      return toFunction(row);
+    });
+  }
+
+  async deleteFunction(name: string): Promise<boolean> {
+    const deleted = this.write(() => {
+      const routes = this.s.routesUsingFunction.all(name) as RouteRow[];
+      if (routes.length) {
+        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+          routes: routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })),
+        });
+      }
+      this.s.deleteLogs.run(name);
+      return this.s.deleteFunction.run(name).changes > 0;
+    });
+    this.appendedSinceTrim.delete(name);
+    return deleted;
+  }
+
+  async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {
+    const rows = this.s.routesUsingFunction.all(name) as RouteRow[];
+    return rows.map((r) => ({ ...toRoute(r), apiId: r.api_id }));
+  }
+
+  // ---- function logs
+
+  async appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void> {
+    if (!lines.length) return;
+    this.write(() => {
+      // Lines of a function deleted mid-invocation are dropped, so a later function
+      // of the same name does not inherit them.
+      if (!this.s.functionExists.get(name)) return;
+      for (const l of lines) this.s.insertLog.run(name, l.time, l.level, l.message, l.requestId);
+      if (this.logRetention === undefined) return;
+      const pending = (this.appendedSinceTrim.get(name) ?? 0) + lines.length;
+      if (pending >= this.trimEvery) {
+        this.s.trimLogs.run({ name, keep: this.logRetention });
+        this.appendedSinceTrim.set(name, 0);
+      } else {
+        this.appendedSinceTrim.set(name, pending);
+      }
+    });
+  }
+
+  async listFunctionLogs(name: string, limit: number): Promise<FunctionLogLine[]> {
+    return (this.s.listLogs.all(name, limit) as LogRow[]).map(toLogLine);
+  }
+
+  async pruneFunctionLogs(keep: number): Promise<void> {
+    this.s.pruneLogs.run(keep);
+  }
+
+  // ---- APIs and routes
+
+  /** Inserts one route, turning constraint failures into the errors callers expect. */
+  private insertRoute(apiId: string, route: NewRoute, id: string, position: number, field: string): Route {
+    const shape = routeShape(route.path);
+    try {
+      this.s.insertRoute.run({
+        id,
+        api_id: apiId,
+        method: route.method,
+        path: route.path,
+        shape,
+        function_name: route.function,
+        position,
+      });
+    } catch (err) {
+      const code = sqliteCode(err);
+      // The API row exists in every caller's transaction, so the only reference that can fail is the function.
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new UnknownFunctionError(route.function, field);
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const other = this.s.routeByShape.get(apiId, route.method, shape) as RouteRow | undefined;
+        if (other) {
+          throw new ConflictError(
+            'route_conflict',
+            `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`,
+            { route: other.id },
+          );
+        }
+      }
+      throw err;
+    }
+    return { id, method: route.method, path: route.path, function: route.function };
+  }
+
+  private loadApi(id: string): Api | null {
+    const row = this.s.getApi.get(id) as ApiRow | undefined;
+    return row ? toApi(row, this.s.routesOfApi.all(id) as RouteRow[]) : null;
+  }
+
+  async createApi(api: NewApi): Promise<Api> {
+    return this.write(() => {
+      const id = newId('api');
+      this.s.insertApi.run({ id, name: api.name, base_path: api.basePath, now: this.stamp() });
+      api.routes.forEach((r, i) => this.insertRoute(id, r, newId('rt'), i + 1, `routes[${i}].function`));
+      return this.loadApi(id)!;
+    });
+  }
+
+  async getApi(id: string): Promise<Api | null> {
+    return this.read(() => this.loadApi(id));
+  }
+
+  async listApis(page: Page): Promise<Api[]> {
+    return this.read(() => {
+      const after = page.after ?? '';
+      const apis = this.s.listApis.all(after, page.limit) as ApiRow[];
+      const byApi = new Map<string, RouteRow[]>(apis.map((a) => [a.id, []]));
+      for (const r of this.s.listApisRoutes.all(after, page.limit) as RouteRow[]) byApi.get(r.api_id)?.push(r);
+      return apis.map((a) => toApi(a, byApi.get(a.id)!));
+    });
+  }
+
+  async updateApi(id: string, patch: ApiPatch): Promise<Api | null> {
+    return this.write(() => {
+      const cur = this.s.getApi.get(id) as ApiRow | undefined;
+      if (!cur) return null;
+      this.s.updateApi.run({
+        id,
+        name: patch.name ?? cur.name,
+        base_path: patch.basePath ?? cur.base_path,
+        now: this.stamp(),
+      });
+      if (patch.routes) {
+        // Routes whose method and path survive keep their ids, so links to them stay valid.
+        const keep = new Map<string, string>();
+        for (const r of this.s.routesOfApi.all(id) as RouteRow[]) keep.set(`${r.method} ${r.path}`, r.id);
+        this.s.deleteRoutesOfApi.run(id);
+        patch.routes.forEach((r, i) => {
+          const key = `${r.method} ${r.path}`;
+          const routeId = keep.get(key) ?? newId('rt');
+          keep.delete(key);
+          this.insertRoute(id, r, routeId, i + 1, `routes[${i}].function`);
+        });
+      }
+      return this.loadApi(id);
+    });
+  }
+
+  async deleteApi(id: string): Promise<boolean> {
+    // Routes go with it: ON DELETE CASCADE.
+    return this.s.deleteApi.run(id).changes > 0;
+  }
+
+  async addRoute(apiId: string, route: NewRoute): Promise<Route | null> {
+    return this.write(() => {
+      if (!this.s.getApi.get(apiId)) return null;
+      const position = this.s.nextRoutePosition.get(apiId) as number;
+      const added = this.insertRoute(apiId, route, newId('rt'), position, 'function');
+      this.s.touchApi.run(this.stamp(), apiId);
+      return added;
+    });
+  }
+
+  async deleteRoute(apiId: string, routeId: string): Promise<boolean> {
+    return this.write(() => {
+      const gone = this.s.deleteRoute.run(routeId, apiId).changes > 0;
+      if (gone) this.s.touchApi.run(this.stamp(), apiId);
+      return gone;
+    });
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Domain types shared by every layer.
+ *
+ * Glossary
+ * - API: a named group of routes served under one `basePath`, addressed by an
+ *   opaque id (`api_...`). Invocation URL: `/api/invoke/fn/<apiId><basePath><routePath>`.
+ * - Route: one HTTP method (or ANY) plus a path template (`/users/:id`, `/files/*`)
+ *   bound to a function by name (`rt_...`).
+ * - Function: user code with a `handler(event, context)`, keyed by `name`.
+ * - Version: a function's deployment counter; every code or settings change bumps it.
+ *   A running invocation finishes on the version it started with.
+ * - Isolate: the V8 sandbox that runs one function version, kept warm and reused.
+ * - Worker: a supervised child process that hosts isolates, so a catastrophic
+ *   isolate failure never takes down the service.
+ * - Delivery / attempt / slot / lease: webhook terms (see src/webhooks).
+ */
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export const ROUTE_METHODS = [...HTTP_METHODS, 'ANY'] as const;
+export type RouteMethod = (typeof ROUTE_METHODS)[number];
+
+export interface Route {
+  id: string;
+  method: RouteMethod;
+  path: string;
+  function: string;
+}
+
+export interface Api {
+  id: string;
+  name: string;
+  basePath: string;
+  routes: Route[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type FunctionRuntimeName = 'javascript' | 'typescript';
+
+/** A function as stored. `compiled` is the CommonJS JavaScript the isolate runs. */
+export interface FunctionRecord {
+  name: string;
+  runtime: FunctionRuntimeName;
+  code: string;
+  compiled: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  memoryMb: number;
+  version: number;
+  codeSha256: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'log' | 'warn' | 'error';
+
+export interface FunctionLogLine {
+  time: string;
+  level: LogLevel;
+  message: string;
+  requestId: string | null;
+}
+
+/** Keyset pagination shared by every list: ids sort by creation time. */
+export interface Page {
+  limit: number;
+  after?: string;
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { joinPath, pathShape, safeDecode, validateBasePath, validateRoutePath } from '../../src/gateway/paths.js';
+
+describe('validateBasePath', () => {
+  it('accepts the root, static segments, unreserved characters and percent-escapes', () => {
+    for (const p of ['/', '/users', '/v1/users', '/a-b.c_d~e', '/caf%C3%A9', '/A9']) {
+      expect(validateBasePath(p), p).toBeNull();
+    }
+  });
+
+  it.each([
+    ['users', 'basePath must start with /'],
+    ['', 'basePath must start with /'],
+    ['/users/', 'basePath must not end with / (except the root /)'],
+    ['/a//b', 'basePath must not contain empty segments (//)'],
+    ['/users/:id', "basePath segments must be static: ':id' found"],
+    ['/files/*', "basePath segments must be static: '*' found"],
+    ['/a*b', "basePath segments must be static: 'a*b' found"],
+    ['/a b', "basePath segment 'a b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
+    ['/a?b', "basePath segment 'a?b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
+    ['/%zz', "basePath segment '%zz' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
+    ['/%FF', "basePath segment '%FF' contains a percent-escape that is not valid UTF-8"],
+    ['/a/..', "basePath must not contain '.' or '..' segments"],
+    ['/./a', "basePath must not contain '.' or '..' segments"],
+  ])('rejects %j', (p, message) => {
+    expect(validateBasePath(p)).toBe(message);
+  });
+
+  it('rejects a non-string without throwing', () => {
+    expect(validateBasePath(42 as unknown as string)).toBe('basePath must be a string');
+  });
+});
+
+describe('validateRoutePath', () => {
+  it('accepts static, params, a final wildcard and the root', () => {
+    for (const p of ['/', '/:id', '/users/:id/posts/:postId', '/files/*', '/*', '/:bucket/*', '/:_x9']) {
+      expect(validateRoutePath(p), p).toBeNull();
+    }
+  });
+
+  it.each([
+    ['users', 'path must start with /'],
+    ['/users/', 'path must not end with / (except the root /)'],
+    ['//', 'path must not end with / (except the root /)'],
+    ['/a//b', 'path must not contain empty segments (//)'],
+    ['/*/x', "path wildcard '*' is only allowed as the last segment"],
+    ['/a*', "path segment 'a*' is invalid: '*' must be a whole, final segment"],
+    ['/:', "path parameter ':' must be ':' followed by a name matching [A-Za-z_][A-Za-z0-9_]*"],
+    ['/:1id', "path parameter ':1id' must be ':' followed by a name matching [A-Za-z_][A-Za-z0-9_]*"],
+    ['/:id-x', "path parameter ':id-x' must be ':' followed by a name matching [A-Za-z_][A-Za-z0-9_]*"],
+    ['/:id/x/:id', "path parameter ':id' appears more than once"],
+    ['/a:b', "path segment 'a:b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
+    ['/..', "path must not contain '.' or '..' segments"],
+  ])('rejects %j', (p, message) => {
+    expect(validateRoutePath(p)).toBe(message);
+  });
+});
+
+describe('joinPath', () => {
+  it.each([
+    ['/users', '/', '/users'],
+    ['/users', '/:id', '/users/:id'],
+    ['/', '/x', '/x'],
+    ['/', '/', '/'],
+    ['/v1/users', '/*', '/v1/users/*'],
+  ])('%s + %s = %s', (base, route, joined) => {
+    expect(joinPath(base, route)).toBe(joined);
+  });
+});
+
+describe('pathShape and safeDecode', () => {
+  it('treats differently named params as the same shape', () => {
+    expect(pathShape('/users/:id')).toBe(pathShape('/users/:name'));
+    expect(pathShape('/users/:id')).not.toBe(pathShape('/users/me'));
+    expect(pathShape('/files/*')).toBe('/files/*');
+  });
+
+  it('decodes good escapes and keeps bad ones raw', () => {
+    expect(safeDecode('a%20b')).toBe('a b');
+    expect(safeDecode('100%')).toBe('100%');
+    expect(safeDecode('plain')).toBe('plain');
+  });
+});

@@ -1,0 +1,428 @@
+/**
+ * Store conformance suite: written once, run against every backend on a real
+ * database (see test/helpers/store-backends.ts).
+ */
+import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, ConflictError, UnknownFunctionError } from '../../src/errors.js';
+import { openStore } from '../../src/store/index.js';
+import type { NewFunction, Store } from '../../src/store/store.js';
+import type { FunctionLogLine } from '../../src/types.js';
+import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+
+function fn(name: string, extra: Partial<NewFunction> = {}): NewFunction {
+  return {
+    name,
+    runtime: 'javascript',
+    code: `export function handler() { return { statusCode: 200, body: '${name}' }; }`,
+    compiled: `exports.handler = function () { return { statusCode: 200, body: '${name}' }; };`,
+    env: { GREETING: 'hi' },
+    timeoutMs: 10000,
+    memoryMb: 128,
+    codeSha256: 'a'.repeat(64),
+    ...extra,
+  };
+}
+
+function line(message: string, level: FunctionLogLine['level'] = 'log'): FunctionLogLine {
+  return { time: '2024-01-01T00:00:00.000Z', level, message, requestId: 'req1' };
+}
+
+/** A clock that moves one second per reading, so every write gets a distinct, known time. */
+function fakeClock() {
+  let t = Date.parse('2024-01-01T00:00:00.000Z');
+  return () => new Date((t += 1000));
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+afterAll(() => removeTempDatabases());
+
+for (const b of backends()) {
+  describe(`store on ${b.name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await b.open({ now: fakeClock() });
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('functions', () => {
+      it('creates, gets, lists, updates (bumping version) and deletes', async () => {
+        const created = await store.createFunction(fn('hello'));
+        expect(created).toMatchObject({ name: 'hello', version: 1, env: { GREETING: 'hi' }, timeoutMs: 10000 });
+        expect(created.createdAt).toBe(created.updatedAt);
+        expect(await store.getFunction('hello')).toEqual(created);
+        expect(await store.getFunction('nope')).toBeNull();
+
+        const updated = await store.updateFunction('hello', { code: 'new code', env: {}, memoryMb: 256 });
+        expect(updated).toMatchObject({ name: 'hello', version: 2, code: 'new code', env: {}, memoryMb: 256 });
+        expect(updated!.compiled).toBe(created.compiled); // untouched fields survive
+        expect(updated!.createdAt).toBe(created.createdAt);
+        expect(updated!.updatedAt > created.updatedAt).toBe(true);
+        expect((await store.updateFunction('hello', {}))!.version).toBe(3);
+        expect(await store.updateFunction('nope', { code: 'x' })).toBeNull();
+
+        expect(await store.deleteFunction('hello')).toBe(true);
+        expect(await store.getFunction('hello')).toBeNull();
+        expect(await store.deleteFunction('hello')).toBe(false);
+      });
+
+      it('lists in creation order with keyset pagination by name', async () => {
+        for (const name of ['zeta', 'alpha', 'mid']) await store.createFunction(fn(name));
+        const names = (list: { name: string }[]) => list.map((f) => f.name);
+        expect(names(await store.listFunctions({ limit: 100 }))).toEqual(['zeta', 'alpha', 'mid']);
+        expect(names(await store.listFunctions({ limit: 2 }))).toEqual(['zeta', 'alpha']);
+        expect(names(await store.listFunctions({ limit: 2, after: 'alpha' }))).toEqual(['mid']);
+        expect(await store.listFunctions({ limit: 2, after: 'mid' })).toEqual([]);
+        expect(await store.listFunctions({ limit: 2, after: 'unknown' })).toEqual([]);
+      });
+
+      it('refuses a duplicate name with function_exists', async () => {
+        await store.createFunction(fn('dup'));
+        const err = await rejection(store.createFunction(fn('dup', { code: 'other' })));
+        expect(err).toBeInstanceOf(ConflictError);
+        expect(err).toMatchObject({ code: 'function_exists', status: 409, message: "Function 'dup' already exists" });
+        expect((await store.getFunction('dup'))!.code).not.toBe('other');
+      });
+    });
+
+    describe('APIs and routes', () => {
+      beforeEach(async () => {
+        await store.createFunction(fn('users'));
+        await store.createFunction(fn('orders'));
+      });
+
+      it('creates an API with routes and reads it back in route order', async () => {
+        const api = await store.createApi({
+          name: 'shop',
+          basePath: '/v1',
+          routes: [
+            { method: 'GET', path: '/users/:id', function: 'users' },
+            { method: 'POST', path: '/orders', function: 'orders' },
+          ],
+        });
+        expect(api.id).toMatch(/^api_/);
+        expect(api).toMatchObject({ name: 'shop', basePath: '/v1' });
+        expect(api.routes.map((r) => [r.method, r.path, r.function])).toEqual([
+          ['GET', '/users/:id', 'users'],
+          ['POST', '/orders', 'orders'],
+        ]);
+        for (const r of api.routes) expect(r.id).toMatch(/^rt_/);
+        expect(await store.getApi(api.id)).toEqual(api);
+        expect(await store.getApi('api_missing')).toBeNull();
+      });
+
+      it('lists APIs by id with after + limit, each with its routes', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const api = await store.createApi({
+            name: `api${i}`,
+            basePath: `/b${i}`,
+            routes: [{ method: 'GET', path: `/r${i}`, function: 'users' }],
+          });
+          ids.push(api.id);
+        }
+        const first = await store.listApis({ limit: 2 });
+        expect(first.map((a) => a.id)).toEqual(ids.slice(0, 2));
+        expect(first.map((a) => a.routes.map((r) => r.path))).toEqual([['/r0'], ['/r1']]);
+        const rest = await store.listApis({ limit: 2, after: first[1].id });
+        expect(rest.map((a) => a.name)).toEqual(['api2']);
+        expect(rest[0].routes[0].path).toBe('/r2');
+        expect(await store.listApis({ limit: 2, after: ids[2] })).toEqual([]);
+      });
+
+      it('treats routes differing only in parameter names as a conflict, per method', async () => {
+        const err = await rejection(
+          store.createApi({
+            name: 'clash',
+            basePath: '/',
+            routes: [
+              { method: 'GET', path: '/users/:id', function: 'users' },
+              { method: 'GET', path: '/users/:name', function: 'users' },
+            ],
+          }),
+        );
+        expect(err).toBeInstanceOf(ConflictError);
+        expect(err).toMatchObject({
+          code: 'route_conflict',
+          message: 'GET /users/:name conflicts with existing route GET /users/:id',
+        });
+        expect(await store.listApis({ limit: 10 })).toEqual([]); // all or nothing
+
+        const api = await store.createApi({
+          name: 'ok',
+          basePath: '/',
+          routes: [
+            { method: 'GET', path: '/users/:id', function: 'users' },
+            { method: 'POST', path: '/users/:name', function: 'users' },
+            { method: 'ANY', path: '/users/:id', function: 'users' },
+          ],
+        });
+        expect(api.routes).toHaveLength(3);
+
+        const addErr = await rejection(store.addRoute(api.id, { method: 'GET', path: '/users/:name', function: 'orders' }));
+        expect(addErr).toMatchObject({
+          code: 'route_conflict',
+          message: 'GET /users/:name conflicts with existing route GET /users/:id',
+          details: { route: api.routes[0].id },
+        });
+        expect((await store.getApi(api.id))!.routes).toHaveLength(3);
+      });
+
+      it('refuses a route to an unknown function and writes nothing', async () => {
+        const err = await rejection(
+          store.createApi({
+            name: 'bad',
+            basePath: '/',
+            routes: [
+              { method: 'GET', path: '/a', function: 'users' },
+              { method: 'GET', path: '/b', function: 'ghost' },
+            ],
+          }),
+        );
+        expect(err).toBeInstanceOf(UnknownFunctionError);
+        expect((err as Error).message).toContain("'ghost'");
+        expect(await store.listApis({ limit: 10 })).toEqual([]);
+        expect(await store.routesUsingFunction('users')).toEqual([]);
+
+        const api = await store.createApi({ name: 'good', basePath: '/', routes: [] });
+        expect(await rejection(store.addRoute(api.id, { method: 'GET', path: '/x', function: 'ghost' }))).toBeInstanceOf(
+          UnknownFunctionError,
+        );
+        expect((await store.getApi(api.id))!.routes).toEqual([]);
+      });
+
+      it('updates an API atomically, replacing routes and keeping ids of unchanged ones', async () => {
+        const api = await store.createApi({
+          name: 'v1',
+          basePath: '/one',
+          routes: [
+            { method: 'GET', path: '/keep', function: 'users' },
+            { method: 'GET', path: '/drop', function: 'users' },
+          ],
+        });
+        const failed = await rejection(
+          store.updateApi(api.id, { name: 'v2', routes: [{ method: 'GET', path: '/new', function: 'ghost' }] }),
+        );
+        expect(failed).toBeInstanceOf(UnknownFunctionError);
+        expect(await store.getApi(api.id)).toEqual(api);
+
+        const updated = await store.updateApi(api.id, {
+          name: 'v2',
+          routes: [
+            { method: 'POST', path: '/new', function: 'orders' },
+            { method: 'GET', path: '/keep', function: 'orders' },
+          ],
+        });
+        expect(updated).toMatchObject({ id: api.id, name: 'v2', basePath: '/one', createdAt: api.createdAt });
+        expect(updated!.updatedAt > api.updatedAt).toBe(true);
+        expect(updated!.routes.map((r) => `${r.method} ${r.path} ${r.function}`)).toEqual([
+          'POST /new orders',
+          'GET /keep orders',
+        ]);
+        expect(updated!.routes[1].id).toBe(api.routes[0].id);
+        expect(await store.getApi(api.id)).toEqual(updated);
+
+        const renamed = await store.updateApi(api.id, { basePath: '/two' });
+        expect(renamed!.routes).toEqual(updated!.routes); // no `routes` leaves them alone
+        expect(renamed!.basePath).toBe('/two');
+        expect(await store.updateApi('api_missing', { name: 'x' })).toBeNull();
+      });
+
+      it('adds and deletes single routes, bumping the API updatedAt', async () => {
+        const api = await store.createApi({
+          name: 'a',
+          basePath: '/',
+          routes: [{ method: 'GET', path: '/one', function: 'users' }],
+        });
+        const added = await store.addRoute(api.id, { method: 'PUT', path: '/two/:id', function: 'orders' });
+        expect(added).toMatchObject({ method: 'PUT', path: '/two/:id', function: 'orders' });
+        expect(added!.id).toMatch(/^rt_/);
+        const afterAdd = (await store.getApi(api.id))!;
+        expect(afterAdd.routes.map((r) => r.id)).toEqual([api.routes[0].id, added!.id]);
+        expect(afterAdd.updatedAt > api.updatedAt).toBe(true);
+        expect(await store.addRoute('api_missing', { method: 'GET', path: '/x', function: 'users' })).toBeNull();
+
+        expect(await store.deleteRoute(api.id, api.routes[0].id)).toBe(true);
+        const afterDelete = (await store.getApi(api.id))!;
+        expect(afterDelete.routes.map((r) => r.id)).toEqual([added!.id]);
+        expect(afterDelete.updatedAt > afterAdd.updatedAt).toBe(true);
+        expect(await store.deleteRoute(api.id, api.routes[0].id)).toBe(false);
+        expect(await store.deleteRoute('api_other', added!.id)).toBe(false);
+      });
+
+      it('refuses to delete a function bound by routes, listing them', async () => {
+        const api = await store.createApi({
+          name: 'a',
+          basePath: '/',
+          routes: [
+            { method: 'GET', path: '/u', function: 'users' },
+            { method: 'DELETE', path: '/u/:id', function: 'users' },
+          ],
+        });
+        const err = await rejection(store.deleteFunction('users'));
+        expect(err).toBeInstanceOf(ConflictError);
+        expect(err).toMatchObject({
+          code: 'function_in_use',
+          message: "Function 'users' is bound by 2 route(s)",
+          details: {
+            routes: [
+              { apiId: api.id, id: api.routes[0].id, method: 'GET', path: '/u' },
+              { apiId: api.id, id: api.routes[1].id, method: 'DELETE', path: '/u/:id' },
+            ],
+          },
+        });
+        expect(await store.getFunction('users')).not.toBeNull();
+        expect((await store.routesUsingFunction('users')).map((r) => [r.apiId, r.id])).toEqual([
+          [api.id, api.routes[0].id],
+          [api.id, api.routes[1].id],
+        ]);
+      });
+
+      it('deleting an API deletes its routes and frees their functions', async () => {
+        const api = await store.createApi({
+          name: 'a',
+          basePath: '/',
+          routes: [{ method: 'GET', path: '/u', function: 'users' }],
+        });
+        expect(await store.deleteApi(api.id)).toBe(true);
+        expect(await store.getApi(api.id)).toBeNull();
+        expect(await store.routesUsingFunction('users')).toEqual([]);
+        expect(await store.deleteFunction('users')).toBe(true);
+        expect(await store.deleteApi(api.id)).toBe(false);
+      });
+    });
+
+    describe('function logs', () => {
+      beforeEach(async () => {
+        await store.createFunction(fn('f1'));
+        await store.createFunction(fn('f2'));
+      });
+
+      it('appends and lists the newest lines, oldest first', async () => {
+        await store.appendFunctionLogs('f1', [line('one'), line('two', 'warn')]);
+        await store.appendFunctionLogs('f1', [line('three'), { ...line('four', 'error'), requestId: null }]);
+        await store.appendFunctionLogs('f2', [line('other')]);
+        expect(await store.listFunctionLogs('f1', 3)).toEqual([
+          line('two', 'warn'),
+          line('three'),
+          { ...line('four', 'error'), requestId: null },
+        ]);
+        expect((await store.listFunctionLogs('f2', 10)).map((l) => l.message)).toEqual(['other']);
+        expect(await store.listFunctionLogs('nobody', 10)).toEqual([]);
+      });
+
+      it('prunes to the newest lines per function', async () => {
+        await store.appendFunctionLogs('f1', ['a', 'b', 'c', 'd'].map((m) => line(m)));
+        await store.appendFunctionLogs('f2', ['x', 'y', 'z'].map((m) => line(m)));
+        await store.pruneFunctionLogs(2);
+        expect((await store.listFunctionLogs('f1', 10)).map((l) => l.message)).toEqual(['c', 'd']);
+        expect((await store.listFunctionLogs('f2', 10)).map((l) => l.message)).toEqual(['y', 'z']);
+      });
+
+      it('drops the logs with their function, and lines for a missing function', async () => {
+        await store.appendFunctionLogs('f1', [line('old')]);
+        await store.deleteFunction('f1');
+        await store.appendFunctionLogs('f1', [line('late')]); // an invocation finishing after the delete
+        await store.createFunction(fn('f1'));
+        expect(await store.listFunctionLogs('f1', 10)).toEqual([]);
+      });
+    });
+
+    it('keeps at most logRetention lines per function as lines arrive', async () => {
+      const s = await b.open({ logRetention: 10 });
+      try {
+        await s.createFunction(fn('chatty'));
+        for (let i = 0; i < 25; i++) await s.appendFunctionLogs('chatty', [line(`line ${i}`)]);
+        const lines = await s.listFunctionLogs('chatty', 1000);
+        expect(lines).toHaveLength(10);
+        expect(lines.at(-1)!.message).toBe('line 24');
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('keeps everything across a restart', async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      await first.createFunction(fn('persist'));
+      await first.updateFunction('persist', { code: 'v2' });
+      const api = await first.createApi({
+        name: 'p',
+        basePath: '/p',
+        routes: [{ method: 'GET', path: '/x', function: 'persist' }],
+      });
+      await first.appendFunctionLogs('persist', [line('remember me')]);
+      await first.close();
+
+      const second = await openStore(url);
+      try {
+        expect(await second.getFunction('persist')).toMatchObject({ version: 2, code: 'v2' });
+        expect(await second.getApi(api.id)).toEqual(api);
+        expect((await second.listFunctionLogs('persist', 10)).map((l) => l.message)).toEqual(['remember me']);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('refuses a database written by a newer Switchyard', async () => {
+      const url = await b.freshUrl();
+      await (await openStore(url)).close();
+      await b.exec(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', '2099-01-01')");
+      const err = await rejection(openStore(url));
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/newer Switchyard/);
+      expect((err as Error).message).toMatch(/version 999/);
+      expect((err as Error).message).toMatch(/knows versions up to \d+\./);
+    });
+  });
+}
+
+describe('openStore', () => {
+  it('opens sqlite: paths relative to the working directory, creating parent folders', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-open-'));
+    try {
+      const file = join(dir, 'nested', 'deeper', 'x.db');
+      const store = await openStore(`sqlite:${relative(process.cwd(), file)}`);
+      expect(store.kind).toBe('sqlite');
+      await store.ping();
+      await store.close();
+      expect(existsSync(file)).toBe(true);
+      const raw = new Database(file, { readonly: true });
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal'); // WAL persists in the file
+      raw.close();
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens sqlite::memory:', async () => {
+    const store = await openStore('sqlite::memory:');
+    await store.createFunction(fn('mem'));
+    expect((await store.getFunction('mem'))!.name).toBe('mem');
+    await store.close();
+  });
+
+  it('refuses PostgreSQL for now and unknown schemes, with ConfigError', async () => {
+    for (const url of ['postgres://u@localhost/db', 'postgresql://u@localhost/db']) {
+      const err = await rejection(openStore(url));
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/PostgreSQL support is coming/);
+    }
+    expect(await rejection(openStore('mysql://x'))).toBeInstanceOf(ConfigError);
+    expect(await rejection(openStore('sqlite:'))).toBeInstanceOf(ConfigError);
+  });
+});
