@@ -99,12 +99,17 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // Keep-alive sockets that finish their last response would hold close() open
+      // until the grace period: close them as soon as they go idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);
+      sweep.unref();
       const grace = setTimeout(() => {
         log.warn('grace period over: closing remaining connections');
         app.server.closeAllConnections?.();
       }, config.shutdownGraceMs);
       grace.unref();
       await app.close();
+      clearInterval(sweep);
       clearTimeout(grace);
       await logSink.flush();
       await runtime.close(config.shutdownGraceMs);

@@ -32,6 +32,8 @@ interface Batch {
   ids: number[];
   left: number;
   timer: NodeJS.Timeout;
+  /** Its `dispatch` apply has not returned: at the deadline, the isolate is stuck in sync code. */
+  applying: boolean;
 }
 
 interface Instance {
@@ -47,8 +49,6 @@ interface Instance {
   /** Why ivm disposed the isolate under us, if we did it ourselves. */
   killedFor: InvocationErrorCode | null;
   inflight: Set<number>;
-  /** `dispatch` applies not yet returned: > 0 at a deadline means the isolate is stuck in sync code. */
-  applying: number;
   lastHeapCheck: number;
   lastUsed: number;
 }
@@ -121,7 +121,7 @@ export class IsolateHost {
     let inst = this.current.get(key);
     if (!inst || !inst.routed) inst = this.create(load);
     inst.lastUsed = Date.now();
-    const batch: Batch = { inst, ids, left: ids.length, timer: setTimeout(() => this.deadline(batch), load.timeoutMs) };
+    const batch: Batch = { inst, ids, left: ids.length, applying: false, timer: setTimeout(() => this.deadline(batch), load.timeoutMs) };
     for (const id of ids) {
       this.inflight.set(id, batch);
       inst.inflight.add(id);
@@ -154,7 +154,6 @@ export class IsolateHost {
       dead: false,
       killedFor: null,
       inflight: new Set(),
-      applying: 0,
       lastHeapCheck: Date.now(),
       lastUsed: Date.now(),
     };
@@ -194,15 +193,15 @@ export class IsolateHost {
 
   private run(inst: Instance, batch: Batch, payload: string): void {
     if (inst.dead || !inst.dispatch) return; // the batch was already answered when it died
-    inst.applying++;
+    batch.applying = true;
     inst.dispatch.apply(undefined, [payload], { result: { promise: true } }).then(
       (text) => {
-        inst.applying--;
+        batch.applying = false;
         this.settled(inst, text as string);
         this.checkHeap(inst);
       },
       (err: unknown) => {
-        inst.applying--;
+        batch.applying = false;
         this.applyFailed(inst, batch, err);
       },
     );
@@ -240,7 +239,7 @@ export class IsolateHost {
     const { name, timeoutMs } = inst.load;
     this.failBatch(batch, 'function_timeout', `Function '${name}' timed out after ${timeoutMs} ms`);
     if (inst.dead) return;
-    if (inst.applying > 0 || !inst.dispatch) {
+    if (batch.applying || !inst.dispatch) {
       // Still running synchronously (an endless loop, or a top level that never ends): nothing
       // else can run in this isolate, so its other invocations fail too.
       this.kill(inst, 'function_timeout', `Function '${name}' timed out after ${timeoutMs} ms`);

@@ -32,6 +32,13 @@ function agentFor(allowPrivate: boolean): Agent {
   return agent;
 }
 
+/** Closes the pooled connections (worker shutdown). */
+export async function closeFetchAgents(): Promise<void> {
+  const all = [...agents.values()];
+  agents.clear();
+  await Promise.allSettled(all.map((a) => a.close()));
+}
+
 interface FetchMeta {
   url: string;
   method: string;

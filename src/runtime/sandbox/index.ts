@@ -1,15 +1,183 @@
-// Sandbox globals for a function's isolate (worker process only). Stub: filled in shortly.
-import type ivm from 'isolated-vm';
+/**
+ * Installs the contract's sandbox globals into one isolate context (worker
+ * process only). Pure-JS polyfills run inside the isolate (./js/*); what needs
+ * the host (randomness, HMAC/digest, WHATWG URL parsing, timers, fetch) goes
+ * through ivm.Callbacks created once per context and captured by the bootstrap
+ * closure. Bridges exchange only primitives, strings and fresh ArrayBuffers;
+ * no host object or Reference ever reaches the isolate's global.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import ivm from 'isolated-vm';
+import { BOOTSTRAP_SOURCE, BRIDGE_NAMES } from './bootstrap.js';
+import { performFetch, type FetchEnvelope } from './host-fetch.js';
+
+export { BOOTSTRAP_SOURCE } from './bootstrap.js';
+export { FETCH_MAX_BODY_BYTES, FETCH_TIMEOUT_MS, closeFetchAgents } from './host-fetch.js';
 
 export interface SandboxOptions {
+  /** This function's own env only; frozen inside the isolate as `process.env`. */
   env: Record<string, string>;
+  /** Mirrors SWITCHYARD_ALLOW_PRIVATE_TARGETS for the sandbox's fetch. */
   allowPrivateTargets: boolean;
 }
 
+export interface SandboxHandle {
+  /** Clears pending timers and aborts in-flight fetches of this context. Idempotent. */
+  dispose(): void;
+}
+
+const NODE_HASH: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+const URL_SETTERS = new Set(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
+const MAX_HOST_FETCHES = 64;
+
+/** Exact-size copy, so the isolate never sees the rest of a pooled host buffer. */
+function exactBuffer(buf: Uint8Array): ArrayBuffer {
+  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+}
+
+function asBytes(x: unknown): Uint8Array | null {
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  return null;
+}
+
+function urlComponents(u: URL): string[] {
+  return [u.href, u.origin, u.protocol, u.username, u.password, u.host, u.hostname, u.port, u.pathname, u.search, u.hash];
+}
+
+function hostRandom(n: unknown): ArrayBuffer | null {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 65536) return null;
+  return exactBuffer(randomBytes(n));
+}
+
+function hostCrypto(op: unknown, hash: unknown, key: unknown, data: unknown): ArrayBuffer | null {
+  const algo = typeof hash === 'string' ? NODE_HASH[hash] : undefined;
+  const bytes = asBytes(data);
+  if (!algo || !bytes) return null;
+  if (op === 'digest') return exactBuffer(createHash(algo).update(bytes).digest());
+  const keyBytes = asBytes(key);
+  if (op === 'hmac' && keyBytes) return exactBuffer(createHmac(algo, keyBytes).update(bytes).digest());
+  return null;
+}
+
+function hostUrl(href: unknown, base: unknown, prop: unknown, value: unknown): string[] | null {
+  if (typeof href !== 'string' || (base !== undefined && typeof base !== 'string')) return null;
+  try {
+    const u = base === undefined ? new URL(href) : new URL(href, base);
+    if (typeof prop === 'string' && prop !== '') {
+      if (!URL_SETTERS.has(prop) || typeof value !== 'string') return null;
+      (u as unknown as Record<string, string>)[prop] = value;
+    }
+    return urlComponents(u);
+  } catch {
+    return null;
+  }
+}
+
+// V8 code cache of the bootstrap, produced by the first isolate of this process:
+// later isolates skip most of the parse/compile work on every cold start.
+let bootstrapCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+async function compileBootstrap(isolate: ivm.Isolate): Promise<ivm.Script> {
+  const filename = 'switchyard:sandbox-bootstrap';
+  type Compiled = ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean };
+  if (bootstrapCache) {
+    const script = (await isolate.compileScript(BOOTSTRAP_SOURCE, { filename, cachedData: bootstrapCache })) as Compiled;
+    if (!script.cachedDataRejected) return script;
+  }
+  const script = (await isolate.compileScript(BOOTSTRAP_SOURCE, { filename, produceCachedData: true })) as Compiled;
+  if (script.cachedData) bootstrapCache = script.cachedData;
+  return script;
+}
+
 export async function installSandbox(
-  _isolate: ivm.Isolate,
-  _context: ivm.Context,
-  _opts: SandboxOptions,
-): Promise<{ dispose(): void }> {
-  return { dispose() {} };
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  opts: SandboxOptions,
+): Promise<SandboxHandle> {
+  let disposed = false;
+  const timers = new Map<number, NodeJS.Timeout>();
+  const fetches = new AbortController();
+  // Each in-flight fetch listens on this signal; the default of 10 listeners would warn.
+  setMaxListeners(MAX_HOST_FETCHES + 8, fetches.signal);
+  let inFlight = 0;
+  let dispatch: ivm.Reference<(kind: string, id: number, payload?: unknown) => void> | null = null;
+
+  const live = () => !disposed && !isolate.isDisposed;
+
+  // Calls into the isolate without waiting; a disposed isolate is not an error for the worker.
+  function send(kind: string, id: number, payload?: unknown): void {
+    if (!live() || !dispatch) return;
+    try {
+      dispatch.applyIgnored(undefined, [kind, id, payload], { arguments: { copy: true } });
+    } catch {
+      // The isolate went away between the check and the call.
+    }
+  }
+
+  const onTimerSet = (id: unknown, ms: unknown) => {
+    if (!live() || typeof id !== 'number' || typeof ms !== 'number') return;
+    clearTimeout(timers.get(id));
+    const t = setTimeout(
+      () => {
+        timers.delete(id);
+        send('timer', id);
+      },
+      Math.min(Math.max(0, ms), 2_147_483_647),
+    );
+    timers.set(id, t);
+  };
+  const onTimerClear = (id: unknown) => {
+    if (typeof id !== 'number') return;
+    clearTimeout(timers.get(id));
+    timers.delete(id);
+  };
+  const onFetch = (id: unknown, meta: unknown, body: unknown) => {
+    if (!live() || typeof id !== 'number') return;
+    if (inFlight >= MAX_HOST_FETCHES) {
+      send('fetch', id, { error: { message: 'fetch failed: too many requests in flight' } } satisfies FetchEnvelope);
+      return;
+    }
+    inFlight++;
+    performFetch(meta, body, { allowPrivate: opts.allowPrivateTargets, signal: fetches.signal })
+      .then((env) => send('fetch', id, env))
+      .catch(() => send('fetch', id, { error: { message: 'fetch failed' } }))
+      .finally(() => inFlight--);
+  };
+
+  const bridges: Record<(typeof BRIDGE_NAMES)[number], unknown> = {
+    hostRandom: new ivm.Callback(hostRandom),
+    hostCrypto: new ivm.Callback(hostCrypto),
+    hostUrl: new ivm.Callback(hostUrl),
+    hostTimerSet: new ivm.Callback(onTimerSet, { ignored: true }),
+    hostTimerClear: new ivm.Callback(onTimerClear, { ignored: true }),
+    hostFetch: new ivm.Callback(onFetch, { ignored: true }),
+    envJson: JSON.stringify(opts.env ?? {}),
+  };
+  const args = BRIDGE_NAMES.map((name) => bridges[name]) as ivm.Transferable[];
+  const script = await compileBootstrap(isolate);
+  const bootstrap = (await script.run(context, { reference: true, release: true })) as ivm.Reference;
+  try {
+    dispatch = (await bootstrap.apply(undefined, args, { result: { reference: true } })) as ivm.Reference<
+      (kind: string, id: number, payload?: unknown) => void
+    >;
+  } finally {
+    bootstrap.release();
+  }
+
+  return {
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      fetches.abort();
+      try {
+        dispatch?.release();
+      } catch {
+        // Already released with its isolate.
+      }
+      dispatch = null;
+    },
+  };
 }

@@ -1,0 +1,149 @@
+/**
+ * `switchyard --demo` end to end: the example functions from examples/demo.json,
+ * deployed by the server itself, answer seed 4.1 (Users API) and 4.3 (webhook
+ * receiver) exactly, through the public invocation URLs.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '../helpers/service.js';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
+const demo = JSON.parse(readFileSync(new URL('../../examples/demo.json', import.meta.url), 'utf8'));
+const SECRET: string = demo.functions.find((f: { name: string }) => f.name === 'webhook-receiver').env.WEBHOOK_SECRET;
+
+let svc: RunningService;
+let base = '';
+
+beforeAll(async () => {
+  svc = await startService({ args: ['--demo'] });
+  // The demo loads after the server listens: wait for its APIs.
+  const until = Date.now() + 20000;
+  for (;;) {
+    const apis = await svc.request('GET', '/api/apis');
+    const users = Array.isArray(apis.json) ? apis.json.find((a: { name: string }) => a.name === 'Users API') : undefined;
+    if (users && users.routes.length === 5) {
+      base = `/api/invoke/fn/${users.id}${users.basePath}`;
+      expect(users.invokeUrl).toBe(svc.url + `/api/invoke/fn/${users.id}${users.basePath}`);
+      break;
+    }
+    if (Date.now() > until) throw new Error(`demo did not load:\n${svc.output.join('')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, 40000);
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+interface User {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+}
+
+describe('seed 4.1: Users API', () => {
+  it('lists page 1 with limit 10 by default', async () => {
+    const res = await svc.request('GET', base);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.json).toMatchObject({ page: 1, limit: 10 });
+    expect(Number.isInteger(res.json.total)).toBe(true);
+    expect(res.json.total).toBeGreaterThanOrEqual(10);
+    expect(res.json.users).toHaveLength(10);
+    for (const u of res.json.users as User[]) {
+      expect(Object.keys(u).sort()).toEqual(['email', 'id', 'name', 'role']);
+      expect(Number.isInteger(u.id)).toBe(true);
+      expect(typeof u.name).toBe('string');
+      expect(u.email).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
+      expect(typeof u.role).toBe('string');
+    }
+  });
+
+  it('slices (page-1)*limit up to limit entries', async () => {
+    const all = await svc.request('GET', `${base}?page=1&limit=100`);
+    const everyone = all.json.users as User[];
+    expect(everyone).toHaveLength(all.json.total);
+    const res = await svc.request('GET', `${base}?page=2&limit=5`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ page: 2, limit: 5, total: all.json.total });
+    expect(res.json.users).toEqual(everyone.slice(5, 10));
+    const past = await svc.request('GET', `${base}?page=1000&limit=5`);
+    expect(past.status).toBe(200);
+    expect(past.json.users).toEqual([]);
+  });
+
+  it('creates a user: 201 with role defaulting to viewer and created_at', async () => {
+    const res = await svc.request('POST', base, { name: 'Ada', email: 'ada@example.com' });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ name: 'Ada', email: 'ada@example.com', role: 'viewer' });
+    expect(Number.isInteger(res.json.id)).toBe(true);
+    expect(res.json.created_at).toMatch(ISO);
+    const admin = await svc.request('POST', base, { name: 'Root', email: 'root@example.org', role: 'admin' });
+    expect(admin.status).toBe(201);
+    expect(admin.json.role).toBe('admin');
+  });
+
+  it.each([
+    [{ email: 'a@example.com' }],
+    [{ name: 'NoEmail' }],
+    [{}],
+    [{ name: 'Bad', email: 'not-an-email' }],
+    [{ name: 'Bad', email: 'a b@example.com' }],
+    [{ name: 'Bad', email: 'a@example' }],
+  ])('answers 400 with an error for %j', async (body) => {
+    const res = await svc.request('POST', base, body);
+    expect(res.status).toBe(400);
+    expect(typeof res.json.error).toBe('string');
+  });
+
+  it('gets one user with created_at and last_login', async () => {
+    const res = await svc.request('GET', `${base}/42`);
+    expect(res.status).toBe(200);
+    expect(res.json.id).toBe(42);
+    expect(Object.keys(res.json).sort()).toEqual(['created_at', 'email', 'id', 'last_login', 'name', 'role']);
+    expect(res.json.created_at).toMatch(ISO);
+    expect(res.json.last_login).toMatch(ISO);
+    expect(typeof res.json.name).toBe('string');
+  });
+
+  it('deletes a user', async () => {
+    const res = await svc.request('DELETE', `${base}/42`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ deleted: true, id: 42 });
+  });
+});
+
+describe('seed 4.3: webhook receiver', () => {
+  const receive = (body: unknown, headers: Record<string, string>) =>
+    svc.request('POST', `${base}/webhooks/receive`, body, headers);
+
+  it('answers 401 with an error for a wrong or missing secret', async () => {
+    for (const headers of [{ 'x-webhook-secret': 'wrong' }, {}] as Record<string, string>[]) {
+      const res = await receive({ event: 'order.created', data: { id: 1 } }, headers);
+      expect(res.status).toBe(401);
+      expect(typeof res.json.error).toBe('string');
+    }
+  });
+
+  it.each(['order.created', 'user.signup', 'payment.failed'])('processes %s', async (event) => {
+    const res = await receive({ event, data: { id: 7, email: 'x@example.com' } }, { 'x-webhook-secret': SECRET });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ processed: event });
+  });
+
+  it('acknowledges an unknown event with received and event', async () => {
+    const res = await receive({ event: 'invoice.paid', data: {} }, { 'x-webhook-secret': SECRET });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ received: true, event: 'invoice.paid' });
+  });
+
+  it('parses a body that arrives as a JSON string', async () => {
+    const text = JSON.stringify({ event: 'user.signup', data: { email: 'a@b.co' } });
+    const res = await receive(text, { 'x-webhook-secret': SECRET, 'content-type': 'text/plain' });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ processed: 'user.signup' });
+    const unknown = await receive(JSON.stringify({ event: 'x.y' }), { 'x-webhook-secret': SECRET, 'content-type': 'text/plain' });
+    expect(unknown.json).toEqual({ received: true, event: 'x.y' });
+  });
+});

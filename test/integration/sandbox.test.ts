@@ -1,0 +1,340 @@
+/**
+ * The function sandbox over real HTTP: time and memory limits, thrown errors,
+ * no way out to the host, per-function env, in-flight updates, the sandbox
+ * globals, fetch's private-target guard, and a worker process dying mid-call.
+ * Two services: the default one, and one with SWITCHYARD_ALLOW_PRIVATE_TARGETS=1
+ * whose functions can reach a local receiver (used as an "I am running" signal).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerIndexFor } from '../../src/runtime/pool.js';
+import { childPids, commandLine, startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { startService, type RunningService } from '../helpers/service.js';
+
+const OK = (tag: string) => `exports.handler = async () => ({ statusCode: 200, body: { ok: '${tag}' } });`;
+
+let svc: RunningService;
+let receiver: Receiver;
+let apiId = '';
+
+/** Creates (or replaces) a function and a GET route `/<name>` to it on the default service's API. */
+async function deploy(s: RunningService, api: string, name: string, code: string, extra: Record<string, unknown> = {}) {
+  const res = await s.request('POST', '/api/functions', { name, code, ...extra });
+  expect(res.status, `${name}: ${res.text}`).toBe(201);
+  const route = await s.request('POST', `/api/apis/${api}/routes`, { method: 'GET', path: `/${name}`, function: name });
+  expect(route.status, route.text).toBe(201);
+}
+
+const call = (s: RunningService, api: string, name: string) => s.request('GET', `/api/invoke/fn/${api}/${name}`);
+
+beforeAll(async () => {
+  [svc, receiver] = await Promise.all([startService(), startReceiver()]);
+  await svc.request('POST', '/api/functions', { name: 'bystander', code: OK('bystander') });
+  const api = await svc.request('POST', '/api/apis', {
+    name: 'sandbox',
+    basePath: '/',
+    routes: [{ method: 'GET', path: '/bystander', function: 'bystander' }],
+  });
+  expect(api.status, api.text).toBe(201);
+  apiId = api.json.id;
+}, 60000);
+
+afterAll(async () => {
+  await Promise.all([svc?.stop(), receiver?.close()]);
+});
+
+describe('limits', () => {
+  it('stops an endless loop with 504 function_timeout; others and a fixed version answer after', async () => {
+    await deploy(svc, apiId, 'spin', `exports.handler = async () => { while (true) {} };`, { timeout_ms: 500 });
+    const res = await call(svc, apiId, 'spin');
+    expect(res.status).toBe(504);
+    expect(res.json.code).toBe('function_timeout');
+    expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
+
+    const other = await call(svc, apiId, 'bystander');
+    expect(other.status).toBe(200);
+    expect(other.json).toEqual({ ok: 'bystander' });
+
+    const fixed = await svc.request('PUT', '/api/functions/spin', { code: OK('spin-fixed') });
+    expect(fixed.status).toBe(200);
+    const again = await call(svc, apiId, 'spin');
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual({ ok: 'spin-fixed' });
+  }, 20000);
+
+  it('stops a promise that never settles with 504', async () => {
+    await deploy(svc, apiId, 'hang', `exports.handler = () => new Promise(() => {});`, { timeout_ms: 500 });
+    const res = await call(svc, apiId, 'hang');
+    expect(res.status).toBe(504);
+    expect(res.json.code).toBe('function_timeout');
+  }, 20000);
+
+  it('stops a memory bomb with 502 function_memory_limit without disturbing others', async () => {
+    await deploy(
+      svc,
+      apiId,
+      'bomb',
+      `exports.handler = async () => { const a = []; for (;;) a.push({ i: a.length, s: 'item-' + a.length, t: [a.length] }); };`,
+      { memory_mb: 16, timeout_ms: 10000 },
+    );
+    const [res, other] = await Promise.all([call(svc, apiId, 'bomb'), call(svc, apiId, 'bystander')]);
+    expect(res.status).toBe(502);
+    expect(res.json.code).toBe('function_memory_limit');
+    expect(other.status).toBe(200);
+    expect((await call(svc, apiId, 'bystander')).status).toBe(200);
+  }, 30000);
+
+  it('answers a throw with 502 function_error carrying the request id', async () => {
+    await deploy(svc, apiId, 'thrower', `exports.handler = async () => { throw new TypeError('bad thing'); };`);
+    const res = await call(svc, apiId, 'thrower');
+    expect(res.status).toBe(502);
+    expect(res.json.code).toBe('function_error');
+    expect(res.json.error).toContain('bad thing');
+    expect(res.json.requestId).toBe(res.headers.get('x-request-id'));
+  });
+});
+
+describe('isolation', () => {
+  it('offers no require, no host process and no way to reach them through constructors', async () => {
+    await deploy(
+      svc,
+      apiId,
+      'escape',
+      `exports.handler = async function () {
+        const out = {};
+        out.require = typeof require;
+        out.processKeys = Object.keys(process).sort();
+        out.exit = typeof process.exit;
+        out.pid = typeof process.pid;
+        out.binding = typeof process.binding;
+        out.mainModule = typeof process.mainModule;
+        const g = (function () {}).constructor('return this')();
+        out.sameGlobal = g === globalThis;
+        out.gRequire = typeof g.require;
+        out.gProcessKeys = Object.keys(g.process || {}).sort();
+        const p = ({}).constructor.constructor('return process')();
+        out.ctorPid = typeof p.pid;
+        out.ctorMainModule = typeof p.mainModule;
+        out.ctorExit = typeof p.exit;
+        let viaThis = 'none';
+        try { viaThis = typeof this.constructor.constructor('return process')().pid; } catch (e) { viaThis = 'threw'; }
+        out.viaThis = viaThis;
+        out.bridges = ${JSON.stringify(['hostRandom', 'hostCrypto', 'hostUrl', 'hostTimerSet', 'hostTimerClear', 'hostFetch', 'envJson', 'ivm', '_ivm'])}
+          .filter((n) => n in globalThis);
+        let imported = 'no';
+        try { await import('node:fs'); imported = 'yes'; } catch (e) { imported = 'no'; }
+        out.imported = imported;
+        out.buffer = typeof Buffer;
+        return out;
+      };`,
+    );
+    const res = await call(svc, apiId, 'escape');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({
+      require: 'undefined',
+      processKeys: ['env'],
+      exit: 'undefined',
+      pid: 'undefined',
+      binding: 'undefined',
+      mainModule: 'undefined',
+      sameGlobal: true,
+      gRequire: 'undefined',
+      gProcessKeys: ['env'],
+      ctorPid: 'undefined',
+      ctorMainModule: 'undefined',
+      ctorExit: 'undefined',
+      bridges: [],
+      imported: 'no',
+      buffer: 'undefined',
+    });
+    expect(['undefined', 'threw', 'none']).toContain(res.json.viaThis);
+  });
+
+  it("keeps one function's env invisible to another", async () => {
+    const envCode = `exports.handler = async () => ({ statusCode: 200, body: { env: { ...process.env } } });`;
+    await deploy(svc, apiId, 'env-a', envCode, { env: { SECRET_A: 'alpha' } });
+    await deploy(svc, apiId, 'env-b', envCode, { env: { SECRET_B: 'beta' } });
+    const a = await call(svc, apiId, 'env-a');
+    const b = await call(svc, apiId, 'env-b');
+    expect(a.json).toEqual({ env: { SECRET_A: 'alpha' } });
+    expect(b.json).toEqual({ env: { SECRET_B: 'beta' } });
+    // Nor the host's environment.
+    expect(b.text).not.toContain('PATH');
+    expect(b.text).not.toContain('DATABASE_URL');
+  });
+});
+
+describe('sandbox globals', () => {
+  it('provides TextEncoder, URL, crypto, atob/btoa, structuredClone and timers', async () => {
+    await deploy(
+      svc,
+      apiId,
+      'globals',
+      `exports.handler = async () => {
+        const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+        const enc = new TextEncoder();
+        const key = await crypto.subtle.importKey('raw', enc.encode('key'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+        const msg = enc.encode('The quick brown fox jumps over the lazy dog');
+        const mac = await crypto.subtle.sign('HMAC', key, msg);
+        const verified = await crypto.subtle.verify('HMAC', key, mac, msg);
+        const digest = await crypto.subtle.digest('SHA-256', enc.encode('abc'));
+        const url = new URL('https://user@api.example.com:8443/a/b?q=1&q=2#frag');
+        const params = new URLSearchParams('x=1&y=two+words');
+        const original = { a: [1, { b: 2 }], d: new Date(0), m: new Map([['k', 'v']]) };
+        const clone = structuredClone(original);
+        const fired = await new Promise((r) => setTimeout(() => r('fired'), 20));
+        let cleared = 'not-fired';
+        const t = setTimeout(() => { cleared = 'fired'; }, 10);
+        clearTimeout(t);
+        await new Promise((r) => setTimeout(r, 30));
+        return {
+          utf8Length: enc.encode('héllo').length,
+          decoded: new TextDecoder().decode(enc.encode('héllo')),
+          url: { host: url.hostname, port: url.port, path: url.pathname, q: url.searchParams.getAll('q'), hash: url.hash },
+          params: { x: params.get('x'), y: params.get('y') },
+          hmac: hex(mac),
+          verified,
+          digest: hex(digest),
+          btoa: btoa('hello'),
+          atob: atob('aGVsbG8='),
+          clone: { distinct: clone !== original && clone.a !== original.a, a: clone.a, date: clone.d instanceof Date && clone.d.getTime() === 0, map: clone.m instanceof Map && clone.m.get('k') },
+          fired,
+          cleared,
+          uuid: crypto.randomUUID(),
+          random: crypto.getRandomValues(new Uint8Array(8)).length,
+        };
+      };`,
+    );
+    const res = await call(svc, apiId, 'globals');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({
+      utf8Length: 6,
+      decoded: 'héllo',
+      url: { host: 'api.example.com', port: '8443', path: '/a/b', q: ['1', '2'], hash: '#frag' },
+      params: { x: '1', y: 'two words' },
+      hmac: 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+      verified: true,
+      digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      btoa: 'aGVsbG8=',
+      atob: 'hello',
+      clone: { distinct: true, a: [1, { b: 2 }], date: true, map: 'v' },
+      fired: 'fired',
+      cleared: 'not-fired',
+      random: 8,
+    });
+    expect(res.json.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+const FETCH_CODE = (url: string) =>
+  `exports.handler = async () => {
+    const res = await fetch(${JSON.stringify(url)}, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'fn' }) });
+    return { statusCode: 200, body: { status: res.status, got: await res.json() } };
+  };`;
+
+describe('fetch to a private address', () => {
+  it('is refused by default with 502 function_error naming the private address', async () => {
+    await deploy(svc, apiId, 'fetcher', FETCH_CODE(receiver.url + '/refused'));
+    const res = await call(svc, apiId, 'fetcher');
+    expect(res.status).toBe(502);
+    expect(res.json.code).toBe('function_error');
+    expect(res.json.error).toMatch(/private/i);
+    expect(receiver.requests.some((r) => r.url === '/refused')).toBe(false);
+  });
+});
+
+describe('with SWITCHYARD_ALLOW_PRIVATE_TARGETS=1', () => {
+  let open: RunningService;
+  let openApi = '';
+
+  beforeAll(async () => {
+    open = await startService({ env: { SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' } });
+    const api = await open.request('POST', '/api/apis', { name: 'open', basePath: '/', routes: [] });
+    expect(api.status, api.text).toBe(201);
+    openApi = api.json.id;
+  }, 30000);
+
+  afterAll(async () => {
+    await open?.stop();
+  });
+
+  it('lets fetch reach a local server', async () => {
+    await deploy(open, openApi, 'fetcher', FETCH_CODE(receiver.url + '/allowed'));
+    const res = await call(open, openApi, 'fetcher');
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual({ status: 200, got: { ok: true } });
+    const seen = receiver.requests.find((r) => r.url === '/allowed');
+    expect(seen?.method).toBe('POST');
+    expect(JSON.parse(seen!.body)).toEqual({ from: 'fn' });
+  });
+
+  it('finishes an in-flight call on the old code while new calls get the new code', async () => {
+    const v1 = `exports.handler = async () => {
+      await fetch(${JSON.stringify(receiver.url + '/v1-started')});
+      await new Promise((r) => setTimeout(r, 1500));
+      return { v: 1 };
+    };`;
+    await deploy(open, openApi, 'versioned', v1);
+    const slow = call(open, openApi, 'versioned');
+    await waitFor(() => receiver.requests.some((r) => r.url === '/v1-started'));
+    const upd = await open.request('PUT', '/api/functions/versioned', { code: `exports.handler = async () => ({ v: 2 });` });
+    expect(upd.status).toBe(200);
+    expect(upd.json.version).toBe(2);
+    const fresh = await call(open, openApi, 'versioned');
+    expect(fresh.json).toEqual({ v: 2 });
+    const old = await slow;
+    expect(old.status).toBe(200);
+    expect(old.json).toEqual({ v: 1 });
+  }, 20000);
+
+  it('survives the death of a worker process: 502 for its call, others answer, the worker comes back', async () => {
+    // Two workers (service.ts default); functions are pinned to one by name.
+    const idx = (n: string) => workerIndexFor(n, 2);
+    const crashName = 'crasher';
+    const sameName = ['same-0', 'same-1', 'same-2', 'same-3', 'same-4', 'same-5'].find((n) => idx(n) === idx(crashName))!;
+    const otherName = ['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5'].find((n) => idx(n) !== idx(crashName))!;
+    await deploy(
+      open,
+      openApi,
+      crashName,
+      `exports.handler = async () => {
+        await fetch(${JSON.stringify(receiver.url + '/crasher-started')});
+        await new Promise((r) => setTimeout(r, 5000));
+        return { survived: true };
+      };`,
+    );
+    await deploy(open, openApi, sameName, OK('same'));
+    await deploy(open, openApi, otherName, OK('other'));
+    expect((await call(open, openApi, sameName)).status).toBe(200);
+
+    // Workers are spawned in index order at start, so their pids ascend with the index.
+    const workers = childPids(open.proc.pid!).filter((p) => commandLine(p).includes('worker.js')).sort((a, b) => a - b);
+    expect(workers.length).toBe(2);
+    const victim = workers[idx(crashName)];
+
+    const crashing = call(open, openApi, crashName);
+    await waitFor(() => receiver.requests.some((r) => r.url === '/crasher-started'));
+    // What a V8 abort or host OOM does to the worker, from outside.
+    process.kill(victim, 'SIGKILL');
+
+    const [crashed, other, mgmt] = await Promise.all([
+      crashing,
+      call(open, openApi, otherName),
+      open.request('GET', '/api/functions'),
+    ]);
+    expect(crashed.status).toBe(502);
+    expect(crashed.json.code).toBeTruthy();
+    expect(crashed.json.requestId).toBe(crashed.headers.get('x-request-id'));
+    expect(other.status).toBe(200);
+    expect(other.json).toEqual({ ok: 'other' });
+    expect(mgmt.status).toBe(200);
+
+    // The supervisor restarts it; the functions pinned to it answer again.
+    const same = await call(open, openApi, sameName);
+    expect(same.status).toBe(200);
+    expect(same.json).toEqual({ ok: 'same' });
+    const after = childPids(open.proc.pid!).filter((p) => commandLine(p).includes('worker.js'));
+    expect(after.length).toBe(2);
+    expect(after).not.toContain(victim);
+    expect(open.proc.exitCode).toBeNull();
+  }, 30000);
+});

@@ -1,0 +1,234 @@
+// The function runtime end to end: real worker processes, real isolates.
+// Needs dist/runtime/worker.js (npm test builds first).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileSource } from '../../src/runtime/compile.js';
+import { createRuntime, workerIndexFor, type Runtime } from '../../src/runtime/pool.js';
+import type { DeployedFunction, InvokeOutcome } from '../../src/runtime/types.js';
+import { InvalidCodeError } from '../../src/errors.js';
+
+process.env.SWITCHYARD_TEST_HOOKS = '1';
+
+const WORKERS = 2;
+let rt: Runtime;
+
+beforeAll(() => {
+  rt = createRuntime({ workers: WORKERS, allowPrivateTargets: false });
+});
+afterAll(async () => {
+  await rt.close(1000);
+});
+
+function fn(name: string, code: string, extra: Partial<DeployedFunction> = {}): DeployedFunction {
+  const runtime = extra.compiled === undefined && /:\s*\w+\s*[,)=]/.test(code) ? 'typescript' : 'javascript';
+  return { name, version: 1, compiled: compileSource(code, runtime).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, ...extra };
+}
+
+const call = (f: DeployedFunction, event: unknown = {}, rid = 'req_1') => rt.invoke(f, JSON.stringify(event), rid);
+
+function okResult(out: InvokeOutcome): unknown {
+  if (!out.ok) throw new Error(`expected ok, got ${out.error.code}: ${out.error.message}`);
+  return out.result;
+}
+
+/** A name pinned to worker `index`, so tests can aim at (or away from) one process. */
+function nameOn(index: number, prefix: string): string {
+  for (let i = 0; ; i++) if (workerIndexFor(`${prefix}${i}`, WORKERS) === index) return `${prefix}${i}`;
+}
+
+describe('runtime: results and handler forms', () => {
+  it('runs a handler and returns its result', async () => {
+    const hello = fn('hello', `exports.handler = async (event, ctx) => ({ statusCode: 200, body: { hello: event.who, fn: ctx.functionName, rid: ctx.requestId, left: ctx.getRemainingTimeInMillis() > 0 } })`);
+    expect(okResult(await call(hello, { who: 'world' }, 'req_a'))).toEqual({
+      statusCode: 200,
+      body: { hello: 'world', fn: 'hello', rid: 'req_a', left: true },
+    });
+  });
+
+  it.each([
+    ['exports.handler', `exports.handler = async () => ({ statusCode: 201, body: 'a' })`],
+    ['module.exports = { handler }', `async function handler() { return { statusCode: 201, body: 'a' } }\nmodule.exports = { handler };`],
+    ['export async function handler', `export async function handler() { return { statusCode: 201, body: 'a' } }`],
+    ['export const handler (TypeScript)', `export const handler = async (event: unknown): Promise<{ statusCode: number; body: string }> => ({ statusCode: 201, body: 'a' });`],
+  ])('supports %s', async (_form, code) => {
+    expect(okResult(await call(fn(`form${_form.length}`, code)))).toEqual({ statusCode: 201, body: 'a' });
+  });
+
+  it('keeps undefined distinct from null', async () => {
+    const f = fn('undef', `exports.handler = (e) => e.null ? null : undefined`);
+    const none = await call(f, { null: false });
+    expect(none.ok && 'result' in none && none.result === undefined).toBe(true);
+    expect(okResult(await call(f, { null: true }))).toBeNull();
+  });
+
+  it('serves a batch of concurrent invocations, each with its own event and logs', async () => {
+    const f = fn('batch', `exports.handler = async (e, ctx) => { console.log('start', e.n); await null; console.info('after await'); return e.n * 2; }`);
+    const outs = await Promise.all([1, 2, 3, 4, 5].map((n) => call(f, { n }, `req_${n}`)));
+    outs.forEach((out, i) => {
+      expect(okResult(out)).toBe((i + 1) * 2);
+      const own = out.logs.filter((l) => l.requestId !== null);
+      expect(own).toEqual([expect.objectContaining({ level: 'log', message: `start ${i + 1}`, requestId: `req_${i + 1}` })]);
+    });
+    // After an await with several invocations in flight, a line belongs to none of them.
+    const after = outs.flatMap((o) => o.logs).filter((l) => l.message === 'after await');
+    expect(after).toHaveLength(5);
+    expect(after.every((l) => l.requestId === null)).toBe(true);
+  });
+
+  it('attributes lines after an await to the only invocation in flight', async () => {
+    const f = fn('awaiter', `exports.handler = async () => { await null; await null; console.log('late'); return 1; }`);
+    expect((await call(f, {}, 'req_solo')).logs).toEqual([expect.objectContaining({ message: 'late', requestId: 'req_solo' })]);
+  });
+
+  it('returns console lines with the request id, level and formatted message', async () => {
+    const f = fn('logger', `exports.handler = (e) => { console.log('a', 1, { b: 2 }); console.warn('w'); console.error(new TypeError('bad')); return 1; }`);
+    const out = await call(f, {}, 'req_log');
+    expect(out.logs.map((l) => [l.level, l.requestId])).toEqual([['log', 'req_log'], ['warn', 'req_log'], ['error', 'req_log']]);
+    expect(out.logs[0].message).toBe('a 1 {"b":2}');
+    expect(out.logs[2].message).toContain('TypeError: bad');
+    expect(Date.parse(out.logs[0].time)).not.toBeNaN();
+  });
+
+  it('caps console output per invocation', async () => {
+    const f = fn('chatty', `exports.handler = () => { for (let i = 0; i < 150; i++) console.log(i); console.log('x'.repeat(20000)); return 1; }`);
+    const out = await call(f);
+    expect(out.logs).toHaveLength(101);
+    expect(out.logs[100].message).toContain('51 more console lines dropped');
+    const big = fn('bigline', `exports.handler = () => { console.log('x'.repeat(20000)); return 1; }`);
+    const line = (await call(big)).logs[0].message;
+    expect(line.length).toBeLessThan(9000);
+    expect(line).toContain('[truncated');
+  });
+});
+
+describe('runtime: failures', () => {
+  it('turns a throw into function_error with the message and user line', async () => {
+    const f = fn('thrower', `exports.handler = () => {\n  throw new RangeError('nope');\n}`);
+    const out = await call(f);
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.code).toBe('function_error');
+    expect(out.error.message).toMatch(/^RangeError: nope \(line 2, column \d+\)$/);
+  });
+
+  it('turns a rejection and an unserialisable result into function_error', async () => {
+    const rej = await call(fn('rejecter', `exports.handler = async () => { throw new Error('later') }`));
+    expect(!rej.ok && rej.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('Error: later') });
+    const big = await call(fn('bigint', `exports.handler = () => ({ statusCode: 200, body: 10n })`));
+    expect(!big.ok && big.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('JSON') });
+  });
+
+  it('times out an endless loop, and the next call gets a fresh isolate', async () => {
+    const f = fn('looper', `let calls = 0; exports.handler = (e) => { calls++; if (e.loop) for (;;) {} return calls; }`, { timeoutMs: 300 });
+    const out = await call(f, { loop: true });
+    expect(!out.ok && out.error.code).toBe('function_timeout');
+    // Module state restarted: the looping isolate was disposed.
+    expect(okResult(await call(f, { loop: false }))).toBe(1);
+  });
+
+  it('times out a promise that never settles', async () => {
+    const f = fn('hanger', `exports.handler = () => new Promise(() => {})`, { timeoutMs: 300 });
+    const out = await call(f);
+    expect(!out.ok && out.error).toMatchObject({ code: 'function_timeout', message: "Function 'hanger' timed out after 300 ms" });
+  });
+
+  it('stops a memory bomb with function_memory_limit while other functions keep working', async () => {
+    const bomb = fn('bomb', `exports.handler = (e) => { if (!e.bomb) return 'fine'; const a = []; for (;;) a.push(new Array(1e5).fill(Math.random())); }`, { memoryMb: 16 });
+    const other = fn('bystander', `exports.handler = () => 'still here'`);
+    const [out, side] = await Promise.all([call(bomb, { bomb: true }), call(other)]);
+    expect(!out.ok && out.error.code).toBe('function_memory_limit');
+    expect(okResult(side)).toBe('still here');
+    expect(okResult(await call(bomb, { bomb: false }))).toBe('fine');
+    expect(okResult(await call(other))).toBe('still here');
+  });
+
+  it('fails in-flight calls of a crashed worker with function_crashed, restarts it, and others keep serving', async () => {
+    const victimName = nameOn(0, 'victim');
+    const victim = fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    const safe = fn(nameOn(1, 'safe'), `exports.handler = () => 'safe'`);
+    const restartsBefore = rt.stats().workers[0].restarts;
+    const inflight = call(victim, { hang: true });
+    expect(okResult(await call(victim, { hang: false }))).toBe('back'); // the worker is up and holds the hanging call
+    rt.crashWorkerForTest(victimName);
+    const out = await inflight;
+    expect(!out.ok && out.error).toMatchObject({ code: 'function_crashed', message: expect.stringContaining('signal') });
+    expect(okResult(await call(safe))).toBe('safe');
+    expect(okResult(await call(victim, { hang: false }))).toBe('back'); // queued during the restart, then served
+    expect(rt.stats().workers[0].restarts).toBe(restartsBefore + 1);
+  });
+});
+
+describe('runtime: versions', () => {
+  it('finishes an in-flight call on its version while the new version serves new calls', async () => {
+    const v1 = fn('versioned', `exports.handler = (e) => { const end = Date.now() + (e.slow ? 400 : 0); while (Date.now() < end) {} return 'v1'; }`);
+    const v2 = { ...fn('versioned', `exports.handler = () => 'v2'`), version: 2 };
+    expect(okResult(await call(v1))).toBe('v1'); // warm v1
+    const slow = call(v1, { slow: true });
+    await new Promise((r) => setTimeout(r, 50));
+    rt.retire('versioned', 2);
+    const fresh = await Promise.all([call(v2), call(v2)]);
+    expect(fresh.map(okResult)).toEqual(['v2', 'v2']);
+    expect(okResult(await slow)).toBe('v1');
+  });
+});
+
+describe('runtime: validate', () => {
+  const limits = { timeoutMs: 1000, memoryMb: 32 };
+
+  it('reports a syntax error at the user line and column', async () => {
+    expect(await rt.validate('exports.handler = () => 1;\n\nlet x = ;', limits)).toEqual({
+      ok: false,
+      message: expect.stringContaining('SyntaxError'),
+      line: 3,
+      column: 9,
+    });
+  });
+
+  it('requires a handler export', async () => {
+    expect(await rt.validate('exports.other = () => 1', limits)).toEqual({
+      ok: false,
+      message: 'no handler export: export a function named handler',
+    });
+  });
+
+  it('reports a top-level throw, and times out an endless top level', async () => {
+    const out = await rt.validate('exports.handler = () => 1;\nnull.boom;', limits);
+    expect(out).toMatchObject({ ok: false, message: expect.stringContaining('TypeError'), line: 2 });
+    expect(await rt.validate('for (;;) {}', { timeoutMs: 200, memoryMb: 32 })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('timed out'),
+    });
+  });
+
+  it('accepts valid code', async () => {
+    expect(await rt.validate(compileSource('export const handler = () => 1', 'javascript').compiled, limits)).toEqual({ ok: true });
+  });
+});
+
+describe('runtime: sandbox boundary', () => {
+  it('exposes no require and no host process', async () => {
+    const f = fn('escape', `exports.handler = () => {
+      const g = ({}).constructor.constructor('return this')();
+      const p = ({}).constructor.constructor('return typeof process === "undefined" ? undefined : process')();
+      return { require: typeof require, module: typeof g.module, pid: p && p.pid, exit: p && typeof p.exit, versions: p && p.versions, globals: Object.getOwnPropertyNames(g).filter((k) => /^(__|ivm|_ivm|\\$)/.test(k)) };
+    }`);
+    expect(okResult(await call(f))).toEqual({ require: 'undefined', module: 'undefined', pid: undefined, exit: undefined, versions: undefined, globals: [] });
+  });
+
+  it("keeps one function's env from another", async () => {
+    const a = fn('env-a', `exports.handler = () => process.env.SECRET`, { env: { SECRET: 'a-secret' } });
+    const b = fn('env-b', `exports.handler = () => typeof process === 'undefined' ? 'no process' : String(process.env.SECRET)`);
+    expect(okResult(await call(a))).toBe('a-secret');
+    expect(okResult(await call(b))).not.toBe('a-secret');
+  });
+});
+
+describe('compileSource', () => {
+  it('rejects invalid code with the line', () => {
+    expect(() => compileSource('const = 1', 'javascript')).toThrow(InvalidCodeError);
+    try {
+      compileSource('\nconst x: = 1', 'typescript');
+    } catch (err) {
+      expect((err as InvalidCodeError).details).toEqual({ line: 2, column: expect.any(Number) });
+    }
+  });
+});
