@@ -1,15 +1,17 @@
 // Micro-benchmark of FunctionRuntime.invoke() alone (no HTTP): keeps N invocations
 // of a hello function in flight for a few seconds and reports invocations/s and
 // latency percentiles. Not a test. Needs `npm run build` first.
-//   node bench/runtime-micro.mjs [concurrency=200] [seconds=3] [workers=1]
+//   node bench/runtime-micro.mjs [concurrency=200] [seconds=3] [workers=1] [batching=on|off]
 import { createRuntime } from '../dist/runtime/pool.js';
 import { compileSource } from '../dist/runtime/compile.js';
 
 const concurrency = Number(process.argv[2] ?? 200);
 const seconds = Number(process.argv[3] ?? 3);
 const workers = Number(process.argv[4] ?? 1);
+const batching = process.argv[5] !== 'off';
 
-const rt = createRuntime({ workers, allowPrivateTargets: false });
+const rt = createRuntime({ workers, allowPrivateTargets: false, batching });
+console.log(`workers ${workers}, batching ${batching ? 'on' : 'off'}`);
 const code = `export async function handler(event) { return { statusCode: 200, body: { hello: 'world' } }; }`;
 const fn = { name: 'hello', version: 1, compiled: compileSource(code, 'javascript').compiled, env: {}, timeoutMs: 10000, memoryMb: 128 };
 const event = JSON.stringify({ httpMethod: 'GET', path: '/hello', headers: { host: 'localhost', 'user-agent': 'bench' }, queryStringParameters: null, body: null });

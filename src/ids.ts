@@ -21,6 +21,14 @@ export function newId(prefix: string, now = Date.now()): string {
   return `${prefix}_${time}${seq}${randomBytes(6).toString('hex')}`;
 }
 
-export function newRequestId(): string {
-  return randomBytes(12).toString('hex');
+const requestPrefix = randomBytes(6).toString('hex');
+let requestCounter = 0;
+
+/**
+ * Request ids are made on the hot path, so no randomness per call: a random
+ * per-process prefix plus a counter is unique enough and costs nothing.
+ */
+export function nextRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x1000000000000;
+  return requestPrefix + requestCounter.toString(16).padStart(12, '0');
 }

@@ -36,6 +36,22 @@ export class Counter implements Metric {
     else this.values.set(key, { labels: values, value: by });
   }
 
+  /** A pre-resolved label set, for hot paths that count the same series again and again. */
+  series(values: string[]): { inc(by?: number): void } {
+    const key = values.join('\u0000');
+    let entry = this.values.get(key);
+    if (!entry) {
+      entry = { labels: values, value: 0 };
+      this.values.set(key, entry);
+    }
+    const e = entry;
+    return {
+      inc(by = 1) {
+        e.value += by;
+      },
+    };
+  }
+
   get(labels: Labels = {}): number {
     return this.values.get(this.labelNames.map((n) => labels[n] ?? '').join('\u0000'))?.value ?? 0;
   }
@@ -73,21 +89,31 @@ export class Histogram implements Metric {
   ) {}
 
   observe(labels: Labels, seconds: number): void {
-    const values = this.labelNames.map((n) => labels[n] ?? '');
+    this.seriesOf(this.labelNames.map((n) => labels[n] ?? '')).observe(seconds);
+  }
+
+  /** A pre-resolved label set (see Counter.series). */
+  seriesOf(values: string[]): { observe(seconds: number): void } {
     const key = values.join('\u0000');
     let s = this.series.get(key);
     if (!s) {
       s = { labels: values, counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 };
       this.series.set(key, s);
     }
-    s.sum += seconds;
-    s.count++;
-    for (let i = 0; i < this.buckets.length; i++) {
-      if (seconds <= this.buckets[i]) {
-        s.counts[i]++;
-        break;
-      }
-    }
+    const series = s;
+    const buckets = this.buckets;
+    return {
+      observe(seconds: number) {
+        series.sum += seconds;
+        series.count++;
+        for (let i = 0; i < buckets.length; i++) {
+          if (seconds <= buckets[i]) {
+            series.counts[i]++;
+            break;
+          }
+        }
+      },
+    };
   }
 
   render(): string {

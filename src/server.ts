@@ -2,6 +2,7 @@
  * Builds the Switchyard service from its parts: store, runtime, services,
  * Fastify app. `startServer` is what the CLI and the integration tests run.
  */
+import { createServer } from 'node:http';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -15,9 +16,9 @@ import { registerApiRoutes } from './http/apis.js';
 import { registerAdminAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerFunctionRoutes } from './http/functions.js';
-import { registerInvokeRoutes } from './http/invoke.js';
+import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerOpsRoutes } from './http/ops.js';
-import { newRequestId } from './ids.js';
+import { nextRequestId } from './ids.js';
 import { createMetrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
@@ -49,7 +50,17 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const apis = new ApiService(store, changes);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics);
 
+  let closingStarted = false;
+  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
+
   const app = Fastify({
+    // Invocations skip Fastify entirely (src/http/invoke.ts explains why).
+    serverFactory(fastifyHandler) {
+      return createServer((req, res) => {
+        if (req.url!.startsWith(INVOKE_PREFIX)) void invoke(req, res);
+        else fastifyHandler(req, res);
+      });
+    },
     loggerInstance: log as FastifyBaseLogger,
     // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
     logController: new LogController({ disableRequestLogging: true }),
@@ -58,7 +69,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     requestIdHeader: false,
     genReqId(req) {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
@@ -91,7 +102,6 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerOpsRoutes(app, store, metrics);
   registerFunctionRoutes(app, functions);
   registerApiRoutes(app, apis);
-  registerInvokeRoutes(app, gateway, config.bodyLimit);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
     return app.swagger();
   });
@@ -99,6 +109,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      closingStarted = true;
       // Keep-alive sockets that finish their last response would hold close() open
       // until the grace period: close them as soon as they go idle.
       const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);

@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { defaultEvent } from '../gateway/event.js';
 import { mapResult } from '../gateway/result.js';
-import { newRequestId } from '../ids.js';
+import { nextRequestId } from '../ids.js';
 import { compileSource } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
@@ -158,7 +158,7 @@ export class FunctionService {
   /** `POST /api/functions/:name/invoke`: what the gateway would answer, plus the logs. */
   async invoke(name: string, partialEvent: unknown): Promise<ManualInvocation> {
     const fn = await this.get(name);
-    const requestId = newRequestId();
+    const requestId = nextRequestId();
     const event = defaultEvent(partialEvent, { requestId, functionName: name });
     const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
     this.logSink.push(name, outcome.logs);

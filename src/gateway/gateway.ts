@@ -24,6 +24,11 @@ class Cache<V> {
 
   constructor(private readonly load: (key: string) => Promise<V | null>) {}
 
+  /** The cached value, without a trip through the microtask queue. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
   async get(key: string): Promise<V | null> {
     const hit = this.entries.get(key);
     if (hit !== undefined) return hit;
@@ -41,9 +46,17 @@ class Cache<V> {
 
 export type InvokeRequest = RequestFacts;
 
+/** Metric series of one route, resolved once instead of per request. */
+interface RouteSeries {
+  latency: { observe(seconds: number): void };
+  byStatus: Map<number, { inc(by?: number): void }>;
+  labels: [string, string];
+}
+
 export class Gateway {
   private readonly tables: Cache<RouteTable>;
   private readonly functions: Cache<FunctionRecord>;
+  private readonly routeSeries = new Map<string, RouteSeries>();
 
   constructor(
     store: Store,
@@ -69,14 +82,14 @@ export class Gateway {
    */
   async handle(req: InvokeRequest): Promise<GatewayResponse> {
     const started = performance.now();
-    const table = await this.tables.get(req.apiId);
+    const table = this.tables.peek(req.apiId) ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
     const method = req.method === 'HEAD' ? 'HEAD' : req.method;
     const match = table.match(method, req.path);
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
 
-    const fn = await this.functions.get(match.route.function);
+    const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
     if (!fn) {
       // The route outlived its function (deleted on another node mid-flight).
@@ -95,9 +108,26 @@ export class Gateway {
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
     }
-    const labels = { api: req.apiId, route: `${match.route.method} ${match.resource}` };
-    this.metrics.requests.inc({ ...labels, status: String(response.status) });
-    this.metrics.latency.observe(labels, (performance.now() - started) / 1000);
+    this.record(req.apiId, match.route.id, `${match.route.method} ${match.resource}`, response.status, started);
     return response;
+  }
+
+  private record(apiId: string, routeId: string, routeLabel: string, status: number, started: number): void {
+    let series = this.routeSeries.get(routeId);
+    if (!series || series.labels[0] !== apiId || series.labels[1] !== routeLabel) {
+      series = {
+        labels: [apiId, routeLabel],
+        latency: this.metrics.latency.seriesOf([apiId, routeLabel]),
+        byStatus: new Map(),
+      };
+      this.routeSeries.set(routeId, series);
+    }
+    let counter = series.byStatus.get(status);
+    if (!counter) {
+      counter = this.metrics.requests.series([apiId, routeLabel, String(status)]);
+      series.byStatus.set(status, counter);
+    }
+    counter.inc();
+    series.latency.observe((performance.now() - started) / 1000);
   }
 }

@@ -101,7 +101,7 @@ function errorText(e) {
 function logsOf(rec) {
   let logs = rec.logs;
   if (orphans.length) {
-    logs = orphans.concat(logs);
+    logs = orphans.concat(logs).sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
     orphans = [];
   }
   if (rec.dropped) {

@@ -86,6 +86,8 @@ export class IsolateHost {
     private readonly allowPrivateTargets: boolean,
     private readonly out: (items: string) => void,
     private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void,
+    /** Must send `items` synchronously and end the process: V8 is no longer sound. */
+    private readonly fatal: (items: string) => never,
   ) {
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
@@ -138,10 +140,17 @@ export class IsolateHost {
   private create(load: Load): Instance {
     const isolate = new ivm.Isolate({
       memoryLimit: load.memoryMb,
+      // A large single allocation (a Map or dictionary doubling) can overshoot ivm's soft limit
+      // into a V8 fatal OOM. ivm says the process is then unsound: answer the culprit's
+      // invocations and die; the supervisor restarts the worker, other workers are untouched.
       onCatastrophicError: (message) => {
-        // ivm: the process is no longer sound. The supervisor restarts us.
-        this.log('error', `isolate catastrophic error in ${load.k}: ${message}`);
-        process.abort();
+        const memory = /memory/i.test(message);
+        const text = memory
+          ? `Function '${load.name}' exceeded its memory limit of ${load.memoryMb} MB`
+          : `isolate of '${load.name}' failed: ${message}`;
+        let items = '';
+        for (const id of inst.inflight) items += (items ? ',' : '') + item(id, memory ? 'function_memory_limit' : 'function_crashed', text);
+        this.fatal(items);
       },
     });
     const inst: Instance = {

@@ -15,6 +15,8 @@ export interface RuntimeOptions {
   workers: number;
   allowPrivateTargets: boolean;
   logger?: RuntimeLogger;
+  /** Micro-batching (default on). Off only to measure what it buys (bench/runtime-micro.mjs). */
+  batching?: boolean;
 }
 
 export interface RuntimeStats {
@@ -59,7 +61,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const script = workerScript();
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
   const env = workerEnv();
-  const workers = Array.from({ length: count }, (_, i) => new WorkerHandle(i, script, args, env, opts.logger));
+  const workers = Array.from(
+    { length: count },
+    (_, i) => new WorkerHandle(i, script, args, env, opts.logger, opts.batching ?? true),
+  );
   let nextId = 0;
   let nextValidator = 0;
   let closing = false;

@@ -38,7 +38,9 @@ export type FromWorker =
   | { t: 'res'; r: ResultItem[] }
   | { t: 'val'; id: number; ok: true }
   | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
-  | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string };
+  | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
+  /** The worker is about to abort: send it nothing more, queue for its successor. */
+  | { t: 'dying' };
 
 export const versionKey = (name: string, version: number): string => `${name}@${version}`;
 

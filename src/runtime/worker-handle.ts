@@ -54,6 +54,8 @@ export class WorkerHandle {
   private backoff = BACKOFF_MIN_MS;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopping = false;
+  /** False once the worker announced it is dying: new work waits for its successor. */
+  private accepting = false;
   private exited: Promise<void> = Promise.resolve();
   private readonly loaded = new Set<string>();
   private readonly pending = new Map<number, Pending>();
@@ -72,6 +74,8 @@ export class WorkerHandle {
     private readonly args: string[],
     private readonly env: NodeJS.ProcessEnv,
     private readonly logger: RuntimeLogger | undefined,
+    /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
+    private readonly batching = true,
   ) {
     this.start();
   }
@@ -87,8 +91,11 @@ export class WorkerHandle {
   invoke(fn: DeployedFunction, eventJson: string, requestId: string, id: number): Promise<InvokeOutcome> {
     const key = versionKey(fn.name, fn.version);
     let batch = this.open.get(key);
-    if (!batch || batch.fn !== fn) {
+    // `sent`: a restart can flush the outbox mid-turn; later calls then start a new batch.
+    if (!batch || batch.sent || !this.batching) {
       batch = { fn, ids: [], rids: [], events: [], left: 0, sent: false, timer: null };
+      const b = batch;
+      b.timer = setTimeout(() => this.overdue(b), fn.timeoutMs + SAFETY_MARGIN_MS);
       this.open.set(key, batch);
       this.outbox.push({ kind: 'batch', batch });
       this.schedule();
@@ -153,7 +160,7 @@ export class WorkerHandle {
 
   private flush(): void {
     const channel = this.channel;
-    if (!channel || this.outbox.length === 0) return;
+    if (!channel || !this.accepting || this.outbox.length === 0) return;
     const items = this.outbox;
     this.outbox = [];
     channel.cork();
@@ -202,7 +209,6 @@ export class WorkerHandle {
     }
     const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${ids.join(',')}],"rids":${JSON.stringify(rids)}}`;
     channel.write(encodeFrame(head + '\n[' + events.join(',') + ']'));
-    batch.timer = setTimeout(() => this.overdue(batch), fn.timeoutMs + SAFETY_MARGIN_MS);
   }
 
   private forgetLoaded(name: string, keep: number | null): void {
@@ -212,10 +218,20 @@ export class WorkerHandle {
     }
   }
 
-  /** The worker missed a deadline by the safety margin: it is wedged. */
+  /**
+   * A batch outlived its deadline plus a margin. Sent: the worker is wedged, kill it.
+   * Unsent: the worker has been restarting for that long; stop waiting for it.
+   */
   private overdue(batch: Batch): void {
     batch.timer = null;
     const { name, timeoutMs } = batch.fn;
+    if (!batch.sent) {
+      for (const id of batch.ids) {
+        if (this.pending.get(id)?.batch !== batch) continue;
+        this.settle({ i: id, ok: 0, c: 'function_crashed', m: 'the runtime worker process is restarting; try again', l: [] });
+      }
+      return;
+    }
     let late = 0;
     for (const id of batch.ids) {
       if (this.pending.get(id)?.batch !== batch) continue;
@@ -255,6 +271,9 @@ export class WorkerHandle {
         v.resolve(outcome);
         return;
       }
+      case 'dying':
+        this.accepting = false;
+        return;
       case 'log':
         this.logger?.[msg.level]({ worker: this.index }, msg.msg);
         return;
@@ -270,7 +289,16 @@ export class WorkerHandle {
     this.child = child;
     const channel = child.stdio[3] as net.Socket;
     this.channel = channel;
-    const decoder = new FrameDecoder((text) => this.onFrame(text));
+    this.accepting = true;
+    const decoder = new FrameDecoder((text) => {
+      try {
+        this.onFrame(text);
+      } catch (err) {
+        // A garbled stream means the worker cannot be trusted: restart it.
+        this.logger?.error({ worker: this.index, err: String(err) }, 'runtime worker sent an unreadable frame; killing it');
+        child.kill('SIGKILL');
+      }
+    });
     channel.on('data', (chunk: Buffer) => decoder.push(chunk));
     channel.on('error', () => undefined); // the exit handler reports the failure
     let done!: () => void;

@@ -6,6 +6,7 @@
  * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
  * into one frame per event-loop turn.
  */
+import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
@@ -42,7 +43,20 @@ function send(msg: FromWorker): void {
 
 const log = (level: 'info' | 'warn' | 'error', msg: string) => send({ t: 'log', level, msg });
 
-const host = new IsolateHost(allowPrivateTargets, out, log);
+function fatal(items: string): never {
+  // Synchronous: the process aborts right after. Skipped if a frame is half-written,
+  // since interleaving would corrupt the stream; those calls then get function_crashed.
+  if (channel.writableLength === 0) {
+    try {
+      writeSync(3, Buffer.concat([encodeFrame('{"t":"dying"}'), encodeFrame('{"t":"res","r":[' + items + ']}')]));
+    } catch {
+      // the main process will report the exit instead
+    }
+  }
+  process.abort();
+}
+
+const host = new IsolateHost(allowPrivateTargets, out, log, fatal);
 
 async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
   const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
