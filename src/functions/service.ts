@@ -77,7 +77,11 @@ export class FunctionService {
   ) {}
 
   /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
-  private async build(code: string, runtime: FunctionRuntimeName, limits: { timeoutMs: number; memoryMb: number }) {
+  private async build(
+    code: string,
+    runtime: FunctionRuntimeName,
+    limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> },
+  ) {
     const { compiled } = compileSource(code, runtime);
     const check = await this.runtime.validate(compiled, limits);
     if (!check.ok) throw new InvalidCodeError(check.message, check.line, check.column);
@@ -91,7 +95,7 @@ export class FunctionService {
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
     const memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
-    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb });
+    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {} });
     const fn = await this.store.createFunction({
       name: input.name,
       runtime,
@@ -116,11 +120,15 @@ export class FunctionService {
     if (input.code !== undefined) patch.code = input.code;
     const code = patch.code ?? current.code;
     const runtime = patch.runtime ?? current.runtime;
-    // Limits take part in validation (a top level that needs 2 s fails under a 1 s limit).
-    if (patch.code !== undefined || patch.runtime !== undefined || patch.timeoutMs || patch.memoryMb) {
+    // Limits and env take part in validation (a top level may need 2 s, or read process.env).
+    const changesTopLevel = [patch.code, patch.runtime, patch.timeoutMs, patch.memoryMb, patch.env].some(
+      (v) => v !== undefined,
+    );
+    if (changesTopLevel) {
       const built = await this.build(code, runtime, {
         timeoutMs: patch.timeoutMs ?? current.timeoutMs,
         memoryMb: patch.memoryMb ?? current.memoryMb,
+        env: patch.env ?? current.env,
       });
       patch.compiled = built.compiled;
       patch.codeSha256 = built.codeSha256;

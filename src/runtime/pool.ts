@@ -84,10 +84,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       return workerFor(fn.name).invoke(fn, eventJson, requestId, ++nextId);
     },
 
-    validate(compiled: string, limits: { timeoutMs: number; memoryMb: number }): Promise<ValidateOutcome> {
+    validate(compiled: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }): Promise<ValidateOutcome> {
       if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
       const w = workers[nextValidator++ % count];
-      return w.validate(compiled, { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb }, ++nextId);
+      return w.validate(compiled, { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, env: limits.env }, ++nextId);
     },
 
     retire(name: string, keepVersion?: number): void {

@@ -22,7 +22,7 @@ export type ToWorker =
     }
   /** A batch: `ids[i]`/`rids[i]` belong to the i-th event of the body. */
   | { t: 'inv'; k: string; ids: number[]; rids: string[] }
-  | { t: 'val'; id: number; code: string; timeoutMs: number; memoryMb: number }
+  | { t: 'val'; id: number; code: string; timeoutMs: number; memoryMb: number; env: Record<string, string> }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */

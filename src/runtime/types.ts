@@ -34,9 +34,10 @@ export interface FunctionRuntime {
   invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome>;
   /**
    * Compiles `compiled` and runs its top level once in a throwaway isolate,
-   * under the time and memory limits, and checks that it exports `handler`.
+   * under the time and memory limits with the function's env (top-level code may
+   * read process.env), and checks that it exports `handler`.
    */
-  validate(compiled: string, limits: { timeoutMs: number; memoryMb: number }): Promise<ValidateOutcome>;
+  validate(compiled: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }): Promise<ValidateOutcome>;
   /**
    * Forget every version of `name` older than `keepVersion` (or all of them when
    * omitted): isolates are disposed once their in-flight invocations finish.

@@ -109,7 +109,7 @@ export class WorkerHandle {
     });
   }
 
-  validate(code: string, limits: { timeoutMs: number; memoryMb: number }, id: number): Promise<ValidateOutcome> {
+  validate(code: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }, id: number): Promise<ValidateOutcome> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.validations.delete(id);

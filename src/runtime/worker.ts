@@ -66,7 +66,7 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
     const overall = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), msg.timeoutMs + 2000);
     });
-    const prepared = prepare(isolate, msg.code, {}, msg.timeoutMs, allowPrivateTargets, {
+    const prepared = prepare(isolate, msg.code, msg.env ?? {}, msg.timeoutMs, allowPrivateTargets, {
       name: 'validate',
       emit: () => undefined,
     });

@@ -88,6 +88,17 @@ describe('functions', () => {
     expect((await svc.request('GET', '/api/functions/fn-nohandler')).status).toBe(404);
   });
 
+  it('runs the top level with the function env at deploy', async () => {
+    const code = `const greeting = process.env.GREETING.toUpperCase();\nexports.handler = async () => ({ statusCode: 200, body: { greeting } });`;
+    const without = await svc.request('POST', '/api/functions', { name: 'fn-topenv', code });
+    expect(without.status).toBe(400);
+    expect(without.json.code).toBe('invalid_code');
+    const withEnv = await svc.request('POST', '/api/functions', { name: 'fn-topenv', code, env: { GREETING: 'hi' } });
+    expect(withEnv.status).toBe(201);
+    const res = await svc.request('POST', '/api/functions/fn-topenv/invoke', {});
+    expect(res.json.result.body).toEqual({ greeting: 'HI' });
+  });
+
   it('400 for invalid JSON and a non-object body', async () => {
     const bad = await svc.request('POST', '/api/functions', '{"name":', { 'content-type': 'application/json' });
     expect(bad.status).toBe(400);
