@@ -32,6 +32,11 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
+  if (config.demo) {
+    log.warn(
+      'demo mode: private targets are ALLOWED (webhooks and fetch may reach loopback and private addresses) so the demo webhook can call this gateway; the default is deny',
+    );
+  }
 
   if (config.demo) {
     const { loadDemo } = await import('./demo.js');
@@ -49,6 +54,11 @@ async function main(): Promise<void> {
         `  curl -X POST ${users.invokeUrl} -H 'content-type: application/json' -d '{"name":"Ada","email":"ada@example.com"}'`,
         `  curl ${users.invokeUrl}/42`,
         `  curl -X POST ${users.invokeUrl}/webhooks/receive -H 'x-webhook-secret: demo-secret' -H 'content-type: application/json' -d '{"event":"order.created","data":{"id":1}}'`,
+      );
+    }
+    for (const webhook of demo.webhooks) {
+      lines.push(
+        `  Webhook "${webhook.name}" fires on cron "${webhook.cron}"; its history: curl ${service.url}/api/webhooks/${webhook.id}/deliveries`,
       );
     }
     lines.push(`  Management API: ${service.url}/api/apis  ·  OpenAPI: ${service.url}/api/openapi.json  ·  Metrics: ${service.url}/metrics\n`);

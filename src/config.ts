@@ -21,6 +21,13 @@ export interface Config {
   shutdownGraceMs: number;
   /** Function console lines kept per function. */
   logRetention: number;
+  /** Finished webhook deliveries older than this are pruned. */
+  deliveryRetentionDays: number;
+  /**
+   * `SWITCHYARD_TEST_HOOKS=1`: a hand-moved clock (`PUT /api/_test/clock`) for
+   * schedule tests. Never for production.
+   */
+  testHooks: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -94,6 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl}" (examples: sqlite:./data/switchyard.db, sqlite::memory:)`,
     );
   }
+  const demo = bool(merged, 'SWITCHYARD_DEMO');
   const logLevel = (merged.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -103,12 +111,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host,
     databaseUrl,
     adminKey,
-    allowPrivateTargets: bool(merged, 'SWITCHYARD_ALLOW_PRIVATE_TARGETS'),
+    // The demo's webhook calls the gateway itself on loopback (the CLI says so at start).
+    allowPrivateTargets: bool(merged, 'SWITCHYARD_ALLOW_PRIVATE_TARGETS') || demo,
     logLevel,
     bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     workers: int(merged, 'SWITCHYARD_WORKERS', 2, 1, 64),
-    demo: bool(merged, 'SWITCHYARD_DEMO'),
+    demo,
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 10000, 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 1000, 10, 100000),
+    deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+    testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
   });
 }

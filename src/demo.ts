@@ -23,9 +23,18 @@ export interface DemoApi {
   routes: Array<{ method: string; path: string; function: string }>;
 }
 
+/** A demo webhook; its target and mock endpoint name a demo API instead of an id. */
+export interface DemoWebhook {
+  name: string;
+  target: { api: string; path: string };
+  mock_endpoint?: { api: string; path: string };
+  [field: string]: unknown;
+}
+
 export interface DemoDefinition {
   functions: DemoFunction[];
   apis: DemoApi[];
+  webhooks?: DemoWebhook[];
 }
 
 export interface LoadDemoOptions {
@@ -39,6 +48,7 @@ export interface LoadDemoOptions {
 
 export interface DemoResult {
   apis: Array<{ name: string; id: string; invokeUrl: string }>;
+  webhooks: Array<{ name: string; id: string; cron: string | null }>;
 }
 
 /** A demo step the server refused; carries the management API's answer. */
@@ -100,7 +110,36 @@ export async function loadDemo(opts: LoadDemoOptions): Promise<DemoResult> {
     }
     apis.push({ name: api.name, id: api.id, invokeUrl: absoluteInvokeUrl(baseUrl, api) });
   }
-  return { apis };
+  const webhooks = await upsertWebhooks(call, definition.webhooks ?? [], apis, opts.log);
+  return { apis, webhooks };
+}
+
+/** Creates the demo webhooks that do not exist yet (matched by name), resolving API names to ids and URLs. */
+async function upsertWebhooks(
+  call: Call,
+  wanted: DemoWebhook[],
+  apis: DemoResult['apis'],
+  log: LoadDemoOptions['log'],
+): Promise<DemoResult['webhooks']> {
+  if (wanted.length === 0) return [];
+  const existing = (await call('GET', '/api/webhooks?limit=1000')).body as Array<{ id: string; name: string; cron: string | null }>;
+  const apiNamed = (name: string) => {
+    const api = apis.find((a) => a.name === name);
+    if (!api) throw new DemoLoadError(`demo: webhook refers to API '${name}', which the demo does not define`);
+    return api;
+  };
+  const out: DemoResult['webhooks'] = [];
+  for (const { target, mock_endpoint, ...fields } of wanted) {
+    let webhook = existing.find((w) => w.name === fields.name);
+    if (!webhook) {
+      const body: Record<string, unknown> = { ...fields, target_url: apiNamed(target.api).invokeUrl + target.path };
+      if (mock_endpoint) body.mock_endpoint = { api_id: apiNamed(mock_endpoint.api).id, path: mock_endpoint.path };
+      webhook = (await call('POST', '/api/webhooks', body)).body as { id: string; name: string; cron: string | null };
+      log.info({ webhook: webhook.id, name: webhook.name }, 'demo webhook created');
+    }
+    out.push({ name: webhook.name, id: webhook.id, cron: webhook.cron });
+  }
+  return out;
 }
 
 type Call = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;

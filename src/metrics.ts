@@ -147,7 +147,22 @@ export class Registry {
 /** The metrics the gateway and runtime record. Created once per server. */
 export function createMetrics() {
   const registry = new Registry();
+  /** Pending deliveries, refreshed in the background (a gauge must not query the store per scrape). */
+  const queue = { depth: 0 };
   return {
+    queue,
+    deliveries: registry.register(
+      new Counter('switchyard_webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']),
+    ),
+    attemptLatency: registry.register(
+      new Histogram('switchyard_webhook_attempt_duration_seconds', 'Duration of one webhook delivery attempt'),
+    ),
+    queueDepth: registry.register(
+      new Gauge('switchyard_webhook_queue_depth', 'Pending webhook deliveries (refreshed every 5 s)', () => queue.depth),
+    ),
+    schedulerLag: registry.register(
+      new Histogram('switchyard_scheduler_lateness_seconds', 'How late a cron slot was claimed after its time'),
+    ),
     registry,
     requests: registry.register(
       new Counter('switchyard_http_requests_total', 'Invocation requests by API, route and status', [

@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { ChangeBus } from './changes.js';
+import { ManualClock, systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionService } from './functions/service.js';
@@ -18,18 +19,25 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerOpsRoutes } from './http/ops.js';
+import { registerTestHooks } from './http/test-hooks.js';
+import { registerWebhookRoutes } from './http/webhooks.js';
 import { nextRequestId } from './ids.js';
 import { createMetrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
+import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 export interface Service {
   app: FastifyInstance;
   store: Store;
   runtime: FunctionRuntime;
   log: Logger;
+  webhooks: Webhooks;
+  clock: Clock;
+  /** Starts the background work (scheduler, deliveries); call after listening. */
+  startBackground(): void;
   /** Stops taking requests, finishes in-flight ones (up to the grace period), then releases everything. */
   close(): Promise<void>;
 }
@@ -42,13 +50,32 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 
 export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
   const store = await openStore(config.databaseUrl, { logRetention: config.logRetention });
-  const runtime = createRuntime({ workers: config.workers, allowPrivateTargets: config.allowPrivateTargets, logger: log });
+  const clock: Clock = config.testHooks ? new ManualClock() : systemClock;
+  // Late-bound: functions can emit events once the webhook half exists (just below).
+  let webhooks: Webhooks | undefined;
+  const runtime = createRuntime({
+    workers: config.workers,
+    allowPrivateTargets: config.allowPrivateTargets,
+    logger: log,
+    onEmit(functionName, event, dataJson) {
+      webhooks?.events
+        .publish(event, JSON.parse(dataJson))
+        .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
+    },
+  });
   const changes = new ChangeBus();
   const metrics = createMetrics();
   const logSink = new FunctionLogSink(store, config.logRetention, log);
-  const functions = new FunctionService(store, runtime, changes, logSink);
-  const apis = new ApiService(store, changes);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics);
+  webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
+  const events = webhooks.events;
+  const emitOperational = events.emitOperational.bind(events);
+  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational);
+  const webhookService = webhooks.service;
+  const apis = new ApiService(store, changes, {
+    beforeDelete: (id) => webhookService.assertApiUnused(id),
+    emitOperational,
+  });
 
   let closingStarted = false;
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
@@ -102,6 +129,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerOpsRoutes(app, store, metrics);
   registerFunctionRoutes(app, functions);
   registerApiRoutes(app, apis);
+  registerWebhookRoutes(app, webhooks.service, events);
+  if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
     return app.swagger();
   });
@@ -122,12 +151,19 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await app.close();
       clearInterval(sweep);
       clearTimeout(grace);
+      await webhooks!.stop(config.shutdownGraceMs);
       await logSink.flush();
       await runtime.close(config.shutdownGraceMs);
       await store.close();
     })());
 
-  return { app, store, runtime, log, close };
+  let started = false;
+  const startBackground = () => {
+    if (started) return;
+    started = true;
+    webhooks!.start();
+  };
+  return { app, store, runtime, log, webhooks: webhooks!, clock, startBackground, close };
 }
 
 /** Builds the service and listens; resolves with the bound address. */
@@ -135,6 +171,7 @@ export async function startServer(config: Config, log?: Logger): Promise<Service
   const service = await buildService(config, log);
   try {
     const address = await service.app.listen({ port: config.port, host: config.host });
+    service.startBackground();
     return { ...service, url: address };
   } catch (err) {
     await service.close();

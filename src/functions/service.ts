@@ -74,7 +74,13 @@ export class FunctionService {
     private readonly runtime: FunctionRuntime,
     private readonly changes: ChangeBus,
     private readonly logSink: FunctionLogSink,
+    private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void = () => undefined,
   ) {}
+
+  private changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): void {
+    this.changes.publish({ kind: 'function', name: fn.name });
+    this.emitOperational(`switchyard.function.${what}`, { name: fn.name, version: fn.version ?? null });
+  }
 
   /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
   private async build(
@@ -106,7 +112,7 @@ export class FunctionService {
       timeoutMs,
       memoryMb,
     });
-    this.changes.publish({ kind: 'function', name: fn.name });
+    this.changed(fn, 'created');
     return fn;
   }
 
@@ -136,7 +142,7 @@ export class FunctionService {
     const fn = await this.store.updateFunction(name, patch);
     if (!fn) throw functionNotFound(name);
     this.runtime.retire(name, fn.version);
-    this.changes.publish({ kind: 'function', name });
+    this.changed(fn, 'updated');
     return fn;
   }
 
@@ -144,7 +150,7 @@ export class FunctionService {
     const deleted = await this.store.deleteFunction(name);
     if (!deleted) throw functionNotFound(name);
     this.runtime.retire(name);
-    this.changes.publish({ kind: 'function', name });
+    this.changed({ name }, 'deleted');
   }
 
   async get(name: string): Promise<FunctionRecord> {

@@ -37,17 +37,30 @@ function checkRoutes(routes: NewRoute[], field = 'routes'): void {
   });
 }
 
+/** What API changes tell the rest of the service (webhooks' operational events and mock endpoints). */
+export interface ApiHooks {
+  /** Throws when something still depends on the API (a webhook's mock endpoint). */
+  beforeDelete?(id: string): Promise<void>;
+  emitOperational?(event: `switchyard.${string}`, data: unknown): void;
+}
+
 export class ApiService {
   constructor(
     private readonly store: Store,
     private readonly changes: ChangeBus,
+    private readonly hooks: ApiHooks = {},
   ) {}
+
+  private changed(id: string, what: 'created' | 'updated' | 'deleted', api?: Api): void {
+    this.changes.publish({ kind: 'api', id });
+    this.hooks.emitOperational?.(`switchyard.api.${what}`, api ? { id, name: api.name, basePath: api.basePath } : { id });
+  }
 
   async create(input: NewApi): Promise<Api> {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
     const api = await this.store.createApi(input);
-    this.changes.publish({ kind: 'api', id: api.id });
+    this.changed(api.id, 'created', api);
     return api;
   }
 
@@ -66,26 +79,27 @@ export class ApiService {
     if (patch.routes !== undefined) checkRoutes(patch.routes);
     const api = await this.store.updateApi(id, patch);
     if (!api) throw apiNotFound(id);
-    this.changes.publish({ kind: 'api', id });
+    this.changed(id, 'updated', api);
     return api;
   }
 
   async delete(id: string): Promise<void> {
+    await this.hooks.beforeDelete?.(id);
     if (!(await this.store.deleteApi(id))) throw apiNotFound(id);
-    this.changes.publish({ kind: 'api', id });
+    this.changed(id, 'deleted');
   }
 
   async addRoute(apiId: string, route: NewRoute): Promise<Route> {
     checkRoutes([route], 'route');
     const created = await this.store.addRoute(apiId, route);
     if (!created) throw apiNotFound(apiId);
-    this.changes.publish({ kind: 'api', id: apiId });
+    this.changed(apiId, 'updated');
     return created;
   }
 
   async deleteRoute(apiId: string, routeId: string): Promise<void> {
     await this.get(apiId);
     if (!(await this.store.deleteRoute(apiId, routeId))) throw routeNotFound(routeId);
-    this.changes.publish({ kind: 'api', id: apiId });
+    this.changed(apiId, 'updated');
   }
 }

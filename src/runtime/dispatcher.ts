@@ -1,7 +1,7 @@
 /**
  * The code that runs inside every function isolate, around the user's handler.
  * Evaluated once per isolate with `context.evalClosure(DISPATCHER_SOURCE,
- * [emitRef, functionName])`; it returns `init(factory)`, which runs the user's
+ * [deliverRef, functionName])`; it returns `init(factory)`, which runs the user's
  * top level (`factory` is the user code wrapped as
  * `(function (exports, module) {...})`) and returns `dispatch(payload)`.
  *
@@ -13,7 +13,7 @@
  * every handler, then waits a few microtask turns and returns, as one string,
  * the results that settled by then: `"id,id,...\n" + "item,item,..."`.
  * Invocations still pending (awaiting fetch, timers) are delivered later
- * through `emit` (an ivm Reference to a host function), coalescing those that
+ * through `deliver` (an ivm Reference to a host function), coalescing those that
  * settle together. Items are the JSON of `ResultItem` (protocol.ts).
  *
  * console lines are attributed to the invocation whose code runs
@@ -30,7 +30,7 @@ const SETTLE_TURNS = 8;
 
 export const DISPATCHER_SOURCE = `
 'use strict';
-const emit = $0;
+const deliver = $0;
 const functionName = $1;
 const stringify = JSON.stringify;
 const parse = JSON.parse;
@@ -126,7 +126,7 @@ function finish(rec, text) {
       if (++n < 3) { then.call(resolved, tick); return; }
       const out = late;
       late = null;
-      emit.applyIgnored(undefined, [out.ids.join(',') + '\\n' + out.items.join(',')]);
+      deliver.applyIgnored(undefined, [out.ids.join(',') + '\\n' + out.items.join(',')]);
     };
     then.call(resolved, tick);
   } else {

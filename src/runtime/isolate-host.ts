@@ -4,7 +4,8 @@
  * wall-clock time limit (one host timer per batch) and the memory limit (ivm's
  * soft limit plus a heap check), and drains/disposes isolates of retired
  * versions. Results leave through `out(itemsText)`: comma-joined ResultItem
- * JSON, which worker.ts coalesces into frames.
+ * JSON, which worker.ts coalesces into frames; the sandbox's `emit` events
+ * leave through `publish(functionName, event, dataJson)`.
  */
 import ivm from 'isolated-vm';
 import { installSandbox } from './sandbox/index.js';
@@ -88,6 +89,7 @@ export class IsolateHost {
     private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void,
     /** Must send `items` synchronously and end the process: V8 is no longer sound. */
     private readonly fatal: (items: string) => never,
+    private readonly publish: (functionName: string, event: string, dataJson: string) => void = () => undefined,
   ) {
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
@@ -190,7 +192,8 @@ export class IsolateHost {
     const { isolate, load } = inst;
     const { dispatch, sandbox } = await prepare(isolate, load.code, load.env, load.timeoutMs, this.allowPrivateTargets, {
       name: load.name,
-      emit: (text: string) => this.settled(inst, text),
+      deliver: (text: string) => this.settled(inst, text),
+      onEmit: (event: string, dataJson: string) => this.publish(load.name, event, dataJson),
     });
     inst.sandbox = sandbox;
     if (inst.dead) {
@@ -351,13 +354,19 @@ export async function prepare(
   env: Record<string, string>,
   timeoutMs: number,
   allowPrivateTargets: boolean,
-  opts: { name: string; emit: (text: string) => void },
+  opts: {
+    name: string;
+    /** Receives results that settle after `dispatch` returned (see dispatcher.ts). */
+    deliver: (text: string) => void;
+    /** The sandbox's `emit`; absent in validation isolates, whose emits are dropped. */
+    onEmit?: (event: string, dataJson: string) => void;
+  },
 ): Promise<{ dispatch: ivm.Reference<(payload: string) => string>; sandbox: { dispose(): void } }> {
   const context = await isolate.createContext();
-  const sandbox = await installSandbox(isolate, context, { env, allowPrivateTargets });
+  const sandbox = await installSandbox(isolate, context, { env, allowPrivateTargets, onEmit: opts.onEmit });
   try {
-    const emitRef = new ivm.Reference(opts.emit);
-    const init = await context.evalClosure(DISPATCHER_SOURCE, [emitRef, opts.name], {
+    const deliverRef = new ivm.Reference(opts.deliver);
+    const init = await context.evalClosure(DISPATCHER_SOURCE, [deliverRef, opts.name], {
       result: { reference: true },
     });
     let script: ivm.Script;

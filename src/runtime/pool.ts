@@ -17,6 +17,12 @@ export interface RuntimeOptions {
   logger?: RuntimeLogger;
   /** Micro-batching (default on). Off only to measure what it buys (bench/runtime-micro.mjs). */
   batching?: boolean;
+  /**
+   * Receives every `emit(event, data)` of a function (data as JSON text), in the
+   * main process. Fire-and-forget: what it throws or rejects is logged, never
+   * seen by the function. Without it emits are dropped.
+   */
+  onEmit?: (functionName: string, event: string, dataJson: string) => void;
 }
 
 export interface RuntimeStats {
@@ -63,7 +69,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const env = workerEnv();
   const workers = Array.from(
     { length: count },
-    (_, i) => new WorkerHandle(i, script, args, env, opts.logger, opts.batching ?? true),
+    (_, i) => new WorkerHandle(i, script, args, env, opts.logger, opts.batching ?? true, opts.onEmit),
   );
   let nextId = 0;
   let nextValidator = 0;

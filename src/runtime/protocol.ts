@@ -39,6 +39,8 @@ export type FromWorker =
   | { t: 'val'; id: number; ok: true }
   | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
+  /** A function's `emit(event, data)`; the frame body is the data's JSON text. */
+  | { t: 'emit'; fn: string; event: string }
   /** The worker is about to abort: send it nothing more, queue for its successor. */
   | { t: 'dying' };
 

@@ -76,6 +76,7 @@ export class WorkerHandle {
     private readonly logger: RuntimeLogger | undefined,
     /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
     private readonly batching = true,
+    private readonly onEmit?: (functionName: string, event: string, dataJson: string) => void,
   ) {
     this.start();
   }
@@ -257,8 +258,12 @@ export class WorkerHandle {
   }
 
   private onFrame(text: string): void {
-    const msg = JSON.parse(splitFrame(text)[0]) as FromWorker;
+    const [head, body] = splitFrame(text);
+    const msg = JSON.parse(head) as FromWorker;
     switch (msg.t) {
+      case 'emit':
+        this.publish(msg.fn, msg.event, body);
+        return;
       case 'res':
         for (const item of msg.r) this.settle(item);
         return;
@@ -277,6 +282,20 @@ export class WorkerHandle {
       case 'log':
         this.logger?.[msg.level]({ worker: this.index }, msg.msg);
         return;
+    }
+  }
+
+  /** The receiver's failures stay its own: they must not read as a garbled worker stream. */
+  private publish(fn: string, event: string, dataJson: string): void {
+    if (!this.onEmit) return;
+    const fail = (err: unknown) =>
+      this.logger?.warn({ worker: this.index, function: fn, event, err: String(err) }, 'onEmit failed for a function event');
+    try {
+      const r: unknown = this.onEmit(fn, event, dataJson);
+      // Typed void, but an async receiver must not leave an unhandled rejection behind.
+      if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);
+    } catch (err) {
+      fail(err);
     }
   }
 

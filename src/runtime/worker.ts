@@ -4,7 +4,8 @@
  * only here, so a V8 abort or host OOM takes down this process, which the
  * main process restarts, never the service. Talks to the main process over
  * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
- * into one frame per event-loop turn.
+ * into one frame per event-loop turn; functions' `emit` events go out as
+ * `emit` frames.
  */
 import { writeSync } from 'node:fs';
 import net from 'node:net';
@@ -56,7 +57,17 @@ function fatal(items: string): never {
   process.abort();
 }
 
-const host = new IsolateHost(allowPrivateTargets, out, log, fatal);
+/**
+ * Written at once, not held for the end-of-turn result frame, so an emit made
+ * before a handler returned normally reaches the main process before that
+ * handler's result. The data is spliced raw as the frame body (already JSON).
+ */
+function publish(fn: string, event: string, dataJson: string): void {
+  const head: FromWorker = { t: 'emit', fn, event };
+  channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
+}
+
+const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish);
 
 async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
   const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
@@ -68,7 +79,9 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
     });
     const prepared = prepare(isolate, msg.code, msg.env ?? {}, msg.timeoutMs, allowPrivateTargets, {
       name: 'validate',
-      emit: () => undefined,
+      deliver: () => undefined,
+      // No onEmit: top-level emits at deploy are checked (bad names still throw, as they
+      // would in the warm isolate) but dropped; a deploy is not an event source.
     });
     prepared.catch(() => undefined);
     const { sandbox, dispatch } = await Promise.race([prepared, overall]);

@@ -6,6 +6,15 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod } from '../types.js';
+import type {
+  AttemptOutcome,
+  Delivery,
+  DeliveryRequest,
+  NewDelivery,
+  NewWebhook,
+  Webhook,
+  WebhookPatch,
+} from '../webhooks/types.js';
 
 export interface NewRoute {
   method: RouteMethod;
@@ -29,7 +38,7 @@ export interface ApiPatch {
 export type NewFunction = Omit<FunctionRecord, 'version' | 'createdAt' | 'updatedAt'>;
 export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'createdAt' | 'updatedAt'>>;
 
-export interface Store {
+export interface Store extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap round trip, for /readyz. Throws when the database does not answer. */
   ping(): Promise<void>;
@@ -77,4 +86,71 @@ export function routeShape(path: string): string {
     .split('/')
     .map((seg) => (seg.startsWith(':') ? ':' : seg))
     .join('/');
+}
+
+/**
+ * Webhooks, deliveries and schedule slots. Claims and leases are single SQL
+ * statements (compare-and-set), never in-memory bookkeeping, so several
+ * processes on one database never fire a slot twice or send a delivery twice
+ * at once.
+ */
+export interface WebhookStore {
+  createWebhook(webhook: NewWebhook): Promise<Webhook>;
+  getWebhook(id: string): Promise<Webhook | null>;
+  /** Oldest first; `page.after` is a webhook id. */
+  listWebhooks(page: Page): Promise<Webhook[]>;
+  /** Fields present replace. Null when the webhook does not exist. */
+  updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null>;
+  /** Deletes the webhook and its deliveries (pending retries are cancelled). */
+  deleteWebhook(id: string): Promise<boolean>;
+  /** Webhooks whose mock endpoint points at the API (an API delete answers 409 while any exist). */
+  webhooksUsingApi(apiId: string): Promise<Webhook[]>;
+  /**
+   * Enabled webhooks subscribed to `event`: listed by name, or by `*` unless
+   * the event is an operational `switchyard.*` one.
+   */
+  webhooksForEvent(event: string): Promise<Webhook[]>;
+  /** Enabled webhooks with a cron whose `nextFireAt` <= `now`, oldest slot first. */
+  dueWebhooks(now: string, limit: number): Promise<Webhook[]>;
+  /** The earliest `nextFireAt` of any enabled webhook, to know how long the scheduler may sleep. */
+  nextFireAt(): Promise<string | null>;
+  /**
+   * Claims one slot atomically: moves `nextFireAt` from `slot` to `next` only if
+   * it still equals `slot` (compare-and-set), and inserts the delivery with its
+   * unique (webhook, slot). Null when another process claimed it first.
+   */
+  claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null>;
+
+  createDelivery(delivery: NewDelivery): Promise<Delivery>;
+  getDelivery(id: string): Promise<Delivery | null>;
+  /** Newest first; `page.after` is a delivery id (older than it). */
+  listDeliveries(webhookId: string, page: Page): Promise<Delivery[]>;
+  /**
+   * Leases up to `limit` pending deliveries due at `now` whose lease is free or
+   * expired, to `owner` until `now + leaseMs`. Oldest due first.
+   */
+  claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number): Promise<Delivery[]>;
+  /**
+   * Leases one specific delivery (test-fire, manual retry) if its lease is free
+   * or expired, whatever its due time. Null otherwise.
+   */
+  leaseDelivery(id: string, owner: string, now: string, leaseMs: number): Promise<Delivery | null>;
+  /** Keeps the rendered request of a delivery (once, before its first attempt). */
+  saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void>;
+  /**
+   * Appends an attempt and applies its outcome, and releases the lease, only
+   * while `owner` holds it. Null when the lease was lost (or the delivery deleted).
+   */
+  recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null>;
+  /**
+   * For a manual retry: makes a finished delivery pending again, due `now`.
+   * Null when it does not exist or is already pending.
+   */
+  reopenDelivery(id: string, now: string): Promise<Delivery | null>;
+  /** Releases every lease held by `owner` (graceful shutdown). */
+  releaseLeases(owner: string): Promise<void>;
+  /** Number of pending deliveries (queue depth metric). */
+  countPendingDeliveries(): Promise<number>;
+  /** Deletes finished deliveries created before `before`; returns how many. */
+  pruneDeliveries(before: string): Promise<number>;
 }

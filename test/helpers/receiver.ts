@@ -125,3 +125,48 @@ export async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 10000,
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+export interface HoldingReceiver extends Receiver {
+  /** Answers every held request (and every later one) with 200. */
+  release(): void;
+}
+
+/** Records requests and holds them unanswered until `release()`: a target that hangs. */
+export async function startHoldingReceiver(): Promise<HoldingReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const held: http.ServerResponse[] = [];
+  let released = false;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      if (released) res.end('{"ok":true}');
+      else held.push(res);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) if (!res.destroyed) res.end('{"ok":true}');
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** A local port nothing listens on (bound, then closed again). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}

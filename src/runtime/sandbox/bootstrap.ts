@@ -7,12 +7,13 @@
 import { CLONE_SOURCE } from './js/clone.js';
 import { CORE_SOURCE } from './js/core.js';
 import { CRYPTO_SOURCE } from './js/crypto.js';
+import { EMIT_SOURCE } from './js/emit.js';
 import { FETCH_SOURCE } from './js/fetch.js';
 import { TIMERS_SOURCE } from './js/timers.js';
 import { URL_SOURCE } from './js/url.js';
 
 /** Argument order of the bootstrap function; index.ts passes the bridges in this order. */
-export const BRIDGE_NAMES = ['hostRandom', 'hostCrypto', 'hostUrl', 'hostTimerSet', 'hostTimerClear', 'hostFetch', 'envJson'] as const;
+export const BRIDGE_NAMES = ['hostRandom', 'hostCrypto', 'hostUrl', 'hostTimerSet', 'hostTimerClear', 'hostFetch', 'hostEmit', 'envJson'] as const;
 
 export const BOOTSTRAP_SOURCE = `(function switchyardBootstrap(${BRIDGE_NAMES.join(', ')}) {
 'use strict';
@@ -27,6 +28,7 @@ ${URL_SOURCE}
 ${CRYPTO_SOURCE}
 ${TIMERS_SOURCE}
 ${FETCH_SOURCE}
+${EMIT_SOURCE}
 def('process', Object.freeze({ env: Object.freeze(JSON.parse(envJson)) }));
 for (const name of ['require', 'module', 'exports', 'global']) delete g[name];
 return function dispatch(kind, id, payload) {

@@ -3,13 +3,15 @@
  * process only). Pure-JS polyfills run inside the isolate (./js/*); what needs
  * the host (randomness, HMAC/digest, WHATWG URL parsing, timers, fetch) goes
  * through ivm.Callbacks created once per context and captured by the bootstrap
- * closure. Bridges exchange only primitives, strings and fresh ArrayBuffers;
- * no host object or Reference ever reaches the isolate's global.
+ * closure; so does `emit`, whose events leave through `opts.onEmit`. Bridges
+ * exchange only primitives, strings and fresh ArrayBuffers; no host object or
+ * Reference ever reaches the isolate's global.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE, BRIDGE_NAMES } from './bootstrap.js';
+import { createEmitGuard } from './emit-guard.js';
 import { performFetch, type FetchEnvelope } from './host-fetch.js';
 
 export { BOOTSTRAP_SOURCE } from './bootstrap.js';
@@ -20,6 +22,12 @@ export interface SandboxOptions {
   env: Record<string, string>;
   /** Mirrors SWITCHYARD_ALLOW_PRIVATE_TARGETS for the sandbox's fetch. */
   allowPrivateTargets: boolean;
+  /**
+   * Receives each `emit(event, data)` of this context (data as JSON text), after
+   * the host-side guard. Absent: emits are still checked in the isolate, then
+   * dropped (deploy-time validation).
+   */
+  onEmit?: (event: string, dataJson: string) => void;
 }
 
 export interface SandboxHandle {
@@ -145,6 +153,18 @@ export async function installSandbox(
       .finally(() => inFlight--);
   };
 
+  const onEmit = opts.onEmit;
+  const emitAllowed = createEmitGuard();
+  const onHostEmit = (event: unknown, dataJson: unknown) => {
+    // No live() check: an emit made just before a deadline killed the isolate still happened.
+    if (!onEmit || !emitAllowed(event, dataJson)) return;
+    try {
+      onEmit(event as string, dataJson as string);
+    } catch {
+      // The receiver's failure is its own; the isolate asked for fire-and-forget.
+    }
+  };
+
   const bridges: Record<(typeof BRIDGE_NAMES)[number], unknown> = {
     hostRandom: new ivm.Callback(hostRandom),
     hostCrypto: new ivm.Callback(hostCrypto),
@@ -152,6 +172,7 @@ export async function installSandbox(
     hostTimerSet: new ivm.Callback(onTimerSet, { ignored: true }),
     hostTimerClear: new ivm.Callback(onTimerClear, { ignored: true }),
     hostFetch: new ivm.Callback(onFetch, { ignored: true }),
+    hostEmit: onEmit ? new ivm.Callback(onHostEmit, { ignored: true }) : undefined,
     envJson: JSON.stringify(opts.env ?? {}),
   };
   const args = BRIDGE_NAMES.map((name) => bridges[name]) as ivm.Transferable[];

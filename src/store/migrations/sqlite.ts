@@ -61,4 +61,82 @@ CREATE INDEX routes_by_api ON routes (api_id, position);
 CREATE INDEX routes_by_function ON routes (function_name);
 `,
   },
+  {
+    version: 2,
+    name: 'webhooks',
+    sql: `
+-- mock_api_id has no ON DELETE action: deleting an API that a webhook renders
+-- from fails here, and the store reports which webhooks hold it.
+-- next_fire_at is NULL without cron or while disabled.
+CREATE TABLE webhooks (
+  id            TEXT    PRIMARY KEY,
+  name          TEXT    NOT NULL,
+  target_url    TEXT    NOT NULL,
+  method        TEXT    NOT NULL,
+  headers_json  TEXT    NOT NULL DEFAULT '{}',
+  template_json TEXT    NOT NULL DEFAULT '{}',
+  cron          TEXT,
+  timezone      TEXT    NOT NULL DEFAULT 'UTC',
+  mock_api_id   TEXT    REFERENCES apis (id),
+  mock_path     TEXT,
+  events_json   TEXT    NOT NULL DEFAULT '[]',
+  enabled       INTEGER NOT NULL DEFAULT 1,
+  secret        TEXT,
+  max_attempts  INTEGER NOT NULL,
+  schedule_json TEXT,
+  timeout_ms    INTEGER NOT NULL,
+  next_fire_at  TEXT,
+  created_at    TEXT    NOT NULL,
+  updated_at    TEXT    NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (enabled, next_fire_at);
+CREATE INDEX webhooks_by_mock_api ON webhooks (mock_api_id);
+
+-- Event subscriptions as rows, so publishing an event is an index lookup; kept
+-- in step with webhooks.events_json in the same transaction.
+CREATE TABLE webhook_events (
+  event      TEXT NOT NULL,
+  webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  PRIMARY KEY (event, webhook_id)
+);
+CREATE INDEX webhook_events_by_webhook ON webhook_events (webhook_id);
+
+-- UNIQUE (webhook_id, scheduled_for) makes a cron slot fire at most once across
+-- processes; only schedule deliveries carry a slot, and NULLs never collide.
+-- lease_owner/lease_until: the worker sending it now; an expired lease is free.
+CREATE TABLE deliveries (
+  id              TEXT    PRIMARY KEY,
+  webhook_id      TEXT    NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  trigger         TEXT    NOT NULL,
+  status          TEXT    NOT NULL DEFAULT 'pending',
+  error           TEXT,
+  scheduled_for   TEXT,
+  event           TEXT,
+  event_data_json TEXT,
+  request_json    TEXT,
+  response_json   TEXT,
+  attempt_count   INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  lease_owner     TEXT,
+  lease_until     TEXT,
+  created_at      TEXT    NOT NULL,
+  completed_at    TEXT,
+  UNIQUE (webhook_id, scheduled_for)
+);
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, id);
+CREATE INDEX deliveries_by_lease_owner ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
+CREATE INDEX deliveries_finished ON deliveries (created_at) WHERE status <> 'pending';
+
+CREATE TABLE delivery_attempts (
+  delivery_id     TEXT    NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  attempt         INTEGER NOT NULL,
+  started_at      TEXT    NOT NULL,
+  duration_ms     REAL    NOT NULL,
+  response_status INTEGER,
+  error           TEXT,
+  PRIMARY KEY (delivery_id, attempt)
+);
+`,
+  },
 ];

@@ -3,7 +3,8 @@
  * are async only to match the interface: the driver is synchronous, so a method
  * runs to completion without interleaving with others in this process.
  * Integrity lives in the schema (UNIQUE, FOREIGN KEY); constraint failures are
- * caught here and turned into the typed errors the Store interface promises.
+ * caught here and turned into the typed errors the Store interface promises. * Webhooks and deliveries live in ./webhooks.ts, the base class, which also owns
+ * the shared transaction helpers.
  */
 import type Database from 'better-sqlite3';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
@@ -20,16 +21,13 @@ import {
 } from '../store.js';
 import { toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { ApiRow, FunctionRow, LogRow, RouteRow } from './rows.js';
+import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
 
 export interface SqliteStoreOptions {
   /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
   logRetention?: number;
   /** Clock for created_at/updated_at; tests pass a fake one. */
   now?: () => Date;
-}
-
-function sqliteCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
 
 function prepareAll(db: Database.Database) {
@@ -87,39 +85,19 @@ function prepareAll(db: Database.Database) {
   };
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore extends SqliteWebhookStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly s: ReturnType<typeof prepareAll>;
-  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
-  private readonly now: () => Date;
   private readonly logRetention: number | undefined;
   /** Trimming after every append would walk `logRetention` index entries each time; do it every few lines. */
   private readonly trimEvery: number;
   private readonly appendedSinceTrim = new Map<string, number>();
 
-  constructor(
-    private readonly db: Database.Database,
-    opts: SqliteStoreOptions = {},
-  ) {
+  constructor(db: Database.Database, opts: SqliteStoreOptions = {}) {
+    super(db, opts.now);
     this.s = prepareAll(db);
-    this.tx = db.transaction((fn: () => unknown) => fn());
-    this.now = opts.now ?? (() => new Date());
     this.logRetention = opts.logRetention;
     this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
-  }
-
-  /** Reads see one snapshot. */
-  private read<T>(fn: () => T): T {
-    return this.tx(fn) as T;
-  }
-
-  /** IMMEDIATE takes the write lock first, so a read-then-write never fails on a stale WAL snapshot. */
-  private write<T>(fn: () => T): T {
-    return this.tx.immediate(fn) as T;
-  }
-
-  private stamp(): string {
-    return this.now().toISOString();
   }
 
   async ping(): Promise<void> {
@@ -324,8 +302,19 @@ export class SqliteStore implements Store {
   }
 
   async deleteApi(id: string): Promise<boolean> {
-    // Routes go with it: ON DELETE CASCADE.
-    return this.s.deleteApi.run(id).changes > 0;
+    // Routes go with it: ON DELETE CASCADE. Webhooks rendering from one of its
+    // routes hold it (no cascade): the delete fails and we name them.
+    try {
+      return this.s.deleteApi.run(id).changes > 0;
+    } catch (err) {
+      if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY') throw err;
+      const webhooks = await this.webhooksUsingApi(id);
+      throw new ConflictError(
+        'api_in_use',
+        `API '${id}' is used by ${webhooks.length} webhook(s) as mock_endpoint`,
+        { webhooks: webhooks.map((w) => w.id) },
+      );
+    }
   }
 
   async addRoute(apiId: string, route: NewRoute): Promise<Route | null> {

@@ -1,0 +1,210 @@
+/**
+ * Management routes for webhooks, their deliveries, and events:
+ * /api/webhooks[/:id[/test|/deliveries]], /api/deliveries/:id[/retry], /api/events.
+ */
+import type { FastifyInstance } from 'fastify';
+import { EventBus } from '../webhooks/events.js';
+import {
+  deliveryView,
+  webhookView,
+  type WebhookInput,
+  type WebhookService,
+  type WebhookUpdate,
+} from '../webhooks/service.js';
+import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import { errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+
+const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+
+const fields = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  target_url: { type: 'string', minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL' },
+  method: { type: 'string', enum: [...WEBHOOK_METHODS] },
+  headers: {
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 8192 },
+    maxProperties: 100,
+    description: 'Headers sent to the target (may override user-agent and content-type)',
+  },
+  payload_template: { type: 'object', description: 'JSON object with optional {{placeholders}}' },
+  cron: { type: 'string', maxLength: 200, description: 'Five-field cron expression (see docs/webhooks.md)' },
+  timezone: { type: 'string', maxLength: 100, description: 'IANA time zone, default UTC' },
+  mock_endpoint: {
+    type: 'object',
+    required: ['api_id', 'path'],
+    additionalProperties: false,
+    properties: { api_id: { type: 'string', maxLength: 100 }, path: { type: 'string', maxLength: 2048 } },
+  },
+  events: { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 100, uniqueItems: true },
+  enabled: { type: 'boolean' },
+  secret: { type: 'string', maxLength: 200, description: '"generate" or whsec_<base64>; write-only' },
+  retry: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      max_attempts: { type: 'integer', minimum: 1, maximum: 30 },
+      schedule_s: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 86400 }, minItems: 1, maxItems: 30 },
+    },
+  },
+  timeout_ms: { type: 'integer', minimum: 1000, maximum: 60000 },
+} as const;
+
+const createBody = {
+  type: 'object',
+  required: ['name', 'target_url', 'method', 'payload_template'],
+  additionalProperties: false,
+  properties: {
+    ...fields,
+    headers: nullable(fields.headers),
+    cron: nullable(fields.cron),
+    timezone: nullable(fields.timezone),
+    mock_endpoint: nullable(fields.mock_endpoint),
+    events: nullable(fields.events),
+    enabled: nullable(fields.enabled),
+    secret: nullable(fields.secret),
+    retry: nullable(fields.retry),
+    timeout_ms: nullable(fields.timeout_ms),
+  },
+} as const;
+
+const updateBody = {
+  ...createBody,
+  required: [],
+  properties: {
+    ...createBody.properties,
+    name: nullable(fields.name),
+    target_url: nullable(fields.target_url),
+    method: nullable(fields.method),
+    payload_template: nullable(fields.payload_template),
+  },
+};
+
+const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
+
+export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService, events: EventBus): void {
+  app.post<{ Body: WebhookInput }>(
+    '/api/webhooks',
+    { schema: { tags: ['webhooks'], summary: 'Create a webhook', body: createBody, response: errorResponses } },
+    async function createWebhook(request, reply) {
+      const { webhook, secret } = await webhooks.create(request.body);
+      return reply.code(201).send(webhookView(webhook, { secret }));
+    },
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/api/webhooks',
+    { schema: { tags: ['webhooks'], summary: 'List webhooks (oldest first)', querystring: pageQuerySchema } },
+    async function listWebhooks(request, reply) {
+      const page = readPage(request.query);
+      return pageOf(await webhooks.list(page), page, request, reply, (w) => w.id).map((w) => webhookView(w));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/webhooks/:id',
+    { schema: { tags: ['webhooks'], summary: 'Get a webhook with its next 5 fire times', params: idParams } },
+    async function getWebhook(request) {
+      const webhook = await webhooks.get(request.params.id);
+      return webhookView(webhook, { nextFires: webhooks.upcoming(webhook) });
+    },
+  );
+
+  app.put<{ Params: { id: string }; Body: WebhookUpdate }>(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
+        params: idParams,
+        body: updateBody,
+      },
+    },
+    async function updateWebhook(request) {
+      const { webhook, secret } = await webhooks.update(request.params.id, request.body ?? {});
+      return webhookView(webhook, { secret });
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/webhooks/:id',
+    { schema: { tags: ['webhooks'], summary: 'Delete a webhook, its schedule and pending retries', params: idParams } },
+    async function deleteWebhook(request) {
+      await webhooks.delete(request.params.id);
+      return { deleted: true, id: request.params.id };
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/api/webhooks/:id/test',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
+        params: idParams,
+      },
+    },
+    async function testWebhook(request) {
+      return deliveryView(await webhooks.test(request.params.id));
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: PageQuery }>(
+    '/api/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Deliveries of a webhook, newest first',
+        params: idParams,
+        querystring: pageQuerySchema,
+      },
+    },
+    async function listDeliveries(request, reply) {
+      const page = readPage(request.query);
+      const items = await webhooks.listDeliveries(request.params.id, page);
+      return pageOf(items, page, request, reply, (d) => d.id).map(deliveryView);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/deliveries/:id',
+    { schema: { tags: ['webhooks'], summary: 'Get a delivery with its attempts', params: idParams } },
+    async function getDelivery(request) {
+      return deliveryView(await webhooks.getDelivery(request.params.id));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/api/deliveries/:id/retry',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'One more attempt of a finished delivery (same webhook-id, same bytes)',
+        params: idParams,
+      },
+    },
+    async function retryDelivery(request) {
+      return deliveryView(await webhooks.retry(request.params.id));
+    },
+  );
+
+  app.post<{ Body: { event: string; data?: unknown } }>(
+    '/api/events',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Publish an event to every enabled webhook subscribed to it',
+        body: {
+          type: 'object',
+          required: ['event'],
+          additionalProperties: false,
+          properties: { event: { type: 'string', maxLength: 200 }, data: {} },
+        },
+      },
+    },
+    async function publishEvent(request, reply) {
+      EventBus.checkUserEvent(request.body.event);
+      const deliveries = await events.publish(request.body.event, request.body.data ?? null);
+      return reply.code(202).send({ event: request.body.event, deliveries });
+    },
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Isolate-side source: `emit(event, data)`, the function's way to publish an
+ * event (like POST /api/events). Synchronous and fire-and-forget: it checks
+ * and serialises here, so only JSON text crosses to the host (`hostEmit`, an
+ * ignored Callback). The checks throw TypeErrors the handler can catch; the
+ * host repeats the name, size and rate checks (emit-guard.ts) because user
+ * code can patch the builtins these use (RegExp.prototype.exec, ...).
+ * `hostEmit` is undefined in deploy-time validation isolates: emits are
+ * checked there but dropped.
+ */
+import { EMIT_MAX_DATA_BYTES, EMIT_MAX_EVENT_CHARS, EMIT_RATE_PER_SECOND, EMIT_RESERVED_PREFIX } from '../emit-guard.js';
+
+export const EMIT_SOURCE = String.raw`
+{
+  // Captured now, before user code runs and can replace globals.
+  const TypeErr = TypeError;
+  const stringify = JSON.stringify;
+  const clock = Date.now;
+  const min = Math.min;
+  const NAME = /^[A-Za-z0-9_.:-]{1,${EMIT_MAX_EVENT_CHARS}}$/;
+  const RESERVED = ${JSON.stringify(EMIT_RESERVED_PREFIX)};
+  const MAX_BYTES = ${EMIT_MAX_DATA_BYTES};
+  const RATE = ${EMIT_RATE_PER_SECOND};
+  // Token bucket: bursts up to RATE, refilled at RATE per second.
+  let tokens = RATE;
+  let last = clock();
+
+  function utf8Length(s) {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+      else n += 3;
+    }
+    return n;
+  }
+
+  function emit(event, data) {
+    if (typeof event !== 'string' || !NAME.test(event)) {
+      throw new TypeErr('emit: event must be a string of 1 to ${EMIT_MAX_EVENT_CHARS} characters of letters, digits and _ . : -');
+    }
+    if (event.slice(0, RESERVED.length) === RESERVED) {
+      throw new TypeErr("emit: event names starting with '" + RESERVED + "' are reserved for the service's own events");
+    }
+    let json;
+    try {
+      json = data === undefined ? 'null' : stringify(data);
+    } catch (e) {
+      throw new TypeErr('emit: data is not JSON-serialisable: ' + (e && typeof e.message === 'string' ? e.message : String(e)));
+    }
+    if (typeof json !== 'string') throw new TypeErr('emit: data is not JSON-serialisable: ' + typeof data);
+    if (json.length > MAX_BYTES || (json.length * 3 > MAX_BYTES && utf8Length(json) > MAX_BYTES)) {
+      throw new TypeErr('emit: data is larger than ${EMIT_MAX_DATA_BYTES / 1024} KiB as JSON');
+    }
+    const now = clock();
+    tokens = min(RATE, tokens + ((now - last) * RATE) / 1000);
+    last = now;
+    if (tokens < 1) throw new TypeErr('emit rate limit: at most ' + RATE + ' events per second per function');
+    tokens -= 1;
+    if (hostEmit !== undefined) hostEmit(event, json);
+  }
+  def('emit', emit);
+}
+`;

@@ -1,0 +1,145 @@
+/**
+ * Webhook, delivery and attempt rows as SQLite returns them, and their mapping
+ * to the domain objects of src/webhooks/types.ts. JSON-valued fields are TEXT
+ * columns suffixed `_json`; SQL NULL maps to null.
+ */
+import type {
+  Attempt,
+  Delivery,
+  DeliveryRequest,
+  DeliveryResponse,
+  DeliveryStatus,
+  DeliveryTrigger,
+  NewWebhook,
+  Webhook,
+  WebhookMethod,
+} from '../../webhooks/types.js';
+
+export interface WebhookRow {
+  id: string;
+  name: string;
+  target_url: string;
+  method: string;
+  headers_json: string;
+  template_json: string;
+  cron: string | null;
+  timezone: string;
+  mock_api_id: string | null;
+  mock_path: string | null;
+  events_json: string;
+  enabled: number;
+  secret: string | null;
+  max_attempts: number;
+  schedule_json: string | null;
+  timeout_ms: number;
+  next_fire_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  trigger: string;
+  status: string;
+  error: string | null;
+  scheduled_for: string | null;
+  event: string | null;
+  event_data_json: string | null;
+  request_json: string | null;
+  response_json: string | null;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  error: string | null;
+}
+
+const parseOrNull = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
+
+/** JSON for a nullable column: undefined and null both become SQL NULL. */
+export const jsonOrNull = (value: unknown): string | null =>
+  value === undefined || value === null ? null : JSON.stringify(value);
+
+export function toWebhook(r: WebhookRow): Webhook {
+  return {
+    id: r.id,
+    name: r.name,
+    targetUrl: r.target_url,
+    method: r.method as WebhookMethod,
+    headers: JSON.parse(r.headers_json) as Record<string, string>,
+    payloadTemplate: JSON.parse(r.template_json) as Record<string, unknown>,
+    cron: r.cron,
+    timezone: r.timezone,
+    mockEndpoint: r.mock_api_id === null ? null : { apiId: r.mock_api_id, path: r.mock_path ?? '' },
+    events: JSON.parse(r.events_json) as string[],
+    enabled: r.enabled !== 0,
+    secret: r.secret,
+    retry: { maxAttempts: r.max_attempts, scheduleS: parseOrNull<number[]>(r.schedule_json) },
+    timeoutMs: r.timeout_ms,
+    nextFireAt: r.next_fire_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Named parameters for the webhook columns every insert and update writes. */
+export function webhookParams(w: NewWebhook) {
+  return {
+    name: w.name,
+    target_url: w.targetUrl,
+    method: w.method,
+    headers_json: JSON.stringify(w.headers ?? {}),
+    template_json: JSON.stringify(w.payloadTemplate ?? {}),
+    cron: w.cron ?? null,
+    timezone: w.timezone ?? 'UTC',
+    mock_api_id: w.mockEndpoint?.apiId ?? null,
+    mock_path: w.mockEndpoint?.path ?? null,
+    events_json: JSON.stringify(w.events ?? []),
+    enabled: w.enabled ? 1 : 0,
+    secret: w.secret ?? null,
+    max_attempts: w.retry.maxAttempts,
+    schedule_json: jsonOrNull(w.retry.scheduleS),
+    timeout_ms: w.timeoutMs,
+    next_fire_at: w.nextFireAt ?? null,
+  };
+}
+
+export function toAttempt(r: AttemptRow): Attempt {
+  return {
+    attempt: r.attempt,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    responseStatus: r.response_status,
+    error: r.error,
+  };
+}
+
+export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    trigger: r.trigger as DeliveryTrigger,
+    status: r.status as DeliveryStatus,
+    error: r.error,
+    scheduledFor: r.scheduled_for,
+    event: r.event,
+    eventData: parseOrNull<unknown>(r.event_data_json),
+    attempts: attempts.map(toAttempt),
+    request: parseOrNull<DeliveryRequest>(r.request_json),
+    response: parseOrNull<DeliveryResponse>(r.response_json),
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+  };
+}

@@ -1,0 +1,355 @@
+/**
+ * The WebhookStore half of the SQLite store, and the transaction plumbing both
+ * halves share (SqliteStore extends this class). Slot claims and delivery
+ * leases are compare-and-set statements inside IMMEDIATE transactions: SQLite
+ * lets one writer in at a time across every process on the file, so a slot
+ * moves once and a free lease is taken once, without SKIP LOCKED.
+ */
+import type Database from 'better-sqlite3';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Page } from '../../types.js';
+import type {
+  AttemptOutcome,
+  Delivery,
+  DeliveryRequest,
+  NewDelivery,
+  NewWebhook,
+  Webhook,
+  WebhookPatch,
+} from '../../webhooks/types.js';
+import type { WebhookStore } from '../store.js';
+import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
+import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
+
+export function sqliteCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+const OPERATIONAL_PREFIX = 'switchyard.';
+
+/** Thrown inside a claim transaction to roll it back; never escapes this module. */
+const SLOT_TAKEN = Symbol('slot taken');
+
+function prepareWebhookStatements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  const webhookColumns = `name, target_url, method, headers_json, template_json, cron, timezone, mock_api_id, mock_path,
+    events_json, enabled, secret, max_attempts, schedule_json, timeout_ms, next_fire_at`;
+  const webhookValues = `@name, @target_url, @method, @headers_json, @template_json, @cron, @timezone, @mock_api_id,
+    @mock_path, @events_json, @enabled, @secret, @max_attempts, @schedule_json, @timeout_ms, @next_fire_at`;
+  return {
+    insertWebhook: p(`INSERT INTO webhooks (id, ${webhookColumns}, created_at, updated_at)
+      VALUES (@id, ${webhookValues}, @now, @now) RETURNING *`),
+    getWebhook: p('SELECT * FROM webhooks WHERE id = ?'),
+    listWebhooks: p('SELECT * FROM webhooks WHERE id > ? ORDER BY id LIMIT ?'),
+    updateWebhook: p(`UPDATE webhooks SET (${webhookColumns}, updated_at) = (${webhookValues}, @now)
+      WHERE id = @id RETURNING *`),
+    deleteWebhook: p('DELETE FROM webhooks WHERE id = ?'),
+    webhooksUsingApi: p('SELECT * FROM webhooks WHERE mock_api_id = ? ORDER BY id'),
+    insertEvent: p('INSERT OR IGNORE INTO webhook_events (event, webhook_id) VALUES (?, ?)'),
+    deleteEvents: p('DELETE FROM webhook_events WHERE webhook_id = ?'),
+    // `*` stands for every event except the operational ones, which are subscribed by name.
+    // `+enabled` keeps the planner off the (enabled, next_fire_at) index: the subscription list is the narrow side.
+    webhooksForEvent: p(`SELECT * FROM webhooks WHERE +enabled = 1 AND id IN (
+        SELECT webhook_id FROM webhook_events WHERE event IN (@event, @star)
+      ) ORDER BY id`),
+    dueWebhooks: p(`SELECT * FROM webhooks
+      WHERE enabled = 1 AND next_fire_at <= ? AND cron IS NOT NULL ORDER BY next_fire_at, id LIMIT ?`),
+    nextFireAt: p('SELECT MIN(next_fire_at) FROM webhooks WHERE enabled = 1 AND cron IS NOT NULL').pluck(),
+    // The compare-and-set of a slot: only the first claimer sees the old value.
+    moveSlot: p(`UPDATE webhooks SET next_fire_at = @next, updated_at = @now
+      WHERE id = @id AND next_fire_at = @slot AND enabled = 1`),
+
+    insertDelivery: p(`INSERT INTO deliveries
+      (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
+      VALUES (@id, @webhook_id, @trigger, 'pending', @scheduled_for, @event, @event_data_json, @next_attempt_at, @now)
+      RETURNING *`),
+    getDelivery: p('SELECT * FROM deliveries WHERE id = ?'),
+    listDeliveriesFirst: p('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?'),
+    listDeliveriesAfter: p('SELECT * FROM deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+    attemptsOf: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    attemptsOfMany: p(`SELECT * FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
+      ORDER BY delivery_id, attempt`),
+    claimDue: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
+      WHERE id IN (
+        SELECT id FROM deliveries
+        WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+        ORDER BY next_attempt_at, id LIMIT @limit)
+      RETURNING *`),
+    leaseOne: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
+      WHERE id = @id AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now)
+      RETURNING *`),
+    saveRequest: p('UPDATE deliveries SET request_json = ? WHERE id = ?'),
+    applyOutcome: p(`UPDATE deliveries SET status = @status, error = @error, response_json = @response_json,
+        next_attempt_at = @next_attempt_at, completed_at = @completed_at,
+        request_json = COALESCE(@request_json, request_json), attempt_count = attempt_count + 1,
+        lease_owner = NULL, lease_until = NULL
+      WHERE id = @id AND lease_owner = @owner RETURNING *`),
+    insertAttempt: p(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+      VALUES (?, ?, ?, ?, ?, ?)`),
+    reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
+      WHERE id = @id AND status <> 'pending' RETURNING *`),
+    releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
+    countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
+    // Attempts go with them: ON DELETE CASCADE.
+    prune: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?`),
+  };
+}
+
+export class SqliteWebhookStore implements WebhookStore {
+  private readonly w: ReturnType<typeof prepareWebhookStatements>;
+  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
+  protected readonly now: () => Date;
+
+  constructor(
+    protected readonly db: Database.Database,
+    now: (() => Date) | undefined,
+  ) {
+    this.w = prepareWebhookStatements(db);
+    this.tx = db.transaction((fn: () => unknown) => fn());
+    this.now = now ?? (() => new Date());
+  }
+
+  /** Reads see one snapshot. */
+  protected read<T>(fn: () => T): T {
+    return this.tx(fn) as T;
+  }
+
+  /** IMMEDIATE takes the write lock first, so a read-then-write never fails on a stale WAL snapshot. */
+  protected write<T>(fn: () => T): T {
+    return this.tx.immediate(fn) as T;
+  }
+
+  protected stamp(): string {
+    return this.now().toISOString();
+  }
+
+  // ---- webhooks
+
+  private setEvents(id: string, events: readonly string[]): void {
+    this.w.deleteEvents.run(id);
+    for (const e of events) this.w.insertEvent.run(e, id);
+  }
+
+  /** A mock endpoint naming a missing API is the only reference a webhook write can break. */
+  private unknownApi(err: unknown, webhook: WebhookPatch): unknown {
+    if (sqliteCode(err) !== 'SQLITE_CONSTRAINT_FOREIGNKEY') return err;
+    return new InvalidRequestError(`mock_endpoint.api_id: API '${webhook.mockEndpoint?.apiId}' does not exist`, {
+      field: 'mock_endpoint.api_id',
+    });
+  }
+
+  async createWebhook(webhook: NewWebhook): Promise<Webhook> {
+    try {
+      return this.write(() => {
+        const id = newId('wh');
+        const row = this.w.insertWebhook.get({ id, ...webhookParams(webhook), now: this.stamp() }) as WebhookRow;
+        this.setEvents(id, webhook.events ?? []);
+        return toWebhook(row);
+      });
+    } catch (err) {
+      throw this.unknownApi(err, webhook);
+    }
+  }
+
+  async getWebhook(id: string): Promise<Webhook | null> {
+    const row = this.w.getWebhook.get(id) as WebhookRow | undefined;
+    return row ? toWebhook(row) : null;
+  }
+
+  async listWebhooks(page: Page): Promise<Webhook[]> {
+    return (this.w.listWebhooks.all(page.after ?? '', page.limit) as WebhookRow[]).map(toWebhook);
+  }
+
+  async updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null> {
+    const merged: { current?: NewWebhook } = {};
+    try {
+      return this.write(() => {
+        const row = this.w.getWebhook.get(id) as WebhookRow | undefined;
+        if (!row) return null;
+        const next: NewWebhook = { ...toWebhook(row) };
+        for (const [key, value] of Object.entries(patch)) {
+          if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+        }
+        merged.current = next;
+        const updated = this.w.updateWebhook.get({ id, ...webhookParams(next), now: this.stamp() }) as WebhookRow;
+        if (patch.events !== undefined) this.setEvents(id, patch.events);
+        return toWebhook(updated);
+      });
+    } catch (err) {
+      throw this.unknownApi(err, merged.current ?? patch);
+    }
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    // Subscriptions, deliveries and their attempts go with it: ON DELETE CASCADE.
+    return this.w.deleteWebhook.run(id).changes > 0;
+  }
+
+  async webhooksUsingApi(apiId: string): Promise<Webhook[]> {
+    return (this.w.webhooksUsingApi.all(apiId) as WebhookRow[]).map(toWebhook);
+  }
+
+  async webhooksForEvent(event: string): Promise<Webhook[]> {
+    const star = event.startsWith(OPERATIONAL_PREFIX) ? event : '*';
+    return (this.w.webhooksForEvent.all({ event, star }) as WebhookRow[]).map(toWebhook);
+  }
+
+  async dueWebhooks(now: string, limit: number): Promise<Webhook[]> {
+    return (this.w.dueWebhooks.all(now, limit) as WebhookRow[]).map(toWebhook);
+  }
+
+  async nextFireAt(): Promise<string | null> {
+    return (this.w.nextFireAt.get() as string | null) ?? null;
+  }
+
+  async claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null> {
+    try {
+      return this.write(() => {
+        const now = this.stamp();
+        if (this.w.moveSlot.run({ id: webhookId, slot, next, now }).changes === 0) return null;
+        try {
+          return this.insertDelivery({ ...delivery, webhookId }, now);
+        } catch (err) {
+          // The slot was fired before (e.g. nextFireAt was moved back by an update): undo the move too.
+          if (sqliteCode(err) === 'SQLITE_CONSTRAINT_UNIQUE') throw SLOT_TAKEN;
+          throw err;
+        }
+      });
+    } catch (err) {
+      if (err === SLOT_TAKEN) return null;
+      throw err;
+    }
+  }
+
+  // ---- deliveries
+
+  private insertDelivery(d: NewDelivery, now: string): Delivery {
+    const row = this.w.insertDelivery.get({
+      id: newId('dlv'),
+      webhook_id: d.webhookId,
+      trigger: d.trigger,
+      scheduled_for: d.scheduledFor ?? null,
+      event: d.event ?? null,
+      event_data_json: jsonOrNull(d.eventData),
+      next_attempt_at: d.nextAttemptAt,
+      now,
+    }) as DeliveryRow;
+    return toDelivery(row, []);
+  }
+
+  private withAttempts(row: DeliveryRow): Delivery {
+    return toDelivery(row, this.w.attemptsOf.all(row.id) as AttemptRow[]);
+  }
+
+  /** One query for the attempts of every row. */
+  private withAttemptsMany(rows: DeliveryRow[]): Delivery[] {
+    if (!rows.length) return [];
+    const byDelivery = new Map<string, AttemptRow[]>(rows.map((r) => [r.id, []]));
+    const attempts = this.w.attemptsOfMany.all(JSON.stringify(rows.map((r) => r.id))) as AttemptRow[];
+    for (const a of attempts) byDelivery.get(a.delivery_id)?.push(a);
+    return rows.map((r) => toDelivery(r, byDelivery.get(r.id)!));
+  }
+
+  async createDelivery(delivery: NewDelivery): Promise<Delivery> {
+    try {
+      return this.insertDelivery(delivery, this.stamp());
+    } catch (err) {
+      const code = sqliteCode(err);
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new NotFoundError('webhook_not_found', `Webhook '${delivery.webhookId}' does not exist`);
+      }
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of webhook '${delivery.webhookId}' was already fired`);
+      }
+      throw err;
+    }
+  }
+
+  async getDelivery(id: string): Promise<Delivery | null> {
+    return this.read(() => {
+      const row = this.w.getDelivery.get(id) as DeliveryRow | undefined;
+      return row ? this.withAttempts(row) : null;
+    });
+  }
+
+  async listDeliveries(webhookId: string, page: Page): Promise<Delivery[]> {
+    return this.read(() => {
+      const rows = (
+        page.after === undefined
+          ? this.w.listDeliveriesFirst.all(webhookId, page.limit)
+          : this.w.listDeliveriesAfter.all(webhookId, page.after, page.limit)
+      ) as DeliveryRow[];
+      return this.withAttemptsMany(rows);
+    });
+  }
+
+  async claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number): Promise<Delivery[]> {
+    if (limit <= 0) return [];
+    return this.write(() => {
+      const rows = this.w.claimDue.all({ owner, now, until: leaseUntil(now, leaseMs), limit }) as DeliveryRow[];
+      // RETURNING has no defined order.
+      rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));
+      return this.withAttemptsMany(rows);
+    });
+  }
+
+  async leaseDelivery(id: string, owner: string, now: string, leaseMs: number): Promise<Delivery | null> {
+    return this.write(() => {
+      const row = this.w.leaseOne.get({ id, owner, now, until: leaseUntil(now, leaseMs) }) as DeliveryRow | undefined;
+      return row ? this.withAttempts(row) : null;
+    });
+  }
+
+  async saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void> {
+    this.w.saveRequest.run(JSON.stringify(request), id);
+  }
+
+  async recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null> {
+    return this.write(() => {
+      const pending = outcome.status === 'pending';
+      const row = this.w.applyOutcome.get({
+        id,
+        owner,
+        status: outcome.status,
+        error: outcome.error ?? null,
+        response_json: jsonOrNull(outcome.response),
+        // A pending delivery without a due time would never be claimed again.
+        next_attempt_at: pending ? (outcome.nextAttemptAt ?? this.stamp()) : null,
+        completed_at: pending ? null : this.stamp(),
+        request_json: jsonOrNull(outcome.request),
+      }) as DeliveryRow | undefined;
+      if (!row) return null;
+      const a = outcome.attempt;
+      this.w.insertAttempt.run(id, a.attempt, a.startedAt, a.durationMs, a.responseStatus ?? null, a.error ?? null);
+      return this.withAttempts(row);
+    });
+  }
+
+  async reopenDelivery(id: string, now: string): Promise<Delivery | null> {
+    return this.write(() => {
+      const row = this.w.reopen.get({ id, now }) as DeliveryRow | undefined;
+      return row ? this.withAttempts(row) : null;
+    });
+  }
+
+  async releaseLeases(owner: string): Promise<void> {
+    this.w.releaseLeases.run(owner);
+  }
+
+  async countPendingDeliveries(): Promise<number> {
+    return this.w.countPending.get() as number;
+  }
+
+  async pruneDeliveries(before: string): Promise<number> {
+    return this.w.prune.run(before).changes;
+  }
+}
+
+function leaseUntil(now: string, leaseMs: number): string {
+  return new Date(Date.parse(now) + leaseMs).toISOString();
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,62 @@
+/**
+ * Event fan-out: `POST /api/events`, functions' `emit(event, data)` and the
+ * service's own `switchyard.*` events all end here. Each enabled webhook
+ * subscribed to the event gets a delivery row (the outbox) before anything is
+ * sent; the delivery engine takes it from there.
+ */
+import type { Clock } from '../clock.js';
+import { InvalidRequestError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+export const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+export interface EventLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+export class EventBus {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly wakeEngine: () => void,
+    private readonly log: EventLogger,
+  ) {}
+
+  /** Validates a user-supplied event name: operational names are the service's own. */
+  static checkUserEvent(event: string, field = 'event'): void {
+    if (!EVENT_NAME.test(event)) {
+      throw new InvalidRequestError(`${field} must be 1 to 200 characters of letters, digits and _ . : -`, { field });
+    }
+    if (event.startsWith('switchyard.')) {
+      throw new InvalidRequestError(`${field}: names starting with switchyard. are reserved for the service's own events`, {
+        field,
+      });
+    }
+  }
+
+  /** Creates one pending delivery per subscribed webhook; returns their ids. */
+  async publish(event: string, data: unknown): Promise<string[]> {
+    const webhooks = await this.store.webhooksForEvent(event);
+    if (webhooks.length === 0) return [];
+    const now = new Date(this.clock.now()).toISOString();
+    const ids: string[] = [];
+    for (const webhook of webhooks) {
+      const delivery = await this.store.createDelivery({
+        webhookId: webhook.id,
+        trigger: 'event',
+        scheduledFor: null,
+        event,
+        eventData: data ?? null,
+        nextAttemptAt: now,
+      });
+      ids.push(delivery.id);
+    }
+    this.wakeEngine();
+    return ids;
+  }
+
+  /** Operational events: never fail the operation that raised them. */
+  emitOperational(event: `switchyard.${string}`, data: unknown): void {
+    this.publish(event, data).catch((err) => this.log.warn({ err, event }, 'could not publish an operational event'));
+  }
+}

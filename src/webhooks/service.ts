@@ -1,0 +1,347 @@
+/**
+ * Webhook management: the checks a JSON schema cannot express (URL target,
+ * header names, cron, time zone, mock endpoint, secret), schedule bookkeeping
+ * (`nextFireAt` recomputed on every change), test-fire and manual retry.
+ */
+import type { Clock } from '../clock.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { checkUrlTarget } from '../net/ssrf.js';
+import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
+import { firstFire } from '../scheduler/scheduler.js';
+import type { Store } from '../store/store.js';
+import type { Page } from '../types.js';
+import type { DeliveryEngine } from './engine.js';
+import { generateSecret, isValidSecret } from './signing.js';
+import type { Delivery, NewWebhook, Webhook, WebhookMethod, WebhookPatch } from './types.js';
+
+export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
+const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
+export const deliveryNotFound = (id: string) =>
+  new NotFoundError('delivery_not_found', `Delivery '${id}' does not exist`);
+
+/** The API body, snake_case, before defaults. */
+export interface WebhookInput {
+  name: string;
+  target_url: string;
+  method: WebhookMethod;
+  headers?: Record<string, string> | null;
+  payload_template: Record<string, unknown>;
+  cron?: string | null;
+  timezone?: string | null;
+  mock_endpoint?: { api_id: string; path: string } | null;
+  events?: string[] | null;
+  enabled?: boolean | null;
+  secret?: string | null;
+  retry?: { max_attempts?: number; schedule_s?: number[] } | null;
+  timeout_ms?: number | null;
+}
+
+export type WebhookUpdate = Partial<WebhookInput>;
+
+export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[] } = {}) {
+  return {
+    id: w.id,
+    name: w.name,
+    target_url: w.targetUrl,
+    method: w.method,
+    headers: w.headers,
+    payload_template: w.payloadTemplate,
+    cron: w.cron,
+    timezone: w.timezone,
+    mock_endpoint: w.mockEndpoint ? { api_id: w.mockEndpoint.apiId, path: w.mockEndpoint.path } : null,
+    events: w.events,
+    enabled: w.enabled,
+    has_secret: w.secret !== null,
+    retry: w.retry.scheduleS
+      ? { max_attempts: w.retry.maxAttempts, schedule_s: w.retry.scheduleS }
+      : { max_attempts: w.retry.maxAttempts },
+    timeout_ms: w.timeoutMs,
+    next_fire_at: w.nextFireAt,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+    ...(extra.secret ? { secret: extra.secret } : {}),
+    ...(extra.nextFires ? { next_fires: extra.nextFires } : {}),
+  };
+}
+
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    webhook_id: d.webhookId,
+    trigger: d.trigger,
+    event: d.event,
+    status: d.status,
+    error: d.error,
+    scheduled_for: d.scheduledFor,
+    next_attempt_at: d.nextAttemptAt,
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.startedAt,
+      duration_ms: a.durationMs,
+      response_status: a.responseStatus,
+      error: a.error,
+    })),
+    request: d.request,
+    response: d.response,
+    created_at: d.createdAt,
+    completed_at: d.completedAt,
+  };
+}
+
+export interface WebhookServiceDeps {
+  store: Store;
+  clock: Clock;
+  engine: DeliveryEngine;
+  allowPrivateTargets: boolean;
+  /** Tells the scheduler that schedules changed. */
+  wakeScheduler(): void;
+}
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  private iso(ms = this.deps.clock.now()): string {
+    return new Date(ms).toISOString();
+  }
+
+  private checkHeaders(headers: Record<string, string>): void {
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name)) {
+        throw new InvalidRequestError(`headers: '${name}' is not a valid header name`, { field: 'headers' });
+      }
+      if (RESERVED_HEADERS.has(name.toLowerCase())) {
+        throw new InvalidRequestError(`headers: '${name}' is set by Switchyard (Standard Webhooks) and cannot be overridden`, {
+          field: 'headers',
+        });
+      }
+      if (!HEADER_VALUE.test(value)) {
+        throw new InvalidRequestError(`headers: the value of '${name}' has a control character`, { field: 'headers' });
+      }
+    }
+  }
+
+  private checkTarget(url: string): void {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new InvalidRequestError('target_url must be an absolute http(s) URL', { field: 'target_url' });
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new InvalidRequestError('target_url must be an absolute http(s) URL', { field: 'target_url' });
+    }
+    checkUrlTarget(url, this.deps.allowPrivateTargets);
+  }
+
+  private checkSchedule(cron: string | null, timezone: string): void {
+    if (!validTimezone(timezone)) {
+      throw new InvalidRequestError(`timezone: '${timezone}' is not an IANA time zone (e.g. UTC, Europe/Berlin)`, {
+        field: 'timezone',
+      });
+    }
+    if (cron !== null) parseCron(cron);
+  }
+
+  private async checkMock(mock: { api_id: string; path: string }): Promise<void> {
+    if (!mock.path.startsWith('/')) {
+      throw new InvalidRequestError('mock_endpoint.path must start with / (the path after the API id)', {
+        field: 'mock_endpoint.path',
+      });
+    }
+    if (!(await this.deps.store.getApi(mock.api_id))) {
+      throw new InvalidRequestError(`mock_endpoint.api_id: API '${mock.api_id}' does not exist`, {
+        field: 'mock_endpoint.api_id',
+      });
+    }
+  }
+
+  private checkEvents(events: string[]): void {
+    for (const event of events) {
+      if (event !== '*' && !/^[A-Za-z0-9_.:-]{1,200}$/.test(event)) {
+        throw new InvalidRequestError(`events: '${event}' is not a valid event name`, { field: 'events' });
+      }
+    }
+  }
+
+  /** `"generate"` makes a key (returned once); anything else must be a Standard Webhooks key. */
+  private resolveSecret(secret: string | null | undefined): { stored: string | null; reveal?: string } {
+    if (secret === undefined || secret === null) return { stored: null };
+    if (secret === 'generate') {
+      const made = generateSecret();
+      return { stored: made, reveal: made };
+    }
+    if (!isValidSecret(secret)) {
+      throw new InvalidRequestError('secret must be "generate" or whsec_ followed by base64 of 24 to 64 bytes', {
+        field: 'secret',
+      });
+    }
+    return { stored: secret };
+  }
+
+  async create(input: WebhookInput): Promise<{ webhook: Webhook; secret?: string }> {
+    const headers = input.headers ?? {};
+    const cron = input.cron ?? null;
+    const timezone = input.timezone ?? WEBHOOK_DEFAULTS.timezone;
+    const enabled = input.enabled ?? true;
+    this.checkTarget(input.target_url);
+    this.checkHeaders(headers);
+    this.checkSchedule(cron, timezone);
+    if (input.mock_endpoint) await this.checkMock(input.mock_endpoint);
+    const events = input.events ?? [];
+    this.checkEvents(events);
+    const secret = this.resolveSecret(input.secret);
+    const fields: NewWebhook = {
+      name: input.name,
+      targetUrl: input.target_url,
+      method: input.method,
+      headers,
+      payloadTemplate: input.payload_template,
+      cron,
+      timezone,
+      mockEndpoint: input.mock_endpoint ? { apiId: input.mock_endpoint.api_id, path: input.mock_endpoint.path } : null,
+      events,
+      enabled,
+      secret: secret.stored,
+      retry: {
+        maxAttempts: input.retry?.max_attempts ?? WEBHOOK_DEFAULTS.maxAttempts,
+        scheduleS: input.retry?.schedule_s ?? null,
+      },
+      timeoutMs: input.timeout_ms ?? WEBHOOK_DEFAULTS.timeoutMs,
+      nextFireAt: firstFire(cron, timezone, enabled, this.deps.clock.now()),
+    };
+    const webhook = await this.deps.store.createWebhook(fields);
+    if (webhook.nextFireAt) this.deps.wakeScheduler();
+    return { webhook, secret: secret.reveal };
+  }
+
+  async get(id: string): Promise<Webhook> {
+    const webhook = await this.deps.store.getWebhook(id);
+    if (!webhook) throw webhookNotFound(id);
+    return webhook;
+  }
+
+  /** The next five fire times, for `GET /api/webhooks/:id`. */
+  upcoming(webhook: Webhook): string[] {
+    if (!webhook.cron || !webhook.enabled) return [];
+    return nextFires(parseCron(webhook.cron), webhook.timezone, this.deps.clock.now(), 5).map((ms) => this.iso(ms));
+  }
+
+  list(page: Page): Promise<Webhook[]> {
+    return this.deps.store.listWebhooks(page);
+  }
+
+  async update(id: string, input: WebhookUpdate): Promise<{ webhook: Webhook; secret?: string }> {
+    const current = await this.get(id);
+    const patch: WebhookPatch = {};
+    for (const field of ['name', 'target_url', 'method', 'payload_template'] as const) {
+      if (input[field] === null) throw new InvalidRequestError(`${field} cannot be null`, { field });
+    }
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.target_url !== undefined) {
+      this.checkTarget(input.target_url);
+      patch.targetUrl = input.target_url;
+    }
+    if (input.method !== undefined) patch.method = input.method;
+    if (input.payload_template !== undefined) patch.payloadTemplate = input.payload_template;
+    if (input.headers !== undefined) {
+      patch.headers = input.headers ?? {};
+      this.checkHeaders(patch.headers);
+    }
+    if (input.events !== undefined) {
+      patch.events = input.events ?? [];
+      this.checkEvents(patch.events);
+    }
+    if (input.mock_endpoint !== undefined) {
+      if (input.mock_endpoint) await this.checkMock(input.mock_endpoint);
+      patch.mockEndpoint = input.mock_endpoint
+        ? { apiId: input.mock_endpoint.api_id, path: input.mock_endpoint.path }
+        : null;
+    }
+    if (input.retry !== undefined) {
+      patch.retry = {
+        maxAttempts: input.retry?.max_attempts ?? WEBHOOK_DEFAULTS.maxAttempts,
+        scheduleS: input.retry?.schedule_s ?? null,
+      };
+    }
+    if (input.timeout_ms !== undefined) patch.timeoutMs = input.timeout_ms ?? WEBHOOK_DEFAULTS.timeoutMs;
+    let secret: { stored: string | null; reveal?: string } | undefined;
+    if (input.secret !== undefined) {
+      secret = this.resolveSecret(input.secret);
+      patch.secret = secret.stored;
+    }
+    const cron = input.cron !== undefined ? input.cron : current.cron;
+    const timezone = input.timezone !== undefined ? (input.timezone ?? WEBHOOK_DEFAULTS.timezone) : current.timezone;
+    const enabled = input.enabled !== undefined ? (input.enabled ?? true) : current.enabled;
+    if (input.cron !== undefined || input.timezone !== undefined || input.enabled !== undefined) {
+      this.checkSchedule(cron, timezone);
+      patch.cron = cron;
+      patch.timezone = timezone;
+      patch.enabled = enabled;
+      // Rescheduled at once, from now: the old next slot no longer applies.
+      patch.nextFireAt = firstFire(cron, timezone, enabled, this.deps.clock.now());
+    }
+    const webhook = await this.deps.store.updateWebhook(id, patch);
+    if (!webhook) throw webhookNotFound(id);
+    this.deps.wakeScheduler();
+    return { webhook, secret: secret?.reveal };
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.deps.store.deleteWebhook(id))) throw webhookNotFound(id);
+    this.deps.wakeScheduler();
+  }
+
+  /** Sends once now, also when disabled; no retries. Answers the finished delivery. */
+  async test(id: string): Promise<Delivery> {
+    await this.get(id);
+    // Due a minute from now, so the engine's own loop never races this attempt for it.
+    const delivery = await this.deps.store.createDelivery({
+      webhookId: id,
+      trigger: 'test',
+      scheduledFor: null,
+      event: null,
+      eventData: null,
+      nextAttemptAt: this.iso(this.deps.clock.now() + 60_000),
+    });
+    return this.deps.engine.attemptNow(delivery.id);
+  }
+
+  async getDelivery(id: string): Promise<Delivery> {
+    const delivery = await this.deps.store.getDelivery(id);
+    if (!delivery) throw deliveryNotFound(id);
+    return delivery;
+  }
+
+  async listDeliveries(webhookId: string, page: Page): Promise<Delivery[]> {
+    await this.get(webhookId);
+    return this.deps.store.listDeliveries(webhookId, page);
+  }
+
+  /** One more attempt of a finished delivery: same webhook-id, same bytes. */
+  async retry(id: string): Promise<Delivery> {
+    const existing = await this.getDelivery(id);
+    if (existing.status === 'pending') {
+      throw new ConflictError('delivery_pending', `Delivery '${id}' is still pending; it will be retried on its schedule`);
+    }
+    const reopened = await this.deps.store.reopenDelivery(id, this.iso(this.deps.clock.now() + 60_000));
+    if (!reopened) throw new ConflictError('delivery_pending', `Delivery '${id}' is already being retried`);
+    return this.deps.engine.attemptNow(id);
+  }
+
+  /** For `DELETE /api/apis/:id`: the webhooks that still use the API as mock endpoint. */
+  async assertApiUnused(apiId: string): Promise<void> {
+    const users = await this.deps.store.webhooksUsingApi(apiId);
+    if (users.length > 0) {
+      throw new ConflictError(
+        'api_in_use',
+        `API '${apiId}' is the mock_endpoint of ${users.length} webhook(s); change or delete them first`,
+        { webhooks: users.map((w) => w.id) },
+      );
+    }
+  }
+}
+

@@ -1,0 +1,127 @@
+/**
+ * Webhook domain types.
+ *
+ * Glossary
+ * - Webhook: an HTTP callback definition (target, method, headers, payload
+ *   template) fired by a test request, a cron schedule or an event (`wh_...`).
+ * - Delivery: one message to send for one trigger (`dlv_...`). Stored before
+ *   its first attempt (outbox); its `id` is the `webhook-id` header, stable
+ *   across retries. Rendered once: every attempt sends the same bytes.
+ * - Attempt: one HTTP request of a delivery, with its outcome.
+ * - Slot: one scheduled fire time of a cron webhook (UTC instant). A delivery
+ *   of trigger `schedule` carries its slot in `scheduledFor`; (webhook, slot)
+ *   is unique in the store, so a slot fires at most once across processes.
+ * - Lease: a worker's claim on a due delivery until `leaseUntil`; an expired
+ *   lease (a crashed worker) lets another worker take the delivery.
+ */
+
+export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
+
+export interface MockEndpoint {
+  apiId: string;
+  /** What follows `/api/invoke/fn/<apiId>`, e.g. `/users`. */
+  path: string;
+}
+
+export interface RetryPolicy {
+  /** 1 to 30, default 8. */
+  maxAttempts: number;
+  /** Seconds to wait before attempt 2, 3, ...; null = the Standard Webhooks schedule. */
+  scheduleS: number[] | null;
+}
+
+export interface Webhook {
+  id: string;
+  name: string;
+  targetUrl: string;
+  method: WebhookMethod;
+  headers: Record<string, string>;
+  payloadTemplate: Record<string, unknown>;
+  cron: string | null;
+  timezone: string;
+  mockEndpoint: MockEndpoint | null;
+  events: string[];
+  enabled: boolean;
+  /** `whsec_...`; never leaves the service through the API (write-only). */
+  secret: string | null;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  /** Next slot (UTC ISO), null without cron or when disabled. */
+  nextFireAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt'>;
+export type WebhookPatch = Partial<NewWebhook>;
+
+export type DeliveryTrigger = 'test' | 'schedule' | 'event';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Attempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+export interface DeliveryRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The rendered JSON body; null for GET. */
+  body: string | null;
+}
+
+export interface DeliveryResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** First 16 KiB. */
+  body: string;
+}
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  trigger: DeliveryTrigger;
+  status: DeliveryStatus;
+  error: string | null;
+  /** The slot of a scheduled delivery; else null. */
+  scheduledFor: string | null;
+  /** Event name for `event` deliveries. */
+  event: string | null;
+  /** Event data, kept until the delivery is rendered. */
+  eventData: unknown;
+  attempts: Attempt[];
+  /** Set when rendered (before the first attempt); retries resend it as is. */
+  request: DeliveryRequest | null;
+  response: DeliveryResponse | null;
+  /** When the next attempt is due; null once finished. */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface NewDelivery {
+  webhookId: string;
+  trigger: DeliveryTrigger;
+  scheduledFor: string | null;
+  event: string | null;
+  eventData: unknown;
+  /** First attempt due at (ISO). */
+  nextAttemptAt: string;
+}
+
+/** What one attempt changed, written together with the attempt record. */
+export interface AttemptOutcome {
+  attempt: Attempt;
+  status: DeliveryStatus;
+  /** Next attempt time when `status` is pending. */
+  nextAttemptAt: string | null;
+  error: string | null;
+  response: DeliveryResponse | null;
+  /** Present on the first attempt: the rendered request to keep for retries. */
+  request?: DeliveryRequest;
+}

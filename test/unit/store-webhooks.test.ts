@@ -1,0 +1,553 @@
+/**
+ * WebhookStore conformance suite: webhooks, event subscriptions, schedule slots,
+ * delivery leases and attempts, run against every backend on a real database.
+ * The races use separate connections, and separate OS processes, on one file.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../../src/errors.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/store.js';
+import type { AttemptOutcome, NewDelivery, NewWebhook } from '../../src/webhooks/types.js';
+import { backends, removeTempDatabases, runStoreJobInChild } from '../helpers/store-backends.js';
+
+const BASE = Date.parse('2024-01-01T00:00:00.000Z');
+/** An instant `min` minutes after BASE. */
+const T = (min: number) => new Date(BASE + min * 60_000).toISOString();
+
+function hook(extra: Partial<NewWebhook> = {}): NewWebhook {
+  return {
+    name: 'orders',
+    targetUrl: 'https://example.com/hook',
+    method: 'POST',
+    headers: { 'x-team': 'a' },
+    payloadTemplate: { kind: 'order', data: '{{data}}' },
+    cron: null,
+    timezone: 'UTC',
+    mockEndpoint: null,
+    events: [],
+    enabled: true,
+    secret: null,
+    retry: { maxAttempts: 8, scheduleS: null },
+    timeoutMs: 15000,
+    nextFireAt: null,
+    ...extra,
+  };
+}
+
+function dlv(webhookId: string, extra: Partial<NewDelivery> = {}): NewDelivery {
+  return {
+    webhookId,
+    trigger: 'event',
+    scheduledFor: null,
+    event: 'order.created',
+    eventData: { order: { id: 7 } },
+    nextAttemptAt: T(0),
+    ...extra,
+  };
+}
+
+function outcome(attempt: number, extra: Partial<AttemptOutcome> = {}): AttemptOutcome {
+  return {
+    attempt: { attempt, startedAt: T(attempt), durationMs: 12.5, responseStatus: 200, error: null },
+    status: 'succeeded',
+    nextAttemptAt: null,
+    error: null,
+    response: { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' },
+    ...extra,
+  };
+}
+
+const failed503 = (attempt: number, next: string): AttemptOutcome =>
+  outcome(attempt, {
+    attempt: { attempt, startedAt: T(attempt), durationMs: 3, responseStatus: 503, error: 'HTTP 503' },
+    status: 'pending',
+    nextAttemptAt: next,
+    error: 'HTTP 503',
+    response: { status: 503, headers: {}, body: 'busy' },
+  });
+
+/** A clock that moves one second per reading, so every write gets a distinct, known time. */
+function fakeClock() {
+  let t = BASE;
+  return () => new Date((t += 1000));
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+const ids = (xs: Array<{ id: string }>) => xs.map((x) => x.id);
+
+afterAll(() => removeTempDatabases());
+
+for (const b of backends()) {
+  describe(`webhook store on ${b.name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await b.open({ now: fakeClock() });
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('webhooks', () => {
+      it('creates, gets, lists, patches and deletes', async () => {
+        const created = await store.createWebhook(
+          hook({
+            cron: '*/5 * * * *',
+            timezone: 'Europe/Berlin',
+            events: ['order.created'],
+            secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+            retry: { maxAttempts: 3, scheduleS: [1, 10] },
+            nextFireAt: T(5),
+          }),
+        );
+        expect(created.id).toMatch(/^wh_/);
+        expect(created).toMatchObject({
+          name: 'orders',
+          targetUrl: 'https://example.com/hook',
+          headers: { 'x-team': 'a' },
+          payloadTemplate: { kind: 'order', data: '{{data}}' },
+          cron: '*/5 * * * *',
+          timezone: 'Europe/Berlin',
+          mockEndpoint: null,
+          events: ['order.created'],
+          enabled: true,
+          secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+          retry: { maxAttempts: 3, scheduleS: [1, 10] },
+          timeoutMs: 15000,
+          nextFireAt: T(5),
+        });
+        expect(created.createdAt).toBe(created.updatedAt);
+        expect(await store.getWebhook(created.id)).toEqual(created);
+        expect(await store.getWebhook('wh_nope')).toBeNull();
+
+        const second = await store.createWebhook(hook({ name: 'second' }));
+        expect(ids(await store.listWebhooks({ limit: 10 }))).toEqual([created.id, second.id]);
+        expect(ids(await store.listWebhooks({ limit: 1 }))).toEqual([created.id]);
+        expect(ids(await store.listWebhooks({ limit: 10, after: created.id }))).toEqual([second.id]);
+
+        const patched = await store.updateWebhook(created.id, {
+          name: 'renamed',
+          enabled: false,
+          cron: null,
+          nextFireAt: null,
+          secret: null,
+          retry: { maxAttempts: 8, scheduleS: null },
+        });
+        expect(patched).toMatchObject({
+          name: 'renamed',
+          enabled: false,
+          cron: null,
+          nextFireAt: null,
+          secret: null,
+          retry: { maxAttempts: 8, scheduleS: null },
+          // untouched fields survive
+          targetUrl: 'https://example.com/hook',
+          timezone: 'Europe/Berlin',
+          events: ['order.created'],
+        });
+        expect(patched!.createdAt).toBe(created.createdAt);
+        expect(patched!.updatedAt > created.updatedAt).toBe(true);
+        expect(await store.getWebhook(created.id)).toEqual(patched);
+        expect(await store.updateWebhook('wh_nope', { name: 'x' })).toBeNull();
+
+        expect(await store.deleteWebhook(created.id)).toBe(true);
+        expect(await store.getWebhook(created.id)).toBeNull();
+        expect(await store.deleteWebhook(created.id)).toBe(false);
+        expect(ids(await store.listWebhooks({ limit: 10 }))).toEqual([second.id]);
+      });
+
+      it('finds subscribers by event name; * takes everything but switchyard.* events', async () => {
+        const named = await store.createWebhook(hook({ events: ['order.created'] }));
+        const star = await store.createWebhook(hook({ events: ['*'] }));
+        const ops = await store.createWebhook(hook({ events: ['switchyard.api.created'] }));
+        const both = await store.createWebhook(hook({ events: ['*', 'switchyard.delivery.failed'] }));
+        await store.createWebhook(hook({ events: ['order.created', '*'], enabled: false }));
+        await store.createWebhook(hook({ events: [] }));
+
+        expect(ids(await store.webhooksForEvent('order.created'))).toEqual([named.id, star.id, both.id]);
+        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([star.id, both.id]);
+        expect(ids(await store.webhooksForEvent('switchyard.api.created'))).toEqual([ops.id]);
+        expect(ids(await store.webhooksForEvent('switchyard.delivery.failed'))).toEqual([both.id]);
+        expect(ids(await store.webhooksForEvent('switchyard.function.deleted'))).toEqual([]);
+
+        // Subscriptions follow updates and deletes.
+        await store.updateWebhook(named.id, { events: ['user.signup'] });
+        await store.updateWebhook(star.id, { name: 'kept subscriptions' });
+        expect(ids(await store.webhooksForEvent('order.created'))).toEqual([star.id, both.id]);
+        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([named.id, star.id, both.id]);
+        await store.updateWebhook(both.id, { enabled: false });
+        await store.deleteWebhook(star.id);
+        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([named.id]);
+        expect(ids(await store.webhooksForEvent('switchyard.delivery.failed'))).toEqual([]);
+      });
+
+      it('reports due webhooks and the earliest next fire time of enabled ones', async () => {
+        expect(await store.nextFireAt()).toBeNull();
+        const later = await store.createWebhook(hook({ cron: '*/5 * * * *', nextFireAt: T(5) }));
+        const sooner = await store.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(1) }));
+        await store.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(0), enabled: false }));
+        await store.createWebhook(hook({ events: ['x'] }));
+
+        expect(await store.nextFireAt()).toBe(T(1));
+        expect(ids(await store.dueWebhooks(T(0), 10))).toEqual([]);
+        expect(ids(await store.dueWebhooks(T(1), 10))).toEqual([sooner.id]);
+        expect(ids(await store.dueWebhooks(T(9), 10))).toEqual([sooner.id, later.id]);
+        expect(ids(await store.dueWebhooks(T(9), 1))).toEqual([sooner.id]);
+        await store.updateWebhook(sooner.id, { enabled: false, nextFireAt: null });
+        expect(await store.nextFireAt()).toBe(T(5));
+      });
+
+      it('refuses a mock endpoint on a missing API, and an API delete while a webhook uses it', async () => {
+        await store.createFunction({
+          name: 'users',
+          runtime: 'javascript',
+          code: 'export function handler() { return { statusCode: 200, body: "[]" }; }',
+          compiled: 'exports.handler = function () { return { statusCode: 200, body: "[]" }; };',
+          env: {},
+          timeoutMs: 1000,
+          memoryMb: 64,
+          codeSha256: 'a'.repeat(64),
+        });
+        const api = await store.createApi({
+          name: 'mock',
+          basePath: '/mock',
+          routes: [{ method: 'GET', path: '/users', function: 'users' }],
+        });
+        const other = await store.createApi({ name: 'other', basePath: '/other', routes: [] });
+        const wh = await store.createWebhook(hook({ mockEndpoint: { apiId: api.id, path: '/mock/users' } }));
+        expect(wh.mockEndpoint).toEqual({ apiId: api.id, path: '/mock/users' });
+        expect(ids(await store.webhooksUsingApi(api.id))).toEqual([wh.id]);
+        expect(await store.webhooksUsingApi(other.id)).toEqual([]);
+
+        const err = await rejection(store.deleteApi(api.id));
+        expect(err).toBeInstanceOf(ConflictError);
+        expect(err).toMatchObject({ code: 'api_in_use', details: { webhooks: [wh.id] } });
+        expect((err as Error).message).toBe(`API '${api.id}' is used by 1 webhook(s) as mock_endpoint`);
+        expect(await store.getApi(api.id)).toEqual(api); // routes did not cascade away either
+
+        const missing = await rejection(store.createWebhook(hook({ mockEndpoint: { apiId: 'api_nope', path: '/x' } })));
+        expect(missing).toBeInstanceOf(InvalidRequestError);
+        expect((missing as Error).message).toMatch(/mock_endpoint\.api_id/);
+        const badPatch = await rejection(store.updateWebhook(wh.id, { mockEndpoint: { apiId: 'api_nope', path: '/x' } }));
+        expect(badPatch).toBeInstanceOf(InvalidRequestError);
+        expect((await store.getWebhook(wh.id))!.mockEndpoint).toEqual({ apiId: api.id, path: '/mock/users' });
+
+        await store.updateWebhook(wh.id, { mockEndpoint: { apiId: other.id, path: '/other/x' } });
+        expect(await store.deleteApi(api.id)).toBe(true);
+        await store.updateWebhook(wh.id, { mockEndpoint: null });
+        expect(await store.deleteApi(other.id)).toBe(true);
+      });
+    });
+
+    describe('schedule slots', () => {
+      it('claims a slot once: compare-and-set on nextFireAt plus a unique (webhook, slot)', async () => {
+        const wh = await store.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(1) }));
+        const slot = dlv(wh.id, { trigger: 'schedule', scheduledFor: T(1), event: null, eventData: null, nextAttemptAt: T(1) });
+
+        const first = await store.claimSlot(wh.id, T(1), T(2), slot);
+        expect(first).toMatchObject({ webhookId: wh.id, trigger: 'schedule', status: 'pending', scheduledFor: T(1) });
+        expect(first!.id).toMatch(/^dlv_/);
+        expect((await store.getWebhook(wh.id))!.nextFireAt).toBe(T(2));
+        expect(await store.claimSlot(wh.id, T(1), T(2), slot)).toBeNull();
+
+        // Even with nextFireAt moved back onto a fired slot, the slot key refuses it and the move is undone.
+        await store.updateWebhook(wh.id, { nextFireAt: T(1) });
+        expect(await store.claimSlot(wh.id, T(1), T(2), slot)).toBeNull();
+        expect((await store.getWebhook(wh.id))!.nextFireAt).toBe(T(1));
+        expect(ids(await store.listDeliveries(wh.id, { limit: 10 }))).toEqual([first!.id]);
+
+        // Disabled webhooks do not fire; the last slot may leave no next one.
+        await store.updateWebhook(wh.id, { nextFireAt: T(2), enabled: false });
+        expect(await store.claimSlot(wh.id, T(2), T(3), { ...slot, scheduledFor: T(2) })).toBeNull();
+        await store.updateWebhook(wh.id, { enabled: true });
+        expect(await store.claimSlot(wh.id, T(2), null, { ...slot, scheduledFor: T(2) })).not.toBeNull();
+        expect((await store.getWebhook(wh.id))!.nextFireAt).toBeNull();
+        expect(await store.nextFireAt()).toBeNull();
+      });
+
+      it('two connections on one database claim each slot and each delivery once', async () => {
+        const url = await b.freshUrl();
+        const one = await openStore(url);
+        const two = await openStore(url);
+        try {
+          const wh = await one.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(0) }));
+          const claims = [];
+          for (let i = 0; i < 10; i++) {
+            const d = dlv(wh.id, { trigger: 'schedule', scheduledFor: T(i), nextAttemptAt: T(60) });
+            claims.push(one.claimSlot(wh.id, T(i), T(i + 1), d), two.claimSlot(wh.id, T(i), T(i + 1), d));
+          }
+          const won = (await Promise.all(claims)).filter((d) => d !== null);
+          expect(won.map((d) => d!.scheduledFor)).toEqual(Array.from({ length: 10 }, (_, i) => T(i)));
+          expect(await two.countPendingDeliveries()).toBe(10);
+
+          const [a, b2] = await Promise.all([
+            one.claimDueDeliveries('one', T(60), 60_000, 6),
+            two.claimDueDeliveries('two', T(60), 60_000, 6),
+          ]);
+          expect(a).toHaveLength(6);
+          expect(b2).toHaveLength(4);
+          expect(new Set([...ids(a), ...ids(b2)]).size).toBe(10);
+        } finally {
+          await one.close();
+          await two.close();
+        }
+      });
+
+      it('separate processes racing on one file fire each slot once and work each delivery once', async () => {
+        const url = await b.freshUrl();
+        const setup = await openStore(url);
+        const wh = await setup.createWebhook(hook({ cron: '* * * * *', nextFireAt: '2024-02-01T00:00:00.000Z' }));
+        const queued = new Set<string>();
+        for (let i = 0; i < 150; i++) queued.add((await setup.createDelivery(dlv(wh.id))).id);
+        await setup.close();
+
+        // Both wait for the same instant, then loop as a scheduler and a delivery worker would.
+        const job = `async (store, { id, owner, startAt }) => {
+          while (Date.now() < startAt) await new Promise((r) => setTimeout(r, 2));
+          const slots = [];
+          for (;;) {
+            const slot = (await store.getWebhook(id)).nextFireAt;
+            if (slot >= '2024-02-01T01:40:00.000Z') break;
+            const next = new Date(Date.parse(slot) + 60000).toISOString();
+            const d = await store.claimSlot(id, slot, next, {
+              webhookId: id, trigger: 'schedule', scheduledFor: slot, event: null, eventData: null, nextAttemptAt: slot });
+            if (d) slots.push(slot);
+          }
+          const worked = [];
+          for (;;) {
+            const batch = await store.claimDueDeliveries(owner, '2024-01-01T01:00:00.000Z', 60000, 3);
+            if (!batch.length) break;
+            for (const d of batch) {
+              const done = await store.recordAttempt(d.id, owner, {
+                attempt: { attempt: 1, startedAt: '2024-01-01T01:00:00.000Z', durationMs: 1, responseStatus: 200, error: null },
+                status: 'succeeded', nextAttemptAt: null, error: null, response: null });
+              if (!done) throw new Error('lost the lease of ' + d.id);
+              worked.push(d.id);
+            }
+          }
+          return { slots, worked };
+        }`;
+        const startAt = Date.now() + 1500;
+        type Result = { slots: string[]; worked: string[] };
+        const results = await Promise.all(
+          ['p1', 'p2'].map((owner) => runStoreJobInChild<Result>(url, job, { id: wh.id, owner, startAt })),
+        );
+
+        const slots = results.flatMap((r) => r.slots).sort();
+        expect(slots).toEqual(Array.from({ length: 100 }, (_, i) => new Date(Date.parse('2024-02-01T00:00:00.000Z') + i * 60_000).toISOString()));
+        const worked = results.flatMap((r) => r.worked);
+        expect(worked).toHaveLength(150);
+        expect(new Set(worked)).toEqual(queued);
+
+        const after = await openStore(url);
+        try {
+          const all = await after.listDeliveries(wh.id, { limit: 1000 });
+          expect(all.filter((d) => d.trigger === 'schedule')).toHaveLength(100);
+          expect(all.filter((d) => d.status === 'succeeded').every((d) => d.attempts.length === 1)).toBe(true);
+          expect(await after.countPendingDeliveries()).toBe(100);
+        } finally {
+          await after.close();
+        }
+      });
+    });
+
+    describe('deliveries', () => {
+      it('stores a delivery before its first attempt and reads it back', async () => {
+        const wh = await store.createWebhook(hook());
+        const d = await store.createDelivery(dlv(wh.id));
+        expect(d).toMatchObject({
+          webhookId: wh.id,
+          trigger: 'event',
+          status: 'pending',
+          error: null,
+          scheduledFor: null,
+          event: 'order.created',
+          eventData: { order: { id: 7 } },
+          attempts: [],
+          request: null,
+          response: null,
+          nextAttemptAt: T(0),
+          completedAt: null,
+        });
+        expect(await store.getDelivery(d.id)).toEqual(d);
+        expect(await store.getDelivery('dlv_nope')).toBeNull();
+        const bare = await store.createDelivery(dlv(wh.id, { trigger: 'test', event: null, eventData: undefined }));
+        expect(bare).toMatchObject({ event: null, eventData: null });
+
+        const request = { method: 'POST', url: 'https://example.com/hook', headers: { a: 'b' }, body: '{"x":1}' };
+        await store.saveDeliveryRequest(d.id, request);
+        expect((await store.getDelivery(d.id))!.request).toEqual(request);
+
+        const err = await rejection(store.createDelivery(dlv('wh_nope')));
+        expect(err).toBeInstanceOf(NotFoundError);
+        expect(err).toMatchObject({ code: 'webhook_not_found' });
+      });
+
+      it('lists newest first, paging with after', async () => {
+        const wh = await store.createWebhook(hook());
+        const other = await store.createWebhook(hook());
+        const made = [];
+        for (let i = 0; i < 5; i++) made.push((await store.createDelivery(dlv(wh.id))).id);
+        await store.createDelivery(dlv(other.id));
+        const newestFirst = [...made].reverse();
+        expect(ids(await store.listDeliveries(wh.id, { limit: 10 }))).toEqual(newestFirst);
+        expect(ids(await store.listDeliveries(wh.id, { limit: 2 }))).toEqual(newestFirst.slice(0, 2));
+        expect(ids(await store.listDeliveries(wh.id, { limit: 2, after: newestFirst[1] }))).toEqual(newestFirst.slice(2, 4));
+        expect(ids(await store.listDeliveries(wh.id, { limit: 10, after: made[0] }))).toEqual([]);
+      });
+
+      it('leases due deliveries once, oldest due first, until the lease expires', async () => {
+        const wh = await store.createWebhook(hook());
+        const late = await store.createDelivery(dlv(wh.id, { nextAttemptAt: T(5) }));
+        const second = await store.createDelivery(dlv(wh.id, { nextAttemptAt: T(1) }));
+        const first = await store.createDelivery(dlv(wh.id, { nextAttemptAt: T(0) }));
+
+        expect(ids(await store.claimDueDeliveries('a', T(2), 60_000, 10))).toEqual([first.id, second.id]);
+        expect(await store.claimDueDeliveries('b', T(2), 60_000, 10)).toEqual([]);
+        expect(await store.claimDueDeliveries('b', T(3), 60_000, 10)).toEqual([]); // lease runs until T(3)
+        // a stalls; its leases expire and b takes over; a can no longer record.
+        expect(ids(await store.claimDueDeliveries('b', T(4), 60_000, 1))).toEqual([first.id]);
+        expect(await store.recordAttempt(first.id, 'a', outcome(1))).toBeNull();
+        const done = await store.recordAttempt(first.id, 'b', outcome(1));
+        expect(done).toMatchObject({ status: 'succeeded', nextAttemptAt: null });
+        expect(done!.attempts).toHaveLength(1);
+
+        // One specific delivery, whatever its due time, only while its lease is free.
+        expect((await store.leaseDelivery(late.id, 'c', T(4), 60_000))!.id).toBe(late.id);
+        expect(await store.leaseDelivery(late.id, 'd', T(4), 60_000)).toBeNull();
+        expect(await store.leaseDelivery(done!.id, 'd', T(4), 60_000)).toBeNull(); // finished
+        expect(await store.leaseDelivery('dlv_nope', 'd', T(4), 60_000)).toBeNull();
+        expect((await store.leaseDelivery(late.id, 'd', T(6), 60_000))!.id).toBe(late.id);
+
+        // A graceful stop hands leases back at once.
+        await store.releaseLeases('d');
+        expect(ids(await store.claimDueDeliveries('e', T(6), 60_000, 10))).toEqual([second.id, late.id]);
+        expect(await store.claimDueDeliveries('e', T(6), 60_000, 0)).toEqual([]);
+      });
+
+      it('records attempts: retries keep the request, the last one finishes the delivery', async () => {
+        const wh = await store.createWebhook(hook());
+        const d = await store.createDelivery(dlv(wh.id));
+        const request = { method: 'POST', url: 'https://example.com/hook', headers: {}, body: '{"n":1}' };
+
+        await store.claimDueDeliveries('w', T(0), 60_000, 10);
+        const retry = await store.recordAttempt(d.id, 'w', { ...failed503(1, T(10)), request });
+        expect(retry).toMatchObject({
+          status: 'pending',
+          error: 'HTTP 503',
+          nextAttemptAt: T(10),
+          request,
+          response: { status: 503, headers: {}, body: 'busy' },
+          completedAt: null,
+        });
+        expect(retry!.attempts).toEqual([
+          { attempt: 1, startedAt: T(1), durationMs: 3, responseStatus: 503, error: 'HTTP 503' },
+        ]);
+        // The lease went with the attempt: not due yet, and then anyone may take it.
+        expect(await store.recordAttempt(d.id, 'w', outcome(2))).toBeNull();
+        expect(await store.claimDueDeliveries('x', T(9), 60_000, 10)).toEqual([]);
+        expect(ids(await store.claimDueDeliveries('x', T(10), 60_000, 10))).toEqual([d.id]);
+
+        const done = await store.recordAttempt(d.id, 'x', outcome(2));
+        expect(done).toMatchObject({ status: 'succeeded', error: null, nextAttemptAt: null, request });
+        expect(done!.completedAt).not.toBeNull();
+        expect(done!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+        expect(done!.response).toEqual({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' });
+        expect(await store.getDelivery(d.id)).toEqual(done);
+        expect(await store.countPendingDeliveries()).toBe(0);
+
+        // A manual retry reopens a finished delivery; a pending or missing one cannot be reopened.
+        const reopened = await store.reopenDelivery(d.id, T(30));
+        expect(reopened).toMatchObject({ status: 'pending', nextAttemptAt: T(30), completedAt: null });
+        expect(reopened!.attempts).toHaveLength(2);
+        expect(await store.reopenDelivery(d.id, T(31))).toBeNull();
+        expect(await store.reopenDelivery('dlv_nope', T(31))).toBeNull();
+        expect(await store.countPendingDeliveries()).toBe(1);
+        expect((await store.leaseDelivery(d.id, 'manual', T(30), 60_000))!.id).toBe(d.id);
+        const third = await store.recordAttempt(d.id, 'manual', outcome(3, { status: 'failed', error: 'HTTP 404' }));
+        expect(third).toMatchObject({ status: 'failed', error: 'HTTP 404', nextAttemptAt: null });
+        expect(third!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+      });
+
+      it('prunes finished deliveries created before a time, with their attempts', async () => {
+        const url = await b.freshUrl();
+        const s = await openStore(url, { now: fakeClock() });
+        try {
+          const wh = await s.createWebhook(hook());
+          const oldDone = await s.createDelivery(dlv(wh.id));
+          const oldPending = await s.createDelivery(dlv(wh.id, { nextAttemptAt: T(99) }));
+          await s.claimDueDeliveries('w', T(0), 60_000, 10);
+          await s.recordAttempt(oldDone.id, 'w', outcome(1));
+          const recent = await s.createDelivery(dlv(wh.id));
+          await s.claimDueDeliveries('w', T(0), 60_000, 10);
+          await s.recordAttempt(recent.id, 'w', outcome(1, { status: 'failed', error: 'HTTP 400' }));
+
+          expect(await s.pruneDeliveries(recent.createdAt)).toBe(1);
+          expect(await s.getDelivery(oldDone.id)).toBeNull();
+          expect(await s.getDelivery(oldPending.id)).not.toBeNull();
+          expect(await s.getDelivery(recent.id)).not.toBeNull();
+          expect(await b.query(url, `SELECT delivery_id FROM delivery_attempts`)).toEqual([{ delivery_id: recent.id }]);
+          expect(await s.pruneDeliveries(recent.createdAt)).toBe(0);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('deleting a webhook deletes its subscriptions, deliveries and attempts', async () => {
+        const url = await b.freshUrl();
+        const s = await openStore(url);
+        try {
+          const wh = await s.createWebhook(hook({ events: ['order.created'] }));
+          const keep = await s.createWebhook(hook({ events: ['order.created'] }));
+          const d = await s.createDelivery(dlv(wh.id));
+          const kept = await s.createDelivery(dlv(keep.id));
+          await s.claimDueDeliveries('w', T(0), 60_000, 10);
+          await s.recordAttempt(d.id, 'w', failed503(1, T(5)));
+          expect(await s.countPendingDeliveries()).toBe(2);
+
+          expect(await s.deleteWebhook(wh.id)).toBe(true);
+          expect(await s.getDelivery(d.id)).toBeNull();
+          expect(await s.getDelivery(kept.id)).not.toBeNull();
+          expect(await s.countPendingDeliveries()).toBe(1);
+          expect(ids(await s.webhooksForEvent('order.created'))).toEqual([keep.id]);
+          // d would be due again at T(5) had it survived.
+          expect(ids(await s.claimDueDeliveries('v', T(10), 60_000, 10))).toEqual([kept.id]);
+          expect(await b.query(url, 'SELECT * FROM delivery_attempts')).toEqual([]);
+          expect(await b.query(url, `SELECT * FROM webhook_events WHERE webhook_id = '${wh.id}'`)).toEqual([]);
+        } finally {
+          await s.close();
+        }
+      });
+
+      it('keeps pending deliveries, attempts and schedules across a restart', async () => {
+        const url = await b.freshUrl();
+        const first = await openStore(url);
+        const wh = await first.createWebhook(hook({ cron: '0 * * * *', nextFireAt: T(60), events: ['a.b'] }));
+        const d = await first.createDelivery(dlv(wh.id, { eventData: [1, 'two', { three: null }] }));
+        await first.claimDueDeliveries('old-process', T(0), 60_000, 10);
+        await first.recordAttempt(d.id, 'old-process', failed503(1, T(1)));
+        const before = await first.getDelivery(d.id);
+        await first.close();
+
+        const second = await openStore(url);
+        try {
+          expect(await second.getWebhook(wh.id)).toEqual(wh);
+          expect(await second.nextFireAt()).toBe(T(60));
+          expect(ids(await second.webhooksForEvent('a.b'))).toEqual([wh.id]);
+          const [again] = await second.claimDueDeliveries('new-process', T(1), 60_000, 10);
+          expect(again).toEqual(before);
+          expect(again.eventData).toEqual([1, 'two', { three: null }]);
+        } finally {
+          await second.close();
+        }
+      });
+    });
+  });
+}
