@@ -78,6 +78,8 @@ export function createWebhooks(deps: {
     allowPrivateTargets: config.allowPrivateTargets,
     fetchMock: mockFetcher(deps.gateway),
     onFinalFailure(webhook, delivery) {
+      // A test-fire's answer already tells its caller; only real deliveries raise the event.
+      if (delivery.trigger === 'test') return;
       events.emitOperational('switchyard.delivery.failed', {
         delivery_id: delivery.id,
         webhook_id: webhook.id,

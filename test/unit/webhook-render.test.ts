@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyMockRule, renderPayload, templateMentions, type RenderVars } from '../../src/webhooks/render.js';
+import { applyMockRule, buildRequest, renderPayload, templateMentions, type RenderVars } from '../../src/webhooks/render.js';
+import type { Delivery, Webhook } from '../../src/webhooks/types.js';
 
 const vars: RenderVars = {
   timestamp: '2024-05-01T12:00:00.000Z',
@@ -100,5 +101,63 @@ describe('mock endpoint rule', () => {
     expect(templateMentions({ data: 'literal' }, 'data')).toBe(false);
     expect(templateMentions({ a: '{{database}}' }, 'data')).toBe(false);
     expect(templateMentions({ a: '{{mock}}' }, 'mock')).toBe(true);
+  });
+});
+
+describe('buildRequest', () => {
+  const webhook: Webhook = {
+    id: 'wh_1',
+    name: 'orders',
+    targetUrl: 'https://example.com/hook',
+    method: 'PUT',
+    headers: { 'Webhook-Id': 'spoofed', 'X-Api-Key': 'k' },
+    payloadTemplate: { e: '{{event}}', at: '{{timestamp}}' },
+    cron: null,
+    timezone: 'UTC',
+    mockEndpoint: null,
+    events: ['*'],
+    enabled: true,
+    secret: null,
+    retry: { maxAttempts: 8, scheduleS: null },
+    timeoutMs: 15000,
+    nextFireAt: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+  };
+  const delivery: Delivery = {
+    id: 'dlv_1',
+    webhookId: 'wh_1',
+    trigger: 'schedule',
+    status: 'pending',
+    error: null,
+    scheduledFor: '2024-02-01T09:00:00.000Z',
+    event: null,
+    eventData: null,
+    attempts: [],
+    request: null,
+    response: null,
+    nextAttemptAt: '2024-02-01T09:00:00.000Z',
+    createdAt: '2024-02-01T09:00:00.400Z',
+    completedAt: null,
+  };
+
+  it('renders the body once and sets the delivery headers, never the reserved ones from the webhook', () => {
+    expect(buildRequest(webhook, delivery, undefined)).toEqual({
+      method: 'PUT',
+      url: 'https://example.com/hook',
+      headers: {
+        'X-Api-Key': 'k',
+        'content-type': 'application/json',
+        'user-agent': 'Switchyard-Webhooks/0.1',
+        'webhook-id': 'dlv_1',
+      },
+      body: '{"e":null,"at":"2024-02-01T09:00:00.000Z"}',
+    });
+  });
+
+  it('sends no body with GET', () => {
+    const req = buildRequest({ ...webhook, method: 'GET' }, delivery, undefined);
+    expect(req.body).toBeNull();
+    expect(req.headers).not.toHaveProperty('content-type');
   });
 });
