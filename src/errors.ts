@@ -120,6 +120,35 @@ export class StoreUnavailableError extends SwitchyardError {
   readonly status = 503;
 }
 
+/** Connection-level failures of either database driver: the store is away, not the request wrong. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'SQLITE_BUSY',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300', // too_many_connections
+]);
+
+export function asStoreUnavailable(err: unknown): StoreUnavailableError | null {
+  if (!(err instanceof Error)) return null;
+  const code = (err as { code?: unknown }).code;
+  const unavailable =
+    (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      err.message,
+    );
+  return unavailable ? new StoreUnavailableError(`The database is not answering (${err.message}); try again shortly`) : null;
+}
+
 export class ConfigError extends Error {
   readonly code = 'invalid_config';
 }

@@ -63,7 +63,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
-  const changes = new ChangeBus();
+  const changes = new ChangeBus(store.changeFeed, (err) => log.warn({ err }, 'could not announce a change to other nodes'));
   const metrics = createMetrics();
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics);
@@ -152,6 +152,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       clearInterval(sweep);
       clearTimeout(grace);
       await webhooks!.stop(config.shutdownGraceMs);
+      changes.close();
       await logSink.flush();
       await runtime.close(config.shutdownGraceMs);
       await store.close();

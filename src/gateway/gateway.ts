@@ -38,6 +38,10 @@ class Cache<V> {
     return value;
   }
 
+  clear(): void {
+    for (const key of this.entries.keys()) this.invalidate(key);
+  }
+
   invalidate(key: string): void {
     this.entries.delete(key);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
@@ -72,7 +76,11 @@ export class Gateway {
     this.functions = new Cache((name) => store.getFunction(name));
     changes.subscribe((change) => {
       if (change.kind === 'api') this.tables.invalidate(change.id);
-      else this.functions.invalidate(change.name);
+      else if (change.kind === 'function') this.functions.invalidate(change.name);
+      else {
+        this.tables.clear();
+        this.functions.clear();
+      }
     });
   }
 

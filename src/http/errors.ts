@@ -5,7 +5,7 @@
  * naming the field, and anything else is a logged 500 without internals.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MethodNotAllowedError, SwitchyardError } from '../errors.js';
+import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable } from '../errors.js';
 
 interface SchemaIssue {
   instancePath: string;
@@ -84,6 +84,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendError(reply, 400, 'invalid_request', `Body is not valid JSON: ${error.message}`);
+    }
+    const unavailable = asStoreUnavailable(error);
+    if (unavailable) {
+      request.log.warn({ err: error }, 'store unavailable');
+      return sendError(reply, 503, unavailable.code, unavailable.message);
     }
     if (error instanceof SyntaxError || (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)) {
       return sendError(reply, error.statusCode ?? 400, 'invalid_request', error.message);

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, PayloadTooLargeError, SwitchyardError } from '../errors.js';
+import { MethodNotAllowedError, PayloadTooLargeError, SwitchyardError, asStoreUnavailable } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
 
@@ -65,7 +65,8 @@ export interface InvokeHandlerOptions {
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
   const { bodyLimit, log } = opts;
 
-  function sendError(res: ServerResponse, requestId: string, err: unknown, closeConnection = false): void {
+  function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): void {
+    const err = asStoreUnavailable(caught) ?? caught;
     let status = 500;
     let body: Record<string, unknown>;
     const headers: Record<string, string> = { 'content-type': JSON_CT, 'x-request-id': requestId };

@@ -26,22 +26,25 @@ const BACKENDS: Record<string, Opener> = {
     const { openSqliteStore } = await import('./sqlite/index.js');
     return openSqliteStore(location, opts);
   },
-  async postgres() {
-    throw new ConfigError(
-      'PostgreSQL support is coming in a later release; for now use a SQLite DATABASE_URL such as sqlite:./data/switchyard.db',
-    );
+  async postgres(_rest, url, opts) {
+    // pg is loaded only by deployments that use it.
+    const { openPgStore } = await import('./postgres/index.js');
+    return openPgStore(url, opts);
   },
 };
 BACKENDS.postgresql = BACKENDS.postgres;
 
-/** `sqlite:./data/x.db`, `sqlite:/abs/x.db`, `sqlite::memory:`; `postgres://` is refused for now. */
+/**
+ * `sqlite:./data/x.db`, `sqlite:/abs/x.db`, `sqlite::memory:`, or
+ * `postgres://user:pass@host:5432/db` (also `postgresql://`; parameters `pool_max`, `schema`).
+ */
 export async function openStore(databaseUrl: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const colon = databaseUrl.indexOf(':');
   const scheme = colon > 0 ? databaseUrl.slice(0, colon).toLowerCase() : '';
   const open = Object.hasOwn(BACKENDS, scheme) ? BACKENDS[scheme] : undefined;
   if (!open) {
     throw new ConfigError(
-      `DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl}" (examples: sqlite:./data/switchyard.db, sqlite::memory:)`,
+      `DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl}" (examples: sqlite:./data/switchyard.db, sqlite::memory:, postgres://user:pass@localhost:5432/switchyard)`,
     );
   }
   return open(databaseUrl.slice(colon + 1), databaseUrl, opts);

@@ -1,10 +1,11 @@
 /**
- * The one storage interface. `sqlite/` and (later) `postgres/` implement it;
+ * The one storage interface. `sqlite/` and `postgres/` implement it;
  * nothing above this file knows which database it talks to. SQL owns integrity:
  * uniqueness of names and route shapes, and references from routes to functions,
  * are constraints in the schema, surfaced as typed errors (ConflictError,
  * UnknownFunctionError) by the implementations.
  */
+import type { ChangeFeed } from '../changes.js';
 import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod } from '../types.js';
 import type {
   AttemptOutcome,
@@ -40,6 +41,8 @@ export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'c
 
 export interface Store extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
+  /** Change announcements between the processes sharing this database. */
+  readonly changeFeed: ChangeFeed;
   /** Cheap round trip, for /readyz. Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -376,10 +376,11 @@ export class DeliveryEngine {
       try {
         const results = await batcher.recordAttempts(this.opts.owner, batch.map(({ id, outcome }) => ({ id, outcome })));
         batch.forEach((item, i) => item.resolve(results[i] ?? null));
+        return;
       } catch (err) {
-        for (const item of batch) item.reject(err);
+        // The batch was rolled back as a whole: record one by one so one bad item fails alone.
+        this.opts.log.warn({ err, size: batch.length }, 'recording a batch of attempts failed; recording them one by one');
       }
-      return;
     }
     for (const item of batch) {
       this.store.recordAttempt(item.id, this.opts.owner, item.outcome).then(item.resolve, item.reject);

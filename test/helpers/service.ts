@@ -51,7 +51,11 @@ export async function startService(opts: { dbUrl?: string; env?: Record<string, 
   });
   const output: string[] = [];
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('')}`)), 20000);
+    const timer = setTimeout(() => {
+      // Never leave a half-started server behind (it would hold ports and CPU for later tests).
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output.join('')}`));
+    }, 20000);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       output.push(text);

@@ -1,6 +1,9 @@
 /**
  * The databases the store conformance suite runs on. Each backend hands out
- * fresh, private databases; the PostgreSQL backend will join this list.
+ * fresh, private databases: a temp SQLite file, or a fresh schema on the
+ * PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+ * Without a reachable PostgreSQL its suites are skipped with a message, except
+ * under CI, where they fail.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
+import pg from 'pg';
+import { describe, it } from 'vitest';
 import { openStore, type OpenStoreOptions } from '../../src/store/index.js';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface StoreBackend {
@@ -30,37 +36,107 @@ function sqliteUrl(): string {
   return `sqlite:${join(tempDir, `${randomBytes(6).toString('hex')}.db`)}`;
 }
 
-export function backends(): StoreBackend[] {
-  return [
-    {
-      name: 'sqlite',
-      open: (opts) => openStore(sqliteUrl(), opts),
-      freshUrl: async () => sqliteUrl(),
-      async exec(url, sql) {
-        const db = new Database(url.slice('sqlite:'.length));
-        try {
-          db.exec(sql);
-        } finally {
-          db.close();
-        }
-      },
-      async query(url, sql) {
-        const db = new Database(url.slice('sqlite:'.length));
-        try {
-          return db.prepare(sql).all() as Array<Record<string, unknown>>;
-        } finally {
-          db.close();
-        }
-      },
-    },
-  ];
+const sqliteBackend: StoreBackend = {
+  name: 'sqlite',
+  open: (opts) => openStore(sqliteUrl(), opts),
+  freshUrl: async () => sqliteUrl(),
+  async exec(url, sql) {
+    const db = new Database(url.slice('sqlite:'.length));
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+  },
+  async query(url, sql) {
+    const db = new Database(url.slice('sqlite:'.length));
+    try {
+      return db.prepare(sql).all() as Array<Record<string, unknown>>;
+    } finally {
+      db.close();
+    }
+  },
+};
+
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Schemas handed out by this test file, dropped by removeTempDatabases. */
+const pgSchemas = new Set<string>();
+
+/** Null when PostgreSQL answers; else why not. Probed once per test file, at import. */
+const pgUnavailable: string | null = await (async () => {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (err) {
+    return `PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is not reachable (${(err as Error).message || String(err)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+})();
+
+function pgUrl(): string {
+  if (pgUnavailable) throw new Error(`${pgUnavailable}; CI is set, so the PostgreSQL store suites fail. Set TEST_DATABASE_URL.`);
+  const schema = `sy_test_${randomBytes(6).toString('hex')}`;
+  pgSchemas.add(schema);
+  const url = new URL(PG_URL);
+  url.searchParams.set('schema', schema);
+  return url.toString();
 }
 
-/** Removes the temp files of every database handed out; call from afterAll. */
-export function removeTempDatabases(): void {
+/** A single connection to the schema behind a pgUrl(). */
+async function withPgClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const { connectionString, options } = parsePostgresUrl(url);
+  const client = new pg.Client({ connectionString, options });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const postgresBackend: StoreBackend = {
+  name: 'postgres',
+  open: (opts) => openStore(pgUrl(), opts),
+  freshUrl: async () => pgUrl(),
+  exec: (url, sql) => withPgClient(url, async (c) => void (await c.query(sql))),
+  query: (url, sql) => withPgClient(url, async (c) => (await c.query(sql)).rows as Array<Record<string, unknown>>),
+};
+
+export function backends(): StoreBackend[] {
+  const list: StoreBackend[] = [sqliteBackend];
+  if (!pgUnavailable || process.env.CI) {
+    list.push(postgresBackend);
+  } else {
+    // Registered in the calling test file, so the report shows what was skipped and why.
+    describe.skip(`store on postgres: ${pgUnavailable}; set TEST_DATABASE_URL to run these`, () => {
+      it('every case of this file', () => undefined);
+    });
+  }
+  return list;
+}
+
+
+/** Removes the temp files and schemas of every database handed out; call from afterAll. */
+export async function removeTempDatabases(): Promise<void> {
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   tempDir = null;
   childBundle = null;
+  if (!pgSchemas.size || pgUnavailable) return;
+  const schemas = [...pgSchemas];
+  pgSchemas.clear();
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    // A few at a time: each drop locks every table of its schema.
+    for (let i = 0; i < schemas.length; i += 10) {
+      await client.query(`DROP SCHEMA IF EXISTS ${schemas.slice(i, i + 10).join(', ')} CASCADE`);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 let childBundle: Promise<string> | null = null;
@@ -69,8 +145,8 @@ let childBundle: Promise<string> | null = null;
  * Bundles a tiny program that opens `openStore(url)` and runs a job on it, so a
  * test can race real OS processes on one database (better-sqlite3 is synchronous:
  * two connections in one process never truly interleave). esbuild bundles the
- * current sources each run; better-sqlite3 stays external and is found through
- * NODE_PATH.
+ * current sources each run; the database drivers stay external and are found
+ * through NODE_PATH.
  */
 function bundleChild(): Promise<string> {
   childBundle ??= (async () => {
@@ -100,7 +176,7 @@ function bundleChild(): Promise<string> {
       platform: 'node',
       format: 'cjs',
       target: 'node20',
-      external: ['better-sqlite3'],
+      external: ['better-sqlite3', 'pg', 'pg-native'],
       outfile,
       logLevel: 'error',
     });
@@ -121,7 +197,12 @@ export async function runStoreJobInChild<T>(url: string, jobSource: string, arg:
   return new Promise<T>((resolvePromise, reject) => {
     const child = spawn(process.execPath, [bundle, url, jobFile, JSON.stringify(arg)], {
       cwd: root,
-      env: { PATH: process.env.PATH, NODE_PATH: join(root, 'node_modules') },
+      env: {
+        PATH: process.env.PATH,
+        NODE_PATH: join(root, 'node_modules'),
+        // libpq-style settings (PGPASSWORD, PGSSLMODE, ...) the test URL may rely on.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PG'))),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

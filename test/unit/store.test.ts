@@ -9,6 +9,9 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, ConflictError, UnknownFunctionError } from '../../src/errors.js';
 import { openStore } from '../../src/store/index.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.js';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.js';
 import type { NewFunction, Store } from '../../src/store/store.js';
 import type { FunctionLogLine } from '../../src/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
@@ -377,6 +380,32 @@ for (const b of backends()) {
       }
     });
 
+    it(`opens through openStore as kind ${b.name}, answering ping until closed`, async () => {
+      const url = await b.freshUrl();
+      // postgresql:// is the other spelling PostgreSQL tools use (a no-op for other backends).
+      for (const u of [url, url.replace(/^postgres:/, 'postgresql:')]) {
+        const s = await openStore(u);
+        expect(s.kind).toBe(b.name);
+        await s.ping();
+        await s.close();
+        await expect(s.ping()).rejects.toThrow();
+        await s.close(); // closing twice is harmless
+      }
+    });
+
+    it('migrates once when several nodes start together on a fresh database', async () => {
+      const url = await b.freshUrl();
+      const stores = await Promise.all([openStore(url), openStore(url), openStore(url)]);
+      try {
+        await stores[0].createFunction(fn('shared'));
+        expect((await stores[2].getFunction('shared'))!.name).toBe('shared');
+        const applied = await b.query(url, 'SELECT version, name FROM schema_migrations ORDER BY version');
+        expect(applied.map((r) => [Number(r.version), r.name])).toEqual(SQLITE_MIGRATIONS.map((m) => [m.version, m.name]));
+      } finally {
+        for (const s of stores) await s.close();
+      }
+    });
+
     it('refuses a database written by a newer Switchyard', async () => {
       const url = await b.freshUrl();
       await (await openStore(url)).close();
@@ -389,6 +418,14 @@ for (const b of backends()) {
     });
   });
 }
+
+describe('migrations', () => {
+  it('are the same numbered steps on every backend', () => {
+    const steps = (list: typeof SQLITE_MIGRATIONS) => list.map((m) => `${m.version} ${m.name}`);
+    expect(steps(POSTGRES_MIGRATIONS)).toEqual(steps(SQLITE_MIGRATIONS));
+    expect(SQLITE_MIGRATIONS.length).toBeGreaterThan(0);
+  });
+});
 
 describe('openStore', () => {
   it('opens sqlite: paths relative to the working directory, creating parent folders', async () => {
@@ -416,12 +453,39 @@ describe('openStore', () => {
     await store.close();
   });
 
-  it('refuses PostgreSQL for now and unknown schemes, with ConfigError', async () => {
-    for (const url of ['postgres://u@localhost/db', 'postgresql://u@localhost/db']) {
+  it('takes pool_max and schema out of a PostgreSQL URL and leaves the rest to the driver', () => {
+    expect(parsePostgresUrl('postgres://u:p%40ss@db.local:6543/app?pool_max=3&schema=tenant_1&application_name=sy')).toEqual({
+      connectionString: 'postgres://u:p%40ss@db.local:6543/app?application_name=sy',
+      poolMax: 3,
+      schema: 'tenant_1',
+      options: '-c search_path="tenant_1"',
+    });
+    expect(parsePostgresUrl('postgresql://u@h/app?options=-c%20statement_timeout%3D5000&schema=s')).toMatchObject({
+      connectionString: 'postgresql://u@h/app',
+      poolMax: 10,
+      options: '-c statement_timeout=5000 -c search_path="s"',
+    });
+    expect(parsePostgresUrl('postgres://u@h/app')).toEqual({
+      connectionString: 'postgres://u@h/app',
+      poolMax: 10,
+      schema: null,
+      options: undefined,
+    });
+  });
+
+  it('refuses bad PostgreSQL URL parameters before connecting, and unknown schemes, with ConfigError', async () => {
+    // Port 1 has no server: a refusal here can only come from parsing the URL.
+    const bad = [
+      ['postgres://u@127.0.0.1:1/db?pool_max=0', /pool_max must be a whole number from 1 to 1000, got "0"/],
+      ['postgresql://u@127.0.0.1:1/db?pool_max=ten', /pool_max .* got "ten"/],
+      ['postgres://u@127.0.0.1:1/db?schema=a;drop', /schema must be letters, digits and _ .* got "a;drop"/],
+    ] as const;
+    for (const [url, message] of bad) {
       const err = await rejection(openStore(url));
       expect(err).toBeInstanceOf(ConfigError);
-      expect((err as Error).message).toMatch(/PostgreSQL support is coming/);
+      expect((err as Error).message).toMatch(message);
     }
+    expect(await rejection(openStore('postgres://u@127.0.0.1:1/db'))).not.toBeInstanceOf(ConfigError);
     expect(await rejection(openStore('mysql://x'))).toBeInstanceOf(ConfigError);
     expect(await rejection(openStore('sqlite:'))).toBeInstanceOf(ConfigError);
   });

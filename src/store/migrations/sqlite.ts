@@ -139,4 +139,19 @@ CREATE TABLE delivery_attempts (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'changes',
+    sql: `
+-- Change announcements between processes sharing this file (see sqlite/changes.ts).
+-- Rows are short-lived: pruned a minute after they are written.
+CREATE TABLE changes (
+  id      INTEGER PRIMARY KEY AUTOINCREMENT,
+  origin  TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  key     TEXT NOT NULL,
+  at      TEXT NOT NULL
+);
+`,
+  },
 ];

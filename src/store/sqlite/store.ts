@@ -6,6 +6,7 @@
  * caught here and turned into the typed errors the Store interface promises. * Webhooks and deliveries live in ./webhooks.ts, the base class, which also owns
  * the shared transaction helpers.
  */
+import { SqliteChangeFeed } from './changes.js';
 import type Database from 'better-sqlite3';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
@@ -93,8 +94,11 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
   private readonly trimEvery: number;
   private readonly appendedSinceTrim = new Map<string, number>();
 
+  readonly changeFeed: SqliteChangeFeed;
+
   constructor(db: Database.Database, opts: SqliteStoreOptions = {}) {
     super(db, opts.now);
+    this.changeFeed = new SqliteChangeFeed(db);
     this.s = prepareAll(db);
     this.logRetention = opts.logRetention;
     this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));

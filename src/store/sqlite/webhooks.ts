@@ -70,11 +70,13 @@ function prepareWebhookStatements(db: Database.Database) {
     attemptsOf: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
     attemptsOfMany: p(`SELECT * FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
       ORDER BY delivery_id, attempt`),
+    // Ties on next_attempt_at go in insertion order (rowid): the (status, next_attempt_at)
+    // index already holds that order, whereas `, id` sorted every due row on each claim.
     claimDue: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
-      WHERE id IN (
-        SELECT id FROM deliveries
+      WHERE rowid IN (
+        SELECT rowid FROM deliveries
         WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-        ORDER BY next_attempt_at, id LIMIT @limit)
+        ORDER BY next_attempt_at, rowid LIMIT @limit)
       RETURNING *`),
     leaseOne: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now)
@@ -242,12 +244,15 @@ export class SqliteWebhookStore implements WebhookStore {
     return toDelivery(row, this.w.attemptsOf.all(row.id) as AttemptRow[]);
   }
 
-  /** One query for the attempts of every row. */
+  /** One query for the attempts of every row (none when no row has been attempted yet, the usual claim). */
   private withAttemptsMany(rows: DeliveryRow[]): Delivery[] {
     if (!rows.length) return [];
     const byDelivery = new Map<string, AttemptRow[]>(rows.map((r) => [r.id, []]));
-    const attempts = this.w.attemptsOfMany.all(JSON.stringify(rows.map((r) => r.id))) as AttemptRow[];
-    for (const a of attempts) byDelivery.get(a.delivery_id)?.push(a);
+    const attempted = rows.filter((r) => r.attempt_count > 0).map((r) => r.id);
+    if (attempted.length > 0) {
+      const attempts = this.w.attemptsOfMany.all(JSON.stringify(attempted)) as AttemptRow[];
+      for (const a of attempts) byDelivery.get(a.delivery_id)?.push(a);
+    }
     return rows.map((r) => toDelivery(r, byDelivery.get(r.id)!));
   }
 
@@ -306,24 +311,46 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null> {
-    return this.write(() => {
-      const pending = outcome.status === 'pending';
-      const row = this.w.applyOutcome.get({
-        id,
-        owner,
-        status: outcome.status,
-        error: outcome.error ?? null,
-        response_json: jsonOrNull(outcome.response),
-        // A pending delivery without a due time would never be claimed again.
-        next_attempt_at: pending ? (outcome.nextAttemptAt ?? this.stamp()) : null,
-        completed_at: pending ? null : this.stamp(),
-        request_json: jsonOrNull(outcome.request),
-      }) as DeliveryRow | undefined;
-      if (!row) return null;
-      const a = outcome.attempt;
-      this.w.insertAttempt.run(id, a.attempt, a.startedAt, a.durationMs, a.responseStatus ?? null, a.error ?? null);
-      return this.withAttempts(row);
-    });
+    return this.write(() => this.applyAttempt(id, owner, outcome));
+  }
+
+  /**
+   * `recordAttempt` for many deliveries in one IMMEDIATE transaction (the
+   * engine's BatchAttemptRecorder): the commit is most of what a write costs,
+   * so one commit per batch instead of one per attempt. Each item keeps its
+   * own lease check; a failing item rolls the whole batch back.
+   */
+  async recordAttempts(owner: string, items: Array<{ id: string; outcome: AttemptOutcome }>): Promise<Array<Delivery | null>> {
+    if (items.length === 0) return [];
+    return this.write(() => items.map(({ id, outcome }) => this.applyAttempt(id, owner, outcome)));
+  }
+
+  private applyAttempt(id: string, owner: string, outcome: AttemptOutcome): Delivery | null {
+    const pending = outcome.status === 'pending';
+    const row = this.w.applyOutcome.get({
+      id,
+      owner,
+      status: outcome.status,
+      error: outcome.error ?? null,
+      response_json: jsonOrNull(outcome.response),
+      // A pending delivery without a due time would never be claimed again.
+      next_attempt_at: pending ? (outcome.nextAttemptAt ?? this.stamp()) : null,
+      completed_at: pending ? null : this.stamp(),
+      request_json: jsonOrNull(outcome.request),
+    }) as DeliveryRow | undefined;
+    if (!row) return null;
+    const a = outcome.attempt;
+    const attempt: AttemptRow = {
+      delivery_id: id,
+      attempt: a.attempt,
+      started_at: a.startedAt,
+      duration_ms: a.durationMs,
+      response_status: a.responseStatus ?? null,
+      error: a.error ?? null,
+    };
+    this.w.insertAttempt.run(id, a.attempt, a.startedAt, a.durationMs, attempt.response_status, attempt.error);
+    // attempt_count counts the attempt rows, so a first attempt needs no read-back.
+    return row.attempt_count === 1 ? toDelivery(row, [attempt]) : this.withAttempts(row);
   }
 
   async reopenDelivery(id: string, now: string): Promise<Delivery | null> {

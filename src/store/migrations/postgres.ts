@@ -1,0 +1,165 @@
+/**
+ * PostgreSQL schema, as numbered migrations: the same versions, names, tables
+ * and constraints as SQLITE_MIGRATIONS, in PostgreSQL's dialect. Never edit a
+ * released migration: append a new one to both lists.
+ *
+ * Dialect choices, so both backends answer identically:
+ * - Instants are `timestamptz`; the store only ever writes ISO strings with
+ *   milliseconds from its clock (never SQL `now()`, which tests cannot fake) and
+ *   reads them back as ISO strings.
+ * - Ids and their references are `COLLATE "C"`: ids sort by creation only under
+ *   byte order, whatever the database's default collation.
+ * - JSON stays TEXT (`_json`), byte for byte: jsonb would reorder template keys.
+ */
+import type { Migration } from './plan.js';
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'init',
+    sql: `
+CREATE TABLE functions (
+  seq         BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name        TEXT    NOT NULL UNIQUE,
+  runtime     TEXT    NOT NULL,
+  code        TEXT    NOT NULL,
+  compiled    TEXT    NOT NULL,
+  env_json    TEXT    NOT NULL DEFAULT '{}',
+  timeout_ms  INTEGER NOT NULL,
+  memory_mb   INTEGER NOT NULL,
+  version     INTEGER NOT NULL DEFAULT 1,
+  code_sha256 TEXT    NOT NULL,
+  created_at  TIMESTAMPTZ NOT NULL,
+  updated_at  TIMESTAMPTZ NOT NULL
+);
+
+-- No foreign key to functions: an invocation may finish (and log) after its
+-- function was deleted; the store drops such lines instead of failing.
+CREATE TABLE function_logs (
+  id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  function_name TEXT   NOT NULL,
+  time          TIMESTAMPTZ NOT NULL,
+  level         TEXT   NOT NULL,
+  message       TEXT   NOT NULL,
+  request_id    TEXT
+);
+CREATE INDEX function_logs_by_function ON function_logs (function_name, id);
+
+CREATE TABLE apis (
+  id         TEXT COLLATE "C" PRIMARY KEY,
+  name       TEXT NOT NULL,
+  base_path  TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL
+);
+
+-- shape is the path with parameter names erased (routeShape): two routes of one
+-- API with the same method and shape would be ambiguous, so SQL forbids them.
+CREATE TABLE routes (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  api_id        TEXT COLLATE "C" NOT NULL REFERENCES apis (id) ON DELETE CASCADE,
+  method        TEXT    NOT NULL,
+  path          TEXT    NOT NULL,
+  shape         TEXT    NOT NULL,
+  function_name TEXT    NOT NULL REFERENCES functions (name),
+  position      INTEGER NOT NULL,
+  UNIQUE (api_id, method, shape)
+);
+CREATE INDEX routes_by_api ON routes (api_id, position);
+CREATE INDEX routes_by_function ON routes (function_name);
+`,
+  },
+  {
+    version: 2,
+    name: 'webhooks',
+    sql: `
+-- mock_api_id has no ON DELETE action: deleting an API that a webhook renders
+-- from fails here, and the store reports which webhooks hold it.
+-- next_fire_at is NULL without cron or while disabled.
+CREATE TABLE webhooks (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  name          TEXT    NOT NULL,
+  target_url    TEXT    NOT NULL,
+  method        TEXT    NOT NULL,
+  headers_json  TEXT    NOT NULL DEFAULT '{}',
+  template_json TEXT    NOT NULL DEFAULT '{}',
+  cron          TEXT,
+  timezone      TEXT    NOT NULL DEFAULT 'UTC',
+  mock_api_id   TEXT COLLATE "C" REFERENCES apis (id),
+  mock_path     TEXT,
+  events_json   TEXT    NOT NULL DEFAULT '[]',
+  enabled       BOOLEAN NOT NULL DEFAULT TRUE,
+  secret        TEXT,
+  max_attempts  INTEGER NOT NULL,
+  schedule_json TEXT,
+  timeout_ms    INTEGER NOT NULL,
+  next_fire_at  TIMESTAMPTZ,
+  created_at    TIMESTAMPTZ NOT NULL,
+  updated_at    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX webhooks_due ON webhooks (enabled, next_fire_at);
+CREATE INDEX webhooks_by_mock_api ON webhooks (mock_api_id);
+
+-- Event subscriptions as rows, so publishing an event is an index lookup; kept
+-- in step with webhooks.events_json in the same transaction.
+CREATE TABLE webhook_events (
+  event      TEXT NOT NULL,
+  webhook_id TEXT COLLATE "C" NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  PRIMARY KEY (event, webhook_id)
+);
+CREATE INDEX webhook_events_by_webhook ON webhook_events (webhook_id);
+
+-- UNIQUE (webhook_id, scheduled_for) makes a cron slot fire at most once across
+-- processes; only schedule deliveries carry a slot, and NULLs never collide.
+-- lease_owner/lease_until: the worker sending it now; an expired lease is free.
+CREATE TABLE deliveries (
+  id              TEXT COLLATE "C" PRIMARY KEY,
+  webhook_id      TEXT COLLATE "C" NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  trigger         TEXT    NOT NULL,
+  status          TEXT    NOT NULL DEFAULT 'pending',
+  error           TEXT,
+  scheduled_for   TIMESTAMPTZ,
+  event           TEXT,
+  event_data_json TEXT,
+  request_json    TEXT,
+  response_json   TEXT,
+  attempt_count   INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TIMESTAMPTZ,
+  lease_owner     TEXT,
+  lease_until     TIMESTAMPTZ,
+  created_at      TIMESTAMPTZ NOT NULL,
+  completed_at    TIMESTAMPTZ,
+  UNIQUE (webhook_id, scheduled_for)
+);
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, id);
+CREATE INDEX deliveries_by_lease_owner ON deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
+CREATE INDEX deliveries_finished ON deliveries (created_at) WHERE status <> 'pending';
+
+CREATE TABLE delivery_attempts (
+  delivery_id     TEXT COLLATE "C" NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  attempt         INTEGER NOT NULL,
+  started_at      TIMESTAMPTZ NOT NULL,
+  duration_ms     DOUBLE PRECISION NOT NULL,
+  response_status INTEGER,
+  error           TEXT,
+  PRIMARY KEY (delivery_id, attempt)
+);
+`,
+  },
+  {
+    version: 3,
+    name: 'changes',
+    // On PostgreSQL changes travel by LISTEN/NOTIFY (postgres/changes.ts); the
+    // table only keeps both schemas in step, version for version.
+    sql: `
+CREATE TABLE changes (
+  id      BIGSERIAL PRIMARY KEY,
+  origin  TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  key     TEXT NOT NULL,
+  at      TIMESTAMPTZ NOT NULL
+);
+`,
+  },
+];

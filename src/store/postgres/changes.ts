@@ -1,0 +1,87 @@
+/**
+ * Change announcements between nodes on one PostgreSQL database, by
+ * LISTEN/NOTIFY on a channel per schema. One dedicated connection listens;
+ * when it drops (database restart, failover) it reconnects with backoff and
+ * then reports a `reset`, since notifications sent meanwhile are lost.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Change, ChangeFeed, ChangeListener } from '../../changes.js';
+
+export class PgChangeFeed implements ChangeFeed {
+  private readonly origin = randomBytes(8).toString('hex');
+  readonly channel: string;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+    schema: string | null,
+  ) {
+    this.channel = `switchyard_changes${schema ? '_' + schema : ''}`.toLowerCase().slice(0, 63);
+  }
+
+  async announce(change: Change): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify({ o: this.origin, c: change })]);
+  }
+
+  watch(listener: ChangeListener): () => void {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let retry: NodeJS.Timeout | null = null;
+    let backoff = 100;
+    let connectedBefore = false;
+
+    const onNotification = (msg: pg.Notification) => {
+      try {
+        const { o, c } = JSON.parse(msg.payload ?? '{}') as { o?: string; c?: Change };
+        if (o !== this.origin && c) listener(c);
+      } catch {
+        // not ours
+      }
+    };
+
+    const connect = async () => {
+      retry = null;
+      if (stopped) return;
+      const next = new pg.Client(this.clientConfig);
+      next.on('error', () => undefined);
+      next.on('end', () => {
+        if (client === next) client = null;
+        schedule();
+      });
+      try {
+        await next.connect();
+        next.on('notification', onNotification);
+        await next.query(`LISTEN "${this.channel}"`);
+        if (stopped) {
+          await next.end().catch(() => undefined);
+          return;
+        }
+        client = next;
+        backoff = 100;
+        // Anything announced while we were not listening is lost: start from a clean slate.
+        if (connectedBefore) listener({ kind: 'reset' });
+        connectedBefore = true;
+      } catch {
+        await next.end().catch(() => undefined);
+        schedule();
+      }
+    };
+
+    const schedule = () => {
+      if (stopped || retry) return;
+      retry = setTimeout(() => void connect(), backoff);
+      retry.unref();
+      backoff = Math.min(backoff * 2, 5_000);
+    };
+
+    void connect();
+    return () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      c?.end().catch(() => undefined);
+    };
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Deliveries and their attempts on PostgreSQL. Several nodes work one queue:
+ * due deliveries are leased with `FOR UPDATE SKIP LOCKED`, so workers never
+ * wait on, or take, each other's rows; an attempt is recorded only while its
+ * worker still holds the lease. Reads are single statements (one snapshot),
+ * with the attempts aggregated as a JSON column.
+ */
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Page } from '../../types.js';
+import type { AttemptOutcome, Delivery, DeliveryRequest, NewDelivery } from '../../webhooks/types.js';
+import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
+import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
+
+export const DELIVERY_INSERT = `INSERT INTO deliveries
+  (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)`;
+
+export function deliveryValues(d: NewDelivery, now: string): unknown[] {
+  return [
+    newId('dlv'), d.webhookId, d.trigger, d.scheduledFor ?? null, d.event ?? null,
+    jsonOrNull(d.eventData), d.nextAttemptAt, now,
+  ];
+}
+
+export class PgDeliveryStore extends PgBase {
+  async createDelivery(delivery: NewDelivery): Promise<Delivery> {
+    try {
+      const [row] = await this.rows<PgDeliveryRow>(
+        `${DELIVERY_INSERT} VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8) RETURNING *, '[]'::json AS attempts`,
+        deliveryValues(delivery, this.stamp()),
+      );
+      return toDelivery(row);
+    } catch (err) {
+      const code = pgCode(err);
+      if (code === FOREIGN_KEY_VIOLATION) {
+        throw new NotFoundError('webhook_not_found', `Webhook '${delivery.webhookId}' does not exist`);
+      }
+      if (code === UNIQUE_VIOLATION) {
+        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of webhook '${delivery.webhookId}' was already fired`);
+      }
+      throw err;
+    }
+  }
+
+  async getDelivery(id: string): Promise<Delivery | null> {
+    const [row] = await this.rows<PgDeliveryRow>(`SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.id = $1`, [id]);
+    return row ? toDelivery(row) : null;
+  }
+
+  async listDeliveries(webhookId: string, page: Page): Promise<Delivery[]> {
+    const rows =
+      page.after === undefined
+        ? await this.rows<PgDeliveryRow>(
+            `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`,
+            [webhookId, page.limit],
+          )
+        : await this.rows<PgDeliveryRow>(
+            `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.webhook_id = $1 AND d.id < $2
+             ORDER BY d.id DESC LIMIT $3`,
+            [webhookId, page.after, page.limit],
+          );
+    return rows.map(toDelivery);
+  }
+
+  async claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number): Promise<Delivery[]> {
+    if (limit <= 0) return [];
+    // SKIP LOCKED: rows another worker is leasing right now are passed over, not waited on;
+    // a row leased and committed meanwhile fails the re-checked lease condition.
+    const rows = await this.rows<PgDeliveryRow>(
+      `UPDATE deliveries d SET lease_owner = $1, lease_until = $3
+       WHERE d.id IN (
+         SELECT id FROM deliveries
+         WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
+         ORDER BY next_attempt_at, id LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING d.*, ${attemptsOfSql('d')}`,
+      [owner, now, leaseUntil(now, leaseMs), limit],
+    );
+    // RETURNING has no defined order.
+    rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));
+    return rows.map(toDelivery);
+  }
+
+  async leaseDelivery(id: string, owner: string, now: string, leaseMs: number): Promise<Delivery | null> {
+    const [row] = await this.rows<PgDeliveryRow>(
+      `UPDATE deliveries d SET lease_owner = $2, lease_until = $4
+       WHERE d.id = $1 AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < $3)
+       RETURNING d.*, ${attemptsOfSql('d')}`,
+      [id, owner, now, leaseUntil(now, leaseMs)],
+    );
+    return row ? toDelivery(row) : null;
+  }
+
+  async saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void> {
+    await this.pool.query('UPDATE deliveries SET request_json = $1 WHERE id = $2', [JSON.stringify(request), id]);
+  }
+
+  async recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null> {
+    const [result] = await this.applyAttempts(this.pool, owner, [{ id, outcome }]);
+    return result;
+  }
+
+  /**
+   * `recordAttempt` for many deliveries at once (the engine's
+   * BatchAttemptRecorder): one statement, so one round trip and one commit per
+   * batch instead of one per attempt. Each item keeps its own lease check; a
+   * failing item fails the whole batch.
+   */
+  async recordAttempts(owner: string, items: Array<{ id: string; outcome: AttemptOutcome }>): Promise<Array<Delivery | null>> {
+    if (items.length === 0) return [];
+    if (new Set(items.map((i) => i.id)).size === items.length) return this.applyAttempts(this.pool, owner, items);
+    // The same delivery twice: apply them in order, as separate calls would (the second finds the lease released).
+    return this.tx(async (c) => {
+      const results: Array<Delivery | null> = [];
+      for (const item of items) results.push((await this.applyAttempts(c, owner, [item]))[0]);
+      return results;
+    });
+  }
+
+  /**
+   * Applies each outcome and writes its attempt, only for deliveries `owner`
+   * still leases. Item ids must be distinct. The attempt lists are the
+   * statement snapshot's plus the attempts it inserted.
+   */
+  private async applyAttempts(
+    on: Queryable,
+    owner: string,
+    items: Array<{ id: string; outcome: AttemptOutcome }>,
+  ): Promise<Array<Delivery | null>> {
+    const stamp = this.stamp();
+    const col = <T>(f: (o: AttemptOutcome) => T) => items.map((i) => f(i.outcome));
+    const pending = (o: AttemptOutcome) => o.status === 'pending';
+    const rows = await this.rows<PgDeliveryRow & { n: string }>(
+      `WITH i AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[],
+             $8::text[], $9::int[], $10::timestamptz[], $11::float8[], $12::int[], $13::text[])
+           WITH ORDINALITY AS i (id, status, error, response_json, next_attempt_at, completed_at, request_json,
+             attempt, started_at, duration_ms, response_status, attempt_error, n)),
+       d AS (
+         UPDATE deliveries x SET status = i.status, error = i.error, response_json = i.response_json,
+           next_attempt_at = i.next_attempt_at, completed_at = i.completed_at,
+           request_json = COALESCE(i.request_json, x.request_json), attempt_count = x.attempt_count + 1,
+           lease_owner = NULL, lease_until = NULL
+         FROM i WHERE x.id = i.id AND x.lease_owner = $1
+         RETURNING x.*, i.n),
+       added AS (
+         INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+         SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error
+         FROM i JOIN d ON d.n = i.n
+         RETURNING *)
+       SELECT d.*, (
+         SELECT json_agg(y.j ORDER BY y.attempt) FROM (
+           SELECT a.attempt, ${attemptJsonSql('a')} AS j FROM delivery_attempts a WHERE a.delivery_id = d.id
+           UNION ALL
+           SELECT n.attempt, ${attemptJsonSql('n')} FROM added n WHERE n.delivery_id = d.id
+         ) y) AS attempts
+       FROM d`,
+      [
+        owner,
+        items.map((i) => i.id),
+        col((o) => o.status),
+        col((o) => o.error ?? null),
+        col((o) => jsonOrNull(o.response)),
+        // A pending delivery without a due time would never be claimed again.
+        col((o) => (pending(o) ? (o.nextAttemptAt ?? stamp) : null)),
+        col((o) => (pending(o) ? null : stamp)),
+        col((o) => jsonOrNull(o.request)),
+        col((o) => o.attempt.attempt),
+        col((o) => o.attempt.startedAt),
+        col((o) => o.attempt.durationMs),
+        col((o) => o.attempt.responseStatus ?? null),
+        col((o) => o.attempt.error ?? null),
+      ],
+      on,
+    );
+    const results: Array<Delivery | null> = items.map(() => null);
+    for (const row of rows) results[Number(row.n) - 1] = toDelivery(row);
+    return results;
+  }
+
+  async reopenDelivery(id: string, now: string): Promise<Delivery | null> {
+    const [row] = await this.rows<PgDeliveryRow>(
+      `UPDATE deliveries d SET status = 'pending', next_attempt_at = $2, completed_at = NULL
+       WHERE d.id = $1 AND d.status <> 'pending' RETURNING d.*, ${attemptsOfSql('d')}`,
+      [id, now],
+    );
+    return row ? toDelivery(row) : null;
+  }
+
+  async releaseLeases(owner: string): Promise<void> {
+    await this.pool.query('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
+  }
+
+  async countPendingDeliveries(): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(`SELECT COUNT(*)::int AS n FROM deliveries WHERE status = 'pending'`);
+    return row.n;
+  }
+
+  async pruneDeliveries(before: string): Promise<number> {
+    // Attempts go with them: ON DELETE CASCADE.
+    return this.changes(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < $1`, [before]);
+  }
+}
+
+function leaseUntil(now: string, leaseMs: number): string {
+  return new Date(Date.parse(now) + leaseMs).toISOString();
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,357 @@
+/**
+ * The Store on PostgreSQL (node-postgres pool). Same schema, semantics and
+ * typed errors as the SQLite store: constraint failures (23505 unique, 23503
+ * foreign key) become ConflictError / UnknownFunctionError here. Where SQLite
+ * relies on its single writer, this file locks the row it read before writing
+ * (`FOR UPDATE`), or writes in one statement. Webhooks and deliveries, and the
+ * shared transaction helpers, live in ./webhooks.ts, the base class.
+ */
+import type pg from 'pg';
+import { ConflictError, UnknownFunctionError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Api, FunctionLogLine, FunctionRecord, Page, Route } from '../../types.js';
+import {
+  routeShape,
+  type ApiPatch,
+  type FunctionPatch,
+  type NewApi,
+  type NewFunction,
+  type NewRoute,
+  type Store,
+} from '../store.js';
+import { routesOfSql, toApi, toFunction, toLogLine, toRoute } from './rows.js';
+import type { FunctionRow, LogRow, PgApiRow, RouteRow } from './rows.js';
+import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
+import { PgWebhookStore } from './webhooks.js';
+import { PgChangeFeed } from './changes.js';
+
+export interface PgStoreOptions {
+  /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
+  logRetention?: number;
+  /** Clock for created_at/updated_at; tests pass a fake one. */
+  now?: () => Date;
+}
+
+/**
+ * PostgreSQL TEXT cannot hold U+0000, which SQLite stores happily. Console
+ * output is the one place user code puts arbitrary characters into a TEXT
+ * column, so it is replaced there rather than failing the invocation's logs.
+ */
+const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
+
+export class PgStore extends PgWebhookStore implements Store {
+  readonly kind = 'postgres' as const;
+  private readonly logRetention: number | undefined;
+  /** Trimming after every append would walk `logRetention` index entries each time; do it every few lines. */
+  private readonly trimEvery: number;
+  private readonly appendedSinceTrim = new Map<string, number>();
+  private closed = false;
+
+  readonly changeFeed: PgChangeFeed;
+
+  constructor(pool: pg.Pool, opts: PgStoreOptions = {}, changes?: PgChangeFeed) {
+    super(pool, opts.now);
+    this.changeFeed = changes ?? new PgChangeFeed(pool, {}, null);
+    this.logRetention = opts.logRetention;
+    this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  // ---- functions
+
+  async createFunction(fn: NewFunction): Promise<FunctionRecord> {
+    try {
+      const now = this.stamp();
+      const [row] = await this.rows<FunctionRow>(
+        `INSERT INTO functions
+           (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, version, code_sha256, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $9) RETURNING *`,
+        [fn.name, fn.runtime, fn.code, fn.compiled, JSON.stringify(fn.env), fn.timeoutMs, fn.memoryMb, fn.codeSha256, now],
+      );
+      return toFunction(row);
+    } catch (err) {
+      if (pgCode(err) === UNIQUE_VIOLATION) {
+        throw new ConflictError('function_exists', `Function '${fn.name}' already exists`);
+      }
+      throw err;
+    }
+  }
+
+  async getFunction(name: string): Promise<FunctionRecord | null> {
+    const [row] = await this.rows<FunctionRow>('SELECT * FROM functions WHERE name = $1', [name]);
+    return row ? toFunction(row) : null;
+  }
+
+  async listFunctions(page: Page): Promise<FunctionRecord[]> {
+    const rows =
+      page.after === undefined
+        ? await this.rows<FunctionRow>('SELECT * FROM functions ORDER BY seq LIMIT $1', [page.limit])
+        : // An unknown `after` makes the subquery NULL, and `seq > NULL` matches nothing.
+          await this.rows<FunctionRow>(
+            'SELECT * FROM functions WHERE seq > (SELECT seq FROM functions WHERE name = $1) ORDER BY seq LIMIT $2',
+            [page.after, page.limit],
+          );
+    return rows.map(toFunction);
+  }
+
+  async updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null> {
+    // One statement, so concurrent patches apply one after the other (row lock) and none is lost.
+    // Every column is NOT NULL: a NULL parameter means "not in the patch".
+    const [row] = await this.rows<FunctionRow>(
+      `UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
+         env_json = COALESCE($5, env_json), timeout_ms = COALESCE($6, timeout_ms), memory_mb = COALESCE($7, memory_mb),
+         code_sha256 = COALESCE($8, code_sha256), version = version + 1, updated_at = $9
+       WHERE name = $1 RETURNING *`,
+      [
+        name,
+        patch.runtime ?? null,
+        patch.code ?? null,
+        patch.compiled ?? null,
+        patch.env !== undefined ? JSON.stringify(patch.env) : null,
+        patch.timeoutMs ?? null,
+        patch.memoryMb ?? null,
+        patch.codeSha256 ?? null,
+        this.stamp(),
+      ],
+    );
+    return row ? toFunction(row) : null;
+  }
+
+  async deleteFunction(name: string): Promise<boolean> {
+    const deleted = await this.tx(async (c) => {
+      // The lock makes a concurrent route insert naming this function wait, then fail its foreign key.
+      await c.query('SELECT 1 FROM functions WHERE name = $1 FOR UPDATE', [name]);
+      const routes = await this.rows<RouteRow>(
+        'SELECT * FROM routes WHERE function_name = $1 ORDER BY api_id, position',
+        [name],
+        c,
+      );
+      if (routes.length) {
+        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+          routes: routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })),
+        });
+      }
+      await c.query('DELETE FROM function_logs WHERE function_name = $1', [name]);
+      return (await this.changes('DELETE FROM functions WHERE name = $1', [name], c)) > 0;
+    });
+    this.appendedSinceTrim.delete(name);
+    return deleted;
+  }
+
+  async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {
+    const rows = await this.rows<RouteRow>('SELECT * FROM routes WHERE function_name = $1 ORDER BY api_id, position', [
+      name,
+    ]);
+    return rows.map((r) => ({ ...toRoute(r), apiId: r.api_id }));
+  }
+
+  // ---- function logs
+
+  async appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void> {
+    if (!lines.length) return;
+    // Lines of a function deleted mid-invocation are dropped, so a later function of the
+    // same name does not inherit them: the insert takes nothing from a missing function,
+    // and its key-share lock makes it wait for (and then see) a delete in progress.
+    const inserted = await this.changes(
+      `WITH f AS (SELECT name FROM functions WHERE name = $1 FOR KEY SHARE)
+       INSERT INTO function_logs (function_name, time, level, message, request_id)
+       SELECT f.name, l.time, l.level, l.message, l.request_id
+       FROM f CROSS JOIN unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[])
+         WITH ORDINALITY AS l (time, level, message, request_id, n)
+       ORDER BY l.n`,
+      [
+        name,
+        lines.map((l) => l.time),
+        lines.map((l) => l.level),
+        lines.map((l) => noNul(l.message)),
+        lines.map((l) => (l.requestId === null ? null : noNul(l.requestId))),
+      ],
+    );
+    if (inserted === 0 || this.logRetention === undefined) return;
+    const pending = (this.appendedSinceTrim.get(name) ?? 0) + lines.length;
+    if (pending >= this.trimEvery) {
+      this.appendedSinceTrim.set(name, 0);
+      // Walks the (function_name, id) index from the newest line; NULL (nothing to trim) deletes nothing.
+      await this.pool.query(
+        `DELETE FROM function_logs WHERE function_name = $1 AND id <= (
+           SELECT id FROM function_logs WHERE function_name = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`,
+        [name, this.logRetention],
+      );
+    } else {
+      this.appendedSinceTrim.set(name, pending);
+    }
+  }
+
+  async listFunctionLogs(name: string, limit: number): Promise<FunctionLogLine[]> {
+    // Newest `limit` lines, handed back oldest first.
+    const rows = await this.rows<LogRow>(
+      `SELECT * FROM (
+         SELECT id, time, level, message, request_id FROM function_logs WHERE function_name = $1 ORDER BY id DESC LIMIT $2
+       ) newest ORDER BY id`,
+      [name, limit],
+    );
+    return rows.map(toLogLine);
+  }
+
+  async pruneFunctionLogs(keep: number): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM function_logs WHERE id IN (
+         SELECT id FROM (
+           SELECT id, ROW_NUMBER() OVER (PARTITION BY function_name ORDER BY id DESC) AS rn FROM function_logs
+         ) ranked WHERE rn > $1)`,
+      [keep],
+    );
+  }
+
+  // ---- APIs and routes
+
+  /**
+   * Inserts one route, turning constraint failures into the errors callers expect.
+   * Callers hold the API row (inserted or locked), so route writes to one API are serialized.
+   */
+  private async insertRoute(
+    c: pg.PoolClient,
+    apiId: string,
+    route: NewRoute,
+    id: string,
+    position: number,
+    field: string,
+  ): Promise<Route> {
+    const shape = routeShape(route.path);
+    let inserted: number;
+    try {
+      // ON CONFLICT keeps the transaction usable, so the clashing route can be named.
+      inserted = await this.changes(
+        `INSERT INTO routes (id, api_id, method, path, shape, function_name, position)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (api_id, method, shape) DO NOTHING`,
+        [id, apiId, route.method, route.path, shape, route.function, position],
+        c,
+      );
+    } catch (err) {
+      // The API row exists in every caller's transaction, so the only reference that can fail is the function.
+      if (pgCode(err) === FOREIGN_KEY_VIOLATION) throw new UnknownFunctionError(route.function, field);
+      throw err;
+    }
+    if (inserted === 0) {
+      const [other] = await this.rows<RouteRow>(
+        'SELECT * FROM routes WHERE api_id = $1 AND method = $2 AND shape = $3',
+        [apiId, route.method, shape],
+        c,
+      );
+      throw new ConflictError(
+        'route_conflict',
+        other
+          ? `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`
+          : `${route.method} ${route.path} conflicts with an existing route`,
+        other ? { route: other.id } : undefined,
+      );
+    }
+    return { id, method: route.method, path: route.path, function: route.function };
+  }
+
+  private async loadApi(id: string, on: Queryable = this.pool): Promise<Api | null> {
+    const [row] = await this.rows<PgApiRow>(`SELECT x.*, ${routesOfSql('x')} FROM apis x WHERE x.id = $1`, [id], on);
+    return row ? toApi(row) : null;
+  }
+
+  async createApi(api: NewApi): Promise<Api> {
+    return this.tx(async (c) => {
+      const id = newId('api');
+      await c.query('INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
+        id,
+        api.name,
+        api.basePath,
+        this.stamp(),
+      ]);
+      for (const [i, r] of api.routes.entries()) {
+        await this.insertRoute(c, id, r, newId('rt'), i + 1, `routes[${i}].function`);
+      }
+      return (await this.loadApi(id, c))!;
+    });
+  }
+
+  async getApi(id: string): Promise<Api | null> {
+    return this.loadApi(id);
+  }
+
+  async listApis(page: Page): Promise<Api[]> {
+    const rows = await this.rows<PgApiRow>(
+      `SELECT x.*, ${routesOfSql('x')} FROM apis x WHERE x.id > $1 ORDER BY x.id LIMIT $2`,
+      [page.after ?? '', page.limit],
+    );
+    return rows.map(toApi);
+  }
+
+  async updateApi(id: string, patch: ApiPatch): Promise<Api | null> {
+    return this.tx(async (c) => {
+      const [cur] = await this.rows<PgApiRow>('SELECT * FROM apis WHERE id = $1 FOR UPDATE', [id], c);
+      if (!cur) return null;
+      await c.query('UPDATE apis SET name = $2, base_path = $3, updated_at = $4 WHERE id = $1', [
+        id,
+        patch.name ?? cur.name,
+        patch.basePath ?? cur.base_path,
+        this.stamp(),
+      ]);
+      if (patch.routes) {
+        // Routes whose method and path survive keep their ids, so links to them stay valid.
+        const keep = new Map<string, string>();
+        const old = await this.rows<RouteRow>('SELECT * FROM routes WHERE api_id = $1 ORDER BY position', [id], c);
+        for (const r of old) keep.set(`${r.method} ${r.path}`, r.id);
+        await c.query('DELETE FROM routes WHERE api_id = $1', [id]);
+        for (const [i, r] of patch.routes.entries()) {
+          const key = `${r.method} ${r.path}`;
+          const routeId = keep.get(key) ?? newId('rt');
+          keep.delete(key);
+          await this.insertRoute(c, id, r, routeId, i + 1, `routes[${i}].function`);
+        }
+      }
+      return this.loadApi(id, c);
+    });
+  }
+
+  async deleteApi(id: string): Promise<boolean> {
+    // Routes go with it: ON DELETE CASCADE. Webhooks rendering from one of its
+    // routes hold it (no cascade): the delete fails and we name them.
+    try {
+      return (await this.changes('DELETE FROM apis WHERE id = $1', [id])) > 0;
+    } catch (err) {
+      if (pgCode(err) !== FOREIGN_KEY_VIOLATION) throw err;
+      const webhooks = await this.webhooksUsingApi(id);
+      throw new ConflictError('api_in_use', `API '${id}' is used by ${webhooks.length} webhook(s) as mock_endpoint`, {
+        webhooks: webhooks.map((w) => w.id),
+      });
+    }
+  }
+
+  async addRoute(apiId: string, route: NewRoute): Promise<Route | null> {
+    return this.tx(async (c) => {
+      // Locked first: the position is then read after any concurrent route write to this API committed.
+      if ((await this.changes('SELECT 1 FROM apis WHERE id = $1 FOR UPDATE', [apiId], c)) === 0) return null;
+      const [{ next }] = await this.rows<{ next: number }>(
+        'SELECT COALESCE(MAX(position), 0) + 1 AS next FROM routes WHERE api_id = $1',
+        [apiId],
+        c,
+      );
+      const added = await this.insertRoute(c, apiId, route, newId('rt'), next, 'function');
+      await c.query('UPDATE apis SET updated_at = $2 WHERE id = $1', [apiId, this.stamp()]);
+      return added;
+    });
+  }
+
+  async deleteRoute(apiId: string, routeId: string): Promise<boolean> {
+    return this.tx(async (c) => {
+      const gone = (await this.changes('DELETE FROM routes WHERE id = $1 AND api_id = $2', [routeId, apiId], c)) > 0;
+      if (gone) await c.query('UPDATE apis SET updated_at = $2 WHERE id = $1', [apiId, this.stamp()]);
+      return gone;
+    });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Webhooks, their event subscriptions and schedule slots on PostgreSQL (the
+ * WebhookStore, with deliveries from the base class). A slot claim is a
+ * compare-and-set: `nextFireAt` moves only from the value the claimer read
+ * (`UPDATE ... WHERE next_fire_at = $slot`, serialized by the row lock), and the
+ * slot's delivery key (webhook_id, scheduled_for) is unique.
+ */
+import type pg from 'pg';
+import { InvalidRequestError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Page } from '../../types.js';
+import type { Delivery, NewDelivery, NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
+import type { WebhookStore } from '../store.js';
+import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
+import { DELIVERY_INSERT, PgDeliveryStore, deliveryValues } from './deliveries.js';
+import { toDelivery, toWebhook, webhookParams, type PgDeliveryRow, type PgWebhookRow } from './rows.js';
+
+const OPERATIONAL_PREFIX = 'switchyard.';
+
+const WEBHOOK_COLUMNS = `name, target_url, method, headers_json, template_json, cron, timezone, mock_api_id, mock_path,
+  events_json, enabled, secret, max_attempts, schedule_json, timeout_ms, next_fire_at`;
+/** $2..$17 in WEBHOOK_COLUMNS order; $1 is the id and $18 the time. */
+const WEBHOOK_VALUES = Array.from({ length: 16 }, (_, i) => `$${i + 2}`).join(', ');
+
+function webhookValues(w: NewWebhook): unknown[] {
+  const p = webhookParams(w);
+  return [
+    p.name, p.target_url, p.method, p.headers_json, p.template_json, p.cron, p.timezone, p.mock_api_id, p.mock_path,
+    p.events_json, p.enabled === 1, p.secret, p.max_attempts, p.schedule_json, p.timeout_ms, p.next_fire_at,
+  ];
+}
+
+/** Thrown inside a transaction to roll it back; never escapes this module. */
+const ROLLBACK = Symbol('rollback');
+
+export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
+  // ---- webhooks
+
+  private async setEvents(c: pg.PoolClient, id: string, events: readonly string[]): Promise<void> {
+    await c.query('DELETE FROM webhook_events WHERE webhook_id = $1', [id]);
+    if (events.length) {
+      await c.query(
+        'INSERT INTO webhook_events (event, webhook_id) SELECT DISTINCT e, $2::text FROM unnest($1::text[]) AS e ON CONFLICT DO NOTHING',
+        [events, id],
+      );
+    }
+  }
+
+  /** A mock endpoint naming a missing API is the only reference a webhook write can break. */
+  private unknownApi(err: unknown, webhook: WebhookPatch): unknown {
+    if (pgCode(err) !== FOREIGN_KEY_VIOLATION) return err;
+    return new InvalidRequestError(`mock_endpoint.api_id: API '${webhook.mockEndpoint?.apiId}' does not exist`, {
+      field: 'mock_endpoint.api_id',
+    });
+  }
+
+  async createWebhook(webhook: NewWebhook): Promise<Webhook> {
+    try {
+      return await this.tx(async (c) => {
+        const id = newId('wh');
+        const [row] = await this.rows<PgWebhookRow>(
+          `INSERT INTO webhooks (id, ${WEBHOOK_COLUMNS}, created_at, updated_at)
+           VALUES ($1, ${WEBHOOK_VALUES}, $18, $18) RETURNING *`,
+          [id, ...webhookValues(webhook), this.stamp()],
+          c,
+        );
+        await this.setEvents(c, id, webhook.events ?? []);
+        return toWebhook(row);
+      });
+    } catch (err) {
+      throw this.unknownApi(err, webhook);
+    }
+  }
+
+  async getWebhook(id: string): Promise<Webhook | null> {
+    const [row] = await this.rows<PgWebhookRow>('SELECT * FROM webhooks WHERE id = $1', [id]);
+    return row ? toWebhook(row) : null;
+  }
+
+  async listWebhooks(page: Page): Promise<Webhook[]> {
+    const rows = await this.rows<PgWebhookRow>('SELECT * FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2', [
+      page.after ?? '',
+      page.limit,
+    ]);
+    return rows.map(toWebhook);
+  }
+
+  async updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null> {
+    const merged: { current?: NewWebhook } = {};
+    try {
+      return await this.tx(async (c) => {
+        const [row] = await this.rows<PgWebhookRow>('SELECT * FROM webhooks WHERE id = $1 FOR UPDATE', [id], c);
+        if (!row) return null;
+        const next: NewWebhook = { ...toWebhook(row) };
+        for (const [key, value] of Object.entries(patch)) {
+          if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+        }
+        merged.current = next;
+        const [updated] = await this.rows<PgWebhookRow>(
+          `UPDATE webhooks SET (${WEBHOOK_COLUMNS}, updated_at) = (${WEBHOOK_VALUES}, $18) WHERE id = $1 RETURNING *`,
+          [id, ...webhookValues(next), this.stamp()],
+          c,
+        );
+        if (patch.events !== undefined) await this.setEvents(c, id, patch.events);
+        return toWebhook(updated);
+      });
+    } catch (err) {
+      throw this.unknownApi(err, merged.current ?? patch);
+    }
+  }
+
+  async deleteWebhook(id: string): Promise<boolean> {
+    // Subscriptions, deliveries and their attempts go with it: ON DELETE CASCADE.
+    return (await this.changes('DELETE FROM webhooks WHERE id = $1', [id])) > 0;
+  }
+
+  async webhooksUsingApi(apiId: string): Promise<Webhook[]> {
+    return (await this.rows<PgWebhookRow>('SELECT * FROM webhooks WHERE mock_api_id = $1 ORDER BY id', [apiId])).map(
+      toWebhook,
+    );
+  }
+
+  async webhooksForEvent(event: string): Promise<Webhook[]> {
+    // `*` stands for every event except the operational ones, which are subscribed by name.
+    const star = event.startsWith(OPERATIONAL_PREFIX) ? event : '*';
+    const rows = await this.rows<PgWebhookRow>(
+      `SELECT * FROM webhooks WHERE enabled AND id IN (
+         SELECT webhook_id FROM webhook_events WHERE event IN ($1, $2)
+       ) ORDER BY id`,
+      [event, star],
+    );
+    return rows.map(toWebhook);
+  }
+
+  async dueWebhooks(now: string, limit: number): Promise<Webhook[]> {
+    const rows = await this.rows<PgWebhookRow>(
+      `SELECT * FROM webhooks WHERE enabled AND next_fire_at <= $1 AND cron IS NOT NULL
+       ORDER BY next_fire_at, id LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(toWebhook);
+  }
+
+  async nextFireAt(): Promise<string | null> {
+    const [row] = await this.rows<{ at: string | null }>(
+      'SELECT MIN(next_fire_at) AS at FROM webhooks WHERE enabled AND cron IS NOT NULL',
+    );
+    return row?.at ?? null;
+  }
+
+  async claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null> {
+    try {
+      return await this.tx(async (c) => {
+        const now = this.stamp();
+        // Only the first claimer sees the old value: a second one waits on the row lock,
+        // then re-reads next_fire_at, no longer finds `slot`, and moves nothing.
+        const moved = await this.changes(
+          `UPDATE webhooks SET next_fire_at = $2, updated_at = $3
+           WHERE id = $1 AND next_fire_at = $4 AND enabled`,
+          [webhookId, next, now, slot],
+          c,
+        );
+        if (moved === 0) return null;
+        const [row] = await this.rows<PgDeliveryRow>(
+          `${DELIVERY_INSERT} VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8)
+           ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
+          deliveryValues({ ...delivery, webhookId }, now),
+          c,
+        );
+        // The slot was fired before (e.g. nextFireAt was moved back by an update): undo the move too.
+        if (!row) throw ROLLBACK;
+        return toDelivery(row);
+      });
+    } catch (err) {
+      if (err === ROLLBACK) return null;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Several real Switchyard processes on one database, for each backend: a
+ * change made through one node is served by the others, and scheduled slots
+ * fire once across all of them.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+
+function pgSchemaUrl(): string {
+  const schema = `sy_mn_${randomBytes(5).toString('hex')}`;
+  schemas.push(schema);
+  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+}
+
+afterAll(async () => {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 8_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const ENV = { SWITCHYARD_TEST_HOOKS: '1', SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', SWITCHYARD_WORKERS: '1' };
+
+const backends = [
+  { name: 'sqlite', url: () => tempDbUrl() },
+  { name: 'postgres', url: () => pgSchemaUrl() },
+];
+
+for (const backend of backends) {
+  describe(`three nodes on ${backend.name}`, () => {
+    let nodes: RunningService[] = [];
+    let receiver: Receiver;
+
+    afterAll(async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      await receiver?.close();
+    });
+
+    it('starts three nodes on one database (migrations once)', async () => {
+      const dbUrl = backend.url();
+      nodes = await Promise.all([0, 1, 2].map(() => startService({ dbUrl, env: ENV })));
+      for (const node of nodes) expect((await node.request('GET', '/readyz')).status).toBe(200);
+    });
+
+    it('serves a change made on one node from the others', async () => {
+      const [a, b, c] = nodes;
+      const code = (v: number) => `exports.handler = async () => ({ statusCode: 200, body: { v: ${v} } });`;
+      expect((await a.request('POST', '/api/functions', { name: 'shared', code: code(1) })).status).toBe(201);
+      const api = (
+        await a.request('POST', '/api/apis', {
+          name: 'shared',
+          basePath: '/shared',
+          routes: [{ method: 'GET', path: '/', function: 'shared' }],
+        })
+      ).json;
+      const path = `/api/invoke/fn/${api.id}/shared`;
+      // Warm every node's caches with version 1 and the one-route table.
+      for (const node of [b, c]) expect((await node.request('GET', path)).json).toEqual({ v: 1 });
+      expect((await b.request('GET', path + '/extra')).status).toBe(404);
+
+      const started = Date.now();
+      expect((await a.request('PUT', '/api/functions/shared', { code: code(2) })).status).toBe(200);
+      await a.request('POST', `/api/apis/${api.id}/routes`, { method: 'GET', path: '/extra', function: 'shared' });
+      for (const node of [b, c]) {
+        await until(async () => (await node.request('GET', path)).json?.v === 2, 'the new version on another node');
+        await until(async () => (await node.request('GET', path + '/extra')).status === 200, 'the new route on another node');
+      }
+      // Measured, not asserted (timing belongs in benchmarks); the contract's bound is 1 s.
+      console.log(`[${backend.name}] change seen on the other nodes after ${Date.now() - started} ms`);
+    });
+
+    it('fires each slot of 50 every-minute webhooks exactly once across the nodes', async () => {
+      receiver = await startReceiver();
+      const [a] = nodes;
+      const start = Date.parse('2026-07-01T10:00:30.000Z');
+      for (const node of nodes) await node.request('PUT', '/api/_test/clock', { now: new Date(start).toISOString() });
+      const ids: string[] = [];
+      for (let i = 0; i < 50; i++) {
+        const res = await a.request('POST', '/api/webhooks', {
+          name: `tick ${i}`,
+          target_url: `${receiver.url}/tick/${i}`,
+          method: 'POST',
+          payload_template: { i },
+          cron: '* * * * *',
+        });
+        expect(res.status).toBe(201);
+        ids.push(res.json.id);
+      }
+      for (let minute = 1; minute <= 2; minute++) {
+        const now = new Date(start + minute * 60_000).toISOString();
+        await Promise.all(nodes.map((node) => node.request('PUT', '/api/_test/clock', { now })));
+        await until(async () => receiver.requests.length >= 50 * minute, `slot ${minute} on every webhook`, 20_000);
+      }
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(receiver.requests).toHaveLength(100);
+      const perWebhook = new Map<string, number>();
+      for (const req of receiver.requests) perWebhook.set(req.url, (perWebhook.get(req.url) ?? 0) + 1);
+      expect([...perWebhook.values()].every((n) => n === 2)).toBe(true);
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(100);
+      const deliveries = (await nodes[1].request('GET', `/api/webhooks/${ids[0]}/deliveries`)).json;
+      expect(deliveries.map((d: { scheduled_for: string }) => d.scheduled_for).sort()).toEqual([
+        '2026-07-01T10:01:00.000Z',
+        '2026-07-01T10:02:00.000Z',
+      ]);
+    });
+  });
+}
