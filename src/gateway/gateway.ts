@@ -92,8 +92,7 @@ export class Gateway {
     const started = performance.now();
     const table = this.tables.peek(req.apiId) ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
-    const method = req.method === 'HEAD' ? 'HEAD' : req.method;
-    const match = table.match(method, req.path);
+    const match = table.match(req.method, req.path);
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
 
