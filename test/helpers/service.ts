@@ -4,6 +4,7 @@
  * (`npm test` runs `npm run build`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,7 +29,17 @@ export interface HttpAnswer {
   json: any;
 }
 
+/** `TEST_STORE=postgres` runs the HTTP suites on PostgreSQL (a fresh schema per service). */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Prefix of the schemas these suites create; test/global-setup.ts drops them. */
+export const IT_SCHEMA_PREFIX = 'sy_it_';
+
 export function tempDbUrl(): string {
+  if (TEST_STORE === 'postgres') {
+    const schema = IT_SCHEMA_PREFIX + randomBytes(6).toString('hex');
+    return `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   return `sqlite:${join(dir, 'switchyard.db')}`;
 }
