@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startHoldingReceiver, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -119,6 +119,52 @@ for (const backend of backends) {
         '2026-07-01T10:01:00.000Z',
         '2026-07-01T10:02:00.000Z',
       ]);
+    });
+
+    it('a node killed mid-delivery loses nothing; others take its leased deliveries over', async () => {
+      const holding = await startHoldingReceiver();
+      try {
+        const [a, b, c] = nodes;
+        const t0 = Date.parse('2026-07-02T08:00:00.000Z');
+        for (const node of nodes) await node.request('PUT', '/api/_test/clock', { now: new Date(t0).toISOString() });
+        const created = (
+          await a.request('POST', '/api/webhooks', {
+            name: 'jobs',
+            target_url: `${holding.url}/jobs`,
+            method: 'POST',
+            payload_template: { job: '{{data.n}}' },
+            events: ['job.run'],
+            timeout_ms: 60000,
+          })
+        ).json;
+        const ids: string[] = [];
+        for (let n = 0; n < 10; n++) ids.push(...(await a.request('POST', '/api/events', { event: 'job.run', data: { n } })).json.deliveries);
+        expect(ids).toHaveLength(10);
+        // Every delivery is on the wire (held by the receiver) before the kill.
+        await until(async () => holding.requests.length >= 10, 'all deliveries in flight');
+        a.proc.kill('SIGKILL');
+        await new Promise((r) => a.proc.once('exit', r));
+        holding.release();
+        // The dead node's leases expire (90 s of clock), then the others claim and send them.
+        const later = new Date(t0 + 3 * 60_000).toISOString();
+        await Promise.all([b, c].map((node) => node.request('PUT', '/api/_test/clock', { now: later })));
+        await until(async () => {
+          const list = (await b.request('GET', `/api/webhooks/${created.id}/deliveries`)).json;
+          return list.length === 10 && list.every((d: { status: string }) => d.status === 'succeeded');
+        }, 'every delivery succeeded after the takeover', 20_000);
+        const seen = new Map<string, number>();
+        for (const req of holding.requests) {
+          const id = String(req.headers['webhook-id']);
+          seen.set(id, (seen.get(id) ?? 0) + 1);
+        }
+        // Nothing lost, and nothing sent more than once beyond the one attempt in flight at the kill.
+        expect([...seen.keys()].sort()).toEqual([...ids].sort());
+        expect([...seen.values()].every((count) => count <= 2)).toBe(true);
+        // The killed node (which published, so its engine woke first) held some: they were sent again.
+        expect([...seen.values()].some((count) => count === 2)).toBe(true);
+      } finally {
+        await holding.close();
+      }
     });
   });
 }
