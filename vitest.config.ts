@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/resilience restarts the shared PostgreSQL: run alone, after everything else (npm test).
+    exclude: process.env.SWITCHYARD_RESILIENCE ? ['node_modules/**'] : ['test/resilience/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     poolOptions: {

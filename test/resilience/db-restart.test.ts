@@ -1,0 +1,98 @@
+/**
+ * PostgreSQL restarts while two nodes run: they recover without a restart of
+ * their own and lose no delivery. Runs last and alone (`npm test` runs this
+ * folder after everything else), since it stops the shared local server.
+ * Needs the machine's own PostgreSQL cluster (pg_ctlcluster, as root); with
+ * TEST_DATABASE_URL pointing elsewhere it is skipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startService, type RunningService } from '../helpers/service.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const LOCAL_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const canRestart =
+  !process.env.TEST_DATABASE_URL && existsSync('/etc/postgresql') && process.getuid?.() === 0;
+const schema = `sy_rs_${randomBytes(5).toString('hex')}`;
+
+function pgctl(action: 'restart' | 'start'): void {
+  const version = readdirSync('/etc/postgresql')[0];
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', action], { stdio: 'ignore' });
+}
+
+async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!canRestart)('PostgreSQL restart under two running nodes', () => {
+  let nodes: RunningService[] = [];
+  let receiver: Receiver;
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await receiver?.close();
+    try {
+      pgctl('start'); // in case a failure left it down
+    } catch {
+      // already running
+    }
+    const client = new pg.Client({ connectionString: LOCAL_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  });
+
+  it('recovers without restarting the nodes and delivers everything', async () => {
+    receiver = await startReceiver();
+    const dbUrl = `${LOCAL_URL}?schema=${schema}`;
+    const env = { SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', SWITCHYARD_WORKERS: '1' };
+    nodes = await Promise.all([0, 1].map(() => startService({ dbUrl, env })));
+    const [a, b] = nodes;
+    const pids = nodes.map((n) => n.proc.pid);
+    const webhook = (
+      await a.request('POST', '/api/webhooks', {
+        name: 'restart',
+        target_url: `${receiver.url}/in`,
+        method: 'POST',
+        payload_template: { n: '{{data.n}}' },
+        events: ['tick'],
+      })
+    ).json;
+    const code = (v: number) => `exports.handler = async () => ({ statusCode: 200, body: { v: ${v} } });`;
+    await a.request('POST', '/api/functions', { name: 'fn', code: code(1) });
+    const api = (
+      await a.request('POST', '/api/apis', { name: 'r', basePath: '/r', routes: [{ method: 'GET', path: '/', function: 'fn' }] })
+    ).json;
+    expect((await b.request('GET', `/api/invoke/fn/${api.id}/r`)).json).toEqual({ v: 1 });
+    await a.request('POST', '/api/events', { event: 'tick', data: { n: 1 } });
+
+    pgctl('restart');
+
+    // Both nodes answer again through their own pools, without being restarted.
+    for (const node of nodes) await until(async () => (await node.request('GET', '/readyz')).status === 200, 'readyz');
+    await until(async () => (await a.request('POST', '/api/events', { event: 'tick', data: { n: 2 } })).status === 202, 'events');
+    await until(
+      async () => {
+        const list = (await b.request('GET', `/api/webhooks/${webhook.id}/deliveries`)).json;
+        return Array.isArray(list) && list.length === 2 && list.every((d: { status: string }) => d.status === 'succeeded');
+      },
+      'both deliveries',
+    );
+    // Changes still reach the other node (its LISTEN connection came back).
+    await a.request('PUT', '/api/functions/fn', { code: code(2) });
+    await until(async () => (await b.request('GET', `/api/invoke/fn/${api.id}/r`)).json?.v === 2, 'the new version on b');
+    expect(nodes.map((n) => n.proc.pid)).toEqual(pids);
+    expect(nodes.every((n) => n.proc.exitCode === null)).toBe(true);
+    const bodies = receiver.requests.map((r) => JSON.parse(r.body).n).sort();
+    expect(bodies).toEqual([1, 2]);
+  });
+});
