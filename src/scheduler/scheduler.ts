@@ -1,14 +1,15 @@
 /**
- * Fires cron webhooks. Each tick asks the store for webhooks whose
- * `nextFireAt` has passed and claims each slot with a compare-and-set that
- * also inserts the delivery, so a slot fires at most once however many
- * processes tick the same database. Slots missed while nothing ran collapse
- * into the latest one. Between ticks the loop sleeps until the earliest
+ * Fires cron webhooks. Each tick claims the webhooks whose `nextFireAt` has
+ * passed, a batch per store transaction (rows other nodes are claiming are
+ * skipped, not waited for), and inserts each slot's delivery under a unique
+ * (webhook, slot) key, so a slot fires at most once however many processes
+ * tick the same database. Slots missed while nothing ran collapse into the
+ * latest one. `now` is the clock's: on PostgreSQL the database's (clock.ts). Between ticks the loop sleeps until the earliest
  * `nextFireAt`, but never more than 1 s, so schedules changed by another
  * process are picked up within a second.
  */
 import type { Clock } from '../clock.js';
-import type { WebhookStore } from '../store/store.js';
+import type { SlotPlan, WebhookStore } from '../store/store.js';
 import type { Delivery, Webhook } from '../webhooks/types.js';
 import { type CronSchedule, latestSlotAtOrBefore, nextFire, parseCron } from './cron.js';
 
@@ -135,72 +136,45 @@ export class Scheduler {
   }
 
   private async fireDue(): Promise<number> {
-    const { store } = this.opts;
+    const { store, log } = this.opts;
     const now = this.opts.clock.now();
     let fired = 0;
     for (let batches = 0; batches < MAX_BATCHES_PER_TICK; batches++) {
-      const due = await store.dueWebhooks(iso(now), this.batch);
-      let progressed = false;
-      for (const webhook of due) {
+      const claim = await store.claimDueSlots(iso(now), this.batch, (webhook) => this.plan(webhook, now));
+      for (const delivery of claim.deliveries) {
+        this.opts.lateness?.observe(Math.max(0, now - Date.parse(delivery.scheduledFor!)) / 1000);
         try {
-          fired += await this.fire(webhook, now);
-          progressed = true;
+          this.opts.onClaimed(delivery);
         } catch (err) {
-          this.opts.log.error({ err, webhook: webhook.id }, 'scheduling a webhook failed');
+          log.error({ err, delivery: delivery.id }, 'onClaimed failed');
         }
       }
-      if (due.length < this.batch || !progressed) break;
+      if (claim.alreadyFired.length > 0) {
+        // Only after nextFireAt was moved back onto a fired slot (by hand, or a clock set back).
+        log.warn({ webhooks: claim.alreadyFired }, 'slot already fired; moved on to the next one');
+      }
+      fired += claim.deliveries.length;
+      // Fewer than a batch: nothing else is due, or other nodes hold the rest (SKIP LOCKED).
+      if (claim.claimed < this.batch) break;
     }
     return fired;
   }
 
-  /** Claims the webhook's latest due slot; 1 when this process won it. */
-  private async fire(webhook: Webhook, now: number): Promise<number> {
-    const { store } = this.opts;
-    const expected = webhook.nextFireAt!;
-    let slot: number;
-    let next: number | null;
+  /**
+   * The slot a due webhook fires now (its latest one at or before `now`: missed
+   * slots collapse into it) and its next one after `now`.
+   */
+  private plan(webhook: Webhook, now: number): SlotPlan {
     try {
       const schedule = cachedSchedule(webhook.cron!);
-      slot = latestSlotAtOrBefore(schedule, webhook.timezone, Date.parse(expected), now);
-      next = nextFire(schedule, webhook.timezone, now);
+      const slot = latestSlotAtOrBefore(schedule, webhook.timezone, Date.parse(webhook.nextFireAt!), now);
+      const next = nextFire(schedule, webhook.timezone, now);
+      return { slot: iso(slot), next: next === null ? null : iso(next) };
     } catch (err) {
       // Only reachable with data the service would refuse; unscheduling keeps it from being due forever.
       const context = { err, webhook: webhook.id, cron: webhook.cron, timezone: webhook.timezone };
       this.opts.log.error(context, 'unschedulable webhook: clearing its next fire time');
-      await store.updateWebhook(webhook.id, { nextFireAt: null });
-      return 0;
+      return { slot: null, next: null };
     }
-    const delivery = await store.claimSlot(webhook.id, expected, next === null ? null : iso(next), {
-      webhookId: webhook.id,
-      trigger: 'schedule',
-      scheduledFor: iso(slot),
-      event: null,
-      eventData: null,
-      nextAttemptAt: iso(now),
-    });
-    if (!delivery) {
-      await this.unstick(webhook, expected, next);
-      return 0;
-    }
-    this.opts.lateness?.observe(Math.max(0, now - slot) / 1000);
-    try {
-      this.opts.onClaimed(delivery);
-    } catch (err) {
-      this.opts.log.error({ err, delivery: delivery.id }, 'onClaimed failed');
-    }
-    return 1;
-  }
-
-  /**
-   * A lost claim normally means another process moved `nextFireAt` on. If it
-   * still reads the same slot, the store refused the slot as already fired
-   * (e.g. a clock set back); move past it so the webhook is not due forever.
-   */
-  private async unstick(webhook: Webhook, expected: string, next: number | null): Promise<void> {
-    const current = await this.opts.store.getWebhook(webhook.id);
-    if (!current || current.nextFireAt !== expected || !current.enabled) return;
-    this.opts.log.warn({ webhook: webhook.id, slot: expected }, 'slot already fired; skipping to the next one');
-    await this.opts.store.updateWebhook(webhook.id, { nextFireAt: next === null ? null : iso(next) });
   }
 }

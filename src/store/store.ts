@@ -41,6 +41,11 @@ export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'c
 
 export interface Store extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * The database's own clock in ms since the epoch (one round trip on
+   * PostgreSQL), so nodes can agree on time (src/clock.ts, DatabaseClock).
+   */
+  databaseTime(): Promise<number>;
   /** Change announcements between the processes sharing this database. */
   readonly changeFeed: ChangeFeed;
   /** Cheap round trip, for /readyz. Throws when the database does not answer. */
@@ -91,6 +96,23 @@ export function routeShape(path: string): string {
     .join('/');
 }
 
+/** What the scheduler decides for one due webhook (see claimDueSlots). */
+export interface SlotPlan {
+  /** The slot to fire (ISO), or null to fire nothing (a schedule that cannot be evaluated). */
+  slot: string | null;
+  /** The webhook's `nextFireAt` after this claim (ISO); null when it never fires again. */
+  next: string | null;
+}
+
+export interface ClaimedSlots {
+  /** Due webhooks this call took and moved on; fewer than `limit` means none are left for this node now. */
+  claimed: number;
+  /** The deliveries created, one per slot not fired before. */
+  deliveries: Delivery[];
+  /** Webhooks whose planned slot had already been fired: moved on without a delivery. */
+  alreadyFired: string[];
+}
+
 /**
  * Webhooks, deliveries and schedule slots. Claims and leases are single SQL
  * statements (compare-and-set), never in-memory bookkeeping, so several
@@ -113,16 +135,18 @@ export interface WebhookStore {
    * the event is an operational `switchyard.*` one.
    */
   webhooksForEvent(event: string): Promise<Webhook[]>;
-  /** Enabled webhooks with a cron whose `nextFireAt` <= `now`, oldest slot first. */
-  dueWebhooks(now: string, limit: number): Promise<Webhook[]>;
   /** The earliest `nextFireAt` of any enabled webhook, to know how long the scheduler may sleep. */
   nextFireAt(): Promise<string | null>;
   /**
-   * Claims one slot atomically: moves `nextFireAt` from `slot` to `next` only if
-   * it still equals `slot` (compare-and-set), and inserts the delivery with its
-   * unique (webhook, slot). Null when another process claimed it first.
+   * Claims due schedule slots in one transaction. Takes up to `limit` enabled
+   * cron webhooks whose `nextFireAt` <= `now` (oldest first), skipping rows
+   * another node is claiming right now (`FOR UPDATE SKIP LOCKED`), asks `plan`
+   * which slot each fires and when it fires next, moves `nextFireAt`, and
+   * inserts one pending `schedule` delivery per slot, due at `now`. The
+   * unique (webhook, slot) key refuses a slot fired before (a clock set back,
+   * `nextFireAt` moved back by hand): that webhook is moved on without a delivery.
    */
-  claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null>;
+  claimDueSlots(now: string, limit: number, plan: (webhook: Webhook) => SlotPlan): Promise<ClaimedSlots>;
 
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
   getDelivery(id: string): Promise<Delivery | null>;

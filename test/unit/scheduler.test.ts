@@ -195,7 +195,7 @@ for (const backend of backends()) {
       const errors: unknown[] = [];
       // Only what a failing tick touches.
       const failing = {
-        dueWebhooks: () => Promise.reject(new Error('database is locked')),
+        claimDueSlots: () => Promise.reject(new Error('database is locked')),
         nextFireAt: () => store.nextFireAt(),
       } as unknown as Store;
       const scheduler = new Scheduler({

@@ -5,7 +5,9 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../src/errors.js';
+import pg from 'pg';
 import { openStore } from '../../src/store/index.js';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
 import type { BatchAttemptRecorder } from '../../src/webhooks/engine.js';
 import type { AttemptOutcome, NewDelivery, NewWebhook } from '../../src/webhooks/types.js';
@@ -197,10 +199,20 @@ for (const b of backends()) {
         await store.createWebhook(hook({ events: ['x'] }));
 
         expect(await store.nextFireAt()).toBe(T(1));
-        expect(ids(await store.dueWebhooks(T(0), 10))).toEqual([]);
-        expect(ids(await store.dueWebhooks(T(1), 10))).toEqual([sooner.id]);
-        expect(ids(await store.dueWebhooks(T(9), 10))).toEqual([sooner.id, later.id]);
-        expect(ids(await store.dueWebhooks(T(9), 1))).toEqual([sooner.id]);
+        // A plan that fires nothing and keeps nextFireAt: the claim only shows which webhooks are due.
+        const due = async (now: string, limit: number) => {
+          const seen: string[] = [];
+          const claim = await store.claimDueSlots(now, limit, (w) => {
+            seen.push(w.id);
+            return { slot: null, next: w.nextFireAt };
+          });
+          expect(claim).toEqual({ claimed: seen.length, deliveries: [], alreadyFired: [] });
+          return seen;
+        };
+        expect(await due(T(0), 10)).toEqual([]);
+        expect(await due(T(1), 10)).toEqual([sooner.id]);
+        expect(await due(T(9), 10)).toEqual([sooner.id, later.id]);
+        expect(await due(T(9), 1)).toEqual([sooner.id]);
         await store.updateWebhook(sooner.id, { enabled: false, nextFireAt: null });
         expect(await store.nextFireAt()).toBe(T(5));
       });
@@ -248,29 +260,45 @@ for (const b of backends()) {
     });
 
     describe('schedule slots', () => {
-      it('claims a slot once: compare-and-set on nextFireAt plus a unique (webhook, slot)', async () => {
+      it('claims a due slot once: moves nextFireAt and inserts the delivery under a unique (webhook, slot)', async () => {
         const wh = await store.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(1) }));
-        const slot = dlv(wh.id, { trigger: 'schedule', scheduledFor: T(1), event: null, eventData: null, nextAttemptAt: T(1) });
+        const fire = (slot: string | null, next: string | null) => () => ({ slot, next });
 
-        const first = await store.claimSlot(wh.id, T(1), T(2), slot);
-        expect(first).toMatchObject({ webhookId: wh.id, trigger: 'schedule', status: 'pending', scheduledFor: T(1) });
-        expect(first!.id).toMatch(/^dlv_/);
+        const first = await store.claimDueSlots(T(1), 10, fire(T(1), T(2)));
+        expect(first.claimed).toBe(1);
+        expect(first.alreadyFired).toEqual([]);
+        expect(first.deliveries).toHaveLength(1);
+        expect(first.deliveries[0]).toMatchObject({
+          webhookId: wh.id, trigger: 'schedule', status: 'pending', scheduledFor: T(1), nextAttemptAt: T(1), attempts: [],
+        });
+        expect(first.deliveries[0]!.id).toMatch(/^dlv_/);
+        expect(await store.getDelivery(first.deliveries[0]!.id)).toEqual(first.deliveries[0]);
         expect((await store.getWebhook(wh.id))!.nextFireAt).toBe(T(2));
-        expect(await store.claimSlot(wh.id, T(1), T(2), slot)).toBeNull();
+        // No longer due: a second claimer finds nothing.
+        expect((await store.claimDueSlots(T(1), 10, fire(T(1), T(2)))).claimed).toBe(0);
 
-        // Even with nextFireAt moved back onto a fired slot, the slot key refuses it and the move is undone.
+        // nextFireAt moved back onto a fired slot: the slot key refuses it, and the webhook moves on.
         await store.updateWebhook(wh.id, { nextFireAt: T(1) });
-        expect(await store.claimSlot(wh.id, T(1), T(2), slot)).toBeNull();
-        expect((await store.getWebhook(wh.id))!.nextFireAt).toBe(T(1));
-        expect(ids(await store.listDeliveries(wh.id, { limit: 10 }))).toEqual([first!.id]);
+        expect(await store.claimDueSlots(T(1), 10, fire(T(1), T(2)))).toEqual({
+          claimed: 1, deliveries: [], alreadyFired: [wh.id],
+        });
+        expect((await store.getWebhook(wh.id))!.nextFireAt).toBe(T(2));
+        expect(ids(await store.listDeliveries(wh.id, { limit: 10 }))).toEqual([first.deliveries[0]!.id]);
 
         // Disabled webhooks do not fire; the last slot may leave no next one.
-        await store.updateWebhook(wh.id, { nextFireAt: T(2), enabled: false });
-        expect(await store.claimSlot(wh.id, T(2), T(3), { ...slot, scheduledFor: T(2) })).toBeNull();
+        await store.updateWebhook(wh.id, { enabled: false });
+        expect((await store.claimDueSlots(T(5), 10, fire(T(2), T(6)))).claimed).toBe(0);
         await store.updateWebhook(wh.id, { enabled: true });
-        expect(await store.claimSlot(wh.id, T(2), null, { ...slot, scheduledFor: T(2) })).not.toBeNull();
+        const last = await store.claimDueSlots(T(5), 10, fire(T(2), null));
+        expect(last.deliveries.map((d) => d.scheduledFor)).toEqual([T(2)]);
         expect((await store.getWebhook(wh.id))!.nextFireAt).toBeNull();
         expect(await store.nextFireAt()).toBeNull();
+
+        // A plan without a slot (a schedule that cannot be evaluated) unschedules without firing.
+        await store.updateWebhook(wh.id, { nextFireAt: T(3) });
+        expect(await store.claimDueSlots(T(3), 10, fire(null, null))).toEqual({ claimed: 1, deliveries: [], alreadyFired: [] });
+        expect((await store.getWebhook(wh.id))!.nextFireAt).toBeNull();
+        expect(await store.listDeliveries(wh.id, { limit: 10 })).toHaveLength(2);
       });
 
       it('two connections on one database claim each slot and each delivery once', async () => {
@@ -278,36 +306,77 @@ for (const b of backends()) {
         const one = await openStore(url);
         const two = await openStore(url);
         try {
-          const wh = await one.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(0) }));
-          // Each connection walks the slots in order, as a scheduler does; the two race each other.
-          // (A store with a connection pool may run one caller's concurrent calls in any order.)
+          const hooks = [];
+          for (let i = 0; i < 8; i++) hooks.push(await one.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(0) })));
+          // Each connection claims as a scheduler does, a few webhooks per transaction, one
+          // slot per claim, until every slot up to T(9) is taken; the two race each other.
+          const stepMinute = (w: { nextFireAt: string | null }) => ({
+            slot: w.nextFireAt,
+            next: new Date(Date.parse(w.nextFireAt!) + 60_000).toISOString(),
+          });
           const walk = async (s: Store) => {
             const won = [];
-            for (let i = 0; i < 10; i++) {
-              const d = dlv(wh.id, { trigger: 'schedule', scheduledFor: T(i), nextAttemptAt: T(60) });
-              won.push(await s.claimSlot(wh.id, T(i), T(i + 1), d));
+            for (let round = 0; round < 1000; round++) {
+              const claim = await s.claimDueSlots(T(9), 3, stepMinute);
+              won.push(...claim.deliveries);
+              if (claim.claimed === 0 && (await s.nextFireAt())! >= T(10)) return won;
             }
-            return won;
+            throw new Error('slots still due after 1000 claims');
           };
-          const won = (await Promise.all([walk(one), walk(two)])).flat().filter((d) => d !== null);
-          expect(won.map((d) => d!.scheduledFor).sort()).toEqual(Array.from({ length: 10 }, (_, i) => T(i)));
-          expect(await two.countPendingDeliveries()).toBe(10);
-          expect((await one.getWebhook(wh.id))!.nextFireAt).toBe(T(10));
+          const won = (await Promise.all([walk(one), walk(two)])).flat();
+          expect(won).toHaveLength(80);
+          for (const wh of hooks) {
+            const slots = won.filter((d) => d.webhookId === wh.id).map((d) => d.scheduledFor).sort();
+            expect(slots).toEqual(Array.from({ length: 10 }, (_, i) => T(i)));
+          }
+          expect(await two.countPendingDeliveries()).toBe(80);
 
           const [a, b2] = await Promise.all([
-            one.claimDueDeliveries('one', T(60), 60_000, 6),
-            two.claimDueDeliveries('two', T(60), 60_000, 6),
+            one.claimDueDeliveries('one', T(60), 60_000, 50),
+            two.claimDueDeliveries('two', T(60), 60_000, 50),
           ]);
-          // How the 10 split depends on which claim reaches the database first; none is taken twice or left.
-          expect(a.length + b2.length).toBe(10);
-          expect(a.length).toBeLessThanOrEqual(6);
-          expect(b2.length).toBeLessThanOrEqual(6);
-          expect(new Set([...ids(a), ...ids(b2)]).size).toBe(10);
+          // How the 80 split depends on which claim reaches the database first; none is taken twice or left.
+          expect(a.length + b2.length).toBe(80);
+          expect(a.length).toBeLessThanOrEqual(50);
+          expect(b2.length).toBeLessThanOrEqual(50);
+          expect(new Set([...ids(a), ...ids(b2)]).size).toBe(80);
         } finally {
           await one.close();
           await two.close();
         }
       });
+
+      if (b.name === 'postgres') {
+        it('skips webhooks another node is claiming instead of waiting for them (SKIP LOCKED)', async () => {
+          const url = await b.freshUrl();
+          const own = await openStore(url);
+          const { connectionString, options } = parsePostgresUrl(url);
+          const other = new pg.Client({ connectionString, options });
+          await other.connect();
+          try {
+            const locked = await own.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(0) }));
+            const free = await own.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(1) }));
+            // Another node is in the middle of claiming `locked`.
+            await other.query('BEGIN');
+            await other.query('SELECT id FROM webhooks WHERE id = $1 FOR UPDATE', [locked.id]);
+            const plan = () => ({ slot: T(5), next: T(6) });
+            let timer: NodeJS.Timeout | undefined;
+            const waited = new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error('the claim waited on a row another transaction holds')), 5000);
+            });
+            const claim = await Promise.race([own.claimDueSlots(T(5), 10, plan), waited]).finally(() => clearTimeout(timer));
+            expect(claim.deliveries.map((d) => d.webhookId)).toEqual([free.id]);
+            expect((await own.getWebhook(locked.id))!.nextFireAt).toBe(T(0));
+            // Once the other transaction ends without firing it, it is due here again.
+            await other.query('ROLLBACK');
+            const after = await own.claimDueSlots(T(5), 10, plan);
+            expect(after.deliveries.map((d) => d.webhookId)).toEqual([locked.id]);
+          } finally {
+            await other.end();
+            await own.close();
+          }
+        });
+      }
 
       it('separate processes racing on one file fire each slot once and work each delivery once', async () => {
         const url = await b.freshUrl();
@@ -321,13 +390,11 @@ for (const b of backends()) {
         const job = `async (store, { id, owner, startAt }) => {
           while (Date.now() < startAt) await new Promise((r) => setTimeout(r, 2));
           const slots = [];
+          const stepMinute = (w) => ({ slot: w.nextFireAt, next: new Date(Date.parse(w.nextFireAt) + 60000).toISOString() });
           for (;;) {
-            const slot = (await store.getWebhook(id)).nextFireAt;
-            if (slot >= '2024-02-01T01:40:00.000Z') break;
-            const next = new Date(Date.parse(slot) + 60000).toISOString();
-            const d = await store.claimSlot(id, slot, next, {
-              webhookId: id, trigger: 'schedule', scheduledFor: slot, event: null, eventData: null, nextAttemptAt: slot });
-            if (d) slots.push(slot);
+            const claim = await store.claimDueSlots('2024-02-01T01:39:00.000Z', 1, stepMinute);
+            for (const d of claim.deliveries) slots.push(d.scheduledFor);
+            if (claim.claimed === 0 && (await store.getWebhook(id)).nextFireAt >= '2024-02-01T01:40:00.000Z') break;
           }
           const worked = [];
           for (;;) {

@@ -60,6 +60,14 @@ export class PgStore extends PgWebhookStore implements Store {
     await this.pool.query('SELECT 1');
   }
 
+  async databaseTime(): Promise<number> {
+    // clock_timestamp(), not now(): now() is the start of the transaction.
+    const [row] = await this.rows<{ ms: number }>(
+      'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
+    );
+    return row!.ms;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -1,18 +1,18 @@
 /**
  * Webhooks, their event subscriptions and schedule slots on PostgreSQL (the
- * WebhookStore, with deliveries from the base class). A slot claim is a
- * compare-and-set: `nextFireAt` moves only from the value the claimer read
- * (`UPDATE ... WHERE next_fire_at = $slot`, serialized by the row lock), and the
- * slot's delivery key (webhook_id, scheduled_for) is unique.
+ * WebhookStore, with deliveries from the base class). Due slots are claimed in
+ * batches: the due webhook rows are locked with `FOR UPDATE SKIP LOCKED`, so
+ * nodes split them, and the slot's delivery key (webhook_id, scheduled_for) is
+ * unique, so a slot fires at most once whatever the clocks say.
  */
 import type pg from 'pg';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type { Delivery, NewDelivery, NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
-import type { WebhookStore } from '../store.js';
+import type { NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
+import type { ClaimedSlots, SlotPlan, WebhookStore } from '../store.js';
 import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
-import { DELIVERY_INSERT, PgDeliveryStore, deliveryValues } from './deliveries.js';
+import { DELIVERY_INSERT, PgDeliveryStore } from './deliveries.js';
 import { toDelivery, toWebhook, webhookParams, type PgDeliveryRow, type PgWebhookRow } from './rows.js';
 
 const OPERATIONAL_PREFIX = 'switchyard.';
@@ -29,9 +29,6 @@ function webhookValues(w: NewWebhook): unknown[] {
     p.events_json, p.enabled === 1, p.secret, p.max_attempts, p.schedule_json, p.timeout_ms, p.next_fire_at,
   ];
 }
-
-/** Thrown inside a transaction to roll it back; never escapes this module. */
-const ROLLBACK = Symbol('rollback');
 
 export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
   // ---- webhooks
@@ -132,15 +129,6 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
     return rows.map(toWebhook);
   }
 
-  async dueWebhooks(now: string, limit: number): Promise<Webhook[]> {
-    const rows = await this.rows<PgWebhookRow>(
-      `SELECT * FROM webhooks WHERE enabled AND next_fire_at <= $1 AND cron IS NOT NULL
-       ORDER BY next_fire_at, id LIMIT $2`,
-      [now, limit],
-    );
-    return rows.map(toWebhook);
-  }
-
   async nextFireAt(): Promise<string | null> {
     const [row] = await this.rows<{ at: string | null }>(
       'SELECT MIN(next_fire_at) AS at FROM webhooks WHERE enabled AND cron IS NOT NULL',
@@ -148,32 +136,50 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
     return row?.at ?? null;
   }
 
-  async claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null> {
-    try {
-      return await this.tx(async (c) => {
-        const now = this.stamp();
-        // Only the first claimer sees the old value: a second one waits on the row lock,
-        // then re-reads next_fire_at, no longer finds `slot`, and moves nothing.
-        const moved = await this.changes(
-          `UPDATE webhooks SET next_fire_at = $2, updated_at = $3
-           WHERE id = $1 AND next_fire_at = $4 AND enabled`,
-          [webhookId, next, now, slot],
-          c,
-        );
-        if (moved === 0) return null;
-        const [row] = await this.rows<PgDeliveryRow>(
-          `${DELIVERY_INSERT} VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8)
-           ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
-          deliveryValues({ ...delivery, webhookId }, now),
-          c,
-        );
-        // The slot was fired before (e.g. nextFireAt was moved back by an update): undo the move too.
-        if (!row) throw ROLLBACK;
-        return toDelivery(row);
-      });
-    } catch (err) {
-      if (err === ROLLBACK) return null;
-      throw err;
-    }
+  async claimDueSlots(now: string, limit: number, plan: (webhook: Webhook) => SlotPlan): Promise<ClaimedSlots> {
+    return this.tx(async (c) => {
+      // SKIP LOCKED: nodes ticking together split the due webhooks instead of queueing on
+      // each other's rows; a row is re-checked after its lock, so a slot moved on by a
+      // node that committed meanwhile is no longer due here.
+      const rows = await this.rows<PgWebhookRow>(
+        `SELECT * FROM webhooks WHERE enabled AND cron IS NOT NULL AND next_fire_at <= $1
+         ORDER BY next_fire_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, limit],
+        c,
+      );
+      if (rows.length === 0) return { claimed: 0, deliveries: [], alreadyFired: [] };
+      const stamp = this.stamp();
+      const ids: string[] = [];
+      const nexts: Array<string | null> = [];
+      const fires: Array<{ id: string; webhookId: string; slot: string }> = [];
+      for (const row of rows) {
+        const { slot, next } = plan(toWebhook(row));
+        ids.push(row.id);
+        nexts.push(next);
+        if (slot !== null) fires.push({ id: newId('dlv'), webhookId: row.id, slot });
+      }
+      await c.query(
+        `UPDATE webhooks w SET next_fire_at = u.next, updated_at = $3
+         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, next) WHERE w.id = u.id`,
+        [ids, nexts, stamp],
+      );
+      // A slot fired before conflicts on its unique (webhook, slot) key and is skipped.
+      const inserted = fires.length
+        ? await this.rows<PgDeliveryRow>(
+            `${DELIVERY_INSERT}
+             SELECT u.id, u.webhook_id, 'schedule', 'pending', u.slot, NULL, NULL, $4, $5
+             FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(id, webhook_id, slot)
+             ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
+            [fires.map((f) => f.id), fires.map((f) => f.webhookId), fires.map((f) => f.slot), now, stamp],
+            c,
+          )
+        : [];
+      const fired = new Set(inserted.map((r) => r.webhook_id));
+      return {
+        claimed: rows.length,
+        deliveries: inserted.map((r) => toDelivery(r)),
+        alreadyFired: fires.filter((f) => !fired.has(f.webhookId)).map((f) => f.webhookId),
+      };
+    });
   }
 }

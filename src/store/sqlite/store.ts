@@ -108,6 +108,11 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     this.s.ping.get();
   }
 
+  async databaseTime(): Promise<number> {
+    // SQLite has no server: every process on the file shares this machine's clock.
+    return Date.now();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

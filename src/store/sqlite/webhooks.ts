@@ -1,9 +1,10 @@
 /**
  * The WebhookStore half of the SQLite store, and the transaction plumbing both
  * halves share (SqliteStore extends this class). Slot claims and delivery
- * leases are compare-and-set statements inside IMMEDIATE transactions: SQLite
- * lets one writer in at a time across every process on the file, so a slot
- * moves once and a free lease is taken once, without SKIP LOCKED.
+ * leases run inside IMMEDIATE transactions: SQLite lets one writer in at a
+ * time across every process on the file, so a slot is planned and moved once
+ * and a free lease is taken once, without SKIP LOCKED; the unique (webhook,
+ * slot) key still refuses a slot fired before.
  */
 import type Database from 'better-sqlite3';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors.js';
@@ -18,7 +19,7 @@ import type {
   Webhook,
   WebhookPatch,
 } from '../../webhooks/types.js';
-import type { WebhookStore } from '../store.js';
+import type { ClaimedSlots, SlotPlan, WebhookStore } from '../store.js';
 import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
@@ -27,9 +28,6 @@ export function sqliteCode(err: unknown): string | undefined {
 }
 
 const OPERATIONAL_PREFIX = 'switchyard.';
-
-/** Thrown inside a claim transaction to roll it back; never escapes this module. */
-const SLOT_TAKEN = Symbol('slot taken');
 
 function prepareWebhookStatements(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
@@ -56,9 +54,12 @@ function prepareWebhookStatements(db: Database.Database) {
     dueWebhooks: p(`SELECT * FROM webhooks
       WHERE enabled = 1 AND next_fire_at <= ? AND cron IS NOT NULL ORDER BY next_fire_at, id LIMIT ?`),
     nextFireAt: p('SELECT MIN(next_fire_at) FROM webhooks WHERE enabled = 1 AND cron IS NOT NULL').pluck(),
-    // The compare-and-set of a slot: only the first claimer sees the old value.
-    moveSlot: p(`UPDATE webhooks SET next_fire_at = @next, updated_at = @now
-      WHERE id = @id AND next_fire_at = @slot AND enabled = 1`),
+    moveNextFire: p('UPDATE webhooks SET next_fire_at = @next, updated_at = @now WHERE id = @id'),
+    // A slot fired before conflicts on the unique (webhook, slot) key and inserts nothing.
+    insertSlotDelivery: p(`INSERT INTO deliveries
+      (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
+      VALUES (@id, @webhook_id, 'schedule', 'pending', @slot, NULL, NULL, @due, @now)
+      ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *`),
 
     insertDelivery: p(`INSERT INTO deliveries
       (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
@@ -197,31 +198,33 @@ export class SqliteWebhookStore implements WebhookStore {
     return (this.w.webhooksForEvent.all({ event, star }) as WebhookRow[]).map(toWebhook);
   }
 
-  async dueWebhooks(now: string, limit: number): Promise<Webhook[]> {
-    return (this.w.dueWebhooks.all(now, limit) as WebhookRow[]).map(toWebhook);
-  }
-
   async nextFireAt(): Promise<string | null> {
     return (this.w.nextFireAt.get() as string | null) ?? null;
   }
 
-  async claimSlot(webhookId: string, slot: string, next: string | null, delivery: NewDelivery): Promise<Delivery | null> {
-    try {
-      return this.write(() => {
-        const now = this.stamp();
-        if (this.w.moveSlot.run({ id: webhookId, slot, next, now }).changes === 0) return null;
-        try {
-          return this.insertDelivery({ ...delivery, webhookId }, now);
-        } catch (err) {
-          // The slot was fired before (e.g. nextFireAt was moved back by an update): undo the move too.
-          if (sqliteCode(err) === 'SQLITE_CONSTRAINT_UNIQUE') throw SLOT_TAKEN;
-          throw err;
-        }
-      });
-    } catch (err) {
-      if (err === SLOT_TAKEN) return null;
-      throw err;
-    }
+  async claimDueSlots(now: string, limit: number, plan: (webhook: Webhook) => SlotPlan): Promise<ClaimedSlots> {
+    // One IMMEDIATE transaction: the whole batch is read, planned and moved while this
+    // process holds the file's write lock, so no other process sees a half-claimed slot.
+    return this.write(() => {
+      const rows = this.w.dueWebhooks.all(now, limit) as WebhookRow[];
+      const stamp = this.stamp();
+      const claimed: ClaimedSlots = { claimed: rows.length, deliveries: [], alreadyFired: [] };
+      for (const row of rows) {
+        const { slot, next } = plan(toWebhook(row));
+        this.w.moveNextFire.run({ id: row.id, next, now: stamp });
+        if (slot === null) continue;
+        const inserted = this.w.insertSlotDelivery.get({
+          id: newId('dlv'),
+          webhook_id: row.id,
+          slot,
+          due: now,
+          now: stamp,
+        }) as DeliveryRow | undefined;
+        if (inserted) claimed.deliveries.push(toDelivery(inserted, []));
+        else claimed.alreadyFired.push(row.id);
+      }
+      return claimed;
+    });
   }
 
   // ---- deliveries
