@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { ChangeBus } from './changes.js';
-import { ManualClock, systemClock, type Clock } from './clock.js';
+import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionService } from './functions/service.js';
@@ -49,8 +49,14 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
-  const store = await openStore(config.databaseUrl, { logRetention: config.logRetention });
-  const clock: Clock = config.testHooks ? new ManualClock() : systemClock;
+  // Stored timestamps follow the same clock as schedules and leases (late-bound: the
+  // database clock needs the store to read the database's time).
+  let clock: Clock | undefined;
+  const store = await openStore(config.databaseUrl, {
+    logRetention: config.logRetention,
+    now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
+  });
+  clock = await chooseClock(config, store, log);
   // Late-bound: functions can emit events once the webhook half exists (just below).
   let webhooks: Webhooks | undefined;
   const runtime = createRuntime({
@@ -155,6 +161,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       changes.close();
       await logSink.flush();
       await runtime.close(config.shutdownGraceMs);
+      if (clock instanceof DatabaseClock) clock.stop();
       await store.close();
     })());
 
@@ -165,6 +172,25 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     webhooks!.start();
   };
   return { app, store, runtime, log, webhooks: webhooks!, clock, startBackground, close };
+}
+
+/**
+ * Nodes on one PostgreSQL must agree on when a slot is due and a lease has
+ * expired, whatever their own clocks say: they use the database's clock.
+ * SQLite's processes share one machine's clock; tests move a ManualClock.
+ */
+async function chooseClock(config: Config, store: Store, log: Logger): Promise<Clock> {
+  if (config.testHooks) return new ManualClock();
+  if (store.kind === 'sqlite') return systemClock;
+  const clock = new DatabaseClock({
+    readTime: () => store.databaseTime(),
+    onError: (err) => log.warn({ err }, 'could not read the database clock; keeping the last offset'),
+  });
+  await clock.start();
+  if (Math.abs(clock.offset) > 1000) {
+    log.warn({ offset_ms: clock.offset }, "this node's clock is off the database's; schedules and leases use the database's");
+  }
+  return clock;
 }
 
 /** Builds the service and listens; resolves with the bound address. */
