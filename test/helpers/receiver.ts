@@ -129,6 +129,8 @@ export async function waitFor<T>(probe: () => T | Promise<T>, timeoutMs = 10000,
 export interface HoldingReceiver extends Receiver {
   /** Answers every held request (and every later one) with 200. */
   release(): void;
+  /** Holds requests again from now on (until the next `release()`). */
+  hold(): void;
 }
 
 /** Records requests and holds them unanswered until `release()`: a target that hangs. */
@@ -153,6 +155,9 @@ export async function startHoldingReceiver(): Promise<HoldingReceiver> {
     release() {
       released = true;
       for (const res of held.splice(0)) if (!res.destroyed) res.end('{"ok":true}');
+    },
+    hold() {
+      released = false;
     },
     close: () =>
       new Promise<void>((done) => {

@@ -166,5 +166,72 @@ for (const backend of backends) {
         await holding.close();
       }
     });
+
+    it('a node stopped with SIGTERM finishes attempts within its grace period, then hands the rest over at once', async () => {
+      const holding = await startHoldingReceiver();
+      const [, b, c] = nodes;
+      const draining: RunningService[] = [];
+      try {
+        // The surviving nodes' clocks stay frozen: a lease that was not given back would never expire.
+        const now = (await b.request('GET', '/api/_test/clock')).json.now;
+        const startDraining = async () => {
+          const node = await startService({ dbUrl: b.dbUrl, env: { ...ENV, SWITCHYARD_SHUTDOWN_GRACE_MS: '2000' } });
+          draining.push(node);
+          await node.request('PUT', '/api/_test/clock', { now });
+          return node;
+        };
+        const webhook = (
+          await b.request('POST', '/api/webhooks', {
+            name: 'drain',
+            target_url: `${holding.url}/drain`,
+            method: 'POST',
+            payload_template: { n: '{{data.n}}' },
+            events: ['drain.run'],
+            timeout_ms: 60000,
+          })
+        ).json;
+        const publish = async (node: RunningService, from: number) => {
+          const ids: string[] = [];
+          for (let n = from; n < from + 4; n++) {
+            ids.push(...(await node.request('POST', '/api/events', { event: 'drain.run', data: { n } })).json.deliveries);
+          }
+          return ids;
+        };
+        const sends = (id: string) => holding.requests.filter((r) => r.headers['webhook-id'] === id).length;
+        const statuses = async () =>
+          ((await c.request('GET', `/api/webhooks/${webhook.id}/deliveries`)).json as Array<{ id: string; status: string }>);
+
+        // 1. Answers that come within the grace period are recorded by the draining node itself.
+        const d1 = await startDraining();
+        const first = await publish(d1, 0);
+        await until(async () => holding.requests.length >= 4, 'four attempts on the wire');
+        const exited1 = d1.stop('SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
+        holding.release();
+        expect(await exited1).toBe(0);
+        const after1 = await statuses();
+        expect(after1.filter((d) => first.includes(d.id)).every((d) => d.status === 'succeeded')).toBe(true);
+        expect(first.map(sends)).toEqual([1, 1, 1, 1]);
+
+        // 2. Attempts still running when the grace period ends are cut off and their leases
+        //    given back: the other nodes send them again at once, without the lease expiring.
+        holding.hold();
+        const d2 = await startDraining();
+        const second = await publish(d2, 4);
+        await until(async () => holding.requests.length >= 8, 'four more attempts on the wire');
+        expect(await d2.stop('SIGTERM')).toBe(0);
+        // Whatever the draining node held (it published, so its engine claimed first) comes again.
+        await until(async () => second.every((id) => sends(id) >= 1) && second.some((id) => sends(id) === 2), 'the handed-over attempts', 15_000);
+        holding.release();
+        await until(async () => {
+          const list = await statuses();
+          return second.every((id) => list.find((d) => d.id === id)?.status === 'succeeded');
+        }, 'every handed-over delivery to succeed', 15_000);
+        expect(second.every((id) => sends(id) <= 2)).toBe(true);
+      } finally {
+        await Promise.all(draining.map((node) => node.stop('SIGKILL')));
+        await holding.close();
+      }
+    });
   });
 }
