@@ -149,8 +149,18 @@ export function createMetrics() {
   const registry = new Registry();
   /** Pending deliveries, refreshed in the background (a gauge must not query the store per scrape). */
   const queue = { depth: 0 };
+  /** This node's clock offset from the database's (ms); set by the server when it runs a DatabaseClock. */
+  const clock = { offsetMs: () => 0 };
   return {
     queue,
+    clock,
+    clockOffset: registry.register(
+      new Gauge(
+        'switchyard_clock_offset_seconds',
+        "The database server's clock minus this node's (PostgreSQL; 0 on SQLite)",
+        () => clock.offsetMs() / 1000,
+      ),
+    ),
     deliveries: registry.register(
       new Counter('switchyard_webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']),
     ),

@@ -71,6 +71,10 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const changes = new ChangeBus(store.changeFeed, (err) => log.warn({ err }, 'could not announce a change to other nodes'));
   const metrics = createMetrics();
+  if (clock instanceof DatabaseClock) {
+    const dbClock = clock;
+    metrics.clock.offsetMs = () => dbClock.offset;
+  }
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics);
   webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });

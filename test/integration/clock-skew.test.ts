@@ -77,6 +77,9 @@ run(`a node whose clock is an hour fast${libfaketime ? '' : ' (skipped: install 
     expect(warning, fast.output.join('')).toBeDefined();
     expect(Math.abs(JSON.parse(warning!).offset_ms + HOUR)).toBeLessThan(1_000);
     expect(normal.output.join('')).not.toContain("clock is off the database's");
+    const offset = (text: string) => Number(/^switchyard_clock_offset_seconds (\S+)$/m.exec(text)?.[1]);
+    expect(Math.abs(offset((await fast.request('GET', '/metrics')).text) + 3600)).toBeLessThan(1);
+    expect(Math.abs(offset((await normal.request('GET', '/metrics')).text))).toBeLessThan(1);
   });
 
   it("computes next_fire_at and fires slots by the database's clock, not early", async () => {
