@@ -1,15 +1,46 @@
-// Webhook receiver for bench/webhooks.js: a keep-alive node:http server in its
-// own process that reads each request body and answers 200 at once. Started
-// with fork(); reports its port over IPC once listening, and answers
-// {type: 'count'} messages with the number of requests it has answered.
+// Webhook receiver for bench/webhooks.js and bench/nodes.js: a keep-alive
+// node:http server in its own process that reads each request body and answers
+// 200 at once. Started with fork(); reports its port over IPC once listening,
+// and answers {type: 'count'} messages with the number of requests it has answered.
+//
+// With the argument `--track-ids` it also counts deliveries the way a consumer
+// deduplicates them, by `webhook-id` header, so a multi-node run can prove that
+// nothing was lost or sent twice: {type: 'mark'} starts a timed phase,
+// {type: 'stats'} reports totals and the phase's first and last new id
+// (Date.now(), the same clock the orchestrator reads), {type: 'ids'} lists every id seen.
+// Off by default so the raw/engine figures keep their old, leaner receiver.
 import http from 'node:http';
 
+const trackIds = process.argv.includes('--track-ids');
 let received = 0;
+const seen = new Set();
+let duplicates = 0;
+let phase = newPhase();
+
+function newPhase() {
+  return { received: 0, unique: 0, duplicates: 0, first: null, last: null };
+}
+
+function track(id) {
+  const now = Date.now();
+  phase.received++;
+  if (seen.has(id)) {
+    duplicates++;
+    phase.duplicates++;
+    return;
+  }
+  seen.add(id);
+  phase.unique++;
+  phase.first ??= now;
+  phase.last = now;
+}
+
 const server = http.createServer((req, res) => {
   // Read the body to the end, as a real receiver does, so the connection stays reusable.
   req.resume();
   req.on('end', () => {
     received++;
+    if (trackIds) track(req.headers['webhook-id'] ?? '(none)');
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
     res.end('ok');
   });
@@ -22,6 +53,11 @@ server.listen(0, '127.0.0.1', () => {
 });
 process.on('message', (m) => {
   if (m?.type === 'count') process.send?.({ type: 'count', received });
+  else if (m?.type === 'mark') {
+    phase = newPhase();
+    process.send?.({ type: 'marked' });
+  } else if (m?.type === 'stats') process.send?.({ type: 'stats', received, unique: seen.size, duplicates, phase });
+  else if (m?.type === 'ids') process.send?.({ type: 'ids', ids: [...seen] });
 });
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => {

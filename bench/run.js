@@ -1,13 +1,20 @@
-// `npm run bench`: the gateway against bare node:http in the same run, then
-// cold start, then webhook deliveries (bench/webhooks.js). Absolute numbers
-// drift between runs and machines; the ratios are the figures worth comparing.
-// Results go to the console and to the marked section of bench/README.md.
+// `npm run bench`: the gateway against bare node:http in the same run (on
+// SQLite, then on PostgreSQL), then cold start, then webhook deliveries
+// (bench/webhooks.js, the engine on both stores), then 1 vs 2 real nodes on one
+// PostgreSQL schema (bench/nodes.js). Absolute numbers drift between runs and
+// machines; the ratios are the figures worth comparing. Results go to the
+// console and to the marked section of bench/README.md.
 //
 // Options (defaults are what the README figures use):
 //   --duration <s> (10)  --warmup <s> (2)  --connections <n> (50)  --cold <n> (20)
 //   --deliveries <n> (10000)  --webhooks <n> (100000)  --cutoff <s> (90)
 //   --bare-only          measure only the node:http baseline (no build needed)
-//   --no-webhooks        skip the webhook part
+//   --no-webhooks        skip the webhook parts (engine, cron, nodes)
+//   --no-postgres        skip every PostgreSQL figure; without it the run fails
+//                        at once when PostgreSQL does not answer
+//   --postgres-url <url> the server to use (default BENCH_DATABASE_URL or
+//                        postgres://postgres@127.0.0.1:5432/test); each part
+//                        works in a fresh schema and drops it
 //   --no-write           leave bench/README.md alone
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
@@ -18,7 +25,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { renderWebhooks, runWebhookBench, WEBHOOK_DEFAULTS } from './webhooks.js';
+import { renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
+import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, redact } from './pg.js';
+import { killChildren, renderWebhooks, runWebhookBench, WEBHOOK_DEFAULTS } from './webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -37,6 +46,8 @@ const { values: opt } = parseArgs({
     cutoff: { type: 'string', default: String(WEBHOOK_DEFAULTS.cutoff) },
     'bare-only': { type: 'boolean', default: false },
     'no-webhooks': { type: 'boolean', default: false },
+    'no-postgres': { type: 'boolean', default: false },
+    'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -45,6 +56,8 @@ const WARMUP = positive('warmup');
 const CONNECTIONS = positive('connections');
 const COLD_N = positive('cold');
 const WEBHOOK_OPTS = { deliveries: positive('deliveries'), webhooks: positive('webhooks'), cutoff: positive('cutoff') };
+/** Base URL of the PostgreSQL to measure on, or null when its figures are skipped. */
+const POSTGRES = opt['no-postgres'] || opt['bare-only'] ? null : opt['postgres-url'];
 
 function positive(name) {
   const n = Number(opt[name]);
@@ -95,14 +108,21 @@ function killGroup(entry, signal) {
 
 async function stopAll() {
   await Promise.all([...children].map(stop));
+  // Everything that may hold a schema goes first: a schema cannot be dropped under its users.
+  killChildren();
+  await Promise.all([...runningNodes].map(stopNode));
+  await dropAllSchemas();
 }
 
 process.on('exit', () => {
   for (const entry of children) killGroup(entry, 'SIGKILL');
 });
+/** Set on Ctrl-C: whatever fails in main() afterwards is the cleanup pulling the rug, not a finding. */
+let interrupted = false;
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
-    console.error(`\n${sig}: stopping child processes`);
+    interrupted = true;
+    console.error(`\n${sig}: stopping child processes and dropping bench schemas`);
     stopAll().finally(() => process.exit(130));
   });
 }
@@ -161,13 +181,15 @@ async function startBare() {
   return { entry, url: `http://127.0.0.1:${port}/` };
 }
 
-async function startGateway() {
+/** The gateway on a temp SQLite file, or on `databaseUrl` (a fresh PostgreSQL schema) when given. */
+async function startGateway(databaseUrl = null) {
   if (!existsSync(CLI)) {
     throw new Error(`${path.relative(ROOT, CLI)} is missing: run \`npm run build\` first (npm run bench does)`);
   }
   const port = await freePort();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, LOG_LEVEL: 'warn' };
+  databaseUrl ??= `sqlite:${path.join(dir, 'bench.db')}`;
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
   // A developer's own settings must not leak into the measured server.
   delete env.SWITCHYARD_ADMIN_KEY;
   delete env.SWITCHYARD_DEMO;
@@ -300,7 +322,7 @@ function command() {
   return args.length ? `\`node bench/run.js ${args.join(' ')}\`` : '`npm run bench` (= `npm run build && node bench/run.js`)';
 }
 
-function render({ bare, gateway, cold, webhooks, date, checks, notes }) {
+function render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes }) {
   const m = machine();
   const row = (r) =>
     `| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
@@ -309,18 +331,25 @@ function render({ bare, gateway, cold, webhooks, date, checks, notes }) {
     `Generated by \`npm run bench\` on ${date}.`,
     '',
     `- Machine: ${m.cpu}, ${m.memory} RAM, ${m.os}, Node ${m.node}`,
-    `- Command: ${command()}: autocannon, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up then ${DURATION} s per target, loopback; gateway with default settings, a temp SQLite file and LOG_LEVEL=warn${webhooks ? `; then \`bench/webhooks.js\` (${webhooks.options.deliveries} deliveries, ${webhooks.options.webhooks} cron webhooks, cut-off ${webhooks.options.cutoff} s)` : ''}`,
+    `- Command: ${command()}: autocannon, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up then ${DURATION} s per target, loopback; gateway with default settings, a temp SQLite file and LOG_LEVEL=warn${gatewayPg ? `, then the same on a fresh schema of PostgreSQL at \`${redact(POSTGRES)}\`` : ''}${webhooks ? `; then \`bench/webhooks.js\` (${webhooks.options.deliveries} deliveries, ${webhooks.options.webhooks} cron webhooks, cut-off ${webhooks.options.cutoff} s)` : ''}${nodes ? `; then \`bench/nodes.js\` (${nodes.options.nodes.join(' vs ')} nodes, ${nodes.options.deliveries} deliveries)` : ''}`,
+    `- Whole run: ${round(seconds / 60, 1)} min${POSTGRES ? '' : '; PostgreSQL figures skipped (--no-postgres)'}`,
     '',
     '| target | req/s (mean) | p50 ms | p99 ms | requests | non-2xx | errors |',
     '|---|---|---|---|---|---|---|',
     row(bare),
   ];
   if (gateway) {
+    lines.push(row(gateway));
+    if (gatewayPg) lines.push(row(gatewayPg));
     lines.push(
-      row(gateway),
       '',
       `**Gateway / bare throughput: ${round(gateway.rps / bare.rps)}**; gateway p99 / bare p99: ${round(gateway.p99 / Math.max(bare.p99, 1))}.`,
     );
+    if (gatewayPg) {
+      lines.push(
+        `On PostgreSQL: **gateway / bare ${round(gatewayPg.rps / bare.rps)}**, PostgreSQL / SQLite throughput ${round(gatewayPg.rps / gateway.rps)}, p99 ${gatewayPg.p99} ms vs ${gateway.p99} ms.`,
+      );
+    }
   } else {
     lines.push('', 'Gateway not measured in this run.');
   }
@@ -341,6 +370,7 @@ function render({ bare, gateway, cold, webhooks, date, checks, notes }) {
   }
   if (webhooks) lines.push(...renderWebhooks(webhooks), '', ...WEBHOOK_PROSE);
   else if (!opt['bare-only']) lines.push('', 'Webhook deliveries not measured in this run.');
+  if (nodes) lines.push(...renderNodes(nodes), '', ...NODES_PROSE);
   lines.push('', `Checks: ${checks.length ? checks.join('; ') : 'all responses 2xx, no errors'}.`);
   if (notes.length) lines.push('', `Notes: ${notes.join('; ')}.`);
   lines.push(END);
@@ -362,18 +392,54 @@ const WEBHOOK_PROSE = [
   'process, nothing stored. The *engine* row is Switchyard\'s durable path on the same receiver: each delivery is a',
   'SQLite row claimed under a lease (in batches), rendered and signed once, sent, then recorded with its attempt',
   '(outcomes that finish together share one transaction); its ratio to the raw loop is the cost of durability.',
-  'The *cron* table loads that many webhooks all due in the same slot T (a real-time slot ~3 s ahead, so',
+  'The *PostgreSQL engine* row is the same process, webhook, body and receiver with the store on a fresh schema of',
+  'the local PostgreSQL (pool of 10, `FOR UPDATE SKIP LOCKED` claims, one multi-row statement per batch of outcomes).',
+  'The *cron* table (SQLite) loads that many webhooks all due in the same slot T (a real-time slot ~3 s ahead, so',
   'lateness is real), then runs a `Scheduler` and a `DeliveryEngine` in one process: *claimed* is T until the',
   'scheduler has created every slot\'s delivery (one compare-and-set transaction per webhook); *lateness* is each',
   'first attempt\'s `started_at` minus T, so with one process it is bounded below by count / delivery rate;',
   '*RSS* is `process.memoryUsage().rss`, sampled every 100 ms.',
 ];
 
+const NODES_PROSE = [
+  '**What the node figures measure.** Real `node dist/cli.js` processes (default settings, `LOG_LEVEL=warn`,',
+  '`SWITCHYARD_ALLOW_PRIVATE_TARGETS=1`) sharing one fresh PostgreSQL schema, sending to the same receiver process.',
+  'The webhook is created through the management API; the backlog goes in through the store\'s `createDelivery`',
+  'due a day ahead (so the running nodes leave it alone), then one UPDATE makes it due at T and, at T, every node',
+  'gets `POST /api/events` at once, which adds one delivery each and wakes its engine (an idle engine polls only',
+  'once a second). Time runs from that wake-up to the last new `webhook-id` at the receiver; *per node* is each',
+  'node\'s own `switchyard_webhook_attempts_total{outcome="succeeded"}`; *lost* compares every delivery id in the',
+  'database with the ids the receiver saw; *cores used* is CPU time from `/proc` over the timed window, by process',
+  'kind (a node counts with its worker processes), with *other* for everything else busy on the machine meanwhile.',
+  'All of it, nodes, PostgreSQL, receiver, shares this machine\'s cores: when they are saturated a second node can',
+  'only take CPU from the others, so the ratio says how far a second process helps *here*, not across machines.',
+];
+
 // ---------------------------------------------------------------- main
+
+/** The same function and settings with the gateway on a fresh PostgreSQL schema, dropped afterwards. */
+async function measureGatewayPg(code) {
+  const { schema, url: databaseUrl } = freshSchema(POSTGRES, 'gateway');
+  try {
+    const gw = await startGateway(databaseUrl);
+    try {
+      const { url } = await setupHello(gw.baseUrl, code);
+      return await measure('gateway, hello function, PostgreSQL', url);
+    } finally {
+      await stop(gw.entry);
+      await rm(gw.dir, { recursive: true, force: true });
+    }
+  } finally {
+    await dropSchema(POSTGRES, schema);
+  }
+}
 
 async function main() {
   const date = new Date().toISOString();
+  const started = performance.now();
   const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
+  // Fail in seconds, not after minutes of SQLite figures.
+  if (POSTGRES) await assertPostgres(POSTGRES);
 
   const bareServer = await startBare();
   const bare = await measure('bare node:http', bareServer.url);
@@ -385,7 +451,7 @@ async function main() {
     const gw = await startGateway();
     try {
       const { api, url } = await setupHello(gw.baseUrl, code);
-      gateway = await measure('gateway, hello function', url);
+      gateway = await measure('gateway, hello function, SQLite', url);
       console.log(`cold start: ${COLD_N} functions`);
       cold = await coldStart(gw.baseUrl, api, code);
     } finally {
@@ -393,21 +459,25 @@ async function main() {
       await rm(gw.dir, { recursive: true, force: true });
     }
   }
+  const gatewayPg = gateway && POSTGRES ? await measureGatewayPg(code) : null;
 
   let webhooks = null;
+  let nodes = null;
   if (!opt['bare-only'] && !opt['no-webhooks']) {
-    webhooks = await runWebhookBench(WEBHOOK_OPTS);
+    webhooks = await runWebhookBench({ ...WEBHOOK_OPTS, postgres: POSTGRES });
+    if (POSTGRES) nodes = await runNodesBench({ postgres: POSTGRES, deliveries: WEBHOOK_OPTS.deliveries });
   }
 
   const checks = [];
   const notes = [];
-  for (const c of webhooks?.checks ?? []) (c.startsWith('FAILED') ? checks : notes).push(c);
-  for (const r of [bare, gateway].filter(Boolean)) {
+  for (const c of [...(webhooks?.checks ?? []), ...(nodes?.checks ?? [])]) (c.startsWith('FAILED') ? checks : notes).push(c);
+  for (const r of [bare, gateway, gatewayPg].filter(Boolean)) {
     if (r.non2xx || r.errors || r.timeouts) {
       checks.push(`FAILED: ${r.label} had ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     }
   }
-  const section = render({ bare, gateway, cold, webhooks, date, checks, notes });
+  const seconds = (performance.now() - started) / 1000;
+  const section = render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes });
   console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
   if (!opt['no-write'] && !opt['bare-only']) {
     await writeReadme(section);
@@ -419,7 +489,7 @@ async function main() {
 try {
   await main();
 } catch (err) {
-  console.error(`bench failed: ${err.message}`);
+  if (!interrupted) console.error(`bench failed: ${err.message}`);
   process.exitCode = 1;
 } finally {
   await stopAll();

@@ -2,7 +2,9 @@
 // and its RSS are its own. Started by bench/webhooks.js with fork():
 //   node bench/webhooks-part.js <raw|engine|schedule> '<json options>'
 // Sends {type: 'result', result} over IPC (or prints it when run by hand) and
-// exits non-zero on failure. Always removes its temp directory.
+// exits non-zero on failure. Always removes its temp directory; a PostgreSQL
+// schema (engine part with `pg`) is named and dropped by the orchestrator, so
+// it goes even when this process is killed.
 import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -165,30 +167,90 @@ async function raw({ url, count, concurrency, warmup }) {
 
 // ---------------------------------------------------------------- 1b: the delivery engine
 
-async function engine({ url, count, warmup, timeoutS }) {
+/**
+ * Read-only checks on what a part wrote, in SQL both databases accept. Values
+ * come back as each driver hands them out (a timestamp is an ISO string from
+ * SQLite, a Date from pg): callers go through `new Date(...)`.
+ */
+function sqliteInspector(file) {
+  const db = new Database(file, { readonly: true });
+  return { all: async (sql) => db.prepare(sql).all(), close: async () => db.close() };
+}
+
+async function pgInspector({ baseUrl, schema }) {
+  const { schemaClient } = await import('./pg.js');
+  const client = await schemaClient(baseUrl, schema);
+  return { all: async (sql) => (await client.query(sql)).rows, close: () => client.end() };
+}
+
+/**
+ * The database a part measures: a temp SQLite file (removed afterwards), or
+ * the fresh PostgreSQL schema the orchestrator named (and drops afterwards).
+ */
+async function benchDatabase(pgTarget, name) {
+  if (pgTarget) {
+    return { kind: 'postgres', url: pgTarget.url, inspect: () => pgInspector(pgTarget), cleanup: async () => undefined };
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-wh-'));
+  const file = path.join(dir, `${name}.db`);
+  return {
+    kind: 'sqlite',
+    url: `sqlite:${file}`,
+    inspect: async () => sqliteInspector(file),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Checks that every delivery succeeded with exactly one attempt; returns figures read back from the store. */
+async function engineOutcome(database, expected) {
+  const db = await database.inspect();
+  try {
+    const rows = await db.all('SELECT status, CAST(COUNT(*) AS INTEGER) AS n FROM deliveries GROUP BY status');
+    const statuses = Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    const [{ t: lastDone }] = await db.all('SELECT MAX(completed_at) AS t FROM deliveries');
+    const [{ n: attempts }] = await db.all('SELECT CAST(COUNT(*) AS INTEGER) AS n FROM delivery_attempts');
+    const [{ r: sample }] = await db.all('SELECT request_json AS r FROM deliveries LIMIT 1');
+    if (statuses.succeeded !== expected || attempts !== expected) {
+      throw new Error(`engine: expected ${expected} succeeded deliveries with one attempt each, got ${JSON.stringify(statuses)}, ${attempts} attempts`);
+    }
+    return { lastDoneMs: new Date(lastDone).getTime(), bodyBytes: Buffer.byteLength(JSON.parse(sample).body) };
+  } finally {
+    await db.close();
+  }
+}
+
+/** `pg`: {baseUrl, schema, url} of a fresh PostgreSQL schema; absent for a temp SQLite file. */
+async function engine({ url, count, warmup, timeoutS, pg = null }) {
   const [{ openStore }, { DeliveryEngine }, { systemClock }] = await Promise.all([
     dist('store/index.js'),
     dist('webhooks/engine.js'),
     dist('clock.js'),
   ]);
-  return withTempDir(async (dir) => {
-    const file = path.join(dir, 'engine.db');
-    const store = await openStore(`sqlite:${file}`);
+  const database = await benchDatabase(pg, 'engine');
+  try {
+    const store = await openStore(database.url);
     const counts = { warn: 0, error: 0 };
     try {
       const webhook = await store.createWebhook(webhookFields(url, { events: ['bench.tick'] }));
       const insert = async (n) => {
         const due = iso(Date.now());
-        for (let i = 0; i < n; i++) {
-          await store.createDelivery({
-            webhookId: webhook.id,
-            trigger: 'event',
-            scheduledFor: null,
-            event: 'bench.tick',
-            eventData: { order: i, items: [{ sku: 'A-1', qty: 2 }] },
-            nextAttemptAt: due,
-          });
-        }
+        // A few inserts in flight: on PostgreSQL one at a time waits a commit
+        // flush each (~1 ms); SQLite serializes them anyway. Not timed.
+        let next = 0;
+        const inserter = async () => {
+          while (next < n) {
+            const i = next++;
+            await store.createDelivery({
+              webhookId: webhook.id,
+              trigger: 'event',
+              scheduledFor: null,
+              event: 'bench.tick',
+              eventData: { order: i, items: [{ sku: 'A-1', qty: 2 }] },
+              nextAttemptAt: due,
+            });
+          }
+        };
+        await Promise.all(Array.from({ length: 8 }, inserter));
       };
 
       // Warm-up with a throwaway engine (JIT, connections of the receiver), not timed.
@@ -213,39 +275,28 @@ async function engine({ url, count, warmup, timeoutS }) {
       if (t1 === null) throw new Error(`engine: ${count} deliveries not done within ${timeoutS} s`);
       const seconds = (t1 - t0) / 1000;
 
-      const db = new Database(file, { readonly: true });
-      try {
-        const statuses = Object.fromEntries(
-          db.prepare('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status').all().map((r) => [r.status, r.n]),
-        );
-        const lastDone = db.prepare('SELECT MAX(completed_at) FROM deliveries').pluck().get();
-        const attempts = db.prepare('SELECT COUNT(*) FROM delivery_attempts').pluck().get();
-        const sample = JSON.parse(db.prepare('SELECT request_json FROM deliveries LIMIT 1').pluck().get());
-        const expected = warmup + count;
-        if (statuses.succeeded !== expected || attempts !== expected) {
-          throw new Error(`engine: expected ${expected} succeeded deliveries with one attempt each, got ${JSON.stringify(statuses)}, ${attempts} attempts`);
-        }
-        // The poll adds up to 50 ms; the last completion time is the exact end.
-        const exactSeconds = (Date.parse(lastDone) - startedWall) / 1000;
-        return {
-          count,
-          seconds,
-          perSecond: count / seconds,
-          exactSeconds,
-          exactPerSecond: count / exactSeconds,
-          insertSeconds,
-          bodyBytes: Buffer.byteLength(sample.body),
-          warmup,
-          warnings: counts.warn,
-          errors: counts.error,
-        };
-      } finally {
-        db.close();
-      }
+      const { lastDoneMs, bodyBytes } = await engineOutcome(database, warmup + count);
+      // The poll adds up to 50 ms; the last completion time is the exact end.
+      const exactSeconds = (lastDoneMs - startedWall) / 1000;
+      return {
+        store: database.kind,
+        count,
+        seconds,
+        perSecond: count / seconds,
+        exactSeconds,
+        exactPerSecond: count / exactSeconds,
+        insertSeconds,
+        bodyBytes,
+        warmup,
+        warnings: counts.warn,
+        errors: counts.error,
+      };
     } finally {
       await store.close();
     }
-  });
+  } finally {
+    await database.cleanup();
+  }
 }
 
 // ---------------------------------------------------------------- 2: one minute, many webhooks

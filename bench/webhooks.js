@@ -1,10 +1,12 @@
 // Webhook delivery benchmark, part of `npm run bench` and runnable alone:
 //   node bench/webhooks.js [--deliveries 10000] [--webhooks 100000] [--cutoff 90] [--json]
+//                          [--no-postgres] [--postgres-url postgres://...]
 // (needs `npm run build` first). A keep-alive node:http receiver runs in its
 // own process (bench/receiver.js); each measured part runs in a fresh process
 // (bench/webhooks-part.js) so its timings and RSS are its own:
 //   1a. raw: undici `request`, 50-connection keep-alive Agent, concurrency 50;
 //   1b. engine: Switchyard's DeliveryEngine on a temp SQLite store, N pending deliveries;
+//   1c. the same on PostgreSQL, in a fresh schema dropped afterwards (unless --no-postgres);
 //   2.  schedule: many cron webhooks due in the same slot, Scheduler + DeliveryEngine.
 // Standalone it prints the figures (and writes nothing); bench/run.js puts
 // them in bench/README.md.
@@ -13,22 +15,34 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema } from './pg.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PART = path.join(ROOT, 'bench', 'webhooks-part.js');
 const RECEIVER = path.join(ROOT, 'bench', 'receiver.js');
 
-export const WEBHOOK_DEFAULTS = { deliveries: 10_000, webhooks: 100_000, cutoff: 90, warmup: 2_000, concurrency: 50 };
+export const WEBHOOK_DEFAULTS = {
+  deliveries: 10_000,
+  webhooks: 100_000,
+  cutoff: 90,
+  warmup: 2_000,
+  concurrency: 50,
+  postgres: null,
+};
 
 const round = (n, d = 2) => (n === null || n === undefined ? null : Math.round(n * 10 ** d) / 10 ** d);
 
 /** Children started here, so an error or Ctrl-C in the middle never leaves one behind. */
 const children = new Set();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
+process.on('exit', killChildren);
 
-function start(file, args, label) {
+/** SIGKILLs every helper still running (an interrupted run, before its schemas are dropped). */
+export function killChildren() {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+/** Forks a bench helper (receiver, part); its output is kept for error messages. */
+export function start(file, args, label) {
   const child = fork(file, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   children.add(child);
   let tail = '';
@@ -42,7 +56,7 @@ function start(file, args, label) {
   return { child, label, exited, tail: () => tail };
 }
 
-async function stop(proc) {
+export async function stop(proc) {
   if (proc.child.exitCode === null && proc.child.signalCode === null) {
     proc.child.kill('SIGTERM');
     const timer = setTimeout(() => proc.child.kill('SIGKILL'), 5000);
@@ -51,7 +65,8 @@ async function stop(proc) {
   }
 }
 
-function message(proc, type, timeoutMs) {
+/** The next IPC message of `type` from `proc`; rejects on its 'error' message, its exit, or the timeout. */
+export function message(proc, type, timeoutMs) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
@@ -98,9 +113,20 @@ async function part(name, opts, timeoutS) {
   }
 }
 
+/** The engine part on a fresh PostgreSQL schema, dropped whatever happens. */
+async function enginePostgres(baseUrl, opts) {
+  const { schema, url } = freshSchema(baseUrl, 'engine');
+  try {
+    return await part('engine', { ...opts, pg: { baseUrl, schema, url } }, 300);
+  } finally {
+    await dropSchema(baseUrl, schema);
+  }
+}
+
 /**
- * Runs every part once against one receiver. Returns the figures and a list of
- * failed checks (empty when all went as expected).
+ * Runs every part once against one receiver. `options.postgres` is the base
+ * URL of the PostgreSQL to measure the engine on as well (null: SQLite only).
+ * Returns the figures and a list of failed checks (empty when all went as expected).
  */
 export async function runWebhookBench(options = {}, log = console.log) {
   const o = { ...WEBHOOK_DEFAULTS, ...options };
@@ -129,6 +155,15 @@ export async function runWebhookBench(options = {}, log = console.log) {
     await expectReceived('engine', before, o.warmup + o.deliveries);
     if (engine.errors) checks.push(`FAILED: engine logged ${engine.errors} errors`);
 
+    let enginePg = null;
+    if (o.postgres) {
+      log(`webhooks 1c: delivery engine on PostgreSQL, ${o.deliveries} pending deliveries (after ${o.warmup} warm-up)`);
+      before = await receivedSoFar(receiver);
+      enginePg = await enginePostgres(o.postgres, { url, count: o.deliveries, warmup: o.warmup, timeoutS: 120 });
+      await expectReceived('engine on PostgreSQL', before, o.warmup + o.deliveries);
+      if (enginePg.errors) checks.push(`FAILED: engine on PostgreSQL logged ${enginePg.errors} errors`);
+    }
+
     log(`webhooks 2: ${o.webhooks} webhooks due in the same slot (cut-off ${o.cutoff} s after the slot)`);
     before = await receivedSoFar(receiver);
     const schedule = await part('schedule', { url, count: o.webhooks, leadMs: 3000, cutoffS: o.cutoff }, o.cutoff + 600);
@@ -136,7 +171,7 @@ export async function runWebhookBench(options = {}, log = console.log) {
     if (schedule.errors) checks.push(`FAILED: scheduler/engine logged ${schedule.errors} errors`);
     if (schedule.claimed !== o.webhooks) checks.push(`NOTE: only ${schedule.claimed} of ${o.webhooks} slots claimed before the cut-off`);
 
-    return { options: o, raw, engine, ratio: engine.perSecond / raw.perSecond, schedule, checks };
+    return { options: o, raw, engine, enginePg, ratio: engine.perSecond / raw.perSecond, schedule, checks };
   } finally {
     await stop(receiver);
   }
@@ -147,7 +182,7 @@ const s = (v) => (v === null ? 'n/a' : `${round(v, 2)} s`);
 
 /** Markdown lines for bench/README.md. */
 export function renderWebhooks(r) {
-  const { options: o, raw, engine, schedule: sc } = r;
+  const { options: o, raw, engine, enginePg, schedule: sc } = r;
   const lines = [
     '',
     '### Webhook deliveries',
@@ -158,8 +193,13 @@ export function renderWebhooks(r) {
     '|---|---|---|---|',
     `| raw loop: undici \`request\`, ${o.concurrency}-connection keep-alive Agent, concurrency ${o.concurrency}, ${raw.bodyBytes} B JSON | ${raw.count} | ${round(raw.seconds)} | ${Math.round(raw.perSecond)} |`,
     `| Switchyard DeliveryEngine, SQLite (WAL), one signed webhook, ${engine.bodyBytes} B rendered body | ${engine.count} | ${round(engine.seconds)} | ${Math.round(engine.perSecond)} |`,
+    ...(enginePg
+      ? [
+          `| Switchyard DeliveryEngine, PostgreSQL (local, fresh schema, pool 10), same webhook and body | ${enginePg.count} | ${round(enginePg.seconds)} | ${Math.round(enginePg.perSecond)} |`,
+        ]
+      : []),
     '',
-    `**Engine / raw: ${round(r.ratio)}** (target >= 0.5). Engine time runs from \`start()\` with all ${engine.count} deliveries due until \`countPendingDeliveries()\` reads 0 (polled every 50 ms; the last \`completed_at\` gives ${Math.round(engine.exactPerSecond)}/s). Inserting them (\`createDelivery\`, not timed) took ${round(engine.insertSeconds)} s.`,
+    `**Engine / raw: ${round(r.ratio)}** (target >= 0.5)${enginePg ? `; **PostgreSQL engine / raw: ${round(enginePg.perSecond / raw.perSecond)}**, PostgreSQL / SQLite: ${round(enginePg.perSecond / engine.perSecond)}` : ''}. Engine time runs from \`start()\` with all ${engine.count} deliveries due until \`countPendingDeliveries()\` reads 0 (polled every 50 ms; the last \`completed_at\` gives ${Math.round(engine.exactPerSecond)}/s${enginePg ? ` on SQLite, ${Math.round(enginePg.exactPerSecond)}/s on PostgreSQL` : ''}). Inserting them (\`createDelivery\`, not timed) took ${round(engine.insertSeconds)} s${enginePg ? ` on SQLite, ${round(enginePg.insertSeconds)} s on PostgreSQL` : ''}.`,
     '',
     `### ${sc.count.toLocaleString('en-US')} cron webhooks due in the same slot`,
     '',
@@ -183,6 +223,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       webhooks: { type: 'string', default: String(WEBHOOK_DEFAULTS.webhooks) },
       cutoff: { type: 'string', default: String(WEBHOOK_DEFAULTS.cutoff) },
       json: { type: 'boolean', default: false },
+      'no-postgres': { type: 'boolean', default: false },
+      'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     },
   });
   const num = (name) => {
@@ -196,11 +238,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   for (const sig of ['SIGINT', 'SIGTERM']) {
     process.on(sig, () => {
       stopAll();
-      process.exit(130);
+      dropAllSchemas().finally(() => process.exit(130));
     });
   }
   try {
-    const r = await runWebhookBench({ deliveries: num('deliveries'), webhooks: num('webhooks'), cutoff: num('cutoff') });
+    const postgres = values['no-postgres'] ? null : values['postgres-url'];
+    if (postgres) await assertPostgres(postgres);
+    const r = await runWebhookBench({ deliveries: num('deliveries'), webhooks: num('webhooks'), cutoff: num('cutoff'), postgres });
     console.log(values.json ? JSON.stringify(r, null, 2) : renderWebhooks(r).join('\n'));
     for (const c of r.checks) console.log(c);
     if (r.checks.some((c) => c.startsWith('FAILED'))) process.exitCode = 1;
