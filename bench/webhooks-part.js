@@ -184,12 +184,33 @@ async function pgInspector({ baseUrl, schema }) {
 }
 
 /**
+ * Fresh planner statistics for the backlog, as autovacuum keeps them on a live
+ * database: a schema filled seconds ago has none, and PostgreSQL then plans
+ * each claim as a sort of every due row instead of a walk of the due index.
+ */
+async function analyzeDeliveries({ baseUrl, schema }) {
+  const { schemaClient } = await import('./pg.js');
+  const client = await schemaClient(baseUrl, schema);
+  try {
+    await client.query('ANALYZE deliveries');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * The database a part measures: a temp SQLite file (removed afterwards), or
  * the fresh PostgreSQL schema the orchestrator named (and drops afterwards).
  */
 async function benchDatabase(pgTarget, name) {
   if (pgTarget) {
-    return { kind: 'postgres', url: pgTarget.url, inspect: () => pgInspector(pgTarget), cleanup: async () => undefined };
+    return {
+      kind: 'postgres',
+      url: pgTarget.url,
+      inspect: () => pgInspector(pgTarget),
+      settle: () => analyzeDeliveries(pgTarget),
+      cleanup: async () => undefined,
+    };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-wh-'));
   const file = path.join(dir, `${name}.db`);
@@ -197,6 +218,7 @@ async function benchDatabase(pgTarget, name) {
     kind: 'sqlite',
     url: `sqlite:${file}`,
     inspect: async () => sqliteInspector(file),
+    settle: async () => undefined,
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -265,6 +287,7 @@ async function engine({ url, count, warmup, timeoutS, pg = null }) {
       const insertStarted = performance.now();
       await insert(count);
       const insertSeconds = (performance.now() - insertStarted) / 1000;
+      await database.settle();
 
       const measured = newEngine(DeliveryEngine, store, systemClock, counts, 'bench');
       const startedWall = Date.now();

@@ -162,4 +162,18 @@ CREATE TABLE changes (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'pending_due_order',
+    // The claim orders due deliveries by (next_attempt_at, id). With many due at the
+    // same instant (an event fan-out, a cron slot) the old (status, next_attempt_at)
+    // index left every claim sorting all of them; this one hands them out in order.
+    // The planner walks it only once it knows many rows are due: a queue table changes
+    // fast, so its statistics are refreshed after 2 % of it changed instead of 10 %.
+    sql: `
+CREATE INDEX deliveries_pending_due ON deliveries (next_attempt_at, id) WHERE status = 'pending';
+DROP INDEX deliveries_due;
+ALTER TABLE deliveries SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_analyze_threshold = 500);
+`,
+  },
 ];
