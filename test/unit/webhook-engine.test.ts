@@ -238,10 +238,11 @@ for (const backend of backends()) {
       expect(done.status).toBe('failed');
       expect(done.nextAttemptAt).toBeNull();
       expect(done.attempts[0].responseStatus).toBe(410);
-      const after = await store.getWebhook(wh.id);
-      expect(after).toMatchObject({ enabled: false, nextFireAt: null });
+      // The attempt is recorded first, then the webhook disabled: wait for the second step.
       await waitFor(() => disabled.length === 1);
       expect(disabled[0].id).toBe(wh.id);
+      const after = await store.getWebhook(wh.id);
+      expect(after).toMatchObject({ enabled: false, nextFireAt: null });
       expect(finalFailures.map((f) => f.delivery.id)).toEqual([d.id]);
     });
 
