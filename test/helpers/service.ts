@@ -87,7 +87,7 @@ export async function startService(opts: { dbUrl?: string; env?: Record<string, 
   const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
-      if (typeof body === 'string' || body instanceof Uint8Array) init.body = body as BodyInit;
+      if (typeof body === 'string' || body instanceof Uint8Array) init.body = body as NonNullable<RequestInit['body']>;
       else {
         init.body = JSON.stringify(body);
         (init.headers as Record<string, string>)['content-type'] ??= 'application/json';

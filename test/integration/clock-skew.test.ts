@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, startReceiver, type HoldingReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, TEST_DATABASE_URL, type RunningService } from '../helpers/service.js';
+import { sleep, until } from '../helpers/until.js';
 
 const HOUR = 3_600_000;
 
@@ -26,18 +27,6 @@ function findLibfaketime(): string | null {
 const libfaketime = findLibfaketime();
 const schema = `sy_skew_${randomBytes(5).toString('hex')}`;
 const dbUrl = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`;
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Without the library the test cannot make a skewed process: CI installs it (.ci/run), so there it fails.
 const run = libfaketime || process.env.CI ? describe : describe.skip;

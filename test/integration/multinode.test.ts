@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schemas: string[] = [];
@@ -25,16 +26,6 @@ afterAll(async () => {
   for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await client.end();
 });
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const ENV = { SWITCHYARD_TEST_HOOKS: '1', SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', SWITCHYARD_WORKERS: '1' };
 

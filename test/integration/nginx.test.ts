@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
+import { sleep, until } from '../helpers/until.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = join(ROOT, 'docs', 'deploy.md');
@@ -103,17 +104,6 @@ function freePort(): Promise<number> {
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** Sum of a node's `switchyard_function_invocations_total` for one function, read from that node directly. */
 async function invocationsOn(node: RunningService, fn: string): Promise<number> {

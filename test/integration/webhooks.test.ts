@@ -8,22 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = 'whsec_' + Buffer.from('switchyard-test-secret-of-32-byte').toString('base64');
 
 let svc: RunningService;
 let ok: Receiver;
 let failing: Receiver;
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function hook(overrides: Record<string, unknown> = {}) {
   return {

@@ -191,7 +191,7 @@ describe('runtime: versions', () => {
 });
 
 describe('runtime: validate', () => {
-  const limits = { timeoutMs: 1000, memoryMb: 32 };
+  const limits = { timeoutMs: 1000, memoryMb: 32, env: {} };
 
   it('reports a syntax error at the user line and column', async () => {
     expect(await rt.validate('exports.handler = () => 1;\n\nlet x = ;', limits)).toEqual({
@@ -212,7 +212,7 @@ describe('runtime: validate', () => {
   it('reports a top-level throw, and times out an endless top level', async () => {
     const out = await rt.validate('exports.handler = () => 1;\nnull.boom;', limits);
     expect(out).toMatchObject({ ok: false, message: expect.stringContaining('TypeError'), line: 2 });
-    expect(await rt.validate('for (;;) {}', { timeoutMs: 200, memoryMb: 32 })).toMatchObject({
+    expect(await rt.validate('for (;;) {}', { timeoutMs: 200, memoryMb: 32, env: {} })).toMatchObject({
       ok: false,
       message: expect.stringContaining('timed out'),
     });
