@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, schemaClient } from './pg.js';
 import { message, start, stop } from './webhooks.js';
+import { TEMPLATE } from './webhooks-part.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -36,14 +37,7 @@ const RECEIVER = path.join(ROOT, 'bench', 'receiver.js');
 
 export const NODES_DEFAULTS = { deliveries: 10_000, warmup: 2_000, nodes: [1, 2], timeoutS: 180 };
 
-// Same body and secret as the engine part (bench/webhooks-part.js), so the rows compare.
-const TEMPLATE = {
-  source: 'switchyard-bench',
-  event: '{{event}}',
-  delivery: '{{delivery.id}}',
-  timestamp: '{{timestamp}}',
-  data: '{{data}}',
-};
+// Same body as the engine part, so the rows compare.
 const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
 const EVENT_DATA = (i) => ({ order: i, items: [{ sku: 'A-1', qty: 2 }] });
 
@@ -67,7 +61,8 @@ function killGroup(node, signal) {
   }
 }
 
-function freePort() {
+/** A port free on loopback right now (the node binds it a moment later). */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

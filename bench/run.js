@@ -20,12 +20,11 @@ import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
+import { freePort, renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, redact } from './pg.js';
 import { killChildren, renderWebhooks, runWebhookBench, WEBHOOK_DEFAULTS } from './webhooks.js';
 
@@ -135,17 +134,6 @@ const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 function percentile(values, q) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function measure(label, url) {

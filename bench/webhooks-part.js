@@ -63,7 +63,7 @@ function quietLog(counts) {
 }
 
 // A ~200-byte body once rendered: about what the raw loop posts.
-const TEMPLATE = {
+export const TEMPLATE = {
   source: 'switchyard-bench',
   event: '{{event}}',
   delivery: '{{delivery.id}}',

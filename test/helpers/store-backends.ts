@@ -62,19 +62,22 @@ const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 /** Schemas handed out by this test file, dropped by removeTempDatabases. */
 const pgSchemas = new Set<string>();
 
-/** Null when PostgreSQL answers; else why not. Probed once per test file, at import. */
-const pgUnavailable: string | null = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+/** Null when PostgreSQL at `url` answers; else why not, for a skip or failure message. */
+export async function probePostgres(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('SELECT 1');
     return null;
   } catch (err) {
-    return `PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is not reachable (${(err as Error).message || String(err)})`;
+    return `PostgreSQL at ${url.replace(/:[^:@/]*@/, ':***@')} is not reachable (${(err as Error).message || String(err)})`;
   } finally {
     await client.end().catch(() => undefined);
   }
-})();
+}
+
+/** Probed once per test file, at import. */
+const pgUnavailable: string | null = await probePostgres(PG_URL);
 
 function pgUrl(): string {
   if (pgUnavailable) throw new Error(`${pgUnavailable}; CI is set, so the PostgreSQL store suites fail. Set TEST_DATABASE_URL.`);

@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
+import { probePostgres } from '../helpers/store-backends.js';
 import { sleep, until } from '../helpers/until.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -31,16 +32,7 @@ const NODE_IDLE_CLOSE_MS = 6_000;
 /** Why this file cannot run here, or null. */
 const missing: string | null = await (async () => {
   if (!existsSync(NGINX)) return `${NGINX} is missing (apt-get install nginx, or set NGINX_BIN)`;
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (err) {
-    return `PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is not reachable (${(err as Error).message || String(err)})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return probePostgres(PG_URL);
 })();
 
 /** The nginx block of docs/deploy.md, between its markers. */
@@ -373,10 +365,9 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     expect(closedByNodes).toEqual([]);
   });
 
-  it('restarts a node with a bare SIGTERM: GETs retried (http_503, error), POSTs that fail never ran', async () => {
-    const victim = nodes[0];
-    const from = accessLog().length;
-    const result = await loadUntil(
+  /** Load through nginx while `victim` is stopped with SIGTERM 300 ms in (it must exit 0). */
+  const sigtermUnderLoad = (victim: RunningService) =>
+    loadUntil(
       (async () => {
         await sleep(300);
         expect(await victim.stop('SIGTERM')).toBe(0);
@@ -384,6 +375,11 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
         await sleep(300);
       })(),
     );
+
+  it('restarts a node with a bare SIGTERM: GETs retried (http_503, error), POSTs that fail never ran', async () => {
+    const victim = nodes[0];
+    const from = accessLog().length;
+    const result = await sigtermUnderLoad(victim);
     expect(result.get, `GET failures (${result.ok} succeeded)`).toEqual([]);
     // POST is not idempotent: nginx retries it only when it could not send it. What it sent to the
     // node as it closed comes back as 503 shutting_down or 502 (the node reset an idle connection).
@@ -403,14 +399,7 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     await reload([1]);
     const victim = nodes[1];
     const from = accessLog().length;
-    const result = await loadUntil(
-      (async () => {
-        await sleep(300);
-        expect(await victim.stop('SIGTERM')).toBe(0);
-        stopped.push(victim);
-        await sleep(300);
-      })(),
-    );
+    const result = await sigtermUnderLoad(victim);
     expect([...result.get, ...result.post], `failures (${result.ok} succeeded)`).toEqual([]);
     expect((await postsRanOnceOrNever(from)).failed).toEqual([]);
     expect(result.ok).toBeGreaterThan(20);
