@@ -35,7 +35,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 const RECEIVER = path.join(ROOT, 'bench', 'receiver.js');
 
-export const NODES_DEFAULTS = { deliveries: 10_000, warmup: 2_000, nodes: [1, 2], timeoutS: 180 };
+export const NODES_DEFAULTS = { deliveries: 10_000, warmup: 2_000, nodes: [1, 2], timeoutS: 180, targetLatencyMs: 0 };
 
 // Same body as the engine part, so the rows compare.
 const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
@@ -312,7 +312,8 @@ async function runNodes(k, o, log) {
   let store = null;
   let db = null;
   try {
-    receiver = start(RECEIVER, ['--track-ids'], 'webhook receiver');
+    const delay = o.targetLatencyMs > 0 ? ['--delay-ms', String(o.targetLatencyMs)] : [];
+    receiver = start(RECEIVER, ['--track-ids', ...delay], 'webhook receiver');
     const { port } = await message(receiver, 'listening', 10_000);
     // Started together, as a deployment would; migrations run once under their advisory lock.
     nodeList.push(...(await Promise.all(Array.from({ length: k }, (_, i) => startNode(url, `node ${i + 1} of ${k}`)))));
@@ -376,9 +377,9 @@ export function renderNodes(r) {
   const { options: o, runs } = r;
   const lines = [
     '',
-    `### ${runs.map((x) => x.nodes).join(' vs ')} Switchyard node(s) on one PostgreSQL schema`,
+    `### ${runs.map((x) => x.nodes).join(' vs ')} Switchyard node(s) on one PostgreSQL schema, ${o.targetLatencyMs ? `a target answering in ${o.targetLatencyMs} ms` : 'a target answering at once'}`,
     '',
-    `Each run: fresh schema, the receiver in its own process, ${o.warmup} warm-up deliveries, then ${o.deliveries} pending deliveries released to every node at once (+1 wake-up event per node); timed from the wake-up to the receiver's last new \`webhook-id\`.`,
+    `Each run: fresh schema, the receiver in its own process${o.targetLatencyMs ? ` answering each request ${o.targetLatencyMs} ms after reading it` : ''}, ${o.warmup} warm-up deliveries, then ${o.deliveries} pending deliveries released to every node at once (+1 wake-up event per node); timed from the wake-up to the receiver's last new \`webhook-id\`.`,
     '',
     '| nodes | deliveries | seconds | deliveries/s | per node | first after wake | duplicates | lost | cores used: nodes / PostgreSQL / receiver / other (machine busy) |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -405,6 +406,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       deliveries: { type: 'string', default: String(NODES_DEFAULTS.deliveries) },
       warmup: { type: 'string', default: String(NODES_DEFAULTS.warmup) },
       nodes: { type: 'string', default: NODES_DEFAULTS.nodes.join(',') },
+      'target-latency-ms': { type: 'string', default: '0' },
       'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
       json: { type: 'boolean', default: false },
     },
@@ -431,6 +433,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       deliveries: whole(values.deliveries, 'deliveries', 1),
       warmup: whole(values.warmup, 'warmup', 0),
       nodes: values.nodes.split(',').map((v) => whole(v, 'nodes', 1)),
+      targetLatencyMs: whole(values['target-latency-ms'], 'target-latency-ms', 0),
     });
     console.log(values.json ? JSON.stringify(r, null, 2) : renderNodes(r).join('\n'));
     for (const c of r.checks) console.log(c);

@@ -9,9 +9,16 @@
 // {type: 'stats'} reports totals and the phase's first and last new id
 // (Date.now(), the same clock the orchestrator reads), {type: 'ids'} lists every id seen.
 // Off by default so the raw/engine figures keep their old, leaner receiver.
+//
+// With `--delay-ms N` it answers each request N ms after reading it: a target
+// that takes time, as real ones do, so throughput is bound by how many
+// deliveries are in flight rather than by CPU.
 import http from 'node:http';
 
 const trackIds = process.argv.includes('--track-ids');
+const delayArg = process.argv.indexOf('--delay-ms');
+const delayMs = delayArg === -1 ? 0 : Number(process.argv[delayArg + 1]);
+if (!Number.isInteger(delayMs) || delayMs < 0) throw new Error(`--delay-ms must be a whole number >= 0`);
 let received = 0;
 const seen = new Set();
 let duplicates = 0;
@@ -35,14 +42,19 @@ function track(id) {
   phase.last = now;
 }
 
+function answer(res) {
+  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
+  res.end('ok');
+}
+
 const server = http.createServer((req, res) => {
   // Read the body to the end, as a real receiver does, so the connection stays reusable.
   req.resume();
   req.on('end', () => {
     received++;
     if (trackIds) track(req.headers['webhook-id'] ?? '(none)');
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
-    res.end('ok');
+    if (delayMs > 0) setTimeout(answer, delayMs, res);
+    else answer(res);
   });
 });
 server.keepAliveTimeout = 65_000;
