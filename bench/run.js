@@ -405,7 +405,7 @@ const NODES_PROSE = [
   'only take CPU from the others, so the ratio says how far a second process helps *here*, not across machines.',
   `The second pair repeats this with a receiver that answers ${SLOW_TARGET_MS} ms after reading each request, as real`,
   'targets take time: each node keeps at most 50 deliveries in flight (the engine\'s concurrency; it claims more',
-  `in batches once half of them are done), so one node stays under 50 / ${SLOW_TARGET_MS} ms = ${Math.round(50000 / SLOW_TARGET_MS)}/s whatever its CPU,`,
+  `in batches once a quarter of them are done), so one node stays under 50 / ${SLOW_TARGET_MS} ms = ${Math.round(50000 / SLOW_TARGET_MS)}/s whatever its CPU,`,
   'and a second node brings its own 50: this pair shows what adding a node buys when targets, not cores, are the limit.',
 ];
 
