@@ -4,9 +4,10 @@
  * skipped, not waited for), and inserts each slot's delivery under a unique
  * (webhook, slot) key, so a slot fires at most once however many processes
  * tick the same database. Slots missed while nothing ran collapse into the
- * latest one. `now` is the clock's: on PostgreSQL the database's (clock.ts). Between ticks the loop sleeps until the earliest
- * `nextFireAt`, but never more than 1 s, so schedules changed by another
- * process are picked up within a second.
+ * latest one. `now` is the clock's: on PostgreSQL the database's (clock.ts).
+ * Between ticks the loop sleeps until the earliest `nextFireAt`, but never
+ * more than 1 s, so schedules changed by another process are picked up within
+ * a second.
  */
 import type { Clock } from '../clock.js';
 import type { SlotPlan, WebhookStore } from '../store/store.js';
