@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, schemaClient } from './pg.js';
 import { message, start, stop } from './webhooks.js';
 import { TEMPLATE } from './webhooks-part.js';
+import { killGroup, stopGracefully } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -51,15 +52,6 @@ const nodes = new Set();
 process.on('exit', () => {
   for (const node of nodes) killGroup(node, 'SIGKILL');
 });
-
-function killGroup(node, signal) {
-  try {
-    // Detached: the node leads a process group that holds its worker processes too.
-    process.kill(-node.child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
 
 /** A port free on loopback right now (the node binds it a moment later). */
 export function freePort() {
@@ -86,7 +78,7 @@ async function startNode(databaseUrl, label) {
   // A developer's own settings must not leak into the measured nodes.
   for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_TEST_HOOKS']) delete env[name];
   const child = spawn(process.execPath, [CLI], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const node = { child, label, baseUrl: `http://127.0.0.1:${port}`, tail: '', warnings: 0, errors: 0 };
+  const node = { child, group: true, label, baseUrl: `http://127.0.0.1:${port}`, tail: '', warnings: 0, errors: 0 };
   nodes.add(node);
   child.once('exit', () => nodes.delete(node));
   const keep = (chunk) => {
@@ -121,17 +113,7 @@ async function untilReady(node) {
 }
 
 /** SIGTERM (graceful: releases its leases), SIGKILL past 15 s; then no worker may outlive it. */
-async function stopNode(node) {
-  const { child } = node;
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => killGroup(node, 'SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  killGroup(node, 'SIGKILL');
-}
+const stopNode = (node) => stopGracefully(node, 15_000);
 
 async function call(baseUrl, method, url, body, expected = [200, 201, 202]) {
   const res = await fetch(baseUrl + url, {

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort, renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
+import { killGroup, stopGracefully } from './processes.js';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, redact } from './pg.js';
 import { killChildren, renderWebhooks, runWebhookBench, WEBHOOK_DEFAULTS } from './webhooks.js';
 
@@ -83,29 +84,7 @@ function track(child, label) {
   return entry;
 }
 
-async function stop(entry) {
-  const { child } = entry;
-  if (child.exitCode !== null || child.signalCode !== null) {
-    killGroup(entry, 'SIGKILL');
-    return;
-  }
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => killGroup(entry, 'SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-  // The gateway's own worker processes share its process group; make sure none outlives it.
-  killGroup(entry, 'SIGKILL');
-}
-
-function killGroup(entry, signal) {
-  try {
-    if (entry.group) process.kill(-entry.child.pid, signal);
-    else entry.child.kill(signal);
-  } catch {
-    // already gone
-  }
-}
+const stop = (entry) => stopGracefully(entry, 5000);
 
 async function stopAll() {
   await Promise.all([...children].map(stop));
