@@ -115,7 +115,8 @@ async function untilReady(node) {
 /** SIGTERM (graceful: releases its leases), SIGKILL past 15 s; then no worker may outlive it. */
 const stopNode = (node) => stopGracefully(node, 15_000);
 
-async function call(baseUrl, method, url, body, expected = [200, 201, 202]) {
+/** One management or invoke call; throws unless the status is one of `expected`. JSON answers come back parsed. */
+export async function call(baseUrl, method, url, body, expected = [200, 201, 202]) {
   const res = await fetch(baseUrl + url, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

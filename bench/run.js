@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
+import { call, freePort, renderNodes, runNodesBench, runningNodes, stopNode } from './nodes.js';
 import { killGroup, stopGracefully } from './processes.js';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, redact } from './pg.js';
 import { killChildren, renderWebhooks, runWebhookBench, WEBHOOK_DEFAULTS } from './webhooks.js';
@@ -187,17 +187,7 @@ async function startGateway(databaseUrl = null) {
 }
 
 function managementApi(baseUrl) {
-  return async function call(method, url, body, expected = [200, 201]) {
-    const res = await fetch(baseUrl + url, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    if (!expected.includes(res.status)) throw new Error(`${method} ${url} answered ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  return (method, url, body, expected = [200, 201]) => call(baseUrl, method, url, body, expected);
 }
 
 function invokeBase(baseUrl, api) {
