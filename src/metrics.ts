@@ -144,23 +144,23 @@ export class Registry {
   }
 }
 
-/** The metrics the gateway and runtime record. Created once per server. */
-export function createMetrics() {
+/**
+ * The metrics the gateway and runtime record. Created once per server;
+ * `clockOffsetMs` reads the node's offset from the database clock (clock.ts).
+ */
+export function createMetrics(clockOffsetMs: () => number = () => 0) {
   const registry = new Registry();
   /** Pending deliveries, refreshed in the background (a gauge must not query the store per scrape). */
   const queue = { depth: 0 };
-  /** This node's clock offset from the database's (ms); set by the server when it runs a DatabaseClock. */
-  const clock = { offsetMs: () => 0 };
+  registry.register(
+    new Gauge(
+      'switchyard_clock_offset_seconds',
+      "The database server's clock minus this node's (PostgreSQL; 0 on SQLite)",
+      () => clockOffsetMs() / 1000,
+    ),
+  );
   return {
     queue,
-    clock,
-    clockOffset: registry.register(
-      new Gauge(
-        'switchyard_clock_offset_seconds',
-        "The database server's clock minus this node's (PostgreSQL; 0 on SQLite)",
-        () => clock.offsetMs() / 1000,
-      ),
-    ),
     deliveries: registry.register(
       new Counter('switchyard_webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']),
     ),

@@ -70,11 +70,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     },
   });
   const changes = new ChangeBus(store.changeFeed, (err) => log.warn({ err }, 'could not announce a change to other nodes'));
-  const metrics = createMetrics();
-  if (clock instanceof DatabaseClock) {
-    const dbClock = clock;
-    metrics.clock.offsetMs = () => dbClock.offset;
-  }
+  const dbClock = clock instanceof DatabaseClock ? clock : null;
+  const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics);
   webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
@@ -165,7 +162,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       changes.close();
       await logSink.flush();
       await runtime.close(config.shutdownGraceMs);
-      if (clock instanceof DatabaseClock) clock.stop();
+      dbClock?.stop();
       await store.close();
     })());
 

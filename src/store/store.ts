@@ -114,10 +114,10 @@ export interface ClaimedSlots {
 }
 
 /**
- * Webhooks, deliveries and schedule slots. Claims and leases are single SQL
- * statements (compare-and-set), never in-memory bookkeeping, so several
- * processes on one database never fire a slot twice or send a delivery twice
- * at once.
+ * Webhooks, deliveries and schedule slots. Claims and leases are row locks
+ * and compare-and-set statements in the database, never in-memory
+ * bookkeeping, so several processes on one database never fire a slot twice
+ * or send a delivery twice at once.
  */
 export interface WebhookStore {
   createWebhook(webhook: NewWebhook): Promise<Webhook>;
