@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -35,11 +36,26 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 /** Prefix of the schemas these suites create; test/global-setup.ts drops them. */
 export const IT_SCHEMA_PREFIX = 'sy_it_';
 
-export function tempDbUrl(): string {
-  if (TEST_STORE === 'postgres') {
-    const schema = IT_SCHEMA_PREFIX + randomBytes(6).toString('hex');
-    return `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+/** A DATABASE_URL on a fresh schema `<prefix><random>` of TEST_DATABASE_URL; the first service on it creates it. */
+export function pgSchemaUrl(prefix: string): { url: string; schema: string } {
+  const schema = prefix + randomBytes(6).toString('hex');
+  return { url: `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`, schema };
+}
+
+/** Drops schemas made with pgSchemaUrl (afterAll of the files that run their own nodes). */
+export async function dropPgSchemas(schemas: readonly string[]): Promise<void> {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
   }
+}
+
+export function tempDbUrl(): string {
+  if (TEST_STORE === 'postgres') return pgSchemaUrl(IT_SCHEMA_PREFIX).url;
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   return `sqlite:${join(dir, 'switchyard.db')}`;
 }

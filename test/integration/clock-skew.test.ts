@@ -5,12 +5,10 @@
  * fires no slot early and steals no lease the other node still holds.
  * PostgreSQL only: SQLite's processes share one machine and so one clock.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, startReceiver, type HoldingReceiver, type Receiver } from '../helpers/receiver.js';
-import { startService, TEST_DATABASE_URL, type RunningService } from '../helpers/service.js';
+import { dropPgSchemas, pgSchemaUrl, startService, type RunningService } from '../helpers/service.js';
 import { sleep, until } from '../helpers/until.js';
 
 const HOUR = 3_600_000;
@@ -25,8 +23,7 @@ function findLibfaketime(): string | null {
 }
 
 const libfaketime = findLibfaketime();
-const schema = `sy_skew_${randomBytes(5).toString('hex')}`;
-const dbUrl = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+const { url: dbUrl, schema } = pgSchemaUrl('sy_skew_');
 
 // Without the library the test cannot make a skewed process: CI installs it (.ci/run), so there it fails.
 const run = libfaketime || process.env.CI ? describe : describe.skip;
@@ -41,10 +38,7 @@ run(`a node whose clock is an hour fast${libfaketime ? '' : ' (skipped: install 
     await Promise.all([normal?.stop(), fast?.stop()]);
     await receiver?.close();
     await holding?.close();
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropPgSchemas([schema]);
   });
 
   it('starts, measures its offset from the database and says so', async () => {

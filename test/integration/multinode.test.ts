@@ -3,35 +3,26 @@
  * change made through one node is served by the others, and scheduled slots
  * fire once across all of them.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, startReceiver, type Receiver } from '../helpers/receiver.js';
-import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+import { dropPgSchemas, pgSchemaUrl, startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schemas: string[] = [];
 
-function pgSchemaUrl(): string {
-  const schema = `sy_mn_${randomBytes(5).toString('hex')}`;
+function pgUrl(): string {
+  const { url, schema } = pgSchemaUrl('sy_mn_');
   schemas.push(schema);
-  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  return url;
 }
 
-afterAll(async () => {
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+afterAll(() => dropPgSchemas(schemas));
 
 const ENV = { SWITCHYARD_TEST_HOOKS: '1', SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', SWITCHYARD_WORKERS: '1' };
 
 const backends = [
   { name: 'sqlite', url: () => tempDbUrl() },
-  { name: 'postgres', url: () => pgSchemaUrl() },
+  { name: 'postgres', url: () => pgUrl() },
 ];
 
 for (const backend of backends) {

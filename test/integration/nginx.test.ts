@@ -9,21 +9,18 @@
  * missing; under CI=true it fails instead (.ci/run installs nginx).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../helpers/service.js';
+import { dropPgSchemas, pgSchemaUrl, startService, TEST_DATABASE_URL, type RunningService } from '../helpers/service.js';
 import { probePostgres } from '../helpers/store-backends.js';
 import { sleep, until } from '../helpers/until.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = join(ROOT, 'docs', 'deploy.md');
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** Switchyard's default SWITCHYARD_BODY_LIMIT; the doc's client_max_body_size (1m) must equal it. */
 const BODY_LIMIT = 1024 * 1024;
 /** How long a node keeps an idle keep-alive connection (Node's default 5 s; closed within about 6 s). */
@@ -32,7 +29,7 @@ const NODE_IDLE_CLOSE_MS = 6_000;
 /** Why this file cannot run here, or null. */
 const missing: string | null = await (async () => {
   if (!existsSync(NGINX)) return `${NGINX} is missing (apt-get install nginx, or set NGINX_BIN)`;
-  return probePostgres(PG_URL);
+  return probePostgres(TEST_DATABASE_URL);
 })();
 
 /** The nginx block of docs/deploy.md, between its markers. */
@@ -164,8 +161,7 @@ const skipped = missing !== null && !process.env.CI;
 if (skipped) console.warn(`test/integration/nginx.test.ts skipped: ${missing}`);
 
 describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${missing}` : 'nginx config of docs/deploy.md', { timeout: 30_000 }, () => {
-  const schema = `sy_ngx_${randomBytes(5).toString('hex')}`;
-  const dbUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  const { url: dbUrl, schema } = pgSchemaUrl('sy_ngx_');
   let dir = '';
   let ports: number[] = [];
   let listenPort = 0;
@@ -287,11 +283,7 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     await Promise.all([...nodes, ...stopped].map((n) => n.stop('SIGKILL')));
     if (process.env.KEEP_NGINX_DIR) console.log(`nginx test files kept in ${dir}`);
     else if (dir) rmSync(dir, { recursive: true, force: true });
-    if (missing) return;
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    if (!missing) await dropPgSchemas([schema]);
   });
 
   it("deploys a function and creates an API through nginx; the invokeUrl it answers is nginx's", async () => {
