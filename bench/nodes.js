@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema, schemaClient } from './pg.js';
 import { message, start, stop } from './webhooks.js';
-import { TEMPLATE } from './webhooks-part.js';
+import { EVENT_DATA, insertDeliveries, SECRET, TEMPLATE } from './webhooks-part.js';
 import { killGroup, stopGracefully } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,9 +38,7 @@ const RECEIVER = path.join(ROOT, 'bench', 'receiver.js');
 
 export const NODES_DEFAULTS = { deliveries: 10_000, warmup: 2_000, nodes: [1, 2], timeoutS: 180, targetLatencyMs: 0 };
 
-// Same body as the engine part, so the rows compare.
-const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-const EVENT_DATA = (i) => ({ order: i, items: [{ sku: 'A-1', qty: 2 }] });
+// Same template, secret and event data as the engine part, so the rows compare.
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -186,25 +184,8 @@ function cpuUse(a, b) {
 // ---------------------------------------------------------------- one phase
 
 /** Pending deliveries due a day ahead: written while the nodes run, untouched by them until released. */
-async function insertBacklog(store, webhookId, n) {
-  const later = new Date(Date.now() + 86_400_000).toISOString();
-  let next = 0;
-  // A few inserts in flight: one at a time would wait a commit flush each. Not timed.
-  const inserter = async () => {
-    while (next < n) {
-      const i = next++;
-      await store.createDelivery({
-        webhookId,
-        trigger: 'event',
-        scheduledFor: null,
-        event: 'bench.tick',
-        eventData: EVENT_DATA(i),
-        nextAttemptAt: later,
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, inserter));
-}
+const insertBacklog = (store, webhookId, n) =>
+  insertDeliveries(store, webhookId, n, new Date(Date.now() + 86_400_000).toISOString());
 
 async function receiverStats(receiver) {
   receiver.child.send({ type: 'stats' });

@@ -62,6 +62,36 @@ function quietLog(counts) {
   };
 }
 
+/** The signing secret of every benchmark webhook: the engine and node rows sign alike. */
+export const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+
+/** The event data of the i-th benchmark delivery. */
+export const EVENT_DATA = (i) => ({ order: i, items: [{ sku: 'A-1', qty: 2 }] });
+
+/**
+ * `n` pending `bench.tick` deliveries of one webhook, due at `nextAttemptAt`
+ * (ISO), through the Store interface. A few inserts in flight: on PostgreSQL
+ * one at a time waits a commit flush each (~1 ms); SQLite serializes them
+ * anyway. Fixtures: never timed.
+ */
+export async function insertDeliveries(store, webhookId, n, nextAttemptAt) {
+  let next = 0;
+  const inserter = async () => {
+    while (next < n) {
+      const i = next++;
+      await store.createDelivery({
+        webhookId,
+        trigger: 'event',
+        scheduledFor: null,
+        event: 'bench.tick',
+        eventData: EVENT_DATA(i),
+        nextAttemptAt,
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, inserter));
+}
+
 // A ~200-byte body once rendered: about what the raw loop posts.
 export const TEMPLATE = {
   source: 'switchyard-bench',
@@ -84,7 +114,7 @@ function webhookFields(targetUrl, overrides = {}) {
     events: [],
     enabled: true,
     // Signed, as most real webhooks are: one HMAC per attempt is part of the cost.
-    secret: 'whsec_' + Buffer.alloc(32, 7).toString('base64'),
+    secret: SECRET,
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 15_000,
     nextFireAt: null,
@@ -254,26 +284,7 @@ async function engine({ url, count, warmup, timeoutS, pg = null }) {
     const counts = { warn: 0, error: 0 };
     try {
       const webhook = await store.createWebhook(webhookFields(url, { events: ['bench.tick'] }));
-      const insert = async (n) => {
-        const due = iso(Date.now());
-        // A few inserts in flight: on PostgreSQL one at a time waits a commit
-        // flush each (~1 ms); SQLite serializes them anyway. Not timed.
-        let next = 0;
-        const inserter = async () => {
-          while (next < n) {
-            const i = next++;
-            await store.createDelivery({
-              webhookId: webhook.id,
-              trigger: 'event',
-              scheduledFor: null,
-              event: 'bench.tick',
-              eventData: { order: i, items: [{ sku: 'A-1', qty: 2 }] },
-              nextAttemptAt: due,
-            });
-          }
-        };
-        await Promise.all(Array.from({ length: 8 }, inserter));
-      };
+      const insert = (n) => insertDeliveries(store, webhook.id, n, iso(Date.now()));
 
       // Warm-up with a throwaway engine (JIT, connections of the receiver), not timed.
       await insert(warmup);
