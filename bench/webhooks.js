@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { assertPostgres, DEFAULT_PG_URL, dropAllSchemas, dropSchema, freshSchema } from './pg.js';
+import { stopGracefully } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PART = path.join(ROOT, 'bench', 'webhooks-part.js');
@@ -56,14 +57,8 @@ export function start(file, args, label) {
   return { child, label, exited, tail: () => tail };
 }
 
-export async function stop(proc) {
-  if (proc.child.exitCode === null && proc.child.signalCode === null) {
-    proc.child.kill('SIGTERM');
-    const timer = setTimeout(() => proc.child.kill('SIGKILL'), 5000);
-    await proc.exited;
-    clearTimeout(timer);
-  }
-}
+/** SIGTERM, SIGKILL after 5 s (a forked helper leads no process group). */
+export const stop = (proc) => stopGracefully(proc, 5000);
 
 /** The next IPC message of `type` from `proc`; rejects on its 'error' message, its exit, or the timeout. */
 export function message(proc, type, timeoutMs) {
