@@ -15,7 +15,7 @@ import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { registerApiRoutes } from './http/apis.js';
 import { registerAdminAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerOpsRoutes } from './http/ops.js';
@@ -105,6 +105,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
