@@ -18,6 +18,7 @@ import { registerAdminAuth } from './http/auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
+import { registerJsonBodyParser } from './http/json-body.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { registerWebhookRoutes } from './http/webhooks.js';
@@ -120,6 +121,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
 
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   registerAdminAuth(app, config.adminKey);
   await app.register(swagger, {
     openapi: {
