@@ -31,8 +31,10 @@ export function exactRequest(
   body?: Buffer | string,
 ): Promise<WireAnswer> {
   const { hostname, port } = new URL(baseUrl);
+  // Node frames no body of a GET or DELETE by itself: without a length, its bytes would read as a next request.
+  const framed = body === undefined ? headers : { 'content-length': String(Buffer.byteLength(body)), ...headers };
   return new Promise((resolve, reject) => {
-    const req = http.request({ method, host: hostname, port, path: target, headers, agent: false });
+    const req = http.request({ method, host: hostname, port, path: target, headers: framed, agent: false });
     req.on('error', reject);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
