@@ -98,7 +98,9 @@ const CLIENT_ERRORS: Record<string, [status: number, code: string, message: stri
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'invalid_request', 'Malformed HTTP request'];
-  if (socket.writable) {
+  // As Node itself does: never write into the middle of a response already under way on this socket.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify({ error: message, code });
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

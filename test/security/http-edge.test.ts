@@ -93,6 +93,17 @@ describe('refusals before any route runs', () => {
     }
   });
 
+  it('a refusal of trailing garbage is never written after an answer already on its way (one answer per request)', async () => {
+    // Bytes after a request without a length read as a next request, which the parser refuses; the answer
+    // to the first request may still be in flight then, and a second one written after it corrupts the stream.
+    const garbage = JSON.stringify({ name: 'x'.repeat(5000) });
+    for (let i = 0; i < 30; i++) {
+      const res = await sendBytes(svc.url, `GET /api/functions/${'a'.repeat(150)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n${garbage}`);
+      expect(res.status).toBe(414);
+      expect(res.raw.match(/HTTP\/1\.1 \d{3}/g), `attempt ${i}: ${res.raw.slice(0, 400)}`).toHaveLength(1);
+    }
+  });
+
   it('body parser refusals name the problem: empty, malformed, invalid UTF-8, __proto__, wrong media type, too large', async () => {
     const json = { 'content-type': 'application/json' };
     const cases: [string, Record<string, string>, Buffer | string, number, string, RegExp][] = [
