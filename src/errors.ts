@@ -4,6 +4,7 @@
  * `{error, code, details?}`; anything else is a logged 500 with no internals.
  * docs/errors.md lists each code, its cause and the fix.
  */
+import { MAX_JSON_DEPTH } from './json-limits.js';
 
 export abstract class SwitchyardError extends Error {
   abstract readonly code: string;
@@ -20,6 +21,13 @@ export class InvalidRequestError extends SwitchyardError {
   readonly code = 'invalid_request';
   readonly status = 400;
 }
+
+/** A JSON body (or one of its fields) nests arrays and objects deeper than the one bound. */
+export const jsonTooDeep = (field: string) =>
+  new InvalidRequestError(`${field} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, {
+    field,
+    max_depth: MAX_JSON_DEPTH,
+  });
 
 export class UnauthorizedError extends SwitchyardError {
   readonly code = 'unauthorized';

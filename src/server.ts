@@ -15,9 +15,10 @@ import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { registerApiRoutes } from './http/apis.js';
 import { registerAdminAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
+import { registerJsonBodyParser } from './http/json-body.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { registerWebhookRoutes } from './http/webhooks.js';
@@ -105,6 +106,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
 
@@ -117,6 +121,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
 
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
   registerAdminAuth(app, config.adminKey);
   await app.register(swagger, {
     openapi: {

@@ -5,7 +5,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { unescape as qsUnescape } from 'node:querystring';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, jsonTooDeep } from '../errors.js';
+import { jsonTextTooDeep } from '../json-limits.js';
 import type { Route } from '../types.js';
 import { setOwn } from './route-table.js';
 
@@ -148,7 +149,9 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 
 /**
  * JSON that parses -> the value; other valid UTF-8 (any type, or none) -> the
- * string; anything else -> base64 with isBase64Encoded.
+ * string; anything else -> base64 with isBase64Encoded. JSON nested deeper
+ * than MAX_JSON_DEPTH is refused (400) before parsing: the event is serialised
+ * with JSON.stringify, which would overflow the stack on it.
  */
 export function decodeBody(
   buf: Buffer | null,
@@ -158,6 +161,7 @@ export function decodeBody(
   if (!isUtf8(buf)) return { body: buf.toString('base64'), isBase64Encoded: true };
   const text = buf.toString('utf8');
   if (isJsonContentType(contentType)) {
+    if (jsonTextTooDeep(text)) throw jsonTooDeep('body');
     try {
       return { body: JSON.parse(text), isBase64Encoded: false };
     } catch {

@@ -5,7 +5,8 @@
  *
  * Static segments allow only RFC 3986 unreserved characters and
  * percent-escapes: anything else would be re-encoded differently by clients
- * and then never match.
+ * and then never match. Dot segments are refused in any spelling (`..`,
+ * `%2e%2e`, `.%2E`): clients resolve them away before sending.
  */
 
 const STATIC_SEGMENT = /^(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})+$/;
@@ -22,7 +23,13 @@ export function safeDecode(s: string): string {
 }
 
 function checkStatic(field: string, seg: string): string | null {
-  if (seg === '.' || seg === '..') return `${field} must not contain '.' or '..' segments`;
+  // Decoded first: clients resolve `%2e%2e` like `..` (WHATWG URL), so such a path could never be called.
+  const decoded = safeDecode(seg);
+  if (decoded === '.' || decoded === '..') {
+    return seg === decoded
+      ? `${field} must not contain '.' or '..' segments`
+      : `${field} must not contain '.' or '..' segments, percent-encoded ('${seg}') or not`;
+  }
   if (!STATIC_SEGMENT.test(seg)) {
     return `${field} segment '${seg}' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)`;
   }

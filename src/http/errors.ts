@@ -3,9 +3,18 @@
  * typed SwitchyardErrors keep their status and code, Fastify's own client
  * errors (bad JSON, body too large, schema failures) become 4xx with a message
  * naming the field, and anything else is a logged 500 without internals.
+ * Errors raised before a route runs (a malformed URL, an over-long path
+ * parameter, a request the HTTP parser refuses) get the same shape and an
+ * `x-request-id` through `answerFrameworkError` and `answerClientError`.
  */
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable } from '../errors.js';
+import { nextRequestId } from '../ids.js';
+
+/** Longest path parameter the router accepts (Fastify's `maxParamLength`); longer is a 414. */
+export const MAX_PARAM_LENGTH = 100;
 
 interface SchemaIssue {
   instancePath: string;
@@ -57,6 +66,51 @@ export function sendError(reply: FastifyReply, status: number, code: string, mes
   const body: Record<string, unknown> = { error: message, code };
   if (details !== undefined) body.details = details;
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors its router raises before any route or
+ * hook runs, so the `x-request-id` header is set here.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  switch (error.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(reply, 414, 'uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
+    case 'FST_ERR_BAD_URL':
+      return sendError(reply, 400, 'invalid_request', 'The URL path contains a malformed percent-escape');
+  }
+  request.log.error({ err: error }, 'unexpected routing error');
+  return sendError(reply, 500, 'internal_error', 'Internal error; see the server log for request ' + request.id);
+}
+
+const CLIENT_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are larger than the limit'],
+};
+
+/**
+ * The HTTP server's `clientError`: the request could not even be parsed (bad
+ * framing, a forbidden character in a header, headers too large), so there is
+ * no request object; answer in the usual shape with a fresh request id and
+ * close the connection, as Node does.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'invalid_request', 'Malformed HTTP request'];
+  // As Node itself does: never write into the middle of a response already under way on this socket.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ error: message, code });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `content-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${nextRequestId()}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -1,16 +1,18 @@
 /**
  * Operational endpoints: liveness, readiness (the store answers) and metrics.
+ * They are public (no admin key): probes and scrapers carry no credentials.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/store.js';
+import { PUBLIC_ROUTE } from './auth.js';
 
 export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: Metrics): void {
-  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness' } }, async function healthz() {
+  app.get('/healthz', { ...PUBLIC_ROUTE, schema: { tags: ['operations'], security: [], summary: 'Liveness' } }, async function healthz() {
     return { status: 'ok' };
   });
 
-  app.get('/readyz', { schema: { tags: ['operations'], summary: 'Readiness: 503 when the store does not answer' } },
+  app.get('/readyz', { ...PUBLIC_ROUTE, schema: { tags: ['operations'], security: [], summary: 'Readiness: 503 when the store does not answer' } },
     async function readyz(request, reply) {
       try {
         await store.ping();
@@ -22,7 +24,7 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
     },
   );
 
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async function metricsText(_request, reply) {
+  app.get('/metrics', { ...PUBLIC_ROUTE, schema: { tags: ['operations'], security: [], summary: 'Prometheus metrics' } }, async function metricsText(_request, reply) {
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.registry.render());
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../src/errors.js';
 import { buildEvent, defaultEvent, type RequestFacts } from '../../src/gateway/event.js';
+import { MAX_JSON_DEPTH } from '../../src/json-limits.js';
 import type { Route } from '../../src/types.js';
 
 const route: Route = { id: 'rt_1', method: 'GET', path: '/:id', function: 'users' };
@@ -177,6 +178,23 @@ describe('buildEvent: body', () => {
     expect(body(bin, 'image/jpeg')).toEqual({ body: bin.toString('base64'), isBase64Encoded: true });
     expect(body(bin, 'application/json')).toEqual({ body: bin.toString('base64'), isBase64Encoded: true });
     expect(body(bin)).toEqual({ body: '/9j/4AAQ', isBase64Encoded: true });
+  });
+
+  it('refuses JSON nested deeper than the bound with a 400 naming the limit; at the bound it parses', () => {
+    const nested = (n: number) => Buffer.from('['.repeat(n) + ']'.repeat(n));
+    let caught: unknown;
+    try {
+      body(nested(10_000), 'application/json');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(InvalidRequestError);
+    expect((caught as InvalidRequestError).message).toContain(String(MAX_JSON_DEPTH));
+    expect((caught as InvalidRequestError).details).toEqual({ field: 'body', max_depth: MAX_JSON_DEPTH });
+    expect(() => body(nested(MAX_JSON_DEPTH + 1), 'application/json')).toThrow(InvalidRequestError);
+    expect(body(nested(MAX_JSON_DEPTH), 'application/json').body).toBeInstanceOf(Array);
+    // Not JSON by its type: the function gets the text and decides.
+    expect(body(nested(10_000), 'text/plain').body).toBe(nested(10_000).toString());
   });
 });
 

@@ -22,6 +22,9 @@ describe('validateBasePath', () => {
     ['/%FF', "basePath segment '%FF' contains a percent-escape that is not valid UTF-8"],
     ['/a/..', "basePath must not contain '.' or '..' segments"],
     ['/./a', "basePath must not contain '.' or '..' segments"],
+    ['/a/%2e%2e', "basePath must not contain '.' or '..' segments, percent-encoded ('%2e%2e') or not"],
+    ['/.%2E/a', "basePath must not contain '.' or '..' segments, percent-encoded ('.%2E') or not"],
+    ['/%2E', "basePath must not contain '.' or '..' segments, percent-encoded ('%2E') or not"],
   ])('rejects %j', (p, message) => {
     expect(validateBasePath(p)).toBe(message);
   });
@@ -51,6 +54,9 @@ describe('validateRoutePath', () => {
     ['/:id/x/:id', "path parameter ':id' appears more than once"],
     ['/a:b', "path segment 'a:b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
     ['/..', "path must not contain '.' or '..' segments"],
+    ['/%2e%2e', "path must not contain '.' or '..' segments, percent-encoded ('%2e%2e') or not"],
+    ['/x/%2E./:id', "path must not contain '.' or '..' segments, percent-encoded ('%2E.') or not"],
+    ['/%2e/*', "path must not contain '.' or '..' segments, percent-encoded ('%2e') or not"],
   ])('rejects %j', (p, message) => {
     expect(validateRoutePath(p)).toBe(message);
   });
