@@ -11,7 +11,8 @@ import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
-import { IsolateHost, UserCompileError, prepare } from './isolate-host.js';
+import { IsolateHost } from './isolate-host.js';
+import { UserCompileError, prepare } from './prepare.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -112,7 +113,7 @@ function onFrame(text: string): void {
   const msg = JSON.parse(headText) as ToWorker;
   switch (msg.t) {
     case 'inv': {
-      host.invoke(msg.k, msg.ids, headText, body);
+      host.invoke(msg.k, msg.ids, msg.rids, headText, body);
       return;
     }
     case 'load':

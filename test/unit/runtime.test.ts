@@ -116,11 +116,11 @@ describe('runtime: failures', () => {
     expect(out.error.message).toMatch(/^RangeError: nope \(line 2, column \d+\)$/);
   });
 
-  it('turns a rejection and an unserialisable result into function_error', async () => {
+  it('turns a rejection into function_error and an unserialisable result into invalid_result', async () => {
     const rej = await call(fn('rejecter', `exports.handler = async () => { throw new Error('later') }`));
     expect(!rej.ok && rej.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('Error: later') });
     const big = await call(fn('bigint', `exports.handler = () => ({ statusCode: 200, body: 10n })`));
-    expect(!big.ok && big.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('JSON') });
+    expect(!big.ok && big.error).toMatchObject({ code: 'invalid_result', message: expect.stringContaining('JSON') });
   });
 
   it('times out an endless loop, and the next call gets a fresh isolate', async () => {
