@@ -26,7 +26,9 @@ export type ToWorker =
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */
-  | { t: 'crash' };
+  | { t: 'crash' }
+  /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: use this RSS bound (MB) from now on. */
+  | { t: 'rss'; mb: number };
 
 /** One invocation's answer, as produced in the isolate or by the worker. */
 export type ResultItem =

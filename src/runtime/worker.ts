@@ -5,7 +5,8 @@
  * main process restarts, never the service. Talks to the main process over
  * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
  * into one frame per event-loop turn; functions' `emit` events go out as
- * `emit` frames.
+ * `emit` frames. An RSS watchdog (rss-watchdog.ts) restarts the process
+ * when it holds more memory than its isolates' limits account for.
  */
 import { writeSync } from 'node:fs';
 import net from 'node:net';
@@ -13,6 +14,7 @@ import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { IsolateHost } from './isolate-host.js';
 import { UserCompileError, prepare } from './prepare.js';
+import { startRssWatchdog } from './rss-watchdog.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -25,6 +27,7 @@ let flushScheduled = false;
 
 function flushResults(): void {
   flushScheduled = false;
+  if (pending.length === 0) return;
   const items = pending;
   pending = [];
   channel.write(encodeFrame('{"t":"res","r":[' + items.join(',') + ']}'));
@@ -69,6 +72,24 @@ function publish(fn: string, event: string, dataJson: string): void {
 }
 
 const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish);
+
+let rssBoundForTest: number | null = null;
+startRssWatchdog({
+  rss: () => process.memoryUsage.rss(),
+  limits: () => host.memoryLimitsMb(),
+  boundOverrideMb: () => rssBoundForTest,
+  onBreach(rssMb, boundMb) {
+    const why = `the runtime worker process used ${rssMb} MB, over its bound of ${boundMb} MB, and is restarting`;
+    log('error', `${why}; failing its in-flight calls`);
+    // New work waits for the successor; what is in flight fails now, before the exit.
+    send({ t: 'dying' });
+    host.failAll('function_crashed', why);
+    flushResults();
+    host.close();
+    channel.end(() => process.exit(1));
+    setTimeout(() => process.exit(1), 2000).unref();
+  },
+});
 
 async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
   const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
@@ -129,6 +150,9 @@ function onFrame(text: string): void {
       return;
     case 'crash':
       if (testHooks) process.abort();
+      return;
+    case 'rss':
+      if (testHooks) rssBoundForTest = msg.mb;
       return;
   }
 }

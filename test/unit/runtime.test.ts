@@ -5,6 +5,7 @@ import { compileSource } from '../../src/runtime/compile.js';
 import { createRuntime, workerIndexFor, type Runtime } from '../../src/runtime/pool.js';
 import type { DeployedFunction, InvokeOutcome } from '../../src/runtime/types.js';
 import { InvalidCodeError } from '../../src/errors.js';
+import { RSS_BASE_MB, RSS_PER_ISOLATE_FACTOR, RSS_PER_ISOLATE_MB, rssBoundMb } from '../../src/runtime/rss-watchdog.js';
 
 process.env.SWITCHYARD_TEST_HOOKS = '1';
 
@@ -173,6 +174,29 @@ describe('runtime: failures', () => {
     expect(okResult(await call(safe))).toBe('safe');
     expect(okResult(await call(victim, { hang: false }))).toBe('back'); // queued during the restart, then served
     expect(rt.stats().workers[0].restarts).toBe(restartsBefore + 1);
+  });
+});
+
+describe('runtime: worker RSS watchdog', () => {
+  it('computes the bound from the isolates it holds, with a fixed base', () => {
+    expect(rssBoundMb([])).toBe(RSS_BASE_MB);
+    expect(rssBoundMb([128, 32])).toBe(RSS_BASE_MB + 2 * RSS_PER_ISOLATE_MB + RSS_PER_ISOLATE_FACTOR * 160);
+  });
+
+  it('restarts a worker over its bound: its in-flight calls fail with function_crashed, the other worker keeps serving', async () => {
+    const victimName = nameOn(0, 'heavy');
+    const victim = fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    const safe = fn(nameOn(1, 'light'), `exports.handler = () => 'light'`);
+    const before = rt.stats().workers.map((w) => w.restarts);
+    const inflight = call(victim, { hang: true });
+    expect(okResult(await call(victim, { hang: false }))).toBe('back');
+    // Any real worker is over 1 MB: the next check trips.
+    rt.setWorkerRssBoundForTest(victimName, 1);
+    const out = await inflight;
+    expect(!out.ok && out.error).toMatchObject({ code: 'function_crashed', message: expect.stringContaining('over its bound of 1 MB') });
+    expect(okResult(await call(safe))).toBe('light');
+    expect(okResult(await call(victim, { hang: false }))).toBe('back'); // served by the restarted worker
+    expect(rt.stats().workers.map((w) => w.restarts)).toEqual([before[0] + 1, before[1]]);
   });
 });
 
