@@ -119,9 +119,10 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
     if (/timed out/.test(message)) {
       return { t: 'val', id: msg.id, ok: false, message: `top-level code timed out after ${msg.timeoutMs} ms` };
     }
-    const at = /\(line (\d+), column (\d+)\)$/.exec(message);
+    // The position moves from the message to its own fields (the caller prints it once).
+    const at = /\s*\(line (\d+), column (\d+)\)$/.exec(message);
     return at
-      ? { t: 'val', id: msg.id, ok: false, message, line: Number(at[1]), column: Number(at[2]) }
+      ? { t: 'val', id: msg.id, ok: false, message: message.slice(0, at.index), line: Number(at[1]), column: Number(at[2]) }
       : { t: 'val', id: msg.id, ok: false, message };
   } finally {
     clearTimeout(timer);
