@@ -11,8 +11,8 @@
  *
  * `dispatch` receives one batch as a string `headerJson\neventsJson`, calls
  * every handler, then waits a few microtask turns and returns, as one string,
- * the results that settled by then: `item,item,...` where each item is the
- * JSON of a `ResultItem` (protocol.ts). Invocations still pending (awaiting
+ * the results that settled by then: one line per result, each the JSON of a
+ * `ResultItem` (protocol.ts). Invocations still pending (awaiting
  * fetch, timers) are delivered later through `deliver` (an ivm Reference to a
  * host function), coalescing those that settle together. The worker parses
  * and checks every item before anything leaves it (isolate-output.ts).
@@ -200,7 +200,7 @@ async function flushLate() {
 function finish(rec, text) {
   const batch = rec.batch;
   if (batch.open) {
-    batch.out += (batch.out === '' ? '' : ',') + text;
+    batch.out += (batch.out === '' ? '' : '\\n') + text;
     batch.remaining--;
     return;
   }
@@ -208,7 +208,7 @@ function finish(rec, text) {
     late = text;
     flushLate();
   } else {
-    late += ',' + text;
+    late += '\\n' + text;
   }
 }
 

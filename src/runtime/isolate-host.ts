@@ -7,8 +7,8 @@
  *
  * What an isolate hands back is untrusted (isolate-output.ts): only answers
  * for invocations that isolate has in flight, of the right shape, leave
- * through `out(itemsText)` (comma-joined ResultItem JSON the worker wrote
- * itself), which worker.ts coalesces into frames; anything else discards that
+ * through `out(itemsText)` (comma-joined ResultItem JSON, each checked
+ * alone), which worker.ts coalesces into frames; anything else discards that
  * isolate and fails its own calls. The sandbox's `emit` events leave through
  * `publish(functionName, event, dataJson)`.
  *
@@ -244,7 +244,7 @@ export class IsolateHost {
     );
   }
 
-  /** `text` is what the isolate returned or delivered: `item,item,...` if it plays by the rules. */
+  /** `text` is what the isolate returned or delivered: one ResultItem JSON per line, if it plays by the rules. */
   private settled(inst: Instance, text: unknown): void {
     if (inst.dead) return; // its calls were answered when it died
     const { name } = inst.load;

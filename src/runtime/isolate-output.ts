@@ -1,23 +1,31 @@
 /**
- * The worker's reading of what an isolate hands back (the `item,item,...`
- * text of dispatcher.ts), which is untrusted input: user code shares the
- * isolate with the dispatcher. The text is parsed here, every item checked
- * (an id this isolate has in flight, the shape of a ResultItem, bounded log
- * lines carrying no other invocation's request id), and what passes is
- * serialised again by the worker, so nothing the isolate wrote goes to the
- * main process as is. One item the isolate should never produce makes the
- * whole output malformed: the caller then discards that isolate.
+ * The worker's reading of what an isolate hands back, which is untrusted
+ * input: user code shares the isolate with the dispatcher (dispatcher.ts).
+ * The output is one JSON ResultItem per line. Each line is parsed here and
+ * checked: an id this isolate has in flight (once), the shape of a
+ * ResultItem with exactly its keys, a failure code the isolate may report,
+ * bounded messages and console lines that carry no other invocation's
+ * request id. One line that fails makes the whole output malformed: the
+ * caller then discards that isolate and fails its own calls.
+ *
+ * A line that passes goes into the result frame as it is, not written again:
+ * it is exactly one JSON value (JSON.parse accepted it alone, and it holds no
+ * newline, which the frames reserve), and JSON.parse is deterministic, so the
+ * main process reads exactly the value checked here. Writing it again would
+ * cost a JSON.stringify per result (about a third of this check) for the same
+ * bytes' meaning.
  *
  * Results nested deeper than MAX_JSON_DEPTH become `invalid_result` items
- * here (the dispatcher only catches those JSON.stringify itself cannot write).
+ * written here (the dispatcher only catches those JSON.stringify itself
+ * cannot write).
  */
-import { MAX_JSON_DEPTH, jsonTextTooDeep, valueTooDeep } from '../json-limits.js';
+import { MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-limits.js';
 import type { InvocationErrorCode } from '../errors.js';
 import { LOG_LEVELS, MAX_ERROR_CHARS, MAX_ITEM_LOG_LINES, MAX_LOG_LINE_CHARS, TRUNCATION_NOTE_CHARS } from './dispatcher.js';
 
 /**
- * `text`: the accepted items, serialised here, comma-joined; `ids`: their
- * invocations; `late`: ids the host had already answered (dropped).
+ * `text`: the accepted items, comma-joined for the frame's `r` array; `ids`:
+ * their invocations; `late`: ids the host had already answered (dropped).
  */
 export type OutputVerdict =
   | { ok: true; text: string; ids: number[]; late: number[] | null }
@@ -35,21 +43,40 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The log lines of one item as JSON text, or null when they are not lines the dispatcher writes. */
-function logsText(l: unknown, rid: string): string | null {
-  if (!Array.isArray(l) || l.length > MAX_ITEM_LOG_LINES) return null;
-  if (l.length === 0) return '[]';
-  let out = '';
-  for (const line of l) {
-    if (!isRecord(line)) return null;
+/** True when `l` holds only console lines the dispatcher writes for the invocation with request id `rid`. */
+function validLogs(l: unknown, rid: string): boolean {
+  if (!Array.isArray(l) || l.length > MAX_ITEM_LOG_LINES) return false;
+  for (let k = 0; k < l.length; k++) {
+    const line: unknown = l[k];
+    if (!isRecord(line) || !hasKeys(line, 4)) return false;
     const { time, level, message, requestId } = line;
-    if (typeof time !== 'string' || time.length > MAX_TIME_CHARS) return null;
-    if (typeof level !== 'string' || !LEVELS.has(level)) return null;
-    if (typeof message !== 'string' || message.length > MAX_LOG_LINE_CHARS + TRUNCATION_NOTE_CHARS) return null;
-    if (requestId !== null && requestId !== rid) return null;
-    out += (out ? ',' : '') + JSON.stringify({ time, level, message, requestId });
+    if (typeof time !== 'string' || time.length > MAX_TIME_CHARS) return false;
+    if (typeof level !== 'string' || !LEVELS.has(level)) return false;
+    if (typeof message !== 'string' || message.length > MAX_LOG_LINE_CHARS + TRUNCATION_NOTE_CHARS) return false;
+    if (requestId !== null && requestId !== rid) return false;
   }
-  return '[' + out + ']';
+  return true;
+}
+
+/** Exactly `n` own keys (their names are checked by the caller reading them). */
+function hasKeys(o: object, n: number): boolean {
+  let count = 0;
+  for (const _ in o) if (++count > n) return false;
+  return count === n;
+}
+
+/** Checks one line; returns null when it may go on as it is, else why not. */
+function checkItem(item: Record<string, unknown>, id: number, rid: string): string | null {
+  if (!validLogs(item.l, rid)) return `malformed console lines for invocation ${id}`;
+  if (item.ok === 1) {
+    // i, ok, l and, unless the handler returned undefined, r.
+    return hasKeys(item, Object.hasOwn(item, 'r') ? 4 : 3) ? null : `unexpected fields in the answer for invocation ${id}`;
+  }
+  if (item.ok !== 0) return `invocation ${id} is neither ok nor failed`;
+  const { c, m } = item;
+  if (typeof c !== 'string' || !ISOLATE_CODES.has(c)) return `invocation ${id} failed with a code the isolate may not report`;
+  if (typeof m !== 'string' || m.length > MAX_ERROR_CHARS + TRUNCATION_NOTE_CHARS) return `invocation ${id} failed without a bounded message`;
+  return hasKeys(item, 5) ? null : `unexpected fields in the failure of invocation ${id}`;
 }
 
 /**
@@ -65,22 +92,19 @@ export function readIsolateOutput(
   deepMessage: string,
 ): OutputVerdict {
   if (typeof text !== 'string') return malformed(`output is a ${typeof text}, not text`);
-  if (text === '') return { ok: true, text: '', ids: [], late: null };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse('[' + text + ']');
-  } catch {
-    return malformed('output is not a list of JSON items');
-  }
-  if (!Array.isArray(parsed)) return malformed('output is not a list of JSON items');
-  // Items sit one level below the text's top; a result's own depth starts there.
-  const deep = text.length > MAX_JSON_DEPTH && jsonTextTooDeep(text, MAX_JSON_DEPTH + 1);
-  const seen = parsed.length > 1 ? new Set<number>() : null;
   const ids: number[] = [];
   let late: number[] | null = null;
   let out = '';
-  for (let k = 0; k < parsed.length; k++) {
-    const item: unknown = parsed[k];
+  if (text === '') return { ok: true, text, ids, late };
+  const lines = text.split('\n');
+  const seen = lines.length > 1 ? new Set<number>() : null;
+  for (const line of lines) {
+    let item: unknown;
+    try {
+      item = JSON.parse(line);
+    } catch {
+      return malformed('a line is not JSON');
+    }
     if (!isRecord(item)) return malformed('an item is not an object');
     const id = item.i;
     if (typeof id !== 'number' || !Number.isInteger(id)) return malformed('an item has no integer id');
@@ -94,23 +118,12 @@ export function readIsolateOutput(
       (late ??= []).push(id);
       continue;
     }
-    const logs = logsText(item.l, rid);
-    if (logs === null) return malformed(`malformed console lines for invocation ${id}`);
-    let piece: string;
-    if (item.ok === 1) {
-      if (!Object.hasOwn(item, 'r')) piece = '{"i":' + id + ',"ok":1,"l":' + logs + '}';
-      else if (deep && valueTooDeep(item.r)) {
-        piece = '{"i":' + id + ',"ok":0,"c":"invalid_result","m":' + JSON.stringify(deepMessage) + ',"l":' + logs + '}';
-      } else piece = '{"i":' + id + ',"ok":1,"r":' + JSON.stringify(item.r) + ',"l":' + logs + '}';
-    } else if (item.ok === 0) {
-      const { c, m } = item;
-      if (typeof c !== 'string' || !ISOLATE_CODES.has(c)) return malformed(`invocation ${id} failed with a code the isolate may not report`);
-      if (typeof m !== 'string' || m.length > MAX_ERROR_CHARS + TRUNCATION_NOTE_CHARS) {
-        return malformed(`invocation ${id} failed without a bounded message`);
-      }
-      piece = '{"i":' + id + ',"ok":0,"c":"' + c + '","m":' + JSON.stringify(m) + ',"l":' + logs + '}';
-    } else {
-      return malformed(`invocation ${id} is neither ok nor failed`);
+    const wrong = checkItem(item, id, rid);
+    if (wrong !== null) return malformed(wrong);
+    let piece = line;
+    // The item is one level; a result nested deeper than the bound makes the line deeper than bound + 1.
+    if (line.length > MAX_JSON_DEPTH && item.ok === 1 && jsonTextTooDeep(line, MAX_JSON_DEPTH + 1)) {
+      piece = '{"i":' + id + ',"ok":0,"c":"invalid_result","m":' + JSON.stringify(deepMessage) + ',"l":' + JSON.stringify(item.l) + '}';
     }
     out += out === '' ? piece : ',' + piece;
     ids.push(id);

@@ -2,8 +2,8 @@
  * Messages between the main process (pool.ts) and a worker (worker.ts).
  * Every frame's header is one of these JSON objects; `inv` carries a body: the
  * JSON array of events, spliced raw. Results travel as `res` frames whose `r`
- * array holds items the worker wrote after checking what the isolate produced
- * (see isolate-output.ts).
+ * array holds the isolate's items, each checked by the worker on its own
+ * before it is spliced in (see isolate-output.ts).
  */
 import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';

@@ -23,20 +23,21 @@ function accepted(v: OutputVerdict): { ids: number[]; items: unknown[] } {
 }
 
 describe('readIsolateOutput', () => {
-  it('accepts answers for invocations in flight and writes them itself', () => {
-    const text = ' {"i":7, "ok":1, "r":{"statusCode":200,"body":"a"}, "l":[], "extra":"dropped"},' + ok(8, [1, 2], [line({ requestId: null })]);
-    const { ids, items } = accepted(read(text));
+  it('accepts answers for invocations in flight, one JSON item per line, for the frame as they are', () => {
+    const text = ' {"i":7, "ok":1, "r":{"statusCode":200,"body":"a"}, "l":[]}\n' + ok(8, [1, 2], [line({ requestId: null })]);
+    const v = read(text);
+    const { ids, items } = accepted(v);
     expect(ids).toEqual([7, 8]);
     expect(items).toEqual([
       { i: 7, ok: 1, r: { statusCode: 200, body: 'a' }, l: [] },
       { i: 8, ok: 1, r: [1, 2], l: [line({ requestId: null })] },
     ]);
-    const v = read(text);
-    expect(v.ok && v.text).not.toContain('extra');
+    // The frame reserves newlines; what goes on holds none.
+    expect(v.ok && v.text).not.toContain('\n');
   });
 
   it('keeps a missing result (undefined) distinct from null, and passes failures with their code', () => {
-    const text = '{"i":7,"ok":1,"l":[]},{"i":8,"ok":0,"c":"invalid_result","m":"no","l":[]}';
+    const text = '{"i":7,"ok":1,"l":[]}\n{"i":8,"ok":0,"c":"invalid_result","m":"no","l":[]}';
     expect(accepted(read(text)).items).toEqual([
       { i: 7, ok: 1, l: [] },
       { i: 8, ok: 0, c: 'invalid_result', m: 'no', l: [] },
@@ -45,11 +46,18 @@ describe('readIsolateOutput', () => {
   });
 
   it.each([
-    ['an answer for an invocation this isolate does not have', ok(7, 1) + ',' + ok(9, 'forged')],
-    ['two answers for one invocation', ok(7, 1) + ',' + ok(7, 2)],
+    ['an answer for an invocation this isolate does not have', ok(7, 1) + '\n' + ok(9, 'forged')],
+    ['two answers for one invocation', ok(7, 1) + '\n' + ok(7, 2)],
     ['text that is not JSON', '}{"not json'],
+    ['two items on one line', ok(7, 1) + ',' + ok(8, 2)],
     ['two values glued together', ok(7, 1) + ok(8, 2)],
+    ['an empty line', ok(7, 1) + '\n'],
     ['an item that is not an object', '[1,2]'],
+    ['an item that is a string', '"{\\"i\\":7}"'],
+    ['a field no answer has', '{"i":7,"ok":1,"r":1,"l":[],"i2":8}'],
+    ['a duplicate key hiding a forged id', '{"i":9,"i":7,"ok":1,"r":1,"l":[],"x":1}'],
+    ['a field no failure has', '{"i":7,"ok":0,"c":"function_error","m":"x","l":[],"r":1}'],
+    ['a field no console line has', ok(7, 1, [line({ extra: 1 })])],
     ['an id that is not an integer', '{"i":"7","ok":1,"l":[]}'],
     ['neither ok nor failed', '{"i":7,"ok":true,"l":[]}'],
     ['a failure code only the host may decide', '{"i":7,"ok":0,"c":"function_timeout","m":"x","l":[]}'],
@@ -73,7 +81,7 @@ describe('readIsolateOutput', () => {
   });
 
   it('drops late answers for invocations the host already answered (a deadline), without failing the rest', () => {
-    const v = read(ok(5, 'late') + ',' + ok(7, 'on time'), new Set([5]));
+    const v = read(ok(5, 'late') + '\n' + ok(7, 'on time'), new Set([5]));
     expect(v).toMatchObject({ ok: true, ids: [7], late: [5] });
     expect(accepted(v).items).toEqual([{ i: 7, ok: 1, r: 'on time', l: [] }]);
   });
@@ -83,11 +91,11 @@ describe('readIsolateOutput', () => {
     for (let i = 0; i < MAX_JSON_DEPTH + 1; i++) deep = [deep];
     let fine: unknown = 1;
     for (let i = 0; i < MAX_JSON_DEPTH; i++) fine = [fine];
-    const { ids, items } = accepted(read(ok(7, deep) + ',' + ok(8, fine)));
+    const { ids, items } = accepted(read(ok(7, deep, [line()]) + '\n' + ok(8, fine, [line({ requestId: 'req_8' })])));
     expect(ids).toEqual([7, 8]);
     expect(items).toEqual([
-      { i: 7, ok: 0, c: 'invalid_result', m: DEEP, l: [] },
-      { i: 8, ok: 1, r: fine, l: [] },
+      { i: 7, ok: 0, c: 'invalid_result', m: DEEP, l: [line()] },
+      { i: 8, ok: 1, r: fine, l: [line({ requestId: 'req_8' })] },
     ]);
   });
 
