@@ -1,8 +1,8 @@
 /**
  * The code that runs inside every function isolate, around the user's handler.
  * Evaluated once per isolate with `context.evalClosure(DISPATCHER_SOURCE,
- * [deliverRef, functionName])`; it returns `init(factory)`, which runs the user's
- * top level (`factory` is the user code wrapped as
+ * [deliverRef, functionName, activity])`; it returns `init(factory)`, which
+ * runs the user's top level (`factory` is the user code wrapped as
  * `(function (exports, module) {...})`) and returns `dispatch(payload)`.
  *
  * Concurrency model (as on Cloudflare Workers): one isolate serves every
@@ -11,20 +11,42 @@
  *
  * `dispatch` receives one batch as a string `headerJson\neventsJson`, calls
  * every handler, then waits a few microtask turns and returns, as one string,
- * the results that settled by then: `"id,id,...\n" + "item,item,..."`.
- * Invocations still pending (awaiting fetch, timers) are delivered later
- * through `deliver` (an ivm Reference to a host function), coalescing those that
- * settle together. Items are the JSON of `ResultItem` (protocol.ts).
+ * the results that settled by then: one line per result, each the JSON of a
+ * `ResultItem` (protocol.ts). Invocations still pending (awaiting
+ * fetch, timers) are delivered later through `deliver` (an ivm Reference to a
+ * host function), coalescing those that settle together. The worker parses
+ * and checks every item before anything leaves it (isolate-output.ts).
+ *
+ * User code runs in this same context and may replace any global or builtin
+ * method. So everything below is captured before user code runs and called
+ * through `apply` (the captured Reflect.apply); results and log lines are
+ * framed by string concatenation and JSON.stringify of primitives only (which
+ * consults no prototype); the records kept here are object literals read
+ * only through their own properties, or objects without a prototype. A
+ * function can therefore break its own results (by throwing from a getter,
+ * say), never the framing.
+ *
+ * `activity(busy)` tells the sandbox (sandbox/bootstrap.ts) when the first
+ * invocation starts and the last one ends: outside invocations its timers
+ * and fetches are dropped.
  *
  * console lines are attributed to the invocation whose code runs
  * synchronously; after an `await`, to the only invocation in flight if there
  * is exactly one, else to none (requestId null; such lines ride along with
  * the next result this isolate delivers).
  */
+import { MAX_JSON_DEPTH } from '../json-limits.js';
 import { USER_FILENAME } from './protocol.js';
 
 export const MAX_LOG_LINES = 100;
 export const MAX_LOG_LINE_CHARS = 8192;
+/** Error messages of a failed invocation are cut to this many characters. */
+export const MAX_ERROR_CHARS = 8192;
+/** Room for the `[truncated: N characters]` note after a cut line or message. */
+export const TRUNCATION_NOTE_CHARS = 64;
+/** Lines one item may carry: its own, the orphans it picked up, and the "dropped" note. */
+export const MAX_ITEM_LOG_LINES = 2 * MAX_LOG_LINES + 1;
+export const LOG_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
 /** Microtask turns `dispatch` waits for handlers to settle before answering. */
 const SETTLE_TURNS = 8;
 
@@ -32,50 +54,92 @@ export const DISPATCHER_SOURCE = `
 'use strict';
 const deliver = $0;
 const functionName = $1;
+const activity = $2;
+const apply = Reflect.apply;
+const deliverApply = deliver.applyIgnored;
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const now = Date.now;
-const resolved = Promise.resolve();
-const then = Promise.prototype.then;
-const PromiseCtor = Promise;
+const DateCtor = Date;
+const toISOString = Date.prototype.toISOString;
+const sliceString = String.prototype.slice;
+const indexOfString = String.prototype.indexOf;
+const execRegExp = RegExp.prototype.exec;
+const isArray = Array.isArray;
+const objectValues = Object.values;
+const create = Object.create;
+const defineProperty = Object.defineProperty;
+const StringCtor = String;
 const ErrorCtor = Error;
 const MAX_LINES = ${MAX_LOG_LINES};
 const MAX_CHARS = ${MAX_LOG_LINE_CHARS};
+const MAX_ERROR = ${MAX_ERROR_CHARS};
+const MAX_DEPTH = ${MAX_JSON_DEPTH};
 const LINE_RE = /${USER_FILENAME.replace('.', '\\.')}:(\\d+):(\\d+)/;
 
-const live = new Map();
+// Invocations in flight, by id (no prototype: nothing user code defines is ever consulted).
+let live = create(null);
+let liveCount = 0;
 let current = null;
-let orphans = [];
+let orphans = newList();
 let handler = null;
 let late = null;
 
+/** An append-only list without a prototype: { n, 0: ..., 1: ... }. */
+function newList() {
+  const l = create(null);
+  l.n = 0;
+  return l;
+}
+function listPush(l, v) {
+  l[l.n] = v;
+  l.n++;
+}
+
+function cut(text, max) {
+  if (text.length <= max) return text;
+  return apply(sliceString, text, [0, max]) + ' [truncated: ' + text.length + ' characters]';
+}
+
 function show(v) {
   if (typeof v === 'string') return v;
-  if (v instanceof ErrorCtor) return v.stack ? String(v.stack) : v.name + ': ' + v.message;
-  if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return String(v);
+  if (v instanceof ErrorCtor) return v.stack ? StringCtor(v.stack) : v.name + ': ' + v.message;
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return StringCtor(v);
   try {
     const s = stringify(v);
-    return s === undefined ? String(v) : s;
+    return s === undefined ? StringCtor(v) : s;
   } catch {
-    return String(v);
+    return StringCtor(v);
   }
 }
 
-function line(level, args, requestId) {
-  let message = '';
-  for (let i = 0; i < args.length; i++) message += (i ? ' ' : '') + show(args[i]);
-  if (message.length > MAX_CHARS) message = message.slice(0, MAX_CHARS) + ' [truncated: ' + message.length + ' characters]';
-  return { time: new Date(now()).toISOString(), level, message, requestId };
+/** One console line as JSON text; the time comes first, so texts sort by time. */
+function lineText(level, message, rid) {
+  const time = apply(toISOString, new DateCtor(now()), []);
+  return '{"time":"' + time + '","level":"' + level + '","message":' + stringify(message) +
+    ',"requestId":' + (rid === null ? 'null' : stringify(rid)) + '}';
+}
+// '{"time":"' is 9 characters; an ISO time of this era is 24.
+function timeOf(text) {
+  return apply(sliceString, text, [9, 33]);
+}
+
+function onlyLive() {
+  for (const id in live) return live[id];
+  return null;
 }
 
 function log(level, args) {
+  let message = '';
+  for (let i = 0; i < args.length; i++) message += (i ? ' ' : '') + show(args[i]);
+  message = cut(message, MAX_CHARS);
   let rec = current;
-  if (rec === null && live.size === 1) rec = live.values().next().value;
+  if (rec === null && liveCount === 1) rec = onlyLive();
   if (rec === null) {
-    if (orphans.length < MAX_LINES) orphans.push(line(level, args, null));
+    if (orphans.n < MAX_LINES) listPush(orphans, lineText(level, message, null));
     return;
   }
-  if (rec.logs.length < MAX_LINES) rec.logs.push(line(level, args, rec.rid));
+  if (rec.logs.n < MAX_LINES) listPush(rec.logs, lineText(level, message, rec.rid));
   else rec.dropped++;
 }
 
@@ -86,89 +150,155 @@ const con = {
   error: (...a) => log('error', a),
   debug: (...a) => log('debug', a),
 };
-Object.defineProperty(globalThis, 'console', { value: con, writable: true, configurable: true, enumerable: false });
+defineProperty(globalThis, 'console', { value: con, writable: true, configurable: true, enumerable: false });
 
 function errorText(e) {
+  let text;
   if (e !== null && typeof e === 'object' && typeof e.message === 'string') {
-    let text = (typeof e.name === 'string' && e.name ? e.name : 'Error') + ': ' + e.message;
-    const m = typeof e.stack === 'string' ? LINE_RE.exec(e.stack) : null;
+    text = (typeof e.name === 'string' && e.name ? e.name : 'Error') + ': ' + e.message;
+    const stack = e.stack;
+    const m = typeof stack === 'string' ? apply(execRegExp, LINE_RE, [stack]) : null;
     if (m) text += ' (line ' + m[1] + ', column ' + m[2] + ')';
-    return text;
+  } else {
+    text = 'non-Error thrown: ' + show(e);
   }
-  return 'non-Error thrown: ' + show(e);
+  return cut(text, MAX_ERROR);
 }
 
+/** The JSON array of a record's lines, merged in time order with the orphans it picks up. */
 function logsOf(rec) {
-  let logs = rec.logs;
-  if (orphans.length) {
-    logs = orphans.concat(logs).sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
-    orphans = [];
+  const own = rec.logs;
+  let out = '';
+  let a = 0;
+  let b = 0;
+  const o = orphans;
+  if (o.n > 0) orphans = newList();
+  while (a < o.n || b < own.n) {
+    let next;
+    if (b >= own.n || (a < o.n && timeOf(o[a]) <= timeOf(own[b]))) next = o[a++];
+    else next = own[b++];
+    out += (out === '' ? '' : ',') + next;
   }
   if (rec.dropped) {
-    logs.push({ time: new Date(now()).toISOString(), level: 'warn', requestId: rec.rid,
-      message: '[' + rec.dropped + ' more console lines dropped: at most ' + MAX_LINES + ' per invocation]' });
+    const note = lineText('warn', '[' + rec.dropped + ' more console lines dropped: at most ' + MAX_LINES + ' per invocation]', rec.rid);
+    out += (out === '' ? '' : ',') + note;
   }
-  return stringify(logs);
+  return '[' + out + ']';
+}
+
+async function flushLate() {
+  for (let n = 0; n < 3; n++) await undefined;
+  const text = late;
+  late = null;
+  try {
+    apply(deliverApply, deliver, [undefined, [text]]);
+  } catch {
+    // The isolate is being disposed: nobody is waiting any more.
+  }
 }
 
 function finish(rec, text) {
   const batch = rec.batch;
   if (batch.open) {
-    batch.ids.push(rec.id);
-    batch.items.push(text);
+    batch.out += (batch.out === '' ? '' : '\\n') + text;
     batch.remaining--;
     return;
   }
   if (late === null) {
-    late = { ids: [rec.id], items: [text] };
-    let n = 0;
-    const tick = () => {
-      if (++n < 3) { then.call(resolved, tick); return; }
-      const out = late;
-      late = null;
-      deliver.applyIgnored(undefined, [out.ids.join(',') + '\\n' + out.items.join(',')]);
-    };
-    then.call(resolved, tick);
+    late = text;
+    flushLate();
   } else {
-    late.ids.push(rec.id);
-    late.items.push(text);
+    late += '\\n' + text;
   }
+}
+
+function forget(rec) {
+  if (live[rec.id] !== rec) return false;
+  delete live[rec.id];
+  if (--liveCount === 0) activity('activity', 0);
+  return true;
 }
 
 function fail(rec, code, message) {
-  if (!live.delete(rec.id)) return;
+  if (!forget(rec)) return;
   finish(rec, '{"i":' + rec.id + ',"ok":0,"c":"' + code + '","m":' + stringify(message) + ',"l":' + logsOf(rec) + '}');
 }
 
-function succeed(rec, value) {
-  if (!live.has(rec.id)) return;
-  let json;
-  try {
-    json = value === undefined ? undefined : stringify(value);
-  } catch (e) {
-    fail(rec, 'function_error', 'handler result is not JSON-serialisable: ' + errorText(e));
-    return;
+/** Mirrors json-limits valueTooDeep: iterative, so it never overflows itself. */
+function tooDeep(value) {
+  const stack = newList();
+  listPush(stack, value);
+  listPush(stack, 1);
+  let visited = 0;
+  while (stack.n > 0) {
+    const depth = stack[--stack.n];
+    const node = stack[--stack.n];
+    if (depth > MAX_DEPTH || ++visited > 1000000) return true;
+    const children = isArray(node) ? node : objectValues(node);
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i];
+      if (c !== null && typeof c === 'object') { listPush(stack, c); listPush(stack, depth + 1); }
+    }
   }
-  live.delete(rec.id);
+  return false;
+}
+
+function unserialisable(rec, value, e) {
+  let deep = false;
+  try { deep = value !== null && typeof value === 'object' && tooDeep(value); } catch {}
+  if (deep) {
+    fail(rec, 'invalid_result', "Function '" + functionName + "' returned a result nested deeper than " + MAX_DEPTH + ' levels of arrays and objects');
+  } else {
+    fail(rec, 'invalid_result', "Function '" + functionName + "' returned a result that cannot be serialised as JSON: " + e);
+  }
+}
+
+function succeed(rec, value) {
+  if (live[rec.id] !== rec) return;
+  let json;
+  if (value !== undefined) {
+    const t = typeof value;
+    if (t === 'function' || t === 'symbol') return unserialisable(rec, value, 'it is a ' + t);
+    try {
+      json = stringify(value);
+    } catch (e) {
+      return unserialisable(rec, value, errorText(e));
+    }
+    if (typeof json !== 'string') return unserialisable(rec, value, 'it serialises to nothing');
+  }
+  forget(rec);
   finish(rec, '{"i":' + rec.id + ',"ok":1' + (json === undefined ? '' : ',"r":' + json) + ',"l":' + logsOf(rec) + '}');
 }
 
-function closeBatch(batch) {
+async function settleLater(rec, pending) {
+  let value;
+  try {
+    value = await pending;
+  } catch (e) {
+    fail(rec, 'function_error', errorText(e));
+    return;
+  }
+  succeed(rec, value);
+}
+
+async function settleTurns(batch) {
+  for (let n = 0; n < ${SETTLE_TURNS} && batch.remaining > 0; n++) await undefined;
   batch.open = false;
-  return batch.ids.join(',') + '\\n' + batch.items.join(',');
+  return batch.out;
 }
 
 function dispatch(payload) {
-  const nl = payload.indexOf('\\n');
-  const head = parse(payload.slice(0, nl));
+  const nl = apply(indexOfString, payload, ['\\n']);
+  const head = parse(apply(sliceString, payload, [0, nl]));
   let events = null;
-  try { events = parse(payload.slice(nl + 1)); } catch {}
+  try { events = parse(apply(sliceString, payload, [nl + 1])); } catch {}
   const ids = head.ids, rids = head.rids, deadline = head.dl;
   const remainingTime = () => { const r = deadline - now(); return r > 0 ? r : 0; };
-  const batch = { open: true, remaining: ids.length, ids: [], items: [] };
+  const batch = { open: true, remaining: ids.length, out: '' };
   for (let i = 0; i < ids.length; i++) {
-    const rec = { id: ids[i], rid: rids[i], logs: [], dropped: 0, batch };
-    live.set(rec.id, rec);
+    const rec = { id: ids[i], rid: rids[i], logs: newList(), dropped: 0, batch };
+    live[rec.id] = rec;
+    if (liveCount++ === 0) activity('activity', 1);
     if (events === null) { fail(rec, 'function_error', 'event is not valid JSON'); continue; }
     const ctx = { functionName, requestId: rec.rid, getRemainingTimeInMillis: remainingTime };
     let out;
@@ -181,28 +311,27 @@ function dispatch(payload) {
       continue;
     }
     current = null;
-    if (out !== null && (typeof out === 'object' || typeof out === 'function') && typeof out.then === 'function') {
-      const p = out instanceof PromiseCtor ? out : PromiseCtor.resolve(out);
-      then.call(p, (v) => succeed(rec, v), (e) => fail(rec, 'function_error', errorText(e)));
-    } else {
-      succeed(rec, out);
+    let thenable = false;
+    try {
+      thenable = out !== null && (typeof out === 'object' || typeof out === 'function') && typeof out.then === 'function';
+    } catch (e) {
+      fail(rec, 'function_error', errorText(e));
+      continue;
     }
+    if (thenable) settleLater(rec, out);
+    else succeed(rec, out);
   }
-  if (batch.remaining === 0) return closeBatch(batch);
-  return new PromiseCtor((resolve) => {
-    let n = 0;
-    const tick = () => {
-      if (batch.remaining === 0 || ++n > ${SETTLE_TURNS}) resolve(closeBatch(batch));
-      else then.call(resolved, tick);
-    };
-    then.call(resolved, tick);
-  });
+  if (batch.remaining === 0) {
+    batch.open = false;
+    return batch.out;
+  }
+  return settleTurns(batch);
 }
 
 return function init(factory) {
   const module = { exports: {} };
   try {
-    factory.call(module.exports, module.exports, module);
+    apply(factory, module.exports, [module.exports, module]);
   } catch (e) {
     throw new ErrorCtor('top-level code threw ' + errorText(e));
   }

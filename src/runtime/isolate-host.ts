@@ -3,25 +3,41 @@
  * created on first use, compiled once, serving concurrent batches. Enforces the
  * wall-clock time limit (one host timer per batch) and the memory limit (ivm's
  * soft limit plus a heap check), and drains/disposes isolates of retired
- * versions. Results leave through `out(itemsText)`: comma-joined ResultItem
- * JSON, which worker.ts coalesces into frames; the sandbox's `emit` events
- * leave through `publish(functionName, event, dataJson)`.
+ * versions.
+ *
+ * What an isolate hands back is untrusted (isolate-output.ts): only answers
+ * for invocations that isolate has in flight, of the right shape, leave
+ * through `out(itemsText)` (comma-joined ResultItem JSON, each checked
+ * alone), which worker.ts coalesces into frames; anything else discards that
+ * isolate and fails its own calls. The sandbox's `emit` events leave through
+ * `publish(functionName, event, dataJson)`.
+ *
+ * An isolate with nothing in flight is idle: its sandbox drops timers and
+ * fetches and receives nothing, and a watchdog discards it if it still burns
+ * CPU (code that outlived its invocation), before a caller queues behind it.
  */
 import ivm from 'isolated-vm';
-import { installSandbox } from './sandbox/index.js';
-import { DISPATCHER_SOURCE } from './dispatcher.js';
-import { USER_FILENAME, type ToWorker } from './protocol.js';
+import { MAX_JSON_DEPTH } from '../json-limits.js';
+import { readIsolateOutput } from './isolate-output.js';
+import { prepare } from './prepare.js';
+import type { ToWorker } from './protocol.js';
+import type { SandboxHandle } from './sandbox/index.js';
 import type { InvocationErrorCode } from '../errors.js';
 
 type Load = Extract<ToWorker, { t: 'load' }>;
 
-/** Prefix and suffix around user code; the prefix shares line 1 so line numbers stay the user's. */
-const WRAP_HEAD = '(function (exports, module) {';
-const WRAP_TAIL = '\n})';
 /** ivm's memory limit is soft: dispose an isolate whose heap grew past limit * this. */
 const HEAP_MARGIN = 1.25;
 const HEAP_CHECK_EVERY_MS = 200;
 const IDLE_DISPOSE_MS = 10 * 60_000;
+/**
+ * CPU an idle isolate may still spend (microtasks finishing after the last
+ * answer take microseconds); past it, the isolate is running code nobody
+ * waits for and is discarded. Checked every IDLE_CPU_CHECK_MS, and when a
+ * call is about to enter an idle isolate.
+ */
+export const IDLE_CPU_BUDGET_MS = 100;
+const IDLE_CPU_CHECK_MS = 250;
 
 interface StartFailure {
   code: InvocationErrorCode;
@@ -43,37 +59,34 @@ interface Instance {
   /** Set once init succeeded. */
   dispatch: ivm.Reference<(payload: string) => string | Promise<string>> | null;
   ready: Promise<void>;
-  sandbox: { dispose(): void } | null;
+  sandbox: SandboxHandle | null;
   /** Accepting new batches; false once draining or dead. */
   routed: boolean;
   dead: boolean;
   /** Why ivm disposed the isolate under us, if we did it ourselves. */
   killedFor: InvocationErrorCode | null;
-  inflight: Set<number>;
+  /** Invocation id -> request id, for every call this isolate owes an answer. */
+  inflight: Map<number, string>;
+  /** Ids the host answered for it (deadline): a late answer for them is dropped, not an error. */
+  answered: Set<number>;
+  /** The isolate's CPU time (ns) when it last went idle; null while busy. */
+  idleCpu: bigint | null;
   lastHeapCheck: number;
   lastUsed: number;
 }
 
-export interface CompileError {
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-/** Parses ivm's `Message [function.js:3:7]` suffix, correcting line 1's column for the wrapper. */
-export function compileErrorOf(err: unknown): CompileError {
-  const raw = err instanceof Error ? err.message : String(err);
-  const m = /^(.*) \[[^\]]*:(\d+):(\d+)\]$/s.exec(raw);
-  if (!m) return { message: raw };
-  const line = Number(m[2]);
-  let column = Number(m[3]);
-  if (line === 1) column = Math.max(1, column - WRAP_HEAD.length);
-  const name = err instanceof Error && err.name ? err.name : 'SyntaxError';
-  return { message: `${name}: ${m[1]}`, line, column };
-}
+export { UserCompileError, prepare } from './prepare.js';
 
 const item = (id: number, code: InvocationErrorCode, message: string): string =>
   `{"i":${id},"ok":0,"c":"${code}","m":${JSON.stringify(message)},"l":[]}`;
+
+function cpuTimeOf(inst: Instance): bigint | null {
+  try {
+    return inst.isolate.isDisposed ? null : inst.isolate.cpuTime;
+  } catch {
+    return null;
+  }
+}
 
 export class IsolateHost {
   private readonly loads = new Map<string, Load>();
@@ -82,6 +95,7 @@ export class IsolateHost {
   private readonly all = new Set<Instance>();
   private readonly inflight = new Map<number, Batch>();
   private readonly idleTimer: NodeJS.Timeout;
+  private readonly cpuWatchdog: NodeJS.Timeout;
 
   constructor(
     private readonly allowPrivateTargets: boolean,
@@ -93,6 +107,8 @@ export class IsolateHost {
   ) {
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
+    this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
+    this.cpuWatchdog.unref();
   }
 
   load(msg: Load): void {
@@ -114,7 +130,7 @@ export class IsolateHost {
    * One batch. The isolate re-reads ids and request ids from the same header
    * (plus the deadline spliced in here) and parses the events body itself.
    */
-  invoke(key: string, ids: number[], headText: string, body: string): void {
+  invoke(key: string, ids: number[], rids: string[], headText: string, body: string): void {
     const load = this.loads.get(key);
     if (!load) {
       let items = '';
@@ -123,12 +139,17 @@ export class IsolateHost {
       return;
     }
     let inst = this.current.get(key);
+    if (inst && inst.idleCpu !== null && this.overIdleBudget(inst)) this.discardBusyIdle(inst);
     if (!inst || !inst.routed) inst = this.create(load);
     inst.lastUsed = Date.now();
+    if (inst.idleCpu !== null) {
+      inst.idleCpu = null;
+      inst.sandbox?.setActive(true);
+    }
     const batch: Batch = { inst, ids, left: ids.length, applying: false, timer: setTimeout(() => this.deadline(batch), load.timeoutMs) };
-    for (const id of ids) {
-      this.inflight.set(id, batch);
-      inst.inflight.add(id);
+    for (let i = 0; i < ids.length; i++) {
+      this.inflight.set(ids[i], batch);
+      inst.inflight.set(ids[i], rids[i]);
     }
     const target = inst;
     const payload = headText.slice(0, -1) + ',"dl":' + (Date.now() + load.timeoutMs) + '}\n' + body;
@@ -151,7 +172,7 @@ export class IsolateHost {
           ? `Function '${load.name}' exceeded its memory limit of ${load.memoryMb} MB`
           : `isolate of '${load.name}' failed: ${message}`;
         let items = '';
-        for (const id of inst.inflight) items += (items ? ',' : '') + item(id, memory ? 'function_memory_limit' : 'function_crashed', text);
+        for (const id of inst.inflight.keys()) items += (items ? ',' : '') + item(id, memory ? 'function_memory_limit' : 'function_crashed', text);
         this.fatal(items);
       },
     });
@@ -164,7 +185,9 @@ export class IsolateHost {
       routed: true,
       dead: false,
       killedFor: null,
-      inflight: new Set(),
+      inflight: new Map(),
+      answered: new Set(),
+      idleCpu: null,
       lastHeapCheck: Date.now(),
       lastUsed: Date.now(),
     };
@@ -192,7 +215,7 @@ export class IsolateHost {
     const { isolate, load } = inst;
     const { dispatch, sandbox } = await prepare(isolate, load.code, load.env, load.timeoutMs, this.allowPrivateTargets, {
       name: load.name,
-      deliver: (text: string) => this.settled(inst, text),
+      deliver: (text: unknown) => this.settled(inst, text),
       onEmit: (event: string, dataJson: string) => this.publish(load.name, event, dataJson),
     });
     inst.sandbox = sandbox;
@@ -201,6 +224,8 @@ export class IsolateHost {
       throw new Error('isolate disposed while starting');
     }
     inst.dispatch = dispatch;
+    // Calls that failed while it started (none, usually) may have left it idle already.
+    if (inst.inflight.size === 0) this.settle(inst);
   }
 
   private run(inst: Instance, batch: Batch, payload: string): void {
@@ -209,7 +234,7 @@ export class IsolateHost {
     inst.dispatch.apply(undefined, [payload], { result: { promise: true } }).then(
       (text) => {
         batch.applying = false;
-        this.settled(inst, text as string);
+        this.settled(inst, text);
         this.checkHeap(inst);
       },
       (err: unknown) => {
@@ -219,14 +244,25 @@ export class IsolateHost {
     );
   }
 
-  /** `text` is `id,id\nitem,item` from the dispatcher. */
-  private settled(inst: Instance, text: string): void {
-    const nl = text.indexOf('\n');
-    if (nl > 0) {
-      for (const s of text.slice(0, nl).split(',')) this.forget(Number(s));
-      this.out(text.slice(nl + 1));
+  /** `text` is what the isolate returned or delivered: one ResultItem JSON per line, if it plays by the rules. */
+  private settled(inst: Instance, text: unknown): void {
+    if (inst.dead) return; // its calls were answered when it died
+    const { name } = inst.load;
+    const verdict = readIsolateOutput(
+      text,
+      inst.inflight,
+      inst.answered,
+      `Function '${name}' returned a result nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    );
+    if (!verdict.ok) {
+      this.log('warn', `isolate of ${inst.load.k} produced output the worker cannot accept (${verdict.reason}); discarding it`);
+      this.kill(inst, 'function_crashed', `Function '${name}' produced output the runtime cannot accept; its isolate was discarded`);
+      return;
     }
-    if (!inst.routed && inst.inflight.size === 0) this.dispose(inst);
+    if (verdict.late) for (const id of verdict.late) inst.answered.delete(id);
+    for (const id of verdict.ids) this.forget(id);
+    this.out(verdict.text);
+    this.settle(inst);
   }
 
   private forget(id: number): boolean {
@@ -238,10 +274,26 @@ export class IsolateHost {
     return true;
   }
 
+  /** After answers went out: an instance with nothing left in flight goes idle, or away if draining. */
+  private settle(inst: Instance): void {
+    if (inst.dead || inst.inflight.size > 0) return;
+    if (!inst.routed) {
+      this.dispose(inst);
+      return;
+    }
+    if (inst.idleCpu !== null || !inst.sandbox) return;
+    inst.sandbox.setActive(false);
+    inst.idleCpu = cpuTimeOf(inst) ?? 0n;
+  }
+
   private failBatch(batch: Batch, code: InvocationErrorCode, message: string): void {
     let items = '';
+    const inst = batch.inst;
     for (const id of batch.ids) {
-      if (this.inflight.get(id) === batch && this.forget(id)) items += (items ? ',' : '') + item(id, code, message);
+      if (this.inflight.get(id) === batch && this.forget(id)) {
+        items += (items ? ',' : '') + item(id, code, message);
+        if (!inst.dead) inst.answered.add(id);
+      }
     }
     if (items) this.out(items);
   }
@@ -275,6 +327,9 @@ export class IsolateHost {
       return;
     }
     this.failBatch(batch, 'function_error', message);
+    // The dispatcher itself threw (user code broke a builtin it cannot do without):
+    // new calls go to a fresh isolate, this one goes once its other calls are done.
+    this.drain(inst);
   }
 
   private checkHeap(inst: Instance): void {
@@ -298,12 +353,19 @@ export class IsolateHost {
     if (inst.dead) return;
     inst.killedFor = code;
     const batches = new Set<Batch>();
-    for (const id of inst.inflight) {
+    for (const id of inst.inflight.keys()) {
       const b = this.inflight.get(id);
       if (b) batches.add(b);
     }
     for (const b of batches) this.failBatch(b, code, message);
     this.dispose(inst);
+  }
+
+  /** Fails every invocation in flight on this worker (it is about to restart). */
+  failAll(code: InvocationErrorCode, message: string): void {
+    for (const inst of [...this.all]) this.kill(inst, code, message);
+    const batches = new Set(this.inflight.values());
+    for (const b of batches) this.failBatch(b, code, message);
   }
 
   private drain(inst: Instance): void {
@@ -327,6 +389,21 @@ export class IsolateHost {
     if (!inst.isolate.isDisposed) inst.isolate.dispose();
   }
 
+  private overIdleBudget(inst: Instance): boolean {
+    if (inst.idleCpu === null) return false;
+    const now = cpuTimeOf(inst);
+    return now !== null && now - inst.idleCpu > BigInt(IDLE_CPU_BUDGET_MS) * 1_000_000n;
+  }
+
+  private watchIdleCpu(): void {
+    for (const inst of this.all) if (!inst.dead && this.overIdleBudget(inst)) this.discardBusyIdle(inst);
+  }
+
+  private discardBusyIdle(inst: Instance): void {
+    this.log('warn', `isolate of ${inst.load.k} used over ${IDLE_CPU_BUDGET_MS} ms of CPU after its last invocation ended; discarding it`);
+    this.dispose(inst);
+  }
+
   private disposeIdle(): void {
     const cutoff = Date.now() - IDLE_DISPOSE_MS;
     for (const inst of this.all) if (inst.inflight.size === 0 && inst.lastUsed < cutoff) this.dispose(inst);
@@ -337,61 +414,14 @@ export class IsolateHost {
     return this.all.size;
   }
 
+  /** The memory limits (MB) of the isolates alive now, for the worker's RSS bound. */
+  memoryLimitsMb(): number[] {
+    return [...this.all].map((inst) => inst.load.memoryMb);
+  }
+
   close(): void {
     clearInterval(this.idleTimer);
+    clearInterval(this.cpuWatchdog);
     for (const inst of [...this.all]) this.dispose(inst);
-  }
-}
-
-/**
- * Context + sandbox + dispatcher + user code: shared by warm isolates and by
- * validation. Throws a SyntaxError-like error (see compileErrorOf) when the
- * code does not compile, or an Error whose message explains a top-level failure.
- */
-export async function prepare(
-  isolate: ivm.Isolate,
-  code: string,
-  env: Record<string, string>,
-  timeoutMs: number,
-  allowPrivateTargets: boolean,
-  opts: {
-    name: string;
-    /** Receives results that settle after `dispatch` returned (see dispatcher.ts). */
-    deliver: (text: string) => void;
-    /** The sandbox's `emit`; absent in validation isolates, whose emits are dropped. */
-    onEmit?: (event: string, dataJson: string) => void;
-  },
-): Promise<{ dispatch: ivm.Reference<(payload: string) => string>; sandbox: { dispose(): void } }> {
-  const context = await isolate.createContext();
-  const sandbox = await installSandbox(isolate, context, { env, allowPrivateTargets, onEmit: opts.onEmit });
-  try {
-    const deliverRef = new ivm.Reference(opts.deliver);
-    const init = await context.evalClosure(DISPATCHER_SOURCE, [deliverRef, opts.name], {
-      result: { reference: true },
-    });
-    let script: ivm.Script;
-    try {
-      script = await isolate.compileScript(WRAP_HEAD + code + WRAP_TAIL, { filename: USER_FILENAME });
-    } catch (err) {
-      throw new UserCompileError(compileErrorOf(err));
-    }
-    const factory = await script.run(context, { reference: true, timeout: timeoutMs });
-    script.release();
-    const dispatch = (await init.apply(undefined, [factory.derefInto()], {
-      timeout: timeoutMs,
-      result: { reference: true },
-    })) as ivm.Reference<(payload: string) => string>;
-    init.release();
-    factory.release();
-    return { dispatch, sandbox };
-  } catch (err) {
-    sandbox.dispose();
-    throw err;
-  }
-}
-
-export class UserCompileError extends Error {
-  constructor(readonly detail: CompileError) {
-    super(detail.line ? `${detail.message} (line ${detail.line}, column ${detail.column})` : detail.message);
   }
 }

@@ -33,6 +33,8 @@ export interface Runtime extends FunctionRuntime {
   stats(): RuntimeStats;
   /** Aborts the worker hosting `name`; only honoured when workers run with SWITCHYARD_TEST_HOOKS=1. */
   crashWorkerForTest(name: string): void;
+  /** Sets the RSS bound (MB) of the worker hosting `name`; only honoured with SWITCHYARD_TEST_HOOKS=1. */
+  setWorkerRssBoundForTest(name: string, mb: number): void;
 }
 
 /** FNV-1a: stable across processes and restarts, unlike anything keyed on object identity. */
@@ -117,6 +119,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
 
     crashWorkerForTest(name: string): void {
       workerFor(name).crashForTest();
+    },
+
+    setWorkerRssBoundForTest(name: string, mb: number): void {
+      workerFor(name).rssBoundForTest(mb);
     },
   };
 }

@@ -2,8 +2,8 @@
  * Messages between the main process (pool.ts) and a worker (worker.ts).
  * Every frame's header is one of these JSON objects; `inv` carries a body: the
  * JSON array of events, spliced raw. Results travel as `res` frames whose `r`
- * array holds items produced inside the isolate (see dispatcher.ts), also
- * spliced raw, so a result is serialised exactly once on its way out.
+ * array holds the isolate's items, each checked by the worker on its own
+ * before it is spliced in (see isolate-output.ts).
  */
 import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';
@@ -26,7 +26,9 @@ export type ToWorker =
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */
-  | { t: 'crash' };
+  | { t: 'crash' }
+  /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: use this RSS bound (MB) from now on. */
+  | { t: 'rss'; mb: number };
 
 /** One invocation's answer, as produced in the isolate or by the worker. */
 export type ResultItem =

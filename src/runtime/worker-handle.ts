@@ -134,6 +134,11 @@ export class WorkerHandle {
     this.schedule();
   }
 
+  rssBoundForTest(mb: number): void {
+    this.outbox.push({ kind: 'frame', msg: { t: 'rss', mb } });
+    this.schedule();
+  }
+
   /** Kills the process for good (no restart). */
   async stop(): Promise<void> {
     this.stopping = true;

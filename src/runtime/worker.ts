@@ -5,13 +5,16 @@
  * main process restarts, never the service. Talks to the main process over
  * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
  * into one frame per event-loop turn; functions' `emit` events go out as
- * `emit` frames.
+ * `emit` frames. An RSS watchdog (rss-watchdog.ts) restarts the process
+ * when it holds more memory than its isolates' limits account for.
  */
 import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
-import { IsolateHost, UserCompileError, prepare } from './isolate-host.js';
+import { IsolateHost } from './isolate-host.js';
+import { UserCompileError, prepare } from './prepare.js';
+import { startRssWatchdog } from './rss-watchdog.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -24,6 +27,7 @@ let flushScheduled = false;
 
 function flushResults(): void {
   flushScheduled = false;
+  if (pending.length === 0) return;
   const items = pending;
   pending = [];
   channel.write(encodeFrame('{"t":"res","r":[' + items.join(',') + ']}'));
@@ -69,6 +73,24 @@ function publish(fn: string, event: string, dataJson: string): void {
 
 const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish);
 
+let rssBoundForTest: number | null = null;
+startRssWatchdog({
+  rss: () => process.memoryUsage.rss(),
+  limits: () => host.memoryLimitsMb(),
+  boundOverrideMb: () => rssBoundForTest,
+  onBreach(rssMb, boundMb) {
+    const why = `the runtime worker process used ${rssMb} MB, over its bound of ${boundMb} MB, and is restarting`;
+    log('error', `${why}; failing its in-flight calls`);
+    // New work waits for the successor; what is in flight fails now, before the exit.
+    send({ t: 'dying' });
+    host.failAll('function_crashed', why);
+    flushResults();
+    host.close();
+    channel.end(() => process.exit(1));
+    setTimeout(() => process.exit(1), 2000).unref();
+  },
+});
+
 async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
   const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
   let timer: NodeJS.Timeout | undefined;
@@ -97,9 +119,10 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
     if (/timed out/.test(message)) {
       return { t: 'val', id: msg.id, ok: false, message: `top-level code timed out after ${msg.timeoutMs} ms` };
     }
-    const at = /\(line (\d+), column (\d+)\)$/.exec(message);
+    // The position moves from the message to its own fields (the caller prints it once).
+    const at = /\s*\(line (\d+), column (\d+)\)$/.exec(message);
     return at
-      ? { t: 'val', id: msg.id, ok: false, message, line: Number(at[1]), column: Number(at[2]) }
+      ? { t: 'val', id: msg.id, ok: false, message: message.slice(0, at.index), line: Number(at[1]), column: Number(at[2]) }
       : { t: 'val', id: msg.id, ok: false, message };
   } finally {
     clearTimeout(timer);
@@ -112,7 +135,7 @@ function onFrame(text: string): void {
   const msg = JSON.parse(headText) as ToWorker;
   switch (msg.t) {
     case 'inv': {
-      host.invoke(msg.k, msg.ids, headText, body);
+      host.invoke(msg.k, msg.ids, msg.rids, headText, body);
       return;
     }
     case 'load':
@@ -128,6 +151,9 @@ function onFrame(text: string): void {
       return;
     case 'crash':
       if (testHooks) process.abort();
+      return;
+    case 'rss':
+      if (testHooks) rssBoundForTest = msg.mb;
       return;
   }
 }

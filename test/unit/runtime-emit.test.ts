@@ -160,6 +160,20 @@ describe('runtime: emit(event, data)', () => {
     expect((await eventsOf('tamper', 1)).map((e) => e.event)).toEqual(['tamper.done']);
   });
 
+  it('drops data nested too deep at the host even when user code defeats the isolate-side check', async () => {
+    const f = fn('deepTamper', `exports.handler = () => {
+      let v = 1; for (let i = 0; i < 150; i++) v = [v];
+      let refused = null;
+      try { emit('deep.first', v); } catch (e) { refused = e.message; }
+      String.prototype.charCodeAt = () => 0;
+      emit('deep.second', v);
+      emit('deepTamper.done');
+      return refused;
+    }`);
+    expect(await call(f)).toBe('emit: data is nested deeper than 100 levels of arrays and objects');
+    expect((await eventsOf('deepTamper', 1)).map((e) => e.event)).toEqual(['deepTamper.done']);
+  });
+
   it('does not put the bridge on the global', async () => {
     const f = fn('globals', `exports.handler = () => Object.getOwnPropertyNames(globalThis).filter((n) => /^host|Emit/.test(n))`);
     expect(await call(f)).toEqual([]);

@@ -5,6 +5,7 @@ import { compileSource } from '../../src/runtime/compile.js';
 import { createRuntime, workerIndexFor, type Runtime } from '../../src/runtime/pool.js';
 import type { DeployedFunction, InvokeOutcome } from '../../src/runtime/types.js';
 import { InvalidCodeError } from '../../src/errors.js';
+import { RSS_BASE_MB, RSS_PER_ISOLATE_FACTOR, RSS_PER_ISOLATE_MB, rssBoundMb } from '../../src/runtime/rss-watchdog.js';
 
 process.env.SWITCHYARD_TEST_HOOKS = '1';
 
@@ -116,11 +117,11 @@ describe('runtime: failures', () => {
     expect(out.error.message).toMatch(/^RangeError: nope \(line 2, column \d+\)$/);
   });
 
-  it('turns a rejection and an unserialisable result into function_error', async () => {
+  it('turns a rejection into function_error and an unserialisable result into invalid_result', async () => {
     const rej = await call(fn('rejecter', `exports.handler = async () => { throw new Error('later') }`));
     expect(!rej.ok && rej.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('Error: later') });
     const big = await call(fn('bigint', `exports.handler = () => ({ statusCode: 200, body: 10n })`));
-    expect(!big.ok && big.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('JSON') });
+    expect(!big.ok && big.error).toMatchObject({ code: 'invalid_result', message: expect.stringContaining('JSON') });
   });
 
   it('times out an endless loop, and the next call gets a fresh isolate', async () => {
@@ -176,6 +177,29 @@ describe('runtime: failures', () => {
   });
 });
 
+describe('runtime: worker RSS watchdog', () => {
+  it('computes the bound from the isolates it holds, with a fixed base', () => {
+    expect(rssBoundMb([])).toBe(RSS_BASE_MB);
+    expect(rssBoundMb([128, 32])).toBe(RSS_BASE_MB + 2 * RSS_PER_ISOLATE_MB + RSS_PER_ISOLATE_FACTOR * 160);
+  });
+
+  it('restarts a worker over its bound: its in-flight calls fail with function_crashed, the other worker keeps serving', async () => {
+    const victimName = nameOn(0, 'heavy');
+    const victim = fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    const safe = fn(nameOn(1, 'light'), `exports.handler = () => 'light'`);
+    const before = rt.stats().workers.map((w) => w.restarts);
+    const inflight = call(victim, { hang: true });
+    expect(okResult(await call(victim, { hang: false }))).toBe('back');
+    // Any real worker is over 1 MB: the next check trips.
+    rt.setWorkerRssBoundForTest(victimName, 1);
+    const out = await inflight;
+    expect(!out.ok && out.error).toMatchObject({ code: 'function_crashed', message: expect.stringContaining('over its bound of 1 MB') });
+    expect(okResult(await call(safe))).toBe('light');
+    expect(okResult(await call(victim, { hang: false }))).toBe('back'); // served by the restarted worker
+    expect(rt.stats().workers.map((w) => w.restarts)).toEqual([before[0] + 1, before[1]]);
+  });
+});
+
 describe('runtime: versions', () => {
   it('finishes an in-flight call on its version while the new version serves new calls', async () => {
     const v1 = fn('versioned', `exports.handler = (e) => { const end = Date.now() + (e.slow ? 400 : 0); while (Date.now() < end) {} return 'v1'; }`);
@@ -212,6 +236,8 @@ describe('runtime: validate', () => {
   it('reports a top-level throw, and times out an endless top level', async () => {
     const out = await rt.validate('exports.handler = () => 1;\nnull.boom;', limits);
     expect(out).toMatchObject({ ok: false, message: expect.stringContaining('TypeError'), line: 2 });
+    // The position travels in line/column only; whoever prints it adds it once.
+    expect(!out.ok && out.message).not.toMatch(/\(line/);
     expect(await rt.validate('for (;;) {}', { timeoutMs: 200, memoryMb: 32, env: {} })).toMatchObject({
       ok: false,
       message: expect.stringContaining('timed out'),

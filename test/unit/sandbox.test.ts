@@ -255,6 +255,20 @@ describe('sandbox globals', () => {
     expect(await box.run('fired')).toBe(false);
   });
 
+  it('setActive(false) clears pending timers on the host and delivers nothing into the isolate', async () => {
+    const box = await makeBox();
+    await box.run(`globalThis.ticks = 0; setInterval(() => { globalThis.ticks++; }, 5); setTimeout(() => { globalThis.late = true; }, 40); undefined`);
+    await sleep(30);
+    box.handle.setActive(false);
+    const at = await box.run<number>('ticks');
+    expect(at).toBeGreaterThan(0);
+    await sleep(80);
+    expect(await box.run('[ticks, typeof late]')).toEqual([at, 'undefined']);
+    // Active again: new timers run; the cleared ones stay cleared.
+    box.handle.setActive(true);
+    expect(await box.run(`new Promise((r) => setTimeout(() => r(ticks), 10))`)).toBe(at);
+  });
+
   it('a timer firing after the isolate was disposed does not throw into the host', async () => {
     const box = await makeBox();
     await box.run(`setTimeout(() => {}, 5); undefined`);
@@ -271,10 +285,22 @@ describe('sandbox fetch', () => {
   let hangingReceived: Promise<void>;
   let onHangingClosed: () => void = () => {};
   let onHangingReceived: () => void = () => {};
+  let idleClosed: Promise<void>;
+  let idleReceived: Promise<void>;
+  let onIdleClosed: () => void = () => {};
+  let onIdleReceived: () => void = () => {};
   beforeAll(async () => {
+    idleClosed = new Promise((r) => (onIdleClosed = r));
+    idleReceived = new Promise((r) => (onIdleReceived = r));
     hangingClosed = new Promise((r) => (onHangingClosed = r));
     hangingReceived = new Promise((r) => (onHangingReceived = r));
     server = http.createServer((req, res) => {
+      if (req.url === '/hang-forever') return; // never answers, never told
+      if (req.url === '/hang-idle') {
+        req.on('close', () => onIdleClosed());
+        onIdleReceived();
+        return; // never answers
+      }
       if (req.url === '/hang') {
         req.on('close', () => onHangingClosed());
         onHangingReceived();
@@ -383,5 +409,28 @@ describe('sandbox fetch', () => {
     box.handle.dispose();
     // Without the abort this never settles and the test times out.
     await expect(hangingClosed).resolves.toBeUndefined();
+  });
+
+  it('outside an invocation (activity 0) timers never fire and fetch refuses; pending fetches reject on the next one', async () => {
+    const box = await makeBox({ allowPrivateTargets: true });
+    await box.run(`globalThis.pendingFetch = fetch('${base}/hang-forever').then(() => 'answered', (e) => e.code + ': ' + e.message); undefined`);
+    await box.handle.hook.apply(undefined, ['activity', 0]);
+    await box.run(`globalThis.fired = false; globalThis.id = setTimeout(() => { globalThis.fired = true; }, 1);
+      globalThis.idle = fetch('${base}/again').then(() => 'answered', (e) => e.message); undefined`);
+    await sleep(30);
+    expect(await box.run('[fired, typeof id]')).toEqual([false, 'number']);
+    expect(await box.run('idle')).toMatch(/no invocation is in flight/);
+    await box.handle.hook.apply(undefined, ['activity', 1]);
+    expect(await box.run('pendingFetch')).toMatch(/^ERR_ABORTED: fetch aborted: the invocation that started it had ended$/);
+  });
+
+  it('setActive(false) aborts in-flight fetches, and fetch works again once active', async () => {
+    const box = await makeBox({ allowPrivateTargets: true });
+    await box.run(`fetch('${base}/hang-idle').catch(() => {}); undefined`);
+    await idleReceived;
+    box.handle.setActive(false);
+    await expect(idleClosed).resolves.toBeUndefined();
+    box.handle.setActive(true);
+    expect(await box.run(`fetch('${base}/again').then((r) => r.status)`)).toBe(200);
   });
 });

@@ -2,7 +2,15 @@
  * Assembles the isolate-side bootstrap: one function expression that receives
  * the host bridges as arguments, keeps them in its closure (never on the
  * global), installs the contract's globals, and returns the dispatcher the
- * host calls for timer and fetch completions.
+ * host calls for timer and fetch completions. The same function is the
+ * `activity` hook the invocation dispatcher (../dispatcher.ts) calls with
+ * `('activity', 1)` when the first invocation starts and `('activity', 0)`
+ * when the last one ends: outside invocations the sandbox delivers nothing
+ * and its modules drop what they registered (idle hooks).
+ *
+ * `WebAssembly` is removed with the other non-contract globals: its memory is
+ * reserved outside the allocator isolated-vm counts, so it would escape
+ * `memory_mb`. Nothing else in a context leads back to it.
  */
 import { CLONE_SOURCE } from './js/clone.js';
 import { CORE_SOURCE } from './js/core.js';
@@ -19,6 +27,14 @@ export const BOOTSTRAP_SOURCE = `(function switchyardBootstrap(${BRIDGE_NAMES.jo
 'use strict';
 const g = globalThis;
 const handlers = Object.create(null);
+// Captured before user code runs (user code may replace Function.prototype.apply and friends).
+const callFunction = Reflect.apply;
+const createObject = Object.create;
+// True while an invocation is in flight; until the dispatcher says otherwise (and in
+// deploy-time validation and the unit tests, which have no dispatcher) it is.
+let active = true;
+const idleHooks = [];
+const wakeHooks = [];
 function def(name, value) {
   Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
 }
@@ -30,8 +46,15 @@ ${TIMERS_SOURCE}
 ${FETCH_SOURCE}
 ${EMIT_SOURCE}
 def('process', Object.freeze({ env: Object.freeze(JSON.parse(envJson)) }));
-for (const name of ['require', 'module', 'exports', 'global']) delete g[name];
+for (const name of ['require', 'module', 'exports', 'global', 'WebAssembly']) delete g[name];
 return function dispatch(kind, id, payload) {
+  if (kind === 'activity') {
+    active = id === 1;
+    const hooks = active ? wakeHooks : idleHooks;
+    for (let i = 0; i < hooks.length; i++) hooks[i]();
+    return;
+  }
+  if (!active) return;
   const h = handlers[kind];
   if (h) h(id, payload);
 };

@@ -2,8 +2,10 @@
  * Limits of the sandbox's `emit(event, data)` and the host-side check of what
  * reaches `hostEmit`. The isolate checks first and throws friendly TypeErrors
  * (js/emit.ts), but user code can patch the builtins those checks call, so the
- * host decides for real here and silently drops anything out of bounds.
+ * host decides for real here and silently drops anything out of bounds,
+ * including data nested deeper than MAX_JSON_DEPTH.
  */
+import { jsonTextTooDeep } from '../../json-limits.js';
 
 export const EMIT_MAX_EVENT_CHARS = 200;
 export const EMIT_MAX_DATA_BYTES = 256 * 1024;
@@ -30,6 +32,7 @@ export function createEmitGuard(now: () => number = Date.now): EmitGuard {
     if (!EVENT_NAME.test(event) || event.startsWith(EMIT_RESERVED_PREFIX)) return false;
     if (dataJson.length === 0 || dataJson.length > EMIT_MAX_DATA_BYTES) return false;
     if (dataJson.length * 3 > EMIT_MAX_DATA_BYTES && Buffer.byteLength(dataJson) > EMIT_MAX_DATA_BYTES) return false;
+    if (jsonTextTooDeep(dataJson)) return false;
     const t = now();
     tokens = Math.min(HOST_BURST, tokens + ((t - last) * EMIT_RATE_PER_SECOND) / 1000);
     last = t;

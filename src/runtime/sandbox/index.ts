@@ -31,6 +31,17 @@ export interface SandboxOptions {
 }
 
 export interface SandboxHandle {
+  /**
+   * The isolate-side `activity` hook (the bootstrap's dispatcher): hand it to the
+   * invocation dispatcher with `derefInto()`, which calls it as invocations start and end.
+   */
+  readonly hook: ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
+  /**
+   * The host's side of the same rule, told by the worker: while inactive (no invocation
+   * in flight) pending timers are cleared, in-flight fetches aborted, and nothing is
+   * delivered into the isolate. Active until told otherwise.
+   */
+  setActive(active: boolean): void;
   /** Clears pending timers and aborts in-flight fetches of this context. Idempotent. */
   dispose(): void;
 }
@@ -104,18 +115,28 @@ export async function installSandbox(
   opts: SandboxOptions,
 ): Promise<SandboxHandle> {
   let disposed = false;
+  let active = true;
   const timers = new Map<number, NodeJS.Timeout>();
-  const fetches = new AbortController();
-  // Each in-flight fetch listens on this signal; the default of 10 listeners would warn.
-  setMaxListeners(MAX_HOST_FETCHES + 8, fetches.signal);
+  const newFetchScope = () => {
+    const c = new AbortController();
+    // Each in-flight fetch listens on this signal; the default of 10 listeners would warn.
+    setMaxListeners(MAX_HOST_FETCHES + 8, c.signal);
+    return c;
+  };
+  let fetches = newFetchScope();
   let inFlight = 0;
   let dispatch: ivm.Reference<(kind: string, id: number, payload?: unknown) => void> | null = null;
 
   const live = () => !disposed && !isolate.isDisposed;
 
+  function clearTimers(): void {
+    for (const t of timers.values()) clearTimeout(t);
+    timers.clear();
+  }
+
   // Calls into the isolate without waiting; a disposed isolate is not an error for the worker.
   function send(kind: string, id: number, payload?: unknown): void {
-    if (!live() || !dispatch) return;
+    if (!active || !live() || !dispatch) return;
     try {
       dispatch.applyIgnored(undefined, [kind, id, payload], { arguments: { copy: true } });
     } catch {
@@ -124,7 +145,7 @@ export async function installSandbox(
   }
 
   const onTimerSet = (id: unknown, ms: unknown) => {
-    if (!live() || typeof id !== 'number' || typeof ms !== 'number') return;
+    if (!active || !live() || typeof id !== 'number' || typeof ms !== 'number') return;
     clearTimeout(timers.get(id));
     const t = setTimeout(
       () => {
@@ -141,7 +162,7 @@ export async function installSandbox(
     timers.delete(id);
   };
   const onFetch = (id: unknown, meta: unknown, body: unknown) => {
-    if (!live() || typeof id !== 'number') return;
+    if (!active || !live() || typeof id !== 'number') return;
     if (inFlight >= MAX_HOST_FETCHES) {
       send('fetch', id, { error: { message: 'fetch failed: too many requests in flight' } } satisfies FetchEnvelope);
       return;
@@ -186,12 +207,23 @@ export async function installSandbox(
     bootstrap.release();
   }
 
+  const hook = dispatch as ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
   return {
+    hook,
+    setActive(next: boolean) {
+      if (next === active) return;
+      active = next;
+      if (active || disposed) return;
+      clearTimers();
+      if (inFlight > 0) {
+        fetches.abort();
+        fetches = newFetchScope();
+      }
+    },
     dispose() {
       if (disposed) return;
       disposed = true;
-      for (const t of timers.values()) clearTimeout(t);
-      timers.clear();
+      clearTimers();
       fetches.abort();
       try {
         dispatch?.release();

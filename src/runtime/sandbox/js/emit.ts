@@ -6,8 +6,11 @@
  * host repeats the name, size and rate checks (emit-guard.ts) because user
  * code can patch the builtins these use (RegExp.prototype.exec, ...).
  * `hostEmit` is undefined in deploy-time validation isolates: emits are
- * checked there but dropped.
+ * checked there but dropped. Data nested deeper than MAX_JSON_DEPTH is
+ * refused like every JSON that enters Switchyard (json-limits.ts; the scan
+ * below mirrors jsonTextTooDeep).
  */
+import { MAX_JSON_DEPTH } from '../../../json-limits.js';
 import { EMIT_MAX_DATA_BYTES, EMIT_MAX_EVENT_CHARS, EMIT_RATE_PER_SECOND, EMIT_RESERVED_PREFIX } from '../emit-guard.js';
 
 export const EMIT_SOURCE = String.raw`
@@ -21,6 +24,7 @@ export const EMIT_SOURCE = String.raw`
   const RESERVED = ${JSON.stringify(EMIT_RESERVED_PREFIX)};
   const MAX_BYTES = ${EMIT_MAX_DATA_BYTES};
   const RATE = ${EMIT_RATE_PER_SECOND};
+  const MAX_DEPTH = ${MAX_JSON_DEPTH};
   // Token bucket: bursts up to RATE, refilled at RATE per second.
   let tokens = RATE;
   let last = clock();
@@ -35,6 +39,25 @@ export const EMIT_SOURCE = String.raw`
       else n += 3;
     }
     return n;
+  }
+
+  function tooDeep(json) {
+    let depth = 0;
+    for (let i = 0; i < json.length; i++) {
+      const c = json.charCodeAt(i);
+      if (c === 0x22) {
+        for (i++; i < json.length; i++) {
+          const s = json.charCodeAt(i);
+          if (s === 0x5c) i++;
+          else if (s === 0x22) break;
+        }
+      } else if (c === 0x5b || c === 0x7b) {
+        if (++depth > MAX_DEPTH) return true;
+      } else if (c === 0x5d || c === 0x7d) {
+        depth--;
+      }
+    }
+    return false;
   }
 
   function emit(event, data) {
@@ -53,6 +76,9 @@ export const EMIT_SOURCE = String.raw`
     if (typeof json !== 'string') throw new TypeErr('emit: data is not JSON-serialisable: ' + typeof data);
     if (json.length > MAX_BYTES || (json.length * 3 > MAX_BYTES && utf8Length(json) > MAX_BYTES)) {
       throw new TypeErr('emit: data is larger than ${EMIT_MAX_DATA_BYTES / 1024} KiB as JSON');
+    }
+    if (json.length > MAX_DEPTH && tooDeep(json)) {
+      throw new TypeErr('emit: data is nested deeper than ' + MAX_DEPTH + ' levels of arrays and objects');
     }
     const now = clock();
     tokens = min(RATE, tokens + ((now - last) * RATE) / 1000);

@@ -3,6 +3,11 @@
  * host a JSON description plus the body bytes (`hostFetch(id, meta, body)`);
  * the host performs it through the SSRF-guarded agent and answers through
  * `handlers.fetch(id, envelope)`. Bodies are buffered (no streams).
+ *
+ * A fetch belongs to the invocations in flight (see ../bootstrap.ts): outside
+ * them fetch rejects at once; when the last one ends, the host aborts what is
+ * still on the wire and the pending promises here are rejected as aborted
+ * when the next invocation starts (an idle isolate is never entered).
  */
 export const FETCH_SOURCE = String.raw`
 {
@@ -182,27 +187,34 @@ export const FETCH_SOURCE = String.raw`
   mixBody(Response, (r) => responseState(r));
 
   const MAX_IN_FLIGHT = 64;
-  const pending = new Map();
+  // id -> {resolve, reject}; no prototype, so patched builtins cannot reach into it.
+  let pending = createObject(null);
+  let pendingCount = 0;
+  // Fetches the host aborted when the last invocation ended; rejected on the next wake.
+  let orphaned = null;
   let seq = 0;
   function fetch(input, init) {
     return new Promise((resolve, reject) => {
+      if (!active) throw new TypeError('fetch failed: no invocation is in flight (fetch only works while a handler runs)');
       const req = new Request(input, init);
       const proto = req.url.slice(0, req.url.indexOf(':') + 1);
       if (proto !== 'http:' && proto !== 'https:') throw new TypeError('fetch failed: only http: and https: URLs are supported, got ' + proto);
-      if (pending.size >= MAX_IN_FLIGHT) throw new TypeError('fetch failed: more than ' + MAX_IN_FLIGHT + ' requests in flight');
+      if (pendingCount >= MAX_IN_FLIGHT) throw new TypeError('fetch failed: more than ' + MAX_IN_FLIGHT + ' requests in flight');
       const state = requestState(req);
       if (state.used) throw new TypeError('Request body has already been used');
       state.used = true;
       const id = ++seq;
-      pending.set(id, { resolve, reject });
+      pending[id] = { resolve, reject };
+      pendingCount++;
       const meta = JSON.stringify({ url: req.url, method: req.method, headers: headersPairs(req.headers), redirect: req.redirect });
       hostFetch(id, meta, state.bytes ? state.bytes.slice().buffer : null);
     });
   }
   handlers.fetch = (id, env) => {
-    const p = pending.get(id);
-    if (!p) return;
-    pending.delete(id);
+    const p = pending[id];
+    if (p === undefined) return;
+    delete pending[id];
+    pendingCount--;
     if (!env || env.error) {
       const info = (env && env.error) || { message: 'fetch failed' };
       const e = new TypeError(info.message);
@@ -214,6 +226,22 @@ export const FETCH_SOURCE = String.raw`
       status: env.status, statusText: env.statusText, headers: env.headers, url: env.url, redirected: env.redirected,
     }, RESP_TOKEN));
   };
+  idleHooks.push(() => {
+    if (pendingCount === 0) return;
+    orphaned = pending;
+    pending = createObject(null);
+    pendingCount = 0;
+  });
+  wakeHooks.push(() => {
+    if (orphaned === null) return;
+    const dropped = orphaned;
+    orphaned = null;
+    for (const id in dropped) {
+      const e = new TypeError('fetch aborted: the invocation that started it had ended');
+      e.code = 'ERR_ABORTED';
+      dropped[id].reject(e);
+    }
+  });
   def('Headers', Headers);
   def('Request', Request);
   def('Response', Response);
