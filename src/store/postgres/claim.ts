@@ -1,0 +1,130 @@
+/**
+ * The delivery claim on PostgreSQL: each webhook gets at most its share of an
+ * owner's leases (the two steps and their cost are in CLAIM_WINDOW, store.ts).
+ * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
+ * at the same moment take different deliveries instead of waiting on each other.
+ * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
+ * $4 how many in all, $5 the share per webhook.
+ */
+import { CLAIM_VISITS, CLAIM_WINDOW } from '../store.js';
+import type { Queryable } from './db.js';
+import { attemptsOfSql, type PgDeliveryRow } from './rows.js';
+
+const freeAndDue = (d: string) =>
+  `${d}.status = 'pending' AND ${d}.next_attempt_at <= $2 AND (${d}.lease_until IS NULL OR ${d}.lease_until < $2)`;
+
+/** The owner's unexpired leases per webhook (read from the deliveries_leases index). */
+const HELD = `held AS (
+  SELECT webhook_id, count(*)::int AS n FROM deliveries
+  WHERE lease_owner = $1 AND lease_until >= $2 GROUP BY webhook_id)`;
+
+/**
+ * For each row of `hooks` (webhook_id, room), in its order, leases up to `room`
+ * of that webhook's oldest free due deliveries, $4 in all. The nested loop
+ * stops as soon as $4 rows came out, so no webhook past that is read or locked.
+ *
+ * The webhook is matched with `>= AND <=`, not `=`, on purpose: with `=` the
+ * planner drops webhook_id from the sort key and may take deliveries_pending_due,
+ * which holds due order too, filtering by webhook through another webhook's
+ * whole backlog (300 ms behind 100,000 rows: its statistics said one webhook
+ * has them all). Sorted by webhook_id first, only deliveries_pending_by_webhook
+ * gives the order, and it reads just this webhook's pending rows.
+ */
+const LEASE = `pick AS (
+  SELECT x.id FROM hooks h CROSS JOIN LATERAL (
+    SELECT d.id FROM deliveries d
+    WHERE d.webhook_id >= h.webhook_id AND d.webhook_id <= h.webhook_id AND ${freeAndDue('d')}
+    ORDER BY d.webhook_id, d.next_attempt_at, d.id LIMIT h.room FOR UPDATE SKIP LOCKED) x
+  LIMIT $4),
+leased AS (
+  UPDATE deliveries d SET lease_owner = $1, lease_until = $3 FROM pick WHERE d.id = pick.id
+  RETURNING d.*, ${attemptsOfSql('d')})`;
+
+/** Step 1: the webhooks of the oldest $6 free due deliveries, oldest first, with room left. */
+const CLAIM_OLDEST = `WITH ${HELD},
+  win AS (
+    SELECT d.webhook_id, d.next_attempt_at, d.id FROM deliveries d WHERE ${freeAndDue('d')}
+    ORDER BY d.next_attempt_at, d.id LIMIT $6),
+  hooks AS (
+    SELECT w.webhook_id, $5::int - COALESCE(max(h.n), 0) AS room FROM win w LEFT JOIN held h USING (webhook_id)
+    GROUP BY w.webhook_id HAVING $5::int - COALESCE(max(h.n), 0) > 0
+    ORDER BY min(w.next_attempt_at), min(w.id)),
+  ${LEASE}
+  SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
+
+/**
+ * Step 2's walk: up to $2 webhooks with pending deliveries after $1, by id, one
+ * index seek each whatever their backlogs. The sort key is that of
+ * deliveries_pending_by_webhook, so the seek is in it and never walks a
+ * webhook's finished deliveries (the other indexes on webhook_id hold those).
+ */
+const WALK = `WITH RECURSIVE walk (webhook_id, pos) AS (
+    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $1
+            ORDER BY webhook_id, next_attempt_at LIMIT 1), 1
+    UNION ALL
+    SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id
+            ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1), w.pos + 1
+    FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $2)
+  SELECT webhook_id FROM walk WHERE webhook_id IS NOT NULL ORDER BY pos`;
+
+/** Step 2's lease: the webhooks $6, in that order, each up to its room. */
+const CLAIM_LISTED = `WITH ${HELD},
+  hooks AS (
+    SELECT w.webhook_id, $5::int - COALESCE(h.n, 0) AS room
+    FROM unnest($6::text[]) WITH ORDINALITY AS w (webhook_id, pos) LEFT JOIN held h USING (webhook_id)
+    WHERE $5::int - COALESCE(h.n, 0) > 0 ORDER BY w.pos),
+  ${LEASE}
+  SELECT * FROM leased`;
+
+export interface ClaimArgs {
+  owner: string;
+  now: string;
+  until: string;
+  limit: number;
+  perWebhook: number;
+}
+
+/**
+ * Leases for `claimDueDeliveries`. `cursors` keeps, per owner, the webhook where
+ * its last walk stopped, so walks go round-robin (a hint, not state to keep).
+ */
+export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<PgDeliveryRow[]> {
+  const base = [a.owner, a.now, a.until];
+  const first = (await db.query(CLAIM_OLDEST, [...base, a.limit, a.perWebhook, CLAIM_WINDOW])).rows as Array<
+    PgDeliveryRow & { scanned: number }
+  >;
+  const leased: PgDeliveryRow[] = first.filter((r) => r.id !== null);
+  const scanned = first[0]?.scanned ?? 0;
+  if (leased.length >= a.limit || scanned < CLAIM_WINDOW) return leased;
+
+  // The window was full of deliveries whose webhooks are at their share: walk the webhooks.
+  const start = cursors.get(a.owner) ?? '';
+  const walk = async (after: string, max: number) =>
+    ((await db.query(WALK, [after, max])).rows as Array<{ webhook_id: string }>).map((r) => r.webhook_id);
+  let listed = await walk(start, CLAIM_VISITS);
+  let circled = listed.length < CLAIM_VISITS && start === '';
+  if (listed.length < CLAIM_VISITS && start !== '') {
+    // Round the circle: from the first webhook up to where this walk started.
+    const max = CLAIM_VISITS - listed.length;
+    const rest = await walk('', max);
+    const past = rest.findIndex((id) => id > start);
+    circled = past !== -1 || rest.length < max;
+    listed = listed.concat(past === -1 ? rest : rest.slice(0, past));
+  }
+  if (listed.length === 0) {
+    cursors.delete(a.owner);
+    return leased;
+  }
+  const wanted = a.limit - leased.length;
+  const more = (await db.query(CLAIM_LISTED, [...base, wanted, a.perWebhook, listed])).rows as PgDeliveryRow[];
+  if (more.length >= wanted) {
+    // Filled up: the next walk starts after the last webhook served.
+    const position = new Map(listed.map((id, i) => [id, i]));
+    cursors.set(a.owner, listed[Math.max(...more.map((r) => position.get(r.webhook_id) ?? 0))]);
+  } else if (circled) {
+    cursors.delete(a.owner);
+  } else {
+    cursors.set(a.owner, listed[listed.length - 1]);
+  }
+  return leased.concat(more);
+}
