@@ -216,6 +216,8 @@ export interface WebhookStore {
   leaseOwners(): Promise<string[]>;
   /** Number of pending deliveries (queue depth metric). */
   countPendingDeliveries(): Promise<number>;
+  /** Pending deliveries per webhook id, the `limit` deepest queues, deepest first (per-webhook metric). */
+  pendingByWebhook(limit: number): Promise<Array<[string, number]>>;
   /** Deletes finished deliveries created before `before`; returns how many. */
   pruneDeliveries(before: string): Promise<number>;
 }

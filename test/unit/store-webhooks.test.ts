@@ -759,6 +759,24 @@ for (const b of backends()) {
         }
       });
 
+      it('counts pending deliveries per webhook, deepest queues first, only webhooks with some', async () => {
+        const a = await store.createWebhook(hook({ name: 'a' }));
+        const c = await store.createWebhook(hook({ name: 'c' }));
+        const idle = await store.createWebhook(hook({ name: 'idle' }));
+        for (let i = 0; i < 3; i++) await store.createDelivery(dlv(c.id));
+        const done = await store.createDelivery(dlv(a.id));
+        await store.createDelivery(dlv(a.id, { nextAttemptAt: T(50) }));
+        await store.leaseDelivery(done.id, 'w', T(0), 60_000);
+        await store.recordAttempt(done.id, 'w', outcome(1));
+        await store.createDelivery(dlv(idle.id)).then((d) => store.leaseDelivery(d.id, 'w', T(0), 60_000));
+        await store.deleteWebhook(idle.id);
+        expect(await store.pendingByWebhook(10)).toEqual([
+          [c.id, 3],
+          [a.id, 1],
+        ]);
+        expect(await store.pendingByWebhook(1)).toEqual([[c.id, 3]]);
+      });
+
       it('lists lease owners and releases one owner\'s leases, saying how many', async () => {
         const wh = await store.createWebhook(hook());
         for (let i = 0; i < 3; i++) await store.createDelivery(dlv(wh.id));

@@ -209,6 +209,15 @@ export class PgDeliveryStore extends PgBase {
     return row.n;
   }
 
+  async pendingByWebhook(limit: number): Promise<Array<[string, number]>> {
+    const rows = await this.rows<{ webhook_id: string; n: number }>(
+      `SELECT webhook_id, count(*)::int AS n FROM deliveries WHERE status = 'pending'
+       GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => [r.webhook_id, r.n]);
+  }
+
   async pruneDeliveries(before: string): Promise<number> {
     // Attempts go with them: ON DELETE CASCADE.
     return this.changes(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < $1`, [before]);

@@ -105,6 +105,8 @@ function prepareWebhookStatements(db: Database.Database) {
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
     leaseOwners: p('SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL').pluck(),
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
+    pendingByWebhook: p(`SELECT webhook_id, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
+      WHERE status = 'pending' GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT ?`).raw(),
     // Attempts go with them: ON DELETE CASCADE.
     prune: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?`),
   };
@@ -451,6 +453,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async countPendingDeliveries(): Promise<number> {
     return this.w.countPending.get() as number;
+  }
+
+  async pendingByWebhook(limit: number): Promise<Array<[string, number]>> {
+    return this.w.pendingByWebhook.all(limit) as Array<[string, number]>;
   }
 
   async pruneDeliveries(before: string): Promise<number> {
