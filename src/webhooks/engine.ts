@@ -189,6 +189,8 @@ export class DeliveryEngine {
       if (!exists) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' does not exist`);
       throw busy();
     }
+    // Sent on request, right after an edit as often as not: the webhook as stored now, not as cached.
+    this.webhooks.delete(leased.webhookId);
     const attempt = this.attempt(leased, true);
     this.inflight.add(deliveryId, leased.webhookId, attempt);
     try {
