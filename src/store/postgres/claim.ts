@@ -4,7 +4,9 @@
  * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
  * at the same moment take different deliveries instead of waiting on each other.
  * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
- * $4 how many in all, $5 the share per webhook.
+ * $4 how many in all, $5 the share per webhook. The statements are named
+ * (prepared once per connection): planning these CTEs cost more than running
+ * them, 6 ms a claim against 2 ms.
  */
 import { CLAIM_VISITS, CLAIM_WINDOW } from '../store.js';
 import type { Queryable } from './db.js';
@@ -53,19 +55,22 @@ const CLAIM_OLDEST = `WITH ${HELD},
   SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
 
 /**
- * Step 2's walk: up to $2 webhooks with pending deliveries after $1, by id, one
- * index seek each whatever their backlogs. The sort key is that of
- * deliveries_pending_by_webhook, so the seek is in it and never walks a
- * webhook's finished deliveries (the other indexes on webhook_id hold those).
+ * Step 2's walk: up to $5 webhooks with pending deliveries after $4, by id, one
+ * index seek each whatever their backlogs, with the room each has left of the
+ * share $3. The sort key is that of deliveries_pending_by_webhook, so the seek
+ * is in it and never walks a webhook's finished deliveries (the other indexes
+ * on webhook_id hold those).
  */
-const WALK = `WITH RECURSIVE walk (webhook_id, pos) AS (
-    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $1
+const WALK = `WITH RECURSIVE ${HELD},
+  walk (webhook_id, pos) AS (
+    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $4
             ORDER BY webhook_id, next_attempt_at LIMIT 1), 1
     UNION ALL
     SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id
             ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1), w.pos + 1
-    FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $2)
-  SELECT webhook_id FROM walk WHERE webhook_id IS NOT NULL ORDER BY pos`;
+    FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $5)
+  SELECT w.webhook_id, $3::int - COALESCE(h.n, 0) AS room
+  FROM walk w LEFT JOIN held h USING (webhook_id) WHERE w.webhook_id IS NOT NULL ORDER BY w.pos`;
 
 /** Step 2's lease: the webhooks $6, in that order, each up to its room. */
 const CLAIM_LISTED = `WITH ${HELD},
@@ -90,7 +95,8 @@ export interface ClaimArgs {
  */
 export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<PgDeliveryRow[]> {
   const base = [a.owner, a.now, a.until];
-  const first = (await db.query(CLAIM_OLDEST, [...base, a.limit, a.perWebhook, CLAIM_WINDOW])).rows as Array<
+  const values = [...base, a.limit, a.perWebhook, CLAIM_WINDOW];
+  const first = (await db.query({ name: 'sy-claim-oldest', text: CLAIM_OLDEST, values })).rows as Array<
     PgDeliveryRow & { scanned: number }
   >;
   const leased: PgDeliveryRow[] = first.filter((r) => r.id !== null);
@@ -100,31 +106,38 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
   // The window was full of deliveries whose webhooks are at their share: walk the webhooks.
   const start = cursors.get(a.owner) ?? '';
   const walk = async (after: string, max: number) =>
-    ((await db.query(WALK, [after, max])).rows as Array<{ webhook_id: string }>).map((r) => r.webhook_id);
-  let listed = await walk(start, CLAIM_VISITS);
-  let circled = listed.length < CLAIM_VISITS && start === '';
-  if (listed.length < CLAIM_VISITS && start !== '') {
+    (await db.query({ name: 'sy-claim-walk', text: WALK, values: [a.owner, a.now, a.perWebhook, after, max] }))
+      .rows as Array<{ webhook_id: string; room: number }>;
+  let walked = await walk(start, CLAIM_VISITS);
+  let circled = walked.length < CLAIM_VISITS && start === '';
+  if (walked.length < CLAIM_VISITS && start !== '') {
     // Round the circle: from the first webhook up to where this walk started.
-    const max = CLAIM_VISITS - listed.length;
+    const max = CLAIM_VISITS - walked.length;
     const rest = await walk('', max);
-    const past = rest.findIndex((id) => id > start);
+    const past = rest.findIndex((r) => r.webhook_id > start);
     circled = past !== -1 || rest.length < max;
-    listed = listed.concat(past === -1 ? rest : rest.slice(0, past));
+    walked = walked.concat(past === -1 ? rest : rest.slice(0, past));
   }
-  if (listed.length === 0) {
-    cursors.delete(a.owner);
-    return leased;
-  }
+  const listed = walked.filter((r) => r.room > 0).map((r) => r.webhook_id);
   const wanted = a.limit - leased.length;
-  const more = (await db.query(CLAIM_LISTED, [...base, wanted, a.perWebhook, listed])).rows as PgDeliveryRow[];
+  const more =
+    listed.length === 0
+      ? []
+      : ((
+          await db.query({
+            name: 'sy-claim-listed',
+            text: CLAIM_LISTED,
+            values: [...base, wanted, a.perWebhook, listed],
+          })
+        ).rows as PgDeliveryRow[]);
   if (more.length >= wanted) {
     // Filled up: the next walk starts after the last webhook served.
-    const position = new Map(listed.map((id, i) => [id, i]));
-    cursors.set(a.owner, listed[Math.max(...more.map((r) => position.get(r.webhook_id) ?? 0))]);
-  } else if (circled) {
+    const position = new Map(walked.map((r, i) => [r.webhook_id, i]));
+    cursors.set(a.owner, walked[Math.max(...more.map((r) => position.get(r.webhook_id) ?? 0))].webhook_id);
+  } else if (circled || walked.length === 0) {
     cursors.delete(a.owner);
   } else {
-    cursors.set(a.owner, listed[listed.length - 1]);
+    cursors.set(a.owner, walked[walked.length - 1].webhook_id);
   }
   return leased.concat(more);
 }
