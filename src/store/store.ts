@@ -118,20 +118,21 @@ export interface ClaimedSlots {
  * so that a webhook whose target hangs, with any backlog, holds only its own
  * share and never hides the others' due deliveries.
  *
- * 1. The first CLAIM_WINDOW free due deliveries, oldest due first: each is taken
- *    while its webhook has room in its share. Without a backlog at its share
- *    (the usual case) this is the whole claim, and it keeps due order across webhooks.
- * 2. Only when that window was full and did not fill the claim (it held
- *    deliveries of webhooks at their share: a hung target's backlog) the claim
- *    walks the webhooks that have pending deliveries, by id from where this
- *    owner's previous walk stopped (round-robin), skips those at their share and
- *    takes the oldest due deliveries of the others, up to CLAIM_VISITS webhooks.
+ * 1. Free due deliveries, oldest due first: each is taken while its webhook has
+ *    room in its share, until the claim is full or CLAIM_WINDOW of them were
+ *    passed over. Without a backlog at its share (the usual case) this is the
+ *    whole claim, and it keeps due order across webhooks.
+ * 2. Only when CLAIM_WINDOW deliveries were passed over and the claim is not
+ *    full (a hung target's backlog is in the way) the claim walks the webhooks
+ *    that have pending deliveries, by id from where this owner's previous walk
+ *    stopped (round-robin), skips those at their share and takes the oldest
+ *    due deliveries of the others, up to CLAIM_VISITS webhooks.
  *
  * Cost with one hung webhook holding 100,000 due deliveries ahead of the others:
- * a claim reads CLAIM_WINDOW rows of the due index, then one index seek per
- * webhook with pending deliveries (each skipped over with all its backlog in
- * that one seek) and one short range read per webhook with room; never the
- * backlog itself. With 100,000 hung deliveries ahead of 10 healthy ones
+ * a claim reads CLAIM_WINDOW rows of the due index (plus those it takes), then
+ * one index seek per webhook with pending deliveries (each skipped over with
+ * all its backlog in that one seek) and one short range read per webhook with
+ * room; never the backlog itself. With 100,000 hung deliveries ahead of 10 healthy ones
  * (test/unit/store-webhooks.test.ts prints it): about 1 ms on SQLite, 2 to 3 ms
  * on PostgreSQL once its statements are prepared (three statements, each under
  * 1 ms in the database, and their round trips), against 300 ms for a claim

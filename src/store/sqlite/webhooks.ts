@@ -19,7 +19,8 @@ import type {
   Webhook,
   WebhookPatch,
 } from '../../webhooks/types.js';
-import { CLAIM_VISITS, CLAIM_WINDOW, NO_SHARE, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { NO_SHARE, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
@@ -71,22 +72,7 @@ function prepareWebhookStatements(db: Database.Database) {
     attemptsOf: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
     attemptsOfMany: p(`SELECT * FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
       ORDER BY delivery_id, attempt`),
-    // The claim (see CLAIM_WINDOW in store.ts). Ties on next_attempt_at go in insertion
-    // order (rowid): the (status, next_attempt_at) index already holds that order,
-    // whereas `, id` sorted every due row on each claim.
-    dueWindow: p(`SELECT rowid AS rid, webhook_id FROM deliveries
-      WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-      ORDER BY next_attempt_at, rowid LIMIT @limit`),
-    heldByWebhook: p(`SELECT webhook_id, COUNT(*) AS n FROM deliveries
-      WHERE lease_owner = @owner AND lease_until >= @now GROUP BY webhook_id`),
-    // One seek in deliveries_pending_by_webhook skips a webhook with all its pending rows
-    // (left to itself the planner takes deliveries_due for `status =` and sorts them all).
-    nextPendingWebhook: p(`SELECT webhook_id FROM deliveries INDEXED BY deliveries_pending_by_webhook
-      WHERE status = 'pending' AND webhook_id > ? ORDER BY webhook_id LIMIT 1`).pluck(),
-    dueOfWebhook: p(`SELECT rowid FROM deliveries
-      WHERE webhook_id = @webhook AND status = 'pending' AND next_attempt_at <= @now
-        AND (lease_until IS NULL OR lease_until < @now)
-      ORDER BY next_attempt_at, rowid LIMIT @limit`).pluck(),
+    // The claim's own reads are in claim.ts.
     leaseRows: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
       WHERE rowid IN (SELECT value FROM json_each(@rowids)) RETURNING *`),
     leaseOne: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
@@ -114,9 +100,10 @@ function prepareWebhookStatements(db: Database.Database) {
 
 export class SqliteWebhookStore implements WebhookStore {
   private readonly w: ReturnType<typeof prepareWebhookStatements>;
+  private readonly claim: ClaimStatements;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
   protected readonly now: () => Date;
-  /** Per owner, the webhook where its last walk over webhooks stopped (round-robin; a hint, not state to keep). */
+  /** Per owner, where its last walk over webhooks stopped (see claim.ts). */
   private readonly claimCursors = new Map<string, string>();
 
   constructor(
@@ -124,6 +111,7 @@ export class SqliteWebhookStore implements WebhookStore {
     now: (() => Date) | undefined,
   ) {
     this.w = prepareWebhookStatements(db);
+    this.claim = prepareClaim(db);
     this.tx = db.transaction((fn: () => unknown) => fn());
     this.now = now ?? (() => new Date());
   }
@@ -317,59 +305,7 @@ export class SqliteWebhookStore implements WebhookStore {
     if (limit <= 0) return [];
     // One IMMEDIATE transaction: what is read here is still free when it is leased.
     return this.write(() => {
-      const held = new Map<string, number>();
-      for (const r of this.w.heldByWebhook.all({ owner, now }) as Array<{ webhook_id: string; n: number }>) {
-        held.set(r.webhook_id, r.n);
-      }
-      const room = (webhook: string) => perWebhook - (held.get(webhook) ?? 0);
-      const picked: number[] = [];
-      const pickedOf = new Map<string, number>();
-      const take = (webhook: string, rowid: number) => {
-        picked.push(rowid);
-        held.set(webhook, (held.get(webhook) ?? 0) + 1);
-        pickedOf.set(webhook, (pickedOf.get(webhook) ?? 0) + 1);
-      };
-
-      // 1. The oldest due, while their webhooks have room.
-      let scanned = 0;
-      for (const row of this.w.dueWindow.iterate({ now, limit: CLAIM_WINDOW }) as Iterable<{ rid: number; webhook_id: string }>) {
-        scanned++;
-        if (room(row.webhook_id) > 0) take(row.webhook_id, row.rid);
-        if (picked.length === limit) break;
-      }
-      // 2. A full window that did not fill the claim: webhooks at their share are in the way.
-      if (picked.length < limit && scanned === CLAIM_WINDOW) {
-        const taken = new Set(picked);
-        const start = this.claimCursors.get(owner) ?? '';
-        let after = start;
-        let wrapped = false;
-        for (let visits = 0; picked.length < limit && visits < CLAIM_VISITS; ) {
-          const webhook = this.w.nextPendingWebhook.get(after) as string | undefined;
-          if (webhook === undefined || (wrapped && webhook > start)) {
-            if (wrapped || start === '') {
-              after = '';
-              break;
-            }
-            wrapped = true;
-            after = '';
-            continue;
-          }
-          visits++;
-          after = webhook;
-          const left = Math.min(room(webhook), limit - picked.length);
-          if (left <= 0) continue;
-          // Rows taken in step 1 are not leased yet: read past them.
-          const rowids = this.w.dueOfWebhook.all({ webhook, now, limit: left + (pickedOf.get(webhook) ?? 0) }) as number[];
-          let got = 0;
-          for (const rowid of rowids) {
-            if (got === left) break;
-            if (taken.has(rowid)) continue;
-            take(webhook, rowid);
-            got++;
-          }
-        }
-        this.claimCursors.set(owner, after);
-      }
+      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, perWebhook });
       if (picked.length === 0) return [];
       const rows = this.w.leaseRows.all({
         owner,
