@@ -211,6 +211,7 @@ export class DeliveryEngine {
     while (this.running) {
       const room = this.inflight.room;
       let claimed = 0;
+      let again = false;
       this.wakePending = false;
       if (room > 0) {
         try {
@@ -219,13 +220,13 @@ export class DeliveryEngine {
           const share = this.inflight.perWebhook;
           const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, share);
           for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
-          this.inflight.claimed(held, batch.map((d) => d.webhookId));
+          again = this.inflight.claimed(held, batch.map((d) => d.webhookId));
         } catch (err) {
           this.opts.log.error({ err }, 'claiming due deliveries failed');
         }
       }
-      // A full batch means more may be due: go again as soon as there is room.
-      if (claimed > 0 && claimed === room && this.inflight.room > 0) continue;
+      // A full batch, or a webhook given all its room that has room again: more may be due.
+      if ((claimed > 0 && claimed === room && this.inflight.room > 0) || again) continue;
       if (this.wakePending || !this.running) continue;
       await this.idle();
     }
