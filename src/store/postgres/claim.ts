@@ -62,18 +62,20 @@ const CLAIM_OLDEST = `WITH ${HELD},
   SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
 
 /**
- * Step 2's walk: up to $5 webhooks with pending deliveries after $4, by id, one
- * index seek each whatever their backlogs, with the room each has left of the
- * share $3. The sort key is that of deliveries_pending_by_webhook, so the seek
- * is in it and never walks a webhook's finished deliveries (the other indexes
- * on webhook_id hold those).
+ * Step 2's walk: up to $5 webhooks with due deliveries after $4, by id, with
+ * the room each has left of the share $3. One index seek per webhook skips it
+ * with all its backlog; a webhook with nothing due costs one index entry. The
+ * sort key is that of deliveries_pending_by_webhook, so the seek is in it and
+ * never walks a webhook's finished deliveries (the other indexes on webhook_id
+ * hold those).
  */
 const WALK = `WITH RECURSIVE ${HELD},
   walk (webhook_id, pos) AS (
-    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $4
+    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $4 AND next_attempt_at <= $2
             ORDER BY webhook_id, next_attempt_at LIMIT 1), 1
     UNION ALL
-    SELECT (SELECT d.webhook_id FROM deliveries d WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id
+    SELECT (SELECT d.webhook_id FROM deliveries d
+            WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id AND d.next_attempt_at <= $2
             ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1), w.pos + 1
     FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $5)
   SELECT w.webhook_id, $3::int - COALESCE(h.n, 0) AS room

@@ -20,10 +20,11 @@ export function prepareClaim(db: Database.Database) {
     // One range of the deliveries_leases index: (owner, webhook) then unexpired.
     heldOfWebhook: p(`SELECT COUNT(*) FROM deliveries
       WHERE lease_owner = @owner AND webhook_id = @webhook AND lease_until >= @now`).pluck(),
-    // One seek in deliveries_pending_by_webhook skips a webhook with all its pending rows
-    // (left to itself the planner takes deliveries_due for `status =` and sorts them all).
-    nextPendingWebhook: p(`SELECT webhook_id FROM deliveries INDEXED BY deliveries_pending_by_webhook
-      WHERE status = 'pending' AND webhook_id > ? ORDER BY webhook_id LIMIT 1`).pluck(),
+    // The next webhook with a due delivery: one seek in deliveries_pending_by_webhook skips
+    // a webhook with all its pending rows, and webhooks with nothing due cost one index
+    // entry each (left to itself the planner takes deliveries_due and sorts them all).
+    nextDueWebhook: p(`SELECT webhook_id FROM deliveries INDEXED BY deliveries_pending_by_webhook
+      WHERE status = 'pending' AND webhook_id > @after AND next_attempt_at <= @now ORDER BY webhook_id LIMIT 1`).pluck(),
     dueOfWebhook: p(`SELECT rowid FROM deliveries
       WHERE webhook_id = @webhook AND status = 'pending' AND next_attempt_at <= @now
         AND (lease_until IS NULL OR lease_until < @now)
@@ -76,7 +77,7 @@ export function pickDue(
   let after = start;
   let wrapped = false;
   for (let visits = 0; picked.length < limit && visits < CLAIM_VISITS; ) {
-    const webhook = s.nextPendingWebhook.get(after) as string | undefined;
+    const webhook = s.nextDueWebhook.get({ after, now }) as string | undefined;
     if (webhook === undefined || (wrapped && webhook > start)) {
       // The end, or round the circle back to where this walk started.
       if (wrapped || start === '') {
