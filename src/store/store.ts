@@ -139,8 +139,8 @@ export interface ClaimedSlots {
  * each about 1 ms in the database, and their round trips), against 300 ms for
  * a claim that read through the backlog. A busy webhook's refills pass over its
  * own backlog and walk every time: 0.5 ms (SQLite) and 2 ms (PostgreSQL) a
- * claim, as before shares; the walk once visited every webhook with anything
- * pending, and took 17 ms beside those 5,000 retries.
+ * claim, against 0.4 and 1.8 ms before shares; the walk once visited every
+ * webhook with anything pending, and took 17 ms beside those 5,000 retries.
  */
 export const CLAIM_WINDOW = 128;
 export const CLAIM_VISITS = 1000;
