@@ -16,7 +16,7 @@ export function prepareClaim(db: Database.Database) {
     // index already holds that order, whereas `, id` sorted every due row on each claim.
     dueWindow: p(`SELECT rowid AS rid, webhook_id FROM deliveries
       WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-      ORDER BY next_attempt_at, rowid LIMIT @limit`),
+      ORDER BY next_attempt_at, rowid LIMIT @limit`).raw(),
     // One range of the deliveries_leases index: (owner, webhook) then unexpired.
     heldOfWebhook: p(`SELECT COUNT(*) FROM deliveries
       WHERE lease_owner = @owner AND webhook_id = @webhook AND lease_until >= @now`).pluck(),
@@ -63,9 +63,9 @@ export function pickDue(
 
   // 1. The oldest due, while their webhooks have room, until CLAIM_WINDOW rows were passed over.
   let passed = 0;
-  const window = s.dueWindow.iterate({ now, limit: limit + CLAIM_WINDOW }) as Iterable<{ rid: number; webhook_id: string }>;
-  for (const row of window) {
-    if (room(row.webhook_id) > 0) take(row.webhook_id, row.rid);
+  const window = s.dueWindow.iterate({ now, limit: limit + CLAIM_WINDOW }) as Iterable<[rowid: number, webhook: string]>;
+  for (const [rowid, webhook] of window) {
+    if (room(webhook) > 0) take(webhook, rowid);
     else passed++;
     if (picked.length === limit || passed === CLAIM_WINDOW) break;
   }
