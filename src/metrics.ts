@@ -77,6 +77,26 @@ export class Gauge implements Metric {
   }
 }
 
+/**
+ * A gauge with one label whose series are read at scrape time: only the label
+ * values `read` yields appear, so a series with nothing to report is absent
+ * rather than an ever-growing list of zeros.
+ */
+export class LabeledGauge implements Metric {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelName: string,
+    private readonly read: () => Iterable<readonly [string, number]>,
+  ) {}
+
+  render(): string {
+    let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} gauge\n`;
+    for (const [label, value] of this.read()) out += `${this.name}${labelText([this.labelName], [label])} ${value}\n`;
+    return out;
+  }
+}
+
 const DEFAULT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export class Histogram implements Metric {
@@ -152,6 +172,15 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
   const registry = new Registry();
   /** Pending deliveries, refreshed in the background (a gauge must not query the store per scrape). */
   const queue = { depth: 0 };
+  /**
+   * Per webhook, set by the webhook half (src/webhooks/index.ts): attempts in
+   * flight on this node (read live from the engine) and pending deliveries (the
+   * deepest queues, refreshed in the background). Only webhooks with some are listed.
+   */
+  const webhookLoad = {
+    inflight: (): Iterable<readonly [string, number]> => [],
+    pending: [] as Array<readonly [string, number]>,
+  };
   registry.register(
     new Gauge(
       'switchyard_clock_offset_seconds',
@@ -169,6 +198,23 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     ),
     queueDepth: registry.register(
       new Gauge('switchyard_webhook_queue_depth', 'Pending webhook deliveries (refreshed every 5 s)', () => queue.depth),
+    ),
+    webhookLoad,
+    webhookInflight: registry.register(
+      new LabeledGauge(
+        'switchyard_webhook_inflight_attempts',
+        'Delivery attempts in flight on this node per webhook id (webhooks with none are not listed)',
+        'webhook',
+        () => webhookLoad.inflight(),
+      ),
+    ),
+    webhookPending: registry.register(
+      new LabeledGauge(
+        'switchyard_webhook_pending_deliveries',
+        'Pending deliveries per webhook id, the 200 deepest queues (refreshed every 5 s; webhooks with none are not listed)',
+        'webhook',
+        () => webhookLoad.pending,
+      ),
     ),
     schedulerLag: registry.register(
       new Histogram('switchyard_scheduler_lateness_seconds', 'How late a cron slot was claimed after its time'),

@@ -24,7 +24,10 @@ const fields = {
     type: 'object',
     additionalProperties: { type: 'string', maxLength: 8192 },
     maxProperties: 100,
-    description: 'Headers sent to the target (may override user-agent and content-type)',
+    description:
+      'Headers sent to the target (may override user-agent and content-type). Sensitive values (authorization, ' +
+      'cookie, names with key/token/secret/auth...) are write-only: answers show them masked ("***"), and a masked ' +
+      'value sent back as shown keeps the stored one',
   },
   payload_template: { type: 'object', description: 'JSON object with optional {{placeholders}}' },
   cron: { type: 'string', maxLength: 200, description: 'Five-field cron expression (see docs/webhooks.md)' },

@@ -2,16 +2,20 @@
  * The delivery engine: claims due deliveries from the store in batches
  * (leases, so several processes share one queue and a crashed one's work
  * returns after its lease), renders each once, sends it, and records every
- * attempt with its outcome in one store write. The store owns durability;
- * this class only keeps what is in flight right now.
+ * attempt with its outcome in one store write. Each webhook gets a bounded
+ * share of the attempts in flight, so a target that hangs delays only its own
+ * deliveries. The store owns durability; this class only keeps what is in
+ * flight right now.
  */
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
+import { AttemptRecorder } from './attempt-recorder.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
 import { send, type SendFailure, type SendResult } from './sender.js';
+import { InflightSlots } from './slots.js';
 import { sign } from './signing.js';
 import type { Attempt, AttemptOutcome, Delivery, DeliveryRequest, DeliveryResponse, Webhook } from './types.js';
 
@@ -22,7 +26,22 @@ const WEBHOOK_CACHE_MS = 1000;
  * while this one is still waiting for the target.
  */
 const DEFAULT_LEASE_MS = 90_000;
+/**
+ * Attempts in flight per node, and each webhook's share of them: a webhook's
+ * deliveries past its share stay unleased in the store, so a target that
+ * hangs holds at most its share, each for its timeout (up to 60 s), and the
+ * other webhooks keep the rest. 50 per webhook is what the whole engine had
+ * before: one busy webhook alone loses no throughput (50 in flight to a 50 ms
+ * target is ~1000 deliveries/s). 1000 in all, from 50: it now takes 20 targets
+ * hanging at once to fill a node, and a hung attempt costs a socket and a few
+ * KB (the delivery and its rendered request), not CPU, while every slot fewer
+ * is fewer hung targets before healthy ones wait.
+ */
+const DEFAULT_CONCURRENCY = 1000;
+const DEFAULT_PER_WEBHOOK = 50;
 const OPERATIONAL_PREFIX = 'switchyard.';
+
+export type { BatchAttemptRecorder } from './attempt-recorder.js';
 
 export interface EngineLogger {
   info(o: object, m?: string): void;
@@ -41,8 +60,15 @@ export interface DeliveryEngineOptions {
   onDisabled?(webhook: Webhook): void;
   log: EngineLogger;
   metrics?: { outcome(outcome: string): void; attemptSeconds(s: number): void };
-  /** In-flight attempts at most; also the agent's connections per origin. */
+  /** In-flight attempts at most (default 1000); also the agent's connections per origin. */
   concurrency?: number;
+  /** In-flight attempts per webhook at most (default 50), counted as the store counts leases. */
+  perWebhook?: number;
+  /**
+   * Lease owners whose process is certainly gone (lease-owner.ts): their leases
+   * are released when the engine starts, before its first claim.
+   */
+  isDeadOwner?(owner: string): boolean;
   /** Default 90 s: longer than the longest attempt (60 s timeout plus rendering). */
   leaseMs?: number;
   /** How often to look for due deliveries when nobody wakes the engine. */
@@ -52,22 +78,6 @@ export interface DeliveryEngineOptions {
 }
 
 type Rendered = { request: DeliveryRequest } | { error: string };
-
-/**
- * Optional batch form of `WebhookStore.recordAttempt`: the same effect for
- * each item, in one transaction (one commit instead of one per attempt).
- * Used when the store has it.
- */
-export interface BatchAttemptRecorder {
-  recordAttempts(owner: string, items: Array<{ id: string; outcome: AttemptOutcome }>): Promise<Array<Delivery | null>>;
-}
-
-interface QueuedRecord {
-  id: string;
-  outcome: AttemptOutcome;
-  resolve(d: Delivery | null): void;
-  reject(err: unknown): void;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -86,7 +96,6 @@ export class DeliveryEngine {
   private readonly store: WebhookStore;
   private readonly clock: Clock;
   private readonly agent;
-  private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly random: () => number;
@@ -95,26 +104,25 @@ export class DeliveryEngine {
   private running = false;
   private stopped: Promise<void> | null = null;
   private loopDone: Promise<void> = Promise.resolve();
-  /** Deliveries being attempted, by id: a lease that expired under us must not start a second attempt here. */
-  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly inflight: InflightSlots;
   private wakePending = false;
   private wakeLoop: (() => void) | null = null;
   private unsubscribeJump: (() => void) | null = null;
   private readonly webhooks = new Map<string, { at: number; webhook: Promise<Webhook | null> }>();
   private readonly disabling = new Set<string>();
-  private recordQueue: QueuedRecord[] = [];
-  private flushScheduled = false;
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly opts: DeliveryEngineOptions) {
     this.store = opts.store;
     this.clock = opts.clock;
-    this.concurrency = opts.concurrency ?? 50;
+    this.inflight = new InflightSlots(opts.concurrency ?? DEFAULT_CONCURRENCY, opts.perWebhook ?? DEFAULT_PER_WEBHOOK);
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = opts.pollMs ?? 1000;
     this.random = opts.random ?? Math.random;
     this.userAgent = opts.userAgent ?? USER_AGENT;
+    this.recorder = new AttemptRecorder(opts.store, opts.owner, opts.log);
     // One pooled keep-alive agent for every target: connection reuse is most of the throughput.
-    this.agent = createGuardedAgent({ allowPrivate: opts.allowPrivateTargets, connections: this.concurrency });
+    this.agent = createGuardedAgent({ allowPrivate: opts.allowPrivateTargets, connections: this.inflight.total });
   }
 
   start(): void {
@@ -122,6 +130,11 @@ export class DeliveryEngine {
     this.running = true;
     this.unsubscribeJump = this.clock.onJump(() => this.wake());
     this.loopDone = this.loop();
+  }
+
+  /** Attempts in flight on this node per webhook id (only webhooks with some): a live view, for metrics. */
+  inflightByWebhook(): ReadonlyMap<string, number> {
+    return this.inflight.byWebhook();
   }
 
   /** Look for due deliveries now (a delivery was just created, or the clock moved). */
@@ -150,7 +163,7 @@ export class DeliveryEngine {
     if (this.inflight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((done) => (timer = setTimeout(done, graceMs)));
-      await Promise.race([Promise.allSettled([...this.inflight.values()]), grace]);
+      await Promise.race([Promise.allSettled(this.inflight.running()), grace]);
       clearTimeout(timer);
     }
     try {
@@ -176,13 +189,15 @@ export class DeliveryEngine {
       if (!exists) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' does not exist`);
       throw busy();
     }
+    // Sent on request, right after an edit as often as not: the webhook as stored now, not as cached.
+    this.webhooks.delete(leased.webhookId);
     const attempt = this.attempt(leased, true);
-    this.inflight.set(deliveryId, attempt);
+    this.inflight.add(deliveryId, leased.webhookId, attempt);
     try {
       const recorded = await attempt;
       if (recorded) return recorded;
     } finally {
-      if (this.inflight.get(deliveryId) === attempt) this.inflight.delete(deliveryId);
+      if (this.inflight.remove(deliveryId, leased.webhookId, attempt) && this.running) this.wake();
     }
     const current = await this.store.getDelivery(deliveryId);
     if (!current) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' no longer exists`);
@@ -192,20 +207,26 @@ export class DeliveryEngine {
   // ---- the loop
 
   private async loop(): Promise<void> {
+    await this.releaseDeadOwners();
     while (this.running) {
-      const room = this.concurrency - this.inflight.size;
+      const room = this.inflight.room;
       let claimed = 0;
+      let again = false;
       this.wakePending = false;
       if (room > 0) {
         try {
-          const batch = await this.store.claimDueDeliveries(this.opts.owner, iso(this.clock.now()), this.leaseMs, room);
+          const now = iso(this.clock.now());
+          const held = this.inflight.beforeClaim();
+          const share = this.inflight.perWebhook;
+          const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, share);
           for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
+          again = this.inflight.claimed(held, batch.map((d) => d.webhookId));
         } catch (err) {
           this.opts.log.error({ err }, 'claiming due deliveries failed');
         }
       }
-      // A full batch means more may be due: go again as soon as there is room.
-      if (claimed > 0 && claimed === room && this.inflight.size < this.concurrency) continue;
+      // A full batch, or a webhook given all its room that has room again: more may be due.
+      if ((claimed > 0 && claimed === room && this.inflight.room > 0) || again) continue;
       if (this.wakePending || !this.running) continue;
       await this.idle();
     }
@@ -222,19 +243,36 @@ export class DeliveryEngine {
     });
   }
 
+  /**
+   * Gives back the leases of this host's processes that are gone (a restart
+   * after kill -9), so what they had in flight is sent again now instead of
+   * when their leases expire. Other hosts' leases are never touched.
+   */
+  private async releaseDeadOwners(): Promise<void> {
+    const isDead = this.opts.isDeadOwner;
+    if (!isDead) return;
+    try {
+      for (const owner of await this.store.leaseOwners()) {
+        if (!isDead(owner)) continue;
+        const released = await this.store.releaseLeases(owner);
+        if (released > 0) {
+          this.opts.log.warn({ owner, released }, 'released the delivery leases of a gone process of this host; sending them again');
+        }
+      }
+    } catch (err) {
+      this.opts.log.error({ err }, 'releasing the leases of gone processes failed; they are taken over when they expire');
+    }
+  }
+
   /** False when the delivery is already being attempted here (its lease ran out under a long attempt). */
   private dispatch(delivery: Delivery): boolean {
     if (this.inflight.has(delivery.id)) return false;
     const run = this.attempt(delivery, false)
       .catch((err) => this.opts.log.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'))
       .finally(() => {
-        this.inflight.delete(delivery.id);
-        // Claim again once a quarter of the slots are free: batches, not one claim per finished
-        // attempt, yet slow targets keep most slots busy (at half, a 50 ms target averaged ~600/s
-        // of a possible 1000/s; at a quarter ~715/s: bench/nodes.js --target-latency-ms 50).
-        if (this.running && this.inflight.size <= (this.concurrency * 3) / 4) this.wake();
+        if (this.inflight.remove(delivery.id, delivery.webhookId, run) && this.running) this.wake();
       });
-    this.inflight.set(delivery.id, run);
+    this.inflight.add(delivery.id, delivery.webhookId, run);
     return true;
   }
 
@@ -337,7 +375,7 @@ export class DeliveryEngine {
     this.opts.metrics?.attemptSeconds(result.durationMs / 1000);
     this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
 
-    const recorded = await this.record(delivery.id, outcome);
+    const recorded = await this.recorder.record(delivery.id, outcome);
     if (!recorded) {
       this.opts.log.warn(
         { delivery: delivery.id, webhook: webhook.id, attempt: number },
@@ -353,40 +391,6 @@ export class DeliveryEngine {
       this.notify(() => this.opts.onFinalFailure?.(webhook, recorded));
     }
     return recorded;
-  }
-
-  /**
-   * Outcomes that finish in the same turn of the event loop are written
-   * together: the commit, not the statements, is what a write costs.
-   */
-  private record(id: string, outcome: AttemptOutcome): Promise<Delivery | null> {
-    return new Promise((resolve, reject) => {
-      this.recordQueue.push({ id, outcome, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flushRecords());
-      }
-    });
-  }
-
-  private async flushRecords(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.recordQueue;
-    this.recordQueue = [];
-    const batcher = this.store as Partial<BatchAttemptRecorder>;
-    if (typeof batcher.recordAttempts === 'function') {
-      try {
-        const results = await batcher.recordAttempts(this.opts.owner, batch.map(({ id, outcome }) => ({ id, outcome })));
-        batch.forEach((item, i) => item.resolve(results[i] ?? null));
-        return;
-      } catch (err) {
-        // The batch was rolled back as a whole: record one by one so one bad item fails alone.
-        this.opts.log.warn({ err, size: batch.length }, 'recording a batch of attempts failed; recording them one by one');
-      }
-    }
-    for (const item of batch) {
-      this.store.recordAttempt(item.id, this.opts.owner, item.outcome).then(item.resolve, item.reject);
-    }
   }
 
   private async disable(webhook: Webhook): Promise<void> {

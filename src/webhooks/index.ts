@@ -3,8 +3,6 @@
  * scheduler and management service, plus the background chores (queue depth
  * metric, retention). server.ts starts it after listening and stops it first.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { SwitchyardError } from '../errors.js';
@@ -15,6 +13,7 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import { DeliveryEngine } from './engine.js';
 import { EventBus } from './events.js';
+import { isDeadOwnerOnThisHost, newLeaseOwner } from './lease-owner.js';
 import { WebhookService } from './service.js';
 
 export interface WebhookLogger {
@@ -59,6 +58,9 @@ export function mockFetcher(gateway: Gateway) {
   };
 }
 
+/** Webhooks listed in the per-webhook queue depth gauge at most (the deepest queues). */
+const PENDING_SERIES = 200;
+
 export function createWebhooks(deps: {
   config: Config;
   store: Store;
@@ -68,7 +70,7 @@ export function createWebhooks(deps: {
   log: WebhookLogger;
 }) {
   const { config, store, clock, metrics, log } = deps;
-  const owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const owner = newLeaseOwner();
   let engine: DeliveryEngine;
   const events = new EventBus(store, clock, () => engine.wake(), log);
   engine = new DeliveryEngine({
@@ -76,6 +78,7 @@ export function createWebhooks(deps: {
     clock,
     owner,
     allowPrivateTargets: config.allowPrivateTargets,
+    isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner),
     fetchMock: mockFetcher(deps.gateway),
     onFinalFailure(webhook, delivery) {
       // A test-fire's answer already tells its caller; only real deliveries raise the event.
@@ -129,7 +132,13 @@ export function createWebhooks(deps: {
     start(): void {
       engine.start();
       scheduler.start();
-      every(5_000, async () => (metrics.queue.depth = await store.countPendingDeliveries()), 'queue depth');
+      metrics.webhookLoad.inflight = () => engine.inflightByWebhook();
+      const depths = async () => {
+        metrics.queue.depth = await store.countPendingDeliveries();
+        metrics.webhookLoad.pending = await store.pendingByWebhook(PENDING_SERIES);
+      };
+      every(5_000, depths, 'queue depth');
+      void depths().catch((err) => log.warn({ err }, 'queue depth failed'));
       const prune = async () => {
         const before = new Date(clock.now() - config.deliveryRetentionDays * 86_400_000).toISOString();
         const removed = await store.pruneDeliveries(before);

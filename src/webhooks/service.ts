@@ -11,6 +11,7 @@ import { firstFire } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from './engine.js';
+import { maskHeaders, unmaskHeaders } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
 import type { Delivery, NewWebhook, Webhook, WebhookMethod, WebhookPatch } from './types.js';
 
@@ -42,13 +43,14 @@ export interface WebhookInput {
 
 export type WebhookUpdate = Partial<WebhookInput>;
 
+/** A webhook as the API shows it: `secret` never, sensitive header values masked (masking.ts). */
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[] } = {}) {
   return {
     id: w.id,
     name: w.name,
     target_url: w.targetUrl,
     method: w.method,
-    headers: w.headers,
+    headers: maskHeaders(w.headers),
     payload_template: w.payloadTemplate,
     cron: w.cron,
     timezone: w.timezone,
@@ -68,6 +70,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
   };
 }
 
+/** A delivery as the API shows it: sensitive header values of its request and response masked. */
 export function deliveryView(d: Delivery) {
   return {
     id: d.id,
@@ -85,8 +88,8 @@ export function deliveryView(d: Delivery) {
       response_status: a.responseStatus,
       error: a.error,
     })),
-    request: d.request,
-    response: d.response,
+    request: d.request && { ...d.request, headers: maskHeaders(d.request.headers) },
+    response: d.response && { ...d.response, headers: maskHeaders(d.response.headers) },
     created_at: d.createdAt,
     completed_at: d.completedAt,
   };
@@ -183,7 +186,7 @@ export class WebhookService {
   }
 
   async create(input: WebhookInput): Promise<{ webhook: Webhook; secret?: string }> {
-    const headers = input.headers ?? {};
+    const headers = unmaskHeaders(input.headers ?? {});
     const cron = input.cron ?? null;
     const timezone = input.timezone ?? WEBHOOK_DEFAULTS.timezone;
     const enabled = input.enabled ?? true;
@@ -248,7 +251,8 @@ export class WebhookService {
     if (input.method !== undefined) patch.method = input.method;
     if (input.payload_template !== undefined) patch.payloadTemplate = input.payload_template;
     if (input.headers !== undefined) {
-      patch.headers = input.headers ?? {};
+      // A masked value sent back as the API showed it keeps the stored one (write-only, like `secret`).
+      patch.headers = unmaskHeaders(input.headers ?? {}, current.headers);
       this.checkHeaders(patch.headers);
     }
     if (input.events !== undefined) {

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { hostname } from 'node:os';
 import { ManualClock } from '../../src/clock.js';
 import type { Store } from '../../src/store/store.js';
 import { DeliveryEngine, type DeliveryEngineOptions } from '../../src/webhooks/engine.js';
+import { isDeadOwnerOnThisHost } from '../../src/webhooks/lease-owner.js';
 import { generateSecret } from '../../src/webhooks/signing.js';
 import type { Delivery, NewWebhook, Webhook } from '../../src/webhooks/types.js';
 import {
@@ -442,6 +444,67 @@ for (const backend of backends()) {
       const d = await delivery(wh, { trigger: 'schedule', event: null, eventData: null, scheduledFor: slot });
       await attempts(d.id, 1);
       expect(JSON.parse(r.requests[0].body)).toEqual({ at: slot, first: 'Z', count: 1 });
+    });
+
+    it('gives each webhook a bounded share of the slots: hung targets hold theirs, a healthy one still gets through', async () => {
+      const hanging = await startHoldingReceiver();
+      cleanups.push(() => hanging.close());
+      const r = await receiver();
+      const hungA = await webhook(`${hanging.url}/a`, { timeoutMs: 60_000 });
+      const hungB = await webhook(`${hanging.url}/b`, { timeoutMs: 60_000 });
+      const healthy = await webhook(`${r.url}/ok`);
+      const hung = [];
+      for (let i = 0; i < 8; i++) hung.push((await delivery(hungA)).id, (await delivery(hungB)).id);
+      const e = engine({ concurrency: 7, perWebhook: 3 });
+      await waitFor(() => hanging.requests.length === 6);
+
+      // Two hung webhooks hold 3 slots each; the seventh slot serves the healthy webhook, one at a time.
+      const ok = [];
+      for (let i = 0; i < 5; i++) ok.push((await delivery(healthy)).id);
+      e.wake();
+      for (const id of ok) expect((await attempts(id, 1)).status).toBe('succeeded');
+      expect(r.requests).toHaveLength(5);
+      expect(hanging.requests).toHaveLength(6);
+      expect([...e.inflightByWebhook()].sort()).toEqual([[hungA.id, 3], [hungB.id, 3]].sort());
+
+      // Once the target answers, each webhook's backlog goes out, its share at a time.
+      hanging.release();
+      for (const id of hung) expect((await attempts(id, 1)).status).toBe('succeeded');
+      expect(hanging.requests).toHaveLength(16);
+      await waitFor(() => e.inflightByWebhook().size === 0);
+    });
+
+    it('refills a webhook at its share as its attempts finish, without waiting for the poll', async () => {
+      const r = await receiver();
+      const wh = await webhook(r.url);
+      const ids = [];
+      for (let i = 0; i < 40; i++) ids.push((await delivery(wh)).id);
+      engine({ perWebhook: 4, pollMs: 60_000 });
+      for (const id of ids) expect((await attempts(id, 1)).status).toBe('succeeded');
+      expect(r.requests).toHaveLength(40);
+    });
+
+    it('on start, releases the leases of a gone process of this host at once, and no other host\'s', async () => {
+      const r = await receiver();
+      const wh = await webhook(r.url);
+      const self = `${hostname()}:${process.pid}:aaaaaa`;
+      // A pid above any pid_max: no process has it.
+      const gone = `${hostname()}:4194399:bbbbbb`;
+      const elsewhere = `other-host.example:4194399:cccccc`;
+      const mine = await delivery(wh);
+      expect(await store.claimDueDeliveries(gone, iso(clock.now()), 90_000, 1)).toHaveLength(1);
+      const theirs = await delivery(wh);
+      expect(await store.claimDueDeliveries(elsewhere, iso(clock.now()), 90_000, 1)).toHaveLength(1);
+
+      engine({ owner: self, isDeadOwner: (owner) => isDeadOwnerOnThisHost(owner, self) });
+      // The clock stands still: only the release can make the first one due for this engine.
+      expect((await attempts(mine.id, 1)).status).toBe('succeeded');
+      await pause(300);
+      expect(r.requests.map((q) => q.headers['webhook-id'])).toEqual([mine.id]);
+      expect(await store.leaseOwners()).toEqual([elsewhere]);
+      // The other host's lease is taken over as before: when it expires.
+      clock.advance(90_001);
+      expect((await attempts(theirs.id, 1)).status).toBe('succeeded');
     });
   });
 }

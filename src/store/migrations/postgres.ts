@@ -176,4 +176,16 @@ DROP INDEX deliveries_due;
 ALTER TABLE deliveries SET (autovacuum_analyze_scale_factor = 0.02, autovacuum_analyze_threshold = 500);
 `,
   },
+  {
+    version: 5,
+    name: 'fair_claim',
+    // As on SQLite: the claim walks the webhooks with pending deliveries and takes
+    // each one's oldest due ones in (next_attempt_at, id) order, and counts an
+    // owner's unexpired leases per webhook from the lease index.
+    sql: `
+CREATE INDEX deliveries_pending_by_webhook ON deliveries (webhook_id, next_attempt_at, id) WHERE status = 'pending';
+DROP INDEX deliveries_by_lease_owner;
+CREATE INDEX deliveries_leases ON deliveries (lease_owner, webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
+`,
+  },
 ];

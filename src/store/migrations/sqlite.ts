@@ -162,4 +162,18 @@ CREATE TABLE changes (
     // version is kept so both schemas stay in step.
     sql: `SELECT 1;`,
   },
+  {
+    version: 5,
+    name: 'fair_claim',
+    // The claim gives each webhook a bounded share of a node's attempts (see
+    // claimDueDeliveries): it walks the webhooks that have pending deliveries and
+    // takes each one's oldest due ones, and counts what an owner already holds per
+    // webhook. The lease index gains webhook_id and lease_until so that count reads
+    // the index alone; its lease_owner prefix still serves releaseLeases.
+    sql: `
+CREATE INDEX deliveries_pending_by_webhook ON deliveries (webhook_id, next_attempt_at) WHERE status = 'pending';
+DROP INDEX deliveries_by_lease_owner;
+CREATE INDEX deliveries_leases ON deliveries (lease_owner, webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
+`,
+  },
 ];

@@ -9,6 +9,8 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
 import type { AttemptOutcome, Delivery, DeliveryRequest, NewDelivery } from '../../webhooks/types.js';
+import { NO_SHARE } from '../store.js';
+import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
 
@@ -62,20 +64,24 @@ export class PgDeliveryStore extends PgBase {
     return rows.map(toDelivery);
   }
 
-  async claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number): Promise<Delivery[]> {
+  /** Per owner, where its last walk over webhooks stopped (see claim.ts). */
+  private readonly claimCursors = new Map<string, string>();
+
+  async claimDueDeliveries(
+    owner: string,
+    now: string,
+    leaseMs: number,
+    limit: number,
+    perWebhook = NO_SHARE,
+  ): Promise<Delivery[]> {
     if (limit <= 0) return [];
-    // SKIP LOCKED: rows another worker is leasing right now are passed over, not waited on;
-    // a row leased and committed meanwhile fails the re-checked lease condition.
-    const rows = await this.rows<PgDeliveryRow>(
-      `UPDATE deliveries d SET lease_owner = $1, lease_until = $3
-       WHERE d.id IN (
-         SELECT id FROM deliveries
-         WHERE status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2)
-         ORDER BY next_attempt_at, id LIMIT $4
-         FOR UPDATE SKIP LOCKED)
-       RETURNING d.*, ${attemptsOfSql('d')}`,
-      [owner, now, leaseUntil(now, leaseMs), limit],
-    );
+    const rows = await claimDue(this.pool, this.claimCursors, {
+      owner,
+      now,
+      until: leaseUntil(now, leaseMs),
+      limit,
+      perWebhook,
+    });
     // RETURNING has no defined order.
     rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));
     return rows.map(toDelivery);
@@ -187,13 +193,29 @@ export class PgDeliveryStore extends PgBase {
     return row ? toDelivery(row) : null;
   }
 
-  async releaseLeases(owner: string): Promise<void> {
-    await this.pool.query('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
+  async releaseLeases(owner: string): Promise<number> {
+    return this.changes('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
+  }
+
+  async leaseOwners(): Promise<string[]> {
+    const rows = await this.rows<{ lease_owner: string }>(
+      'SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL',
+    );
+    return rows.map((r) => r.lease_owner);
   }
 
   async countPendingDeliveries(): Promise<number> {
     const [row] = await this.rows<{ n: number }>(`SELECT COUNT(*)::int AS n FROM deliveries WHERE status = 'pending'`);
     return row.n;
+  }
+
+  async pendingByWebhook(limit: number): Promise<Array<[string, number]>> {
+    const rows = await this.rows<{ webhook_id: string; n: number }>(
+      `SELECT webhook_id, count(*)::int AS n FROM deliveries WHERE status = 'pending'
+       GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => [r.webhook_id, r.n]);
   }
 
   async pruneDeliveries(before: string): Promise<number> {

@@ -19,7 +19,8 @@ import type {
   Webhook,
   WebhookPatch,
 } from '../../webhooks/types.js';
-import type { ClaimedSlots, SlotPlan, WebhookStore } from '../store.js';
+import { NO_SHARE, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
@@ -71,14 +72,9 @@ function prepareWebhookStatements(db: Database.Database) {
     attemptsOf: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
     attemptsOfMany: p(`SELECT * FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
       ORDER BY delivery_id, attempt`),
-    // Ties on next_attempt_at go in insertion order (rowid): the (status, next_attempt_at)
-    // index already holds that order, whereas `, id` sorted every due row on each claim.
-    claimDue: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
-      WHERE rowid IN (
-        SELECT rowid FROM deliveries
-        WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-        ORDER BY next_attempt_at, rowid LIMIT @limit)
-      RETURNING *`),
+    // The claim's own reads are in claim.ts.
+    leaseRows: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
+      WHERE rowid IN (SELECT value FROM json_each(@rowids)) RETURNING *`),
     leaseOne: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now)
       RETURNING *`),
@@ -93,7 +89,10 @@ function prepareWebhookStatements(db: Database.Database) {
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
+    leaseOwners: p('SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL').pluck(),
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
+    pendingByWebhook: p(`SELECT webhook_id, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
+      WHERE status = 'pending' GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT ?`).raw(),
     // Attempts go with them: ON DELETE CASCADE.
     prune: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?`),
   };
@@ -101,14 +100,18 @@ function prepareWebhookStatements(db: Database.Database) {
 
 export class SqliteWebhookStore implements WebhookStore {
   private readonly w: ReturnType<typeof prepareWebhookStatements>;
+  private readonly claim: ClaimStatements;
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>;
   protected readonly now: () => Date;
+  /** Per owner, where its last walk over webhooks stopped (see claim.ts). */
+  private readonly claimCursors = new Map<string, string>();
 
   constructor(
     protected readonly db: Database.Database,
     now: (() => Date) | undefined,
   ) {
     this.w = prepareWebhookStatements(db);
+    this.claim = prepareClaim(db);
     this.tx = db.transaction((fn: () => unknown) => fn());
     this.now = now ?? (() => new Date());
   }
@@ -292,10 +295,23 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
-  async claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number): Promise<Delivery[]> {
+  async claimDueDeliveries(
+    owner: string,
+    now: string,
+    leaseMs: number,
+    limit: number,
+    perWebhook = NO_SHARE,
+  ): Promise<Delivery[]> {
     if (limit <= 0) return [];
+    // One IMMEDIATE transaction: what is read here is still free when it is leased.
     return this.write(() => {
-      const rows = this.w.claimDue.all({ owner, now, until: leaseUntil(now, leaseMs), limit }) as DeliveryRow[];
+      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, perWebhook });
+      if (picked.length === 0) return [];
+      const rows = this.w.leaseRows.all({
+        owner,
+        until: leaseUntil(now, leaseMs),
+        rowids: JSON.stringify(picked),
+      }) as DeliveryRow[];
       // RETURNING has no defined order.
       rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));
       return this.withAttemptsMany(rows);
@@ -363,12 +379,20 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
-  async releaseLeases(owner: string): Promise<void> {
-    this.w.releaseLeases.run(owner);
+  async releaseLeases(owner: string): Promise<number> {
+    return this.w.releaseLeases.run(owner).changes;
+  }
+
+  async leaseOwners(): Promise<string[]> {
+    return this.w.leaseOwners.all() as string[];
   }
 
   async countPendingDeliveries(): Promise<number> {
     return this.w.countPending.get() as number;
+  }
+
+  async pendingByWebhook(limit: number): Promise<Array<[string, number]>> {
+    return this.w.pendingByWebhook.all(limit) as Array<[string, number]>;
   }
 
   async pruneDeliveries(before: string): Promise<number> {

@@ -1,0 +1,153 @@
+/**
+ * The delivery claim on PostgreSQL: each webhook gets at most its share of an
+ * owner's leases (the two steps and their cost are in CLAIM_WINDOW, store.ts).
+ * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
+ * at the same moment take different deliveries instead of waiting on each other.
+ * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
+ * $4 how many in all, $5 the share per webhook. The statements are named
+ * (prepared once per connection): planning these CTEs cost more than running
+ * them, 6 ms a claim against 2 ms.
+ */
+import { CLAIM_VISITS, CLAIM_WINDOW } from '../store.js';
+import type { Queryable } from './db.js';
+import { attemptsOfSql, type PgDeliveryRow } from './rows.js';
+
+const freeAndDue = (d: string) =>
+  `${d}.status = 'pending' AND ${d}.next_attempt_at <= $2 AND (${d}.lease_until IS NULL OR ${d}.lease_until < $2)`;
+
+/** The owner's unexpired leases per webhook (read from the deliveries_leases index). */
+const HELD = `held AS (
+  SELECT webhook_id, count(*)::int AS n FROM deliveries
+  WHERE lease_owner = $1 AND lease_until >= $2 GROUP BY webhook_id)`;
+
+/**
+ * For each row of `hooks` (webhook_id, room), in its order, leases up to `room`
+ * of that webhook's oldest free due deliveries, $4 in all. The nested loop
+ * stops as soon as $4 rows came out, so no webhook past that is read or locked.
+ *
+ * The webhook is matched with `>= AND <=`, not `=`, on purpose: with `=` the
+ * planner drops webhook_id from the sort key and may take deliveries_pending_due,
+ * which holds due order too, filtering by webhook through another webhook's
+ * whole backlog (300 ms behind 100,000 rows: its statistics said one webhook
+ * has them all). Sorted by webhook_id first, only deliveries_pending_by_webhook
+ * gives the order, and it reads just this webhook's pending rows.
+ */
+const LEASE = `pick AS (
+  SELECT x.id FROM hooks h CROSS JOIN LATERAL (
+    SELECT d.id FROM deliveries d
+    WHERE d.webhook_id >= h.webhook_id AND d.webhook_id <= h.webhook_id AND ${freeAndDue('d')}
+    ORDER BY d.webhook_id, d.next_attempt_at, d.id LIMIT h.room FOR UPDATE SKIP LOCKED) x
+  LIMIT $4),
+leased AS (
+  UPDATE deliveries d SET lease_owner = $1, lease_until = $3 FROM pick WHERE d.id = pick.id
+  RETURNING d.*, ${attemptsOfSql('d')})`;
+
+/**
+ * Step 1: the webhooks of the oldest $6 free due deliveries, oldest first, with
+ * room left. $6 is CLAIM_WINDOW plus up to CLAIM_WINDOW more to take: SQL
+ * cannot stop a scan after so many rows passed over as the SQLite store does,
+ * and reading as many rows as the claim may take (up to 1000) cost a single
+ * busy webhook's claims 1.7 ms each, while 2 x CLAIM_WINDOW still fills a
+ * usual claim (a quarter of 1000 slots) across many webhooks in this step.
+ */
+const CLAIM_OLDEST = `WITH ${HELD},
+  win AS (
+    SELECT d.webhook_id, d.next_attempt_at, d.id FROM deliveries d WHERE ${freeAndDue('d')}
+    ORDER BY d.next_attempt_at, d.id LIMIT $6),
+  hooks AS (
+    SELECT w.webhook_id, $5::int - COALESCE(max(h.n), 0) AS room FROM win w LEFT JOIN held h USING (webhook_id)
+    GROUP BY w.webhook_id HAVING $5::int - COALESCE(max(h.n), 0) > 0
+    ORDER BY min(w.next_attempt_at), min(w.id)),
+  ${LEASE}
+  SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
+
+/**
+ * Step 2's walk: up to $5 webhooks with due deliveries after $4, by id, with
+ * the room each has left of the share $3. One index seek per webhook skips it
+ * with all its backlog; a webhook with nothing due costs one index entry. The
+ * sort key is that of deliveries_pending_by_webhook, so the seek is in it and
+ * never walks a webhook's finished deliveries (the other indexes on webhook_id
+ * hold those).
+ */
+const WALK = `WITH RECURSIVE ${HELD},
+  walk (webhook_id, pos) AS (
+    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $4 AND next_attempt_at <= $2
+            ORDER BY webhook_id, next_attempt_at LIMIT 1), 1
+    UNION ALL
+    SELECT (SELECT d.webhook_id FROM deliveries d
+            WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id AND d.next_attempt_at <= $2
+            ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1), w.pos + 1
+    FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $5)
+  SELECT w.webhook_id, $3::int - COALESCE(h.n, 0) AS room
+  FROM walk w LEFT JOIN held h USING (webhook_id) WHERE w.webhook_id IS NOT NULL ORDER BY w.pos`;
+
+/** Step 2's lease: the webhooks $6, in that order, each up to its room. */
+const CLAIM_LISTED = `WITH ${HELD},
+  hooks AS (
+    SELECT w.webhook_id, $5::int - COALESCE(h.n, 0) AS room
+    FROM unnest($6::text[]) WITH ORDINALITY AS w (webhook_id, pos) LEFT JOIN held h USING (webhook_id)
+    WHERE $5::int - COALESCE(h.n, 0) > 0 ORDER BY w.pos),
+  ${LEASE}
+  SELECT * FROM leased`;
+
+export interface ClaimArgs {
+  owner: string;
+  now: string;
+  until: string;
+  limit: number;
+  perWebhook: number;
+}
+
+/**
+ * Leases for `claimDueDeliveries`. `cursors` keeps, per owner, the webhook where
+ * its last walk stopped, so walks go round-robin (a hint, not state to keep).
+ */
+export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<PgDeliveryRow[]> {
+  const base = [a.owner, a.now, a.until];
+  const window = Math.min(a.limit, CLAIM_WINDOW) + CLAIM_WINDOW;
+  const values = [...base, a.limit, a.perWebhook, window];
+  const first = (await db.query({ name: 'sy-claim-oldest', text: CLAIM_OLDEST, values })).rows as Array<
+    PgDeliveryRow & { scanned: number }
+  >;
+  const leased: PgDeliveryRow[] = first.filter((r) => r.id !== null);
+  const scanned = first[0]?.scanned ?? 0;
+  if (leased.length >= a.limit || scanned < window) return leased;
+
+  // Webhooks at their share are in the way: walk the webhooks instead of their backlogs.
+  const start = cursors.get(a.owner) ?? '';
+  const walk = async (after: string, max: number) =>
+    (await db.query({ name: 'sy-claim-walk', text: WALK, values: [a.owner, a.now, a.perWebhook, after, max] }))
+      .rows as Array<{ webhook_id: string; room: number }>;
+  let walked = await walk(start, CLAIM_VISITS);
+  let circled = walked.length < CLAIM_VISITS && start === '';
+  if (walked.length < CLAIM_VISITS && start !== '') {
+    // Round the circle: from the first webhook up to where this walk started.
+    const max = CLAIM_VISITS - walked.length;
+    const rest = await walk('', max);
+    const past = rest.findIndex((r) => r.webhook_id > start);
+    circled = past !== -1 || rest.length < max;
+    walked = walked.concat(past === -1 ? rest : rest.slice(0, past));
+  }
+  const listed = walked.filter((r) => r.room > 0).map((r) => r.webhook_id);
+  const wanted = a.limit - leased.length;
+  const more =
+    listed.length === 0
+      ? []
+      : ((
+          await db.query({
+            name: 'sy-claim-listed',
+            text: CLAIM_LISTED,
+            values: [...base, wanted, a.perWebhook, listed],
+          })
+        ).rows as PgDeliveryRow[]);
+  if (more.length >= wanted) {
+    // Filled up: the next walk starts after the last webhook served.
+    const position = new Map(walked.map((r, i) => [r.webhook_id, i]));
+    cursors.set(a.owner, walked[Math.max(...more.map((r) => position.get(r.webhook_id) ?? 0))].webhook_id);
+  } else if (circled || walked.length === 0) {
+    cursors.delete(a.owner);
+  } else {
+    cursors.set(a.owner, walked[walked.length - 1].webhook_id);
+  }
+  return leased.concat(more);
+}
