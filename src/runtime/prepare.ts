@@ -62,6 +62,8 @@ export async function prepare(
   try {
     const deliverRef = new ivm.Reference(opts.deliver);
     const init = await context.evalClosure(DISPATCHER_SOURCE, [deliverRef, opts.name, sandbox.hook.derefInto()], {
+      // Named like the bootstrap, so stack traces show sandbox frames as ours, not as ivm's.
+      filename: 'switchyard:dispatcher',
       result: { reference: true },
     });
     let script: ivm.Script;
