@@ -147,3 +147,22 @@ describe('seed 4.3: webhook receiver', () => {
     expect(unknown.json).toEqual({ received: true, event: 'x.y' });
   });
 });
+
+describe('the demo webhook and the demo receiver', () => {
+  it('agree on the payload: a fired delivery is processed as a user sign-up with an email, logged as such', async () => {
+    const webhooks = (await svc.request('GET', '/api/webhooks')).json as Array<{ id: string; name: string }>;
+    expect(webhooks).toHaveLength(1);
+    const fired = await svc.request('POST', `/api/webhooks/${webhooks[0].id}/test`);
+    expect(fired.status, fired.text).toBe(200);
+    expect(fired.json.status, fired.text).toBe('succeeded');
+    expect(JSON.parse(fired.json.response.body)).toEqual({ processed: 'user.signup' });
+    const sent = JSON.parse(fired.json.request.body);
+    expect(sent).toMatchObject({ source: 'switchyard-demo', event: 'user.signup', data: { id: 1 } });
+    expect(sent.data.email).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
+
+    const logs = (await svc.request('GET', '/api/functions/webhook-receiver/logs')).json as Array<{ message: string }>;
+    const signups = logs.map((l) => l.message).filter((m) => m.startsWith('user signed up'));
+    expect(signups).toContain(`user signed up ${sent.data.email}`);
+    expect(signups.filter((m) => m.includes('undefined'))).toEqual([]);
+  });
+});
