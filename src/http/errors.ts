@@ -1,5 +1,5 @@
 /**
- * One place that turns errors into the contract's `{error, code, details?}`:
+ * One place that turns errors into the documented `{error, code, details?}`:
  * typed SwitchyardErrors keep their status and code, Fastify's own client
  * errors (bad JSON, body too large, schema failures) become 4xx with a message
  * naming the field, and anything else is a logged 500 without internals.

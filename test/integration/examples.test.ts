@@ -1,7 +1,8 @@
 /**
  * `switchyard --demo` end to end: the example functions from examples/demo.json,
- * deployed by the server itself, answer seed 4.1 (Users API) and 4.3 (webhook
- * receiver) exactly, through the public invocation URLs.
+ * deployed by the server itself, answer as docs/functions.md describes (Users
+ * API, webhook receiver) through the public invocation URLs, and the demo
+ * webhook sends what the receiver reads.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ interface User {
   role: string;
 }
 
-describe('seed 4.1: Users API', () => {
+describe('the demo Users API', () => {
   it('lists page 1 with limit 10 by default', async () => {
     const res = await svc.request('GET', base);
     expect(res.status).toBe(200);
@@ -114,7 +115,7 @@ describe('seed 4.1: Users API', () => {
   });
 });
 
-describe('seed 4.3: webhook receiver', () => {
+describe('the demo webhook receiver', () => {
   const receive = (body: unknown, headers: Record<string, string>) =>
     svc.request('POST', `${base}/webhooks/receive`, body, headers);
 

@@ -1,6 +1,6 @@
 /**
  * The management API over real HTTP against a real server on a temporary
- * SQLite file: every endpoint and every error the contract names for them.
+ * SQLite file: every endpoint and every error docs/api.md and docs/errors.md name for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('functions', () => {
-  it('creates a function and answers the contract shape without env values', async () => {
+  it('creates a function and answers the documented shape without env values', async () => {
     const res = await svc.request('POST', '/api/functions', {
       name: 'fn-create',
       code: HELLO,
