@@ -22,10 +22,23 @@ afterAll(async () => {
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Starts a demo server and waits for the demo to have gone through its APIs
+ * (functions come before them, the webhook after): `Hello API` is the last one
+ * it creates, and this test deletes it before a restart.
+ */
 async function startDemo(dbUrl: string): Promise<RunningService> {
   const svc = await startService({ dbUrl, args: ['--demo'] });
   running.push(svc);
-  await until(() => svc.output.join('').includes('with the demo loaded'), `the demo to load:\n${svc.output.join('')}`, 20_000);
+  await until(
+    async () => {
+      const apis = (await svc.request('GET', '/api/apis')).json;
+      const webhooks = (await svc.request('GET', '/api/webhooks')).json;
+      return Array.isArray(apis) && apis.some((a: { name: string }) => a.name === 'Hello API') && Array.isArray(webhooks) && webhooks.length > 0;
+    },
+    'the demo to load',
+    20_000,
+  );
   return svc;
 }
 

@@ -160,7 +160,11 @@ const skipped: string[] = [];
 
 beforeAll(async () => {
   svc = await startService({ args: ['--demo'] });
-  await until(() => svc.output.join('').includes('with the demo loaded'), `the demo to load:\n${svc.output.join('')}`, 20_000);
+  // The demo loads after the server listens; its webhook comes last.
+  await until(async () => {
+    const webhooks = (await svc.request('GET', '/api/webhooks')).json;
+    return Array.isArray(webhooks) && webhooks.length > 0;
+  }, 'the demo to load', 20_000);
   server = new URL(svc.url).host;
   workDir = mkdtempSync(join(tmpdir(), 'switchyard-docs-'));
 }, 40_000);
