@@ -40,12 +40,20 @@ async function main(): Promise<void> {
 
   if (config.demo) {
     const { loadDemo } = await import('./demo.js');
-    const demo = await loadDemo({
-      baseUrl: service.url,
-      adminKey: config.adminKey,
-      examplesDir: fileURLToPath(new URL('../examples/', import.meta.url)),
-      log,
-    });
+    let demo;
+    try {
+      demo = await loadDemo({
+        baseUrl: service.url,
+        adminKey: config.adminKey,
+        examplesDir: fileURLToPath(new URL('../examples/', import.meta.url)),
+        log,
+      });
+    } catch (err) {
+      // The demo loads through the listening server: stop it, then fail like any other start-up failure.
+      await service.close().catch(() => undefined);
+      process.stderr.write(`switchyard: ${(err as Error).message}\n`);
+      process.exit(err instanceof ConfigError ? 2 : 1);
+    }
     const lines = [`\nSwitchyard is running at ${service.url} with the demo loaded. Try:`];
     for (const api of demo.apis) lines.push(`  ${api.name}: curl ${api.invokeUrl}`);
     const users = demo.apis.find((a) => a.name === 'Users API');

@@ -1,13 +1,15 @@
 /**
  * `switchyard --demo`: deploys examples/demo.json through the running server's
  * own management API (plain HTTP, so the demo exercises exactly what users
- * call). Idempotent across restarts: existing functions are updated only when
- * their code, runtime or env keys differ, and APIs are matched by name.
+ * call). It creates what is missing and leaves the rest: functions, APIs and
+ * webhooks are matched by name, and one that exists is never changed, so a
+ * restart with --demo keeps whatever the user edited. A demo file that cannot
+ * be deployed is a ConfigError naming the file, the function and the line.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from './errors.js';
 
 export interface DemoFunction {
   name: string;
@@ -72,13 +74,6 @@ export function defaultExamplesDir(): string {
   return fileURLToPath(new URL('../examples/', import.meta.url));
 }
 
-interface RemoteFunction {
-  name: string;
-  runtime: string;
-  env_keys: string[];
-  code_sha256: string;
-}
-
 interface RemoteApi {
   id: string;
   name: string;
@@ -93,8 +88,7 @@ export async function loadDemo(opts: LoadDemoOptions): Promise<DemoResult> {
   const definition = await readDefinition(opts.examplesDir);
 
   for (const fn of definition.functions) {
-    const code = await readFile(path.join(opts.examplesDir, 'functions', fn.file), 'utf8');
-    await upsertFunction(call, fn, code, opts.log);
+    await createFunctionIfMissing(call, fn, path.join(opts.examplesDir, 'functions', fn.file), opts.log);
   }
 
   const existing = (await call('GET', '/api/apis?limit=1000')).body as RemoteApi[];
@@ -102,20 +96,19 @@ export async function loadDemo(opts: LoadDemoOptions): Promise<DemoResult> {
   for (const wanted of definition.apis) {
     let api = existing.find((a) => a.name === wanted.name);
     if (api) {
-      await addMissingRoutes(call, api, wanted, opts.log);
-      opts.log.info({ api: api.id, name: api.name }, 'demo API already present, reused');
+      opts.log.info({ api: api.id, name: api.name }, 'demo API already present, left as it is');
     } else {
       api = (await call('POST', '/api/apis', wanted)).body as RemoteApi;
       opts.log.info({ api: api.id, name: api.name }, 'demo API created');
     }
     apis.push({ name: api.name, id: api.id, invokeUrl: absoluteInvokeUrl(baseUrl, api) });
   }
-  const webhooks = await upsertWebhooks(call, definition.webhooks ?? [], apis, opts.log);
+  const webhooks = await createMissingWebhooks(call, definition.webhooks ?? [], apis, opts.log);
   return { apis, webhooks };
 }
 
 /** Creates the demo webhooks that do not exist yet (matched by name), resolving API names to ids and URLs. */
-async function upsertWebhooks(
+async function createMissingWebhooks(
   call: Call,
   wanted: DemoWebhook[],
   apis: DemoResult['apis'],
@@ -125,13 +118,15 @@ async function upsertWebhooks(
   const existing = (await call('GET', '/api/webhooks?limit=1000')).body as Array<{ id: string; name: string; cron: string | null }>;
   const apiNamed = (name: string) => {
     const api = apis.find((a) => a.name === name);
-    if (!api) throw new DemoLoadError(`demo: webhook refers to API '${name}', which the demo does not define`);
+    if (!api) throw new ConfigError(`a demo webhook refers to the API '${name}', which the demo does not define. Fix examples/demo.json, or start without --demo`);
     return api;
   };
   const out: DemoResult['webhooks'] = [];
   for (const { target, mock_endpoint, ...fields } of wanted) {
     let webhook = existing.find((w) => w.name === fields.name);
-    if (!webhook) {
+    if (webhook) {
+      log.info({ webhook: webhook.id, name: webhook.name }, 'demo webhook already present, left as it is');
+    } else {
       const body: Record<string, unknown> = { ...fields, target_url: apiNamed(target.api).invokeUrl + target.path };
       if (mock_endpoint) body.mock_endpoint = { api_id: apiNamed(mock_endpoint.api).id, path: mock_endpoint.path };
       webhook = (await call('POST', '/api/webhooks', body)).body as { id: string; name: string; cron: string | null };
@@ -142,10 +137,11 @@ async function upsertWebhooks(
   return out;
 }
 
-type Call = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+/** Calls the management API; an answer outside 2xx and `accept` is a DemoLoadError. */
+type Call = (method: string, url: string, body?: unknown, accept?: number[]) => Promise<{ status: number; body: unknown }>;
 
 function managementClient(baseUrl: string, adminKey: string | null): Call {
-  return async function callManagementApi(method, url, body) {
+  return async function callManagementApi(method, url, body, accept = []) {
     const headers: Record<string, string> = {};
     if (adminKey) headers.authorization = `Bearer ${adminKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -162,8 +158,7 @@ function managementClient(baseUrl: string, adminKey: string | null): Call {
     } catch {
       // keep the raw text for the error message
     }
-    // 404 and 409 are answers the callers branch on; everything else non-2xx is fatal.
-    if (!res.ok && res.status !== 404 && res.status !== 409) {
+    if (!res.ok && !accept.includes(res.status)) {
       const detail = typeof parsed === 'object' && parsed && 'error' in parsed ? (parsed as { error: string }).error : text;
       throw new DemoLoadError(`demo: ${method} ${url} answered ${res.status}: ${detail}`, res.status);
     }
@@ -177,59 +172,61 @@ async function readDefinition(examplesDir: string): Promise<DemoDefinition> {
   try {
     raw = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DemoLoadError(`demo: cannot read ${file}: ${(err as Error).message}`);
+    throw new ConfigError(`cannot read the demo file ${shown(file)}: ${(err as Error).message}`);
   }
-  const def = JSON.parse(raw) as Partial<DemoDefinition>;
-  if (!Array.isArray(def.functions) || !Array.isArray(def.apis)) {
-    throw new DemoLoadError(`demo: ${file} must have "functions" and "apis" arrays`);
+  let def: Partial<DemoDefinition>;
+  try {
+    def = JSON.parse(raw) as Partial<DemoDefinition>;
+  } catch (err) {
+    throw new ConfigError(`the demo file ${shown(file)} is not valid JSON: ${(err as Error).message}. Fix it, or start without --demo`);
+  }
+  if (!Array.isArray(def?.functions) || !Array.isArray(def?.apis)) {
+    throw new ConfigError(`the demo file ${shown(file)} must have "functions" and "apis" arrays. Fix it, or start without --demo`);
   }
   return def as DemoDefinition;
 }
 
-async function upsertFunction(call: Call, fn: DemoFunction, code: string, log: LoadDemoOptions['log']): Promise<void> {
-  const runtime = fn.runtime ?? 'javascript';
-  const env = fn.env ?? {};
-  const created = await call('POST', '/api/functions', { name: fn.name, code, runtime, env });
-  if (created.status !== 409) {
-    log.info({ function: fn.name }, 'demo function created');
+/** A file under the working directory as a relative path (shorter to read), else as it is. */
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+interface ErrorAnswer {
+  error?: string;
+  details?: { line?: number | null; column?: number | null };
+}
+
+/** Deploys a demo function unless one of that name exists, which is left as it is (the user may have edited it). */
+async function createFunctionIfMissing(call: Call, fn: DemoFunction, file: string, log: LoadDemoOptions['log']): Promise<void> {
+  const present = await call('GET', `/api/functions/${encodeURIComponent(fn.name)}`, undefined, [404]);
+  if (present.status !== 404) {
+    log.info({ function: fn.name }, 'demo function already present, left as it is');
     return;
   }
-  const current = await call('GET', `/api/functions/${encodeURIComponent(fn.name)}`);
-  if (current.status === 200 && isSameDeployment(current.body as RemoteFunction, code, runtime, env)) return;
-  // Env values are write-only, so only a change of keys is visible; the demo's values never change anyway.
-  const updated = await call('PUT', `/api/functions/${encodeURIComponent(fn.name)}`, { code, runtime, env });
-  if (updated.status === 404) {
-    // Deleted between our two calls: create it again.
-    await call('POST', '/api/functions', { name: fn.name, code, runtime, env });
+  let code: string;
+  try {
+    code = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read ${shown(file)}, the code of the demo function '${fn.name}': ${(err as Error).message}`);
   }
-  log.info({ function: fn.name }, 'demo function updated');
+  const body = { name: fn.name, code, runtime: fn.runtime ?? 'javascript', env: fn.env ?? {} };
+  const created = await call('POST', '/api/functions', body, [400, 409]);
+  if (created.status === 400) throw refusedDemoFunction(fn, file, created.body as ErrorAnswer);
+  // 409: created in the meantime (another node loading the demo too); theirs stays.
+  if (created.status !== 409) log.info({ function: fn.name }, 'demo function created');
 }
 
-function isSameDeployment(remote: RemoteFunction, code: string, runtime: string, env: Record<string, string>): boolean {
-  const sha = createHash('sha256').update(code).digest('hex');
-  const keys = Object.keys(env).sort().join(',');
-  return (
-    remote.code_sha256 === sha &&
-    remote.runtime === runtime &&
-    Array.isArray(remote.env_keys) &&
-    [...remote.env_keys].sort().join(',') === keys
+/** One line naming the function, the file and the line, and what to do about it. */
+function refusedDemoFunction(fn: DemoFunction, file: string, answer: ErrorAnswer): ConfigError {
+  const line = answer.details?.line;
+  const column = answer.details?.column;
+  const where = line ? `, line ${line}${column ? ` column ${column}` : ''}` : '';
+  // The server's message names the field and the position, which this line gives in its own words.
+  const reason = (answer.error ?? 'refused').replace(/^code: /, '').replace(/ \(line \d+(, column \d+)?\)$/, '');
+  return new ConfigError(
+    `the demo function '${fn.name}' in ${shown(file)} cannot be deployed${where}: ${reason}. Fix the file, or start without --demo`,
   );
-}
-
-/** Routes the user deleted from a reused demo API come back; other changes are left alone. */
-async function addMissingRoutes(call: Call, api: RemoteApi, wanted: DemoApi, log: LoadDemoOptions['log']) {
-  for (const route of wanted.routes) {
-    const present = api.routes.some((r) => r.method === route.method && r.path === route.path);
-    if (present) continue;
-    const res = await call('POST', `/api/apis/${encodeURIComponent(api.id)}/routes`, route);
-    if (res.status === 201 || res.status === 200) {
-      api.routes.push(res.body as RemoteApi['routes'][number]);
-      log.info({ api: api.id, route: `${route.method} ${route.path}` }, 'demo route restored');
-    } else {
-      // 409: the user bound another function to that shape; theirs wins.
-      log.info({ api: api.id, route: `${route.method} ${route.path}`, status: res.status }, 'demo route left as is');
-    }
-  }
 }
 
 function absoluteInvokeUrl(baseUrl: string, api: RemoteApi): string {

@@ -107,7 +107,7 @@ export class PayloadTooLargeError extends SwitchyardError {
   }
 }
 
-/** Failures of user code during an invocation. `code` matches the contract. */
+/** Failures of user code during an invocation. `code` is one of docs/errors.md. */
 export type InvocationErrorCode =
   | 'function_error'
   | 'function_timeout'

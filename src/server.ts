@@ -129,7 +129,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       info: {
         title: 'Switchyard management API',
         version: '0.1.0',
-        description: 'Functions, APIs and routes. See docs/ for the invocation contract.',
+        description:
+          'Functions, APIs and routes, webhooks, deliveries and events. How invocations behave: docs/functions.md; every error code: docs/errors.md.',
       },
       components: {
         securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },

@@ -1,4 +1,4 @@
-// POST <basePath>/ — validates a new user and echoes it back with an id (seed 4.1).
+// POST <basePath>/ — validates a new user and echoes it back with an id.
 // Nothing is stored: ids come from a counter in module scope, which lives as
 // long as the warm isolate of this function version and is shared by the
 // requests it serves concurrently. A redeploy starts it again.

@@ -1,4 +1,4 @@
-// DELETE <basePath>/:id — acknowledges a deletion (seed 4.1). Written as an
+// DELETE <basePath>/:id — acknowledges a deletion. Written as an
 // ES module to show that form; the gateway turns it into CommonJS at deploy.
 
 export async function handler(event) {

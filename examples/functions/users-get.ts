@@ -1,4 +1,4 @@
-// GET <basePath>/:id — one user (seed 4.1), written in TypeScript to show the
+// GET <basePath>/:id — one user, written in TypeScript to show the
 // `typescript` runtime: the gateway strips the types with esbuild at deploy.
 // Any positive integer id answers 200: ids 1-25 are the users-list sample
 // users, others are synthesised, since the example has no storage.

@@ -1,4 +1,4 @@
-// GET <basePath>/ — one page of a fixed in-module user list (seed 4.1).
+// GET <basePath>/ — one page of a fixed in-module user list.
 // Query `page` (default 1) and `limit` (default 10) arrive as strings, and
 // `queryStringParameters` is null when the request has no query at all.
 // A value that is not a whole number >= 1 is answered with 400 {error} rather

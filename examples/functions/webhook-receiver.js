@@ -1,7 +1,7 @@
-// POST <basePath>/webhooks/receive — receives webhooks (seed 4.3).
+// POST <basePath>/webhooks/receive — receives webhooks.
 //  1. If WEBHOOK_SECRET is set in the function's env, the `x-webhook-secret`
 //     header must equal it, else 401 {error: 'invalid secret'}.
-//     (Optional, beyond the seed) if WEBHOOK_SIGNING_SECRET (`whsec_...`) is
+//     Optionally, if WEBHOOK_SIGNING_SECRET (`whsec_...`) is
 //     set, a Standard Webhooks signature is also required, which is what
 //     Switchyard's own webhooks send when they have a `secret`.
 //  2. A string body is parsed as JSON; an object body is used as is.

@@ -1,6 +1,6 @@
 /**
  * Turns what a handler returned into the HTTP response the caller gets
- * (contract "Result"), and invocation failures into their error responses.
+ * (docs/functions.md, "The result"), and invocation failures into their error responses.
  * A function can set any header except `x-request-id` (ours, for tracing) and
  * hop-by-hop / framing headers, which only the server may decide.
  */

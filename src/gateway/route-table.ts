@@ -2,7 +2,7 @@
  * Per-API route matcher: a segment trie built once per API change and queried
  * per request.
  *
- * Why not find-my-way: the contract filters by method first and only then
+ * Why not find-my-way: our matching filters by method first and only then
  * ranks paths (static > `:param` > `*`, segment by segment, with
  * backtracking), lets ANY coexist with specific methods, falls HEAD back to
  * GET, lets `*` match an empty rest, and computes 405 across all methods.

@@ -5,9 +5,11 @@
  * could be sidestepped by any other spelling. Routes opt out with
  * `config: { public: true }` (the operational endpoints); every other matched
  * route needs `Authorization: Bearer <key>` when a key is configured, so a
- * route added later is protected unless it says otherwise. Unmatched paths
- * answer 404 without the key: they reveal nothing. The invocation endpoint is
- * served ahead of Fastify (server.ts) and is public by design.
+ * route added later is protected unless it says otherwise. Requests no route
+ * serves answer without the key: a 404, or a 405 listing the methods of a
+ * management path, which reveals only the documented route table, never data.
+ * The invocation endpoint is served ahead of Fastify (server.ts) and is public
+ * by design.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * One place that turns errors into the contract's `{error, code, details?}`:
+ * One place that turns errors into the documented `{error, code, details?}`:
  * typed SwitchyardErrors keep their status and code, Fastify's own client
  * errors (bad JSON, body too large, schema failures) become 4xx with a message
  * naming the field, and anything else is a logged 500 without internals.
@@ -12,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable } from '../errors.js';
 import { nextRequestId } from '../ids.js';
+import { allowedMethods } from './allowed-methods.js';
 
 /** Longest path parameter the router accepts (Fastify's `maxParamLength`); longer is a 414. */
 export const MAX_PARAM_LENGTH = 100;
@@ -113,6 +114,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   socket.destroy(error);
 }
 
+/** Names the type that was sent (cut short: it is the client's text) and the one to send. */
+function unsupportedMediaType(sent: string | undefined): string {
+  const type = sent?.split(';', 1)[0].trim().slice(0, 100);
+  const what = type ? `A body of type ${JSON.stringify(type)} is not accepted` : 'A body without a Content-Type is not accepted';
+  return `${what}: send JSON with Content-Type: application/json`;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, dataVar) => {
     const { message, field } = formatSchemaError(errors as SchemaIssue[], dataVar);
@@ -132,7 +140,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendError(reply, 413, 'payload_too_large', `Request body is larger than the limit`);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendError(reply, 415, 'unsupported_media_type', 'Send JSON with Content-Type: application/json');
+        return sendError(reply, 415, 'unsupported_media_type', unsupportedMediaType(request.headers['content-type']));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return sendError(reply, 400, 'invalid_request', 'Body is empty: send a JSON object');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -152,6 +160,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler(function handleNotFound(request, reply) {
+    // A path some route serves, asked with another method, is a 405 naming the methods it takes.
+    const allow = allowedMethods(app, request.url);
+    if (allow.length > 0) throw new MethodNotAllowedError(request.method, request.url.split('?')[0], allow);
     return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
   });
 }

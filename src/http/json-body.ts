@@ -1,7 +1,7 @@
 /**
- * The JSON body parser of the Fastify routes: Fastify's own (with its
- * `__proto__` / `constructor.prototype` refusal), preceded by two checks on the
- * raw bytes. Invalid UTF-8 is refused rather than silently turned into U+FFFD
+ * The only body parser of the Fastify routes, so any other content type is a
+ * 415: Fastify's own JSON parser (with its `__proto__` / `constructor.prototype`
+ * refusal), preceded by two checks on the raw bytes. Invalid UTF-8 is refused rather than silently turned into U+FFFD
  * and stored; nesting deeper than MAX_JSON_DEPTH is refused before parsing,
  * because JSON.stringify and every recursive walk after the parser (schema
  * validation, storage, templates) would overflow the stack on it and answer 500.
@@ -13,7 +13,10 @@ import { jsonTextTooDeep } from '../json-limits.js';
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Management bodies are JSON only: without Fastify's text/plain parser a body
+  // of any other type is a 415 unsupported_media_type, not a string that fails
+  // validation as a 400.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, function parseJsonBody(request, body, done) {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) {

@@ -1,5 +1,5 @@
 /**
- * The contract's cron dialect: five fields (minute hour day-of-month month
+ * The cron dialect of docs/webhooks.md: five fields (minute hour day-of-month month
  * day-of-week) with `*`, `N`, `a-b`, steps on `*` or a range (`a-b/N`),
  * lists, JAN-DEC and SUN-SAT names, 0 or 7 for Sunday, and the macros
  * @hourly, @daily (@midnight), @weekly, @monthly, @yearly (@annually). Everything else (seconds, years, L, W, #, ?, H, @reboot,

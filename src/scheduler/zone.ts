@@ -1,7 +1,7 @@
 /**
  * Wall-clock arithmetic for IANA time zones using only `Intl`: the UTC offset
  * at an instant, and the instant a local wall time stands for under the
- * contract's DST rules (a skipped time fires at the end of the gap, a repeated
+ * documented DST rules (a skipped time fires at the end of the gap, a repeated
  * time at its first occurrence).
  *
  * `Intl.DateTimeFormat#formatToParts` costs microseconds, far too slow to call

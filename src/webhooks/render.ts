@@ -138,7 +138,7 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
  * headers plus `content-type` (when there is a body) and `user-agent` unless
  * set, `webhook-id`; the payload as JSON (no body for GET). `mock` is the mock
  * endpoint's body when the webhook has one. The data rule: a template that
- * places neither `data` nor `mock` carries the mock body (contract), or else
+ * places neither `data` nor `mock` carries the mock body, or else
  * an event's data, as its top-level `data` field.
  */
 export function buildRequest(webhook: Webhook, delivery: Delivery, mock: unknown, userAgent = USER_AGENT): DeliveryRequest {

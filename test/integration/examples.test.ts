@@ -1,7 +1,8 @@
 /**
  * `switchyard --demo` end to end: the example functions from examples/demo.json,
- * deployed by the server itself, answer seed 4.1 (Users API) and 4.3 (webhook
- * receiver) exactly, through the public invocation URLs.
+ * deployed by the server itself, answer as docs/functions.md describes (Users
+ * API, webhook receiver) through the public invocation URLs, and the demo
+ * webhook sends what the receiver reads.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ interface User {
   role: string;
 }
 
-describe('seed 4.1: Users API', () => {
+describe('the demo Users API', () => {
   it('lists page 1 with limit 10 by default', async () => {
     const res = await svc.request('GET', base);
     expect(res.status).toBe(200);
@@ -114,7 +115,7 @@ describe('seed 4.1: Users API', () => {
   });
 });
 
-describe('seed 4.3: webhook receiver', () => {
+describe('the demo webhook receiver', () => {
   const receive = (body: unknown, headers: Record<string, string>) =>
     svc.request('POST', `${base}/webhooks/receive`, body, headers);
 
@@ -145,5 +146,24 @@ describe('seed 4.3: webhook receiver', () => {
     expect(res.json).toEqual({ processed: 'user.signup' });
     const unknown = await receive(JSON.stringify({ event: 'x.y' }), { 'x-webhook-secret': SECRET, 'content-type': 'text/plain' });
     expect(unknown.json).toEqual({ received: true, event: 'x.y' });
+  });
+});
+
+describe('the demo webhook and the demo receiver', () => {
+  it('agree on the payload: a fired delivery is processed as a user sign-up with an email, logged as such', async () => {
+    const webhooks = (await svc.request('GET', '/api/webhooks')).json as Array<{ id: string; name: string }>;
+    expect(webhooks).toHaveLength(1);
+    const fired = await svc.request('POST', `/api/webhooks/${webhooks[0].id}/test`);
+    expect(fired.status, fired.text).toBe(200);
+    expect(fired.json.status, fired.text).toBe('succeeded');
+    expect(JSON.parse(fired.json.response.body)).toEqual({ processed: 'user.signup' });
+    const sent = JSON.parse(fired.json.request.body);
+    expect(sent).toMatchObject({ source: 'switchyard-demo', event: 'user.signup', data: { id: 1 } });
+    expect(sent.data.email).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
+
+    const logs = (await svc.request('GET', '/api/functions/webhook-receiver/logs')).json as Array<{ message: string }>;
+    const signups = logs.map((l) => l.message).filter((m) => m.startsWith('user signed up'));
+    expect(signups).toContain(`user signed up ${sent.data.email}`);
+    expect(signups.filter((m) => m.includes('undefined'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The management API over real HTTP against a real server on a temporary
- * SQLite file: every endpoint and every error the contract names for them.
+ * SQLite file: every endpoint and every error docs/api.md and docs/errors.md name for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('functions', () => {
-  it('creates a function and answers the contract shape without env values', async () => {
+  it('creates a function and answers the documented shape without env values', async () => {
     const res = await svc.request('POST', '/api/functions', {
       name: 'fn-create',
       code: HELLO,
@@ -322,5 +322,85 @@ describe('service endpoints', () => {
     const res = await svc.request('GET', '/api/nothing-here');
     expect(res.status).toBe(404);
     expect(res.json.code).toBe('not_found');
+  });
+});
+
+describe('wrong method on a management path', () => {
+  it('is a 405 whose Allow header and details.allow list the methods the path takes', async () => {
+    const api = await svc.request('POST', '/api/apis', { name: 'methods', basePath: '/methods', routes: [] });
+    expect(api.status, api.text).toBe(201);
+    const cases: [method: string, path: string, allow: string[]][] = [
+      ['DELETE', '/api/functions', ['GET', 'HEAD', 'POST']],
+      ['PATCH', `/api/apis/${api.json.id}`, ['GET', 'HEAD', 'PUT', 'DELETE']],
+      ['POST', '/api/functions/fn-anything', ['GET', 'HEAD', 'PUT', 'DELETE']],
+      ['GET', '/api/functions/fn-anything/invoke', ['POST']],
+      ['PUT', '/api/webhooks?limit=1', ['GET', 'HEAD', 'POST']],
+      ['GET', '/api/events', ['POST']],
+      ['OPTIONS', '/api/apis', ['GET', 'HEAD', 'POST']],
+      ['POST', '/healthz', ['GET', 'HEAD']],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await svc.request(method, path);
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow.join(', '));
+      expect(res.json, `${method} ${path}`).toMatchObject({ code: 'method_not_allowed', details: { allow } });
+      expect(res.json.error).toContain(method);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
+    // The refused DELETE and PATCH changed nothing.
+    expect((await svc.request('GET', `/api/apis/${api.json.id}`)).json.name).toBe('methods');
+  });
+
+  it('is a 405 for every method an operation of the OpenAPI document does not list', async () => {
+    const doc = await svc.request('GET', '/api/openapi.json');
+    let checked = 0;
+    for (const [path, operations] of Object.entries(doc.json.paths as Record<string, Record<string, unknown>>)) {
+      const listed = Object.keys(operations).map((m) => m.toUpperCase());
+      const allow = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => listed.includes(m) || (m === 'HEAD' && listed.includes('GET')));
+      const concrete = path.replace(/\{[^}]+\}/g, 'x');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allow.includes(m))) {
+        const res = await svc.request(method, concrete);
+        expect(res.status, `${method} ${concrete}: ${res.text}`).toBe(405);
+        expect(res.headers.get('allow'), `${method} ${concrete}`).toBe(allow.join(', '));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+  });
+
+  it('unknown paths stay 404 not_found whatever the method', async () => {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      for (const path of ['/api/nothing-here', '/api/functions/a/b/c', '/API/functions']) {
+        const res = await svc.request(method, path);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.json.code).toBe('not_found');
+        expect(res.headers.get('allow')).toBeNull();
+      }
+    }
+  });
+});
+
+describe('management bodies are JSON', () => {
+  it('a body of another content type is a 415 unsupported_media_type naming the type, and stores nothing', async () => {
+    const body = JSON.stringify({ name: 'fn-plain', code: HELLO });
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await svc.request('POST', '/api/functions', body, { 'content-type': type });
+      expect(res.status, `${type}: ${res.text}`).toBe(415);
+      expect(res.json.code).toBe('unsupported_media_type');
+      expect(res.json.error).toContain(JSON.stringify(type.split(';')[0]));
+      expect(res.json.error).toContain('application/json');
+    }
+    expect((await svc.request('GET', '/api/functions/fn-plain')).status).toBe(404);
+    const api = await svc.request('POST', '/api/apis', { name: 'typed', basePath: '/typed', routes: [] });
+    const put = await svc.request('PUT', `/api/apis/${api.json.id}`, JSON.stringify({ name: 'renamed' }), { 'content-type': 'text/plain' });
+    expect(put.status, put.text).toBe(415);
+    expect((await svc.request('GET', `/api/apis/${api.json.id}`)).json.name).toBe('typed');
+  });
+
+  it('JSON with a charset parameter is accepted', async () => {
+    const res = await svc.request('POST', '/api/functions', JSON.stringify({ name: 'fn-charset', code: HELLO }), {
+      'content-type': 'application/json; charset=utf-8',
+    });
+    expect(res.status, res.text).toBe(201);
   });
 });

@@ -2,7 +2,7 @@
  * The admin key, attacked over real HTTP: every spelling of a management path
  * (percent-encoded letters, absolute-form targets, HEAD, a trailing slash,
  * encoded parameters) needs the key; spellings the router does not match
- * answer 404 and serve nothing; the invocation prefix, however spelled, never
+ * answer 404 and serve nothing, methods a management path does not take 405; the invocation prefix, however spelled, never
  * reaches a management route; the public paths stay public; the `Bearer`
  * scheme is matched case-insensitively.
  */
@@ -168,12 +168,34 @@ describe('paths the router does not match', () => {
         expect(res.headers['x-request-id'], what).toBeTruthy();
         expectNothingServed(res, what);
       }
-      for (const target of ['/api/functions', '/%61pi/functions', '*']) {
-        const res = await send('OPTIONS', target, headers);
-        expect(res.status, `OPTIONS ${target}`).toBe(404);
-        expectNothingServed(res, `OPTIONS ${target}`);
+      const res = await send('OPTIONS', '*', headers);
+      expect(res.status, 'OPTIONS *').toBe(404);
+      expectNothingServed(res, 'OPTIONS *');
+    }
+  });
+});
+
+describe('a method a management path does not take', () => {
+  it('answers 405 with Allow, with or without the key, and serves and changes nothing', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, AUTH]) {
+      for (const [method, target, allow] of [
+        ['OPTIONS', '/api/functions', 'GET, HEAD, POST'],
+        ['OPTIONS', '/%61pi/functions', 'GET, HEAD, POST'],
+        ['DELETE', '/api/functions', 'GET, HEAD, POST'],
+        ['PATCH', '/api/functions/greeter', 'GET, HEAD, PUT, DELETE'],
+        ['POST', '/%61pi/functions/greeter', 'GET, HEAD, PUT, DELETE'],
+        ['PATCH', `/api/apis/${apiId}`, 'GET, HEAD, PUT, DELETE'],
+      ]) {
+        const res = await send(method, target, headers);
+        const what = `${method} ${target} ${JSON.stringify(headers)}`;
+        expect(res.status, `${what}: ${res.text}`).toBe(405);
+        expect(res.headers.allow, what).toBe(allow);
+        expect(res.json.code, what).toBe('method_not_allowed');
+        expectNothingServed(res, what);
       }
     }
+    const functions = await svc.request('GET', '/api/functions', undefined, AUTH);
+    expect(functions.json.map((f: { name: string; version: number }) => [f.name, f.version])).toEqual([['greeter', 1]]);
   });
 });
 

@@ -102,7 +102,7 @@ function slotsBetween(expr: string, tz: string, from: number, to: number): numbe
   return out;
 }
 
-describe('seed expressions', () => {
+describe('the documented example expressions', () => {
   it('every minute', () => {
     expect(fires('* * * * *', '2026-01-05T10:00:30Z', 3)).toEqual(['2026-01-05T10:01Z', '2026-01-05T10:02Z', '2026-01-05T10:03Z']);
   });

@@ -34,7 +34,7 @@ function body(buf: Buffer | null, contentType?: string) {
 }
 
 describe('buildEvent: shape', () => {
-  it('has exactly the contract fields', () => {
+  it('has exactly the documented fields', () => {
     const e = buildEvent(facts(), match);
     expect(e).toEqual({
       httpMethod: 'GET',

@@ -1,7 +1,7 @@
 /**
- * The example functions against seed 4.1 / 4.3, run in plain Node: each file is
- * transpiled to CommonJS with esbuild (as the gateway does at deploy) and
- * evaluated with `new Function`. That is acceptable only here, in a test of
+ * The example functions against the behaviour docs/functions.md gives them,
+ * run in plain Node: each file is transpiled to CommonJS with esbuild (as the
+ * gateway does at deploy) and evaluated with `new Function`. That is acceptable only here, in a test of
  * our own files; production runs user code in isolates.
  */
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ const JSON_CT = 'application/json; charset=utf-8';
 const TEXT_CT = 'text/plain; charset=utf-8';
 
 describe('mapResult: proxy results with statusCode', () => {
-  it('object body -> JSON with the given status (seed example)', () => {
+  it('object body -> JSON with the given status (the documented example)', () => {
     expect(mapResult({ statusCode: 201, body: { id: 'u1', name: 'Ann' } })).toEqual({
       status: 201,
       headers: { 'content-type': JSON_CT },

@@ -26,7 +26,7 @@ function params(r: MatchResult): Record<string, string> | null | undefined {
   return r.kind === 'match' ? r.pathParameters : undefined;
 }
 
-describe('RouteTable: seed example under /users', () => {
+describe('RouteTable: the Users API example under /users', () => {
   const t = table('/users', [
     ['GET', '/'],
     ['POST', '/'],

@@ -1,14 +1,14 @@
 /**
  * Assembles the isolate-side bootstrap: one function expression that receives
  * the host bridges as arguments, keeps them in its closure (never on the
- * global), installs the contract's globals, and returns the dispatcher the
+ * global), installs the documented globals (docs/functions.md), and returns the dispatcher the
  * host calls for timer and fetch completions. The same function is the
  * `activity` hook the invocation dispatcher (../dispatcher.ts) calls with
  * `('activity', 1)` when the first invocation starts and `('activity', 0)`
  * when the last one ends: outside invocations the sandbox delivers nothing
  * and its modules drop what they registered (idle hooks).
  *
- * `WebAssembly` is removed with the other non-contract globals: its memory is
+ * `WebAssembly` is removed with the other undocumented globals: its memory is
  * reserved outside the allocator isolated-vm counts, so it would escape
  * `memory_mb`. Nothing else in a context leads back to it.
  */

@@ -1,5 +1,5 @@
 /**
- * Installs the contract's sandbox globals into one isolate context (worker
+ * Installs the documented sandbox globals (docs/functions.md) into one isolate context (worker
  * process only). Pure-JS polyfills run inside the isolate (./js/*); what needs
  * the host (randomness, HMAC/digest, WHATWG URL parsing, timers, fetch) goes
  * through ivm.Callbacks created once per context and captured by the bootstrap

@@ -1,7 +1,7 @@
 /**
  * Change announcements between processes sharing one SQLite file: a small
  * table every process appends to and polls (every 200 ms, well inside the
- * contract's 1 s). SQLite has no notifications; a cheap indexed poll is the
+ * documented 1 s). SQLite has no notifications; a cheap indexed poll is the
  * equivalent. Rows older than a minute are pruned by whoever announces.
  */
 import { randomBytes } from 'node:crypto';
