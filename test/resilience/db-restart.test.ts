@@ -5,6 +5,7 @@
  * share nor one TEST_DATABASE_URL names. `npm test` runs this folder on its
  * own (npm run test:resilience), after everything else.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPostgresBinaries, startPrivatePostgres, type PrivatePostgres } from '../helpers/postgres-server.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -13,6 +14,16 @@ import { startService, type RunningService } from '../helpers/service.js';
 const binaries = findPostgresBinaries();
 /** Outside CI, no PostgreSQL binaries skips this file, saying why; in CI it fails. */
 const skip = typeof binaries === 'string' && !process.env.CI ? binaries : null;
+
+async function serverStartTime(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return String((await client.query('SELECT pg_postmaster_start_time()::text AS t')).rows[0].t);
+  } finally {
+    await client.end();
+  }
+}
 
 async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -63,8 +74,13 @@ describe.skipIf(skip)(`PostgreSQL restart under two running nodes${skip ? ` (ski
     ).json;
     expect((await b.request('GET', `/api/invoke/fn/${api.id}/r`)).json).toEqual({ v: 1 });
     await a.request('POST', '/api/events', { event: 'tick', data: { n: 1 } });
+    // Sent before the restart: an attempt cut off by it before sending keeps its lease until the
+    // lease expires (90 s), which this test does not wait for.
+    await until(async () => receiver.requests.length === 1, 'the first delivery');
 
+    const started = await serverStartTime(server!.url);
     await server!.restart();
+    expect(await serverStartTime(server!.url)).not.toBe(started);
 
     // Both nodes answer again through their own pools, without being restarted.
     for (const node of nodes) await until(async () => (await node.request('GET', '/readyz')).status === 200, 'readyz');
