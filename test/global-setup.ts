@@ -51,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (typeof binaries === 'string') {
       if (process.env.CI) throw new Error(`${binaries}; CI is set, so the PostgreSQL suites cannot be skipped`);
       database.unavailable = `${binaries}; or set TEST_DATABASE_URL`;
+      console.warn(`the PostgreSQL tests are skipped: ${database.unavailable}`);
       guard = await guardFolders([runDir]);
     } else {
       const server = await startPrivatePostgres(binaries, [runDir]);

