@@ -34,31 +34,34 @@ async function dropRunSchemas(url: string, runId: string): Promise<void> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const runId = randomBytes(3).toString('hex');
+  const given = process.env.TEST_DATABASE_URL || null;
+  const binaries = given ? null : findPostgresBinaries();
+  if (typeof binaries === 'string' && process.env.CI) {
+    throw new Error(`${binaries}; CI is set, so the PostgreSQL suites cannot be skipped`);
+  }
+
   const runDir = mkdtempSync(join(tmpdir(), 'switchyard-tests-'));
   // Traversable by the unprivileged user a root run starts PostgreSQL and nginx's workers as.
   chmodSync(runDir, 0o755);
   // Test processes are forked after this, with this environment: their os.tmpdir() is runDir.
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = runDir;
 
-  const given = process.env.TEST_DATABASE_URL || null;
   const database: TestDatabase = { url: given, unavailable: null, runId };
   let guard: GuardedFolders;
-  if (given) {
-    console.log(`tests use the PostgreSQL at ${hidePassword(given)} (TEST_DATABASE_URL), in schemas named sy_${runId}_*`);
-    guard = await guardFolders([runDir]);
+  if (binaries && typeof binaries !== 'string') {
+    // On failure its guard has removed runDir too.
+    const server = await startPrivatePostgres(binaries, [runDir]);
+    database.url = server.url;
+    guard = server;
+    console.log(`tests use a private PostgreSQL ${server.version} (${binaries.source}) at ${server.url}`);
   } else {
-    const binaries = findPostgresBinaries();
-    if (typeof binaries === 'string') {
-      if (process.env.CI) throw new Error(`${binaries}; CI is set, so the PostgreSQL suites cannot be skipped`);
+    if (given) {
+      console.log(`tests use the PostgreSQL at ${hidePassword(given)} (TEST_DATABASE_URL), in schemas named sy_${runId}_*`);
+    } else {
       database.unavailable = `${binaries}; or set TEST_DATABASE_URL`;
       console.warn(`the PostgreSQL tests are skipped: ${database.unavailable}`);
-      guard = await guardFolders([runDir]);
-    } else {
-      const server = await startPrivatePostgres(binaries, [runDir]);
-      database.url = server.url;
-      guard = server;
-      console.log(`tests use a private PostgreSQL ${server.version} (${binaries.source}) at ${server.url}`);
     }
+    guard = await guardFolders([runDir]);
   }
   project.provide('testDatabase', database);
 
