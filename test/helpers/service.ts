@@ -1,14 +1,15 @@
 /**
  * Starts the real Switchyard (`node dist/cli.js`) as a child process on a free
- * port with a temporary SQLite file, and speaks HTTP to it. Tests build first
- * (`npm test` runs `npm run build`).
+ * port with a temporary SQLite file (or, with TEST_STORE=postgres, a fresh schema
+ * of the test PostgreSQL), and speaks HTTP to it. Tests build first (`npm test`
+ * runs `npm run build`). The temporary files live in the run's folder, which
+ * test/global-setup.ts removes at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { pgSchemaUrl } from './test-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -32,30 +33,9 @@ export interface HttpAnswer {
 
 /** `TEST_STORE=postgres` runs the HTTP suites on PostgreSQL (a fresh schema per service). */
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** Prefix of the schemas these suites create; test/global-setup.ts drops them. */
-export const IT_SCHEMA_PREFIX = 'sy_it_';
-
-/** A DATABASE_URL on a fresh schema `<prefix><random>` of TEST_DATABASE_URL; the first service on it creates it. */
-export function pgSchemaUrl(prefix: string): { url: string; schema: string } {
-  const schema = prefix + randomBytes(6).toString('hex');
-  return { url: `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}`, schema };
-}
-
-/** Drops schemas made with pgSchemaUrl (afterAll of the files that run their own nodes). */
-export async function dropPgSchemas(schemas: readonly string[]): Promise<void> {
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
 
 export function tempDbUrl(): string {
-  if (TEST_STORE === 'postgres') return pgSchemaUrl(IT_SCHEMA_PREFIX).url;
+  if (TEST_STORE === 'postgres') return pgSchemaUrl('it').url;
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   return `sqlite:${join(dir, 'switchyard.db')}`;
 }

@@ -1,9 +1,9 @@
 /**
  * The databases the store conformance suite runs on. Each backend hands out
  * fresh, private databases: a temp SQLite file, or a fresh schema on the
- * PostgreSQL at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
- * Without a reachable PostgreSQL its suites are skipped with a message, except
- * under CI, where they fail.
+ * test PostgreSQL (test/helpers/test-database.ts: the private server the run
+ * started, or TEST_DATABASE_URL). Without one its suites are skipped with a
+ * message, except under CI, where they fail.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, it } from 'vitest';
+import { dropPgSchemas, pgSchemaUrl, postgresUnavailable } from './test-database.js';
 import { openStore, type OpenStoreOptions } from '../../src/store/index.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { Store } from '../../src/store/store.js';
@@ -58,34 +59,17 @@ const sqliteBackend: StoreBackend = {
   },
 };
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** Schemas handed out by this test file, dropped by removeTempDatabases. */
+/** Probed once per test file, at import. */
+const pgUnavailable: string | null = await postgresUnavailable();
+
+/** A URL on a fresh schema, dropped by removeTempDatabases (or, failing that, after the file). */
 const pgSchemas = new Set<string>();
 
-/** Null when PostgreSQL at `url` answers; else why not, for a skip or failure message. */
-export async function probePostgres(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (err) {
-    return `PostgreSQL at ${url.replace(/:[^:@/]*@/, ':***@')} is not reachable (${(err as Error).message || String(err)})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Probed once per test file, at import. */
-const pgUnavailable: string | null = await probePostgres(PG_URL);
-
 function pgUrl(): string {
-  if (pgUnavailable) throw new Error(`${pgUnavailable}; CI is set, so the PostgreSQL store suites fail. Set TEST_DATABASE_URL.`);
-  const schema = `sy_test_${randomBytes(6).toString('hex')}`;
+  if (pgUnavailable) throw new Error(`${pgUnavailable}; CI is set, so the PostgreSQL suites fail instead of skipping`);
+  const { url, schema } = pgSchemaUrl('store');
   pgSchemas.add(schema);
-  const url = new URL(PG_URL);
-  url.searchParams.set('schema', schema);
-  return url.toString();
+  return url;
 }
 
 /** A single connection to the schema behind a pgUrl(). */
@@ -114,7 +98,7 @@ export function backends(): StoreBackend[] {
     list.push(postgresBackend);
   } else {
     // Registered in the calling test file, so the report shows what was skipped and why.
-    describe.skip(`store on postgres: ${pgUnavailable}; set TEST_DATABASE_URL to run these`, () => {
+    describe.skip(`store on postgres: ${pgUnavailable}`, () => {
       it('every case of this file', () => undefined);
     });
   }
@@ -127,19 +111,9 @@ export async function removeTempDatabases(): Promise<void> {
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   tempDir = null;
   childBundle = null;
-  if (!pgSchemas.size || pgUnavailable) return;
   const schemas = [...pgSchemas];
   pgSchemas.clear();
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    // A few at a time: each drop locks every table of its schema.
-    for (let i = 0; i < schemas.length; i += 10) {
-      await client.query(`DROP SCHEMA IF EXISTS ${schemas.slice(i, i + 10).join(', ')} CASCADE`);
-    }
-  } finally {
-    await client.end();
-  }
+  await dropPgSchemas(schemas);
 }
 
 let childBundle: Promise<string> | null = null;

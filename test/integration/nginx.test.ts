@@ -14,8 +14,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropPgSchemas, pgSchemaUrl, startService, TEST_DATABASE_URL, type RunningService } from '../helpers/service.js';
-import { probePostgres } from '../helpers/store-backends.js';
+import { startService, type RunningService } from '../helpers/service.js';
+import { pgSchemaUrl, postgresUnavailable } from '../helpers/test-database.js';
 import { sleep, until } from '../helpers/until.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -29,7 +29,7 @@ const NODE_IDLE_CLOSE_MS = 6_000;
 /** Why this file cannot run here, or null. */
 const missing: string | null = await (async () => {
   if (!existsSync(NGINX)) return `${NGINX} is missing (apt-get install nginx, or set NGINX_BIN)`;
-  return probePostgres(TEST_DATABASE_URL);
+  return postgresUnavailable();
 })();
 
 /** The nginx block of docs/deploy.md, between its markers. */
@@ -161,7 +161,7 @@ const skipped = missing !== null && !process.env.CI;
 if (skipped) console.warn(`test/integration/nginx.test.ts skipped: ${missing}`);
 
 describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${missing}` : 'nginx config of docs/deploy.md', { timeout: 30_000 }, () => {
-  const { url: dbUrl, schema } = pgSchemaUrl('sy_ngx_');
+  let dbUrl = '';
   let dir = '';
   let ports: number[] = [];
   let listenPort = 0;
@@ -253,7 +253,9 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
 
   beforeAll(async () => {
     if (missing) throw new Error(`${missing}; CI is set, so this test fails instead of skipping`);
-    dir = mkdtempSync(join(tmpdir(), 'switchyard-nginx-'));
+    dbUrl = pgSchemaUrl('ngx').url; // dropped after the file (test/setup-file.ts)
+    // The run's temp folder goes at its end; one to keep must live outside it.
+    dir = mkdtempSync(join(process.env.KEEP_NGINX_DIR ? '/tmp' : tmpdir(), 'switchyard-nginx-'));
     // Run as root, nginx's workers drop to nobody: they must reach the temp paths inside `dir`.
     chmodSync(dir, 0o755);
     // One first (it runs the migrations), then the others.
@@ -283,7 +285,6 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     await Promise.all([...nodes, ...stopped].map((n) => n.stop('SIGKILL')));
     if (process.env.KEEP_NGINX_DIR) console.log(`nginx test files kept in ${dir}`);
     else if (dir) rmSync(dir, { recursive: true, force: true });
-    if (!missing) await dropPgSchemas([schema]);
   });
 
   it("deploys a function and creates an API through nginx; the invokeUrl it answers is nginx's", async () => {
