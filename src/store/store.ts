@@ -215,6 +215,11 @@ export interface WebhookStore {
   reopenDelivery(id: string, now: string): Promise<Delivery | null>;
   /** Releases every lease held by `owner` (graceful shutdown, or a dead process's on restart); returns how many. */
   releaseLeases(owner: string): Promise<number>;
+  /**
+   * Releases `owner`'s lease on one delivery (an attempt that failed before it
+   * could be recorded), so it is retried now rather than after the lease expires.
+   */
+  releaseLease(id: string, owner: string): Promise<boolean>;
   /** The distinct owners of deliveries leased now, expired leases included (restart takeover). */
   leaseOwners(): Promise<string[]>;
   /** Number of pending deliveries (queue depth metric). */

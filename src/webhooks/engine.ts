@@ -268,12 +268,34 @@ export class DeliveryEngine {
   private dispatch(delivery: Delivery): boolean {
     if (this.inflight.has(delivery.id)) return false;
     const run = this.attempt(delivery, false)
-      .catch((err) => this.opts.log.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'))
+      .catch((err) => {
+        this.opts.log.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly');
+        this.giveBack(delivery.id);
+      })
       .finally(() => {
         if (this.inflight.remove(delivery.id, delivery.webhookId, run) && this.running) this.wake();
       });
     this.inflight.add(delivery.id, delivery.webhookId, run);
     return true;
+  }
+
+  /**
+   * An attempt that threw (the database went away mid-attempt) was never
+   * recorded: give its lease back so the delivery is retried once the store
+   * answers again, not only after the whole lease (90 s) runs out. The store
+   * may still be away, so keep trying, within the lease, with backoff.
+   */
+  private giveBack(id: string, delayMs = 250): void {
+    if (delayMs > this.leaseMs) return;
+    this.store.releaseLease(id, this.opts.owner).then(
+      (released) => {
+        if (released && this.running) this.wake();
+      },
+      () => {
+        const timer = setTimeout(() => this.giveBack(id, delayMs * 2), delayMs);
+        timer.unref();
+      },
+    );
   }
 
   // ---- one attempt

@@ -367,6 +367,24 @@ for (const backend of backends()) {
       expect(hanging.requests.length).toBeGreaterThanOrEqual(6);
     });
 
+    it('gives the lease back when an attempt fails on the store, so the delivery is retried before the lease runs out', async () => {
+      const target = await receiver();
+      const wh = await webhook(target.url);
+      const d = await delivery(wh);
+      // The first read of the webhook fails as if the database went away mid-attempt.
+      const realGetWebhook = store.getWebhook.bind(store);
+      let failures = 0;
+      store.getWebhook = async (id: string) => {
+        if (failures++ === 0) throw Object.assign(new Error('connection terminated'), { code: 'ECONNRESET' });
+        return realGetWebhook(id);
+      };
+      // A lease far longer than the test: only giving it back lets the second attempt start.
+      engine({ leaseMs: 3_600_000 });
+      expect((await attempts(d.id, 1)).status).toBe('succeeded');
+      expect(failures).toBeGreaterThanOrEqual(2);
+      expect(target.requests).toHaveLength(1);
+    });
+
     it('records outcomes through the batch method of a store when it has one', async () => {
       const r = await receiver();
       const wh = await webhook(r.url);

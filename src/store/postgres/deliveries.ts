@@ -197,6 +197,14 @@ export class PgDeliveryStore extends PgBase {
     return this.changes('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
   }
 
+  async releaseLease(id: string, owner: string): Promise<boolean> {
+    const n = await this.changes(
+      'UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2',
+      [id, owner],
+    );
+    return n > 0;
+  }
+
   async leaseOwners(): Promise<string[]> {
     const rows = await this.rows<{ lease_owner: string }>(
       'SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL',

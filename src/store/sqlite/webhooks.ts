@@ -89,6 +89,7 @@ function prepareWebhookStatements(db: Database.Database) {
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
+    releaseLease: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     leaseOwners: p('SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL').pluck(),
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
     pendingByWebhook: p(`SELECT webhook_id, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
@@ -381,6 +382,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async releaseLeases(owner: string): Promise<number> {
     return this.w.releaseLeases.run(owner).changes;
+  }
+
+  async releaseLease(id: string, owner: string): Promise<boolean> {
+    return this.w.releaseLease.run(id, owner).changes > 0;
   }
 
   async leaseOwners(): Promise<string[]> {
