@@ -113,6 +113,11 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   socket.destroy(error);
 }
 
+/** Appended to every 404 of an unknown endpoint, so `GET /` tells a newcomer where to go. */
+const WHERE_THINGS_ARE =
+  'The management API is at /api/functions, /api/apis and /api/webhooks (OpenAPI document: /api/openapi.json), ' +
+  'functions are called at /api/invoke/fn/<api_id>/..., metrics are at /metrics';
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, dataVar) => {
     const { message, field } = formatSchemaError(errors as SchemaIssue[], dataVar);
@@ -152,6 +157,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler(function handleNotFound(request, reply) {
-    return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
+    return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}. ${WHERE_THINGS_ARE}`);
   });
 }
