@@ -1,37 +1,61 @@
 #!/usr/bin/env node
 /**
- * Entry point: configuration from env and flags, start the server, load the
- * demo when asked, stop gracefully on SIGTERM/SIGINT.
+ * Entry point: configuration from env and flags (or --help, --version), start
+ * the server, load the demo when asked. A start-up failure is one line on
+ * stderr naming the cause and the fix (startup-failure.ts). Stops gracefully
+ * on SIGTERM/SIGINT.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from './config.js';
+import type { Logger } from 'pino';
+import { helpText, loadConfig, parseCommandLine, type Config } from './config.js';
 import { ConfigError } from './errors.js';
-import { createLogger, startServer } from './server.js';
+import { createLogger } from './logger.js';
+import { startServer, type Service } from './server.js';
+import { describeStartupFailure } from './startup-failure.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Prints why the start failed (one line; the stack too at LOG_LEVEL=debug) and exits non-zero. */
+function failStart(err: unknown, config: Config): never {
+  const { line, known } = describeStartupFailure(err, config);
+  const debug = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const hint = known || debug ? '' : ' (run with LOG_LEVEL=debug for the stack)';
+  process.stderr.write(`switchyard: ${line}${hint}\n`);
+  if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+}
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
-    config = loadConfig(process.env, process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`switchyard: ${err.message}\n`);
-      process.exit(2);
+    const command = parseCommandLine(process.argv.slice(2));
+    if (command.help) {
+      process.stdout.write(helpText());
+      return;
     }
-    throw err;
+    if (command.version) {
+      process.stdout.write(`switchyard ${version()}\n`);
+      return;
+    }
+    config = loadConfig(process.env, process.argv.slice(2), process.stdout.isTTY === true);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`switchyard: ${err.message}\n`);
+    process.exit(2);
   }
   const log = createLogger(config);
-  let service;
+  let service: Service & { url: string };
   try {
     service = await startServer(config, log);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      log.fatal(err.message);
-      process.exit(2);
-    }
-    log.fatal({ err }, 'could not start');
-    process.exit(1);
+    failStart(err, config);
   }
   log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
+  const stopping = handleStopSignals(service, config, log);
   if (config.demo) {
     log.warn(
       'demo mode: private targets are ALLOWED (webhooks and fetch may reach loopback and private addresses) so the demo webhook can call this gateway; the default is deny',
@@ -40,12 +64,20 @@ async function main(): Promise<void> {
 
   if (config.demo) {
     const { loadDemo } = await import('./demo.js');
-    const demo = await loadDemo({
-      baseUrl: service.url,
-      adminKey: config.adminKey,
-      examplesDir: fileURLToPath(new URL('../examples/', import.meta.url)),
-      log,
-    });
+    let demo;
+    try {
+      demo = await loadDemo({
+        baseUrl: service.url,
+        adminKey: config.adminKey,
+        examplesDir: fileURLToPath(new URL('../examples/', import.meta.url)),
+        log,
+      });
+    } catch (err) {
+      // Stopped while loading: the signal handler exits once the server is closed.
+      if (stopping()) return;
+      await service.close().catch(() => undefined);
+      failStart(err, config);
+    }
     const lines = [`\nSwitchyard is running at ${service.url} with the demo loaded. Try:`];
     for (const api of demo.apis) lines.push(`  ${api.name}: curl ${api.invokeUrl}`);
     const users = demo.apis.find((a) => a.name === 'Users API');
@@ -64,12 +96,15 @@ async function main(): Promise<void> {
     lines.push(`  Management API: ${service.url}/api/apis  ·  OpenAPI: ${service.url}/api/openapi.json  ·  Metrics: ${service.url}/metrics\n`);
     process.stdout.write(lines.join('\n') + '\n');
   }
+}
 
+/** Stops gracefully on SIGTERM/SIGINT. */
+function handleStopSignals(service: Service, config: Config, log: Logger): () => boolean {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
     service.close().then(
       () => {
         log.info('stopped');
@@ -83,6 +118,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  return () => stopping;
 }
 
 void main();
