@@ -2,8 +2,9 @@
 /**
  * Entry point: configuration from env and flags (or --help, --version), start
  * the server, load the demo when asked. A start-up failure is one line on
- * stderr naming the cause and the fix (startup-failure.ts). Stops gracefully
- * on SIGTERM/SIGINT.
+ * stderr naming the cause and the fix (startup-failure.ts). SIGINT, SIGTERM
+ * and SIGHUP stop gracefully within the grace period; Ctrl-C during that
+ * (or a second SIGTERM) exits at once.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,9 @@ import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { startServer, type Service } from './server.js';
 import { describeStartupFailure } from './startup-failure.js';
+
+/** A close that has not finished this long after the grace period is stuck (a database that does not answer). */
+const STOP_OVERRUN_MS = 5000;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -98,13 +102,39 @@ async function main(): Promise<void> {
   }
 }
 
-/** Stops gracefully on SIGTERM/SIGINT. */
+/**
+ * The first SIGINT (Ctrl-C), SIGTERM (systemd, docker stop) or SIGHUP (terminal
+ * closed; systemd's SendSIGHUP follows SIGTERM) stops taking work and finishes
+ * what is in flight within the grace period, then exits 0. The worker processes
+ * ignore these signals (they also reach them through the process group or the
+ * cgroup): they stop when this process closes them. A SIGINT while stopping
+ * (Ctrl-C pressed again), or a second SIGTERM, exits at once.
+ */
 function handleStopSignals(service: Service, config: Config, log: Logger): () => boolean {
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
+  const received = new Set<NodeJS.Signals>();
+  const stop = (signal: NodeJS.Signals) => {
+    // systemd sends SIGTERM and SIGHUP together (SendSIGHUP=yes) and they may arrive in
+    // either order: only Ctrl-C, or the same SIGTERM twice, means "now".
+    if (stopping) {
+      if (signal === 'SIGHUP' || (signal === 'SIGTERM' && !received.has('SIGTERM'))) {
+        received.add(signal);
+        return;
+      }
+      process.stderr.write(`switchyard: second stop signal (${signal}): exiting now without finishing in-flight requests and delivery attempts\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
     stopping = true;
-    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight requests');
+    received.add(signal);
+    log.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      `shutting down on ${signal}: finishing in-flight requests and delivery attempts within ${config.shutdownGraceMs} ms ` +
+        `(${signal === 'SIGINT' ? 'Ctrl-C again' : 'SIGINT or a second SIGTERM'} exits at once)`,
+    );
+    setTimeout(() => {
+      process.stderr.write(`switchyard: could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
     service.close().then(
       () => {
         log.info('stopped');
@@ -116,8 +146,7 @@ function handleStopSignals(service: Service, config: Config, log: Logger): () =>
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
   return () => stopping;
 }
 

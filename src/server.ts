@@ -157,13 +157,15 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         app.server.closeAllConnections?.();
       }, config.shutdownGraceMs);
       grace.unref();
-      await app.close();
+      // One grace period for everything: the engine stops claiming now, not once the
+      // HTTP side has drained, and its attempts finish alongside the requests.
+      const deadline = Date.now() + config.shutdownGraceMs;
+      await Promise.all([app.close(), webhooks!.stop(config.shutdownGraceMs)]);
       clearInterval(sweep);
       clearTimeout(grace);
-      await webhooks!.stop(config.shutdownGraceMs);
       changes.close();
       await logSink.flush();
-      await runtime.close(config.shutdownGraceMs);
+      await runtime.close(Math.max(0, deadline - Date.now()));
       dbClock?.stop();
       await store.close();
     })());
