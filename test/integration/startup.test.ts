@@ -2,18 +2,20 @@
  * What a person sees from the real CLI: a start-up failure is exactly one line
  * on stderr naming the cause and the fix, and a non-zero exit (port in use,
  * database unreachable, a SQLite folder it may not write, a database from a
- * newer Switchyard); --help and --version; pretty or JSON logs; a 404 on
+ * newer Switchyard); --help and --version; pretty logs on a terminal and
+ * JSON otherwise, as LOG_FORMAT says; a 404 on
  * `GET /` that says where things are.
  */
 import Database from 'better-sqlite3';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONS } from '../../src/config.js';
 import { killLeftoverClis, runCli, startCli, type CliRun } from '../helpers/cli.js';
-import { closedPort } from '../helpers/receiver.js';
+import { childPids, closedPort, commandLine, waitFor } from '../helpers/receiver.js';
 import { startService } from '../helpers/service.js';
 
 let dir: string;
@@ -143,6 +145,31 @@ describe('log format', () => {
       expect(lines(server).length).toBeGreaterThan(1);
       for (const line of lines(server)) expect(isJson(line), line).toBe(false);
       expect(server.stdout()).toMatch(/INFO: listening on http:\/\/127\.0\.0\.1:\d+/);
+    }
+  }, 40_000);
+
+  // util-linux's `script` runs the server on a pseudo-terminal, as a person's shell would.
+  it.skipIf(!existsSync('/usr/bin/script'))('writes pretty lines by default on a terminal', async () => {
+    const cli = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
+    const term = spawn('/usr/bin/script', ['-qefc', `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`, '/dev/null'], {
+      env: { PATH: process.env.PATH, TERM: 'xterm', HOST: '127.0.0.1', PORT: '0', SWITCHYARD_WORKERS: '1', DATABASE_URL: sqliteUrl() },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    term.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise((done) => term.once('exit', done));
+    try {
+      await waitFor(() => /listening on http/.test(out), 20_000);
+      const server = childPids(term.pid!).find((pid) => commandLine(pid).includes('dist/cli.js'));
+      expect(server).toBeDefined();
+      process.kill(server!, 'SIGTERM');
+      await exited;
+      const text = out.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(text).toMatch(/INFO: listening on http:\/\/127\.0\.0\.1:\d+/);
+      expect(text).toMatch(/INFO: stopped/);
+      expect(text.split(/\r?\n/).filter((l) => l.trim().startsWith('{'))).toEqual([]);
+    } finally {
+      term.kill('SIGKILL');
     }
   }, 40_000);
 
