@@ -58,8 +58,9 @@ async function main(): Promise<void> {
   } catch (err) {
     failStart(err, config);
   }
-  log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
+  // Before the line that says it is up: whoever reads it may signal at once.
   const stopping = handleStopSignals(service, config, log);
+  log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
   if (config.demo) {
     log.warn(
       'demo mode: private targets are ALLOWED (webhooks and fetch may reach loopback and private addresses) so the demo webhook can call this gateway; the default is deny',
