@@ -11,13 +11,15 @@ export interface Config {
   adminKey: string | null;
   allowPrivateTargets: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** JSON lines (fast, for machines) or pino-pretty's lines (for people at a terminal). */
+  logFormat: 'json' | 'pretty';
   /** Largest accepted request body on invocation and management routes, in bytes. */
   bodyLimit: number;
   /** Number of supervised worker processes hosting isolates. */
   workers: number;
   /** Load examples/demo.json at start (created when missing). */
   demo: boolean;
-  /** Seconds to finish in-flight requests after SIGTERM. */
+  /** Milliseconds to finish in-flight requests and delivery attempts after SIGTERM or SIGINT. */
   shutdownGraceMs: number;
   /** Function console lines kept per function. */
   logRetention: number;
@@ -31,95 +33,225 @@ export interface Config {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['json', 'pretty'] as const;
 
-const FLAGS: Record<string, string> = {
-  '--port': 'PORT',
-  '--host': 'HOST',
-  '--database-url': 'DATABASE_URL',
-  '--admin-key': 'SWITCHYARD_ADMIN_KEY',
-  '--allow-private-targets': 'SWITCHYARD_ALLOW_PRIVATE_TARGETS',
-  '--log-level': 'LOG_LEVEL',
-  '--body-limit': 'SWITCHYARD_BODY_LIMIT',
-  '--workers': 'SWITCHYARD_WORKERS',
-  '--demo': 'SWITCHYARD_DEMO',
-  '--shutdown-grace-ms': 'SWITCHYARD_SHUTDOWN_GRACE_MS',
-};
-const BOOLEAN_FLAGS = new Set(['--demo', '--allow-private-targets']);
+/** One setting: its environment variable, its flag, its default and what it does. */
+export interface ConfigOption {
+  env: string;
+  /** null: environment only. */
+  flag: `--${string}` | null;
+  /** Takes no value on the command line (`--demo` sets it to 1). */
+  boolean?: true;
+  /** The value used when the variable is unset or empty; null when there is none. */
+  default: string | null;
+  /** Shown instead of the default where it is not a plain value. */
+  defaultText?: string;
+  help: string;
+}
+
+/**
+ * Every setting, in the order `--help` lists them. loadConfig takes its
+ * defaults from here and `--help` prints this table, so the two cannot drift.
+ */
+export const OPTIONS: readonly ConfigOption[] = [
+  { env: 'PORT', flag: '--port', default: '3000', help: 'Listen port (0 picks a free one).' },
+  {
+    env: 'HOST',
+    flag: '--host',
+    default: '127.0.0.1',
+    help: 'Listen address. A non-loopback address requires SWITCHYARD_ADMIN_KEY.',
+  },
+  {
+    env: 'DATABASE_URL',
+    flag: '--database-url',
+    default: 'sqlite:./data/switchyard.db',
+    help: 'sqlite:<file>, sqlite::memory:, or postgres://user:pw@host:5432/db (several nodes on one database).',
+  },
+  {
+    env: 'SWITCHYARD_ADMIN_KEY',
+    flag: '--admin-key',
+    default: null,
+    defaultText: 'none',
+    help: 'When set, every management call needs Authorization: Bearer <key>.',
+  },
+  {
+    env: 'SWITCHYARD_ALLOW_PRIVATE_TARGETS',
+    flag: '--allow-private-targets',
+    boolean: true,
+    default: '0',
+    help: "1 lets webhooks and functions' fetch reach loopback and private addresses.",
+  },
+  { env: 'LOG_LEVEL', flag: '--log-level', default: 'info', help: `${LOG_LEVELS.join(', ')}. Access logs are at debug.` },
+  {
+    env: 'LOG_FORMAT',
+    flag: '--log-format',
+    default: null,
+    defaultText: 'pretty on a terminal, json otherwise',
+    help: 'json (one JSON object per line) or pretty (for people).',
+  },
+  {
+    env: 'SWITCHYARD_BODY_LIMIT',
+    flag: '--body-limit',
+    default: String(1024 * 1024),
+    help: 'Largest request body in bytes; larger is a 413.',
+  },
+  { env: 'SWITCHYARD_WORKERS', flag: '--workers', default: '2', help: 'Worker processes hosting the isolates.' },
+  {
+    env: 'SWITCHYARD_SHUTDOWN_GRACE_MS',
+    flag: '--shutdown-grace-ms',
+    default: '10000',
+    help: 'Time to finish in-flight requests and delivery attempts after SIGTERM or Ctrl-C.',
+  },
+  { env: 'SWITCHYARD_LOG_RETENTION', flag: '--log-retention', default: '1000', help: 'Console lines kept per function.' },
+  {
+    env: 'SWITCHYARD_DELIVERY_RETENTION_DAYS',
+    flag: '--delivery-retention-days',
+    default: '30',
+    help: 'Finished webhook deliveries older than this are pruned.',
+  },
+  {
+    env: 'SWITCHYARD_DEMO',
+    flag: '--demo',
+    boolean: true,
+    default: '0',
+    help: 'Load examples/demo.json at start.',
+  },
+  {
+    env: 'SWITCHYARD_TEST_HOOKS',
+    flag: null,
+    boolean: true,
+    default: '0',
+    help: 'Tests only: a hand-moved clock at PUT /api/_test/clock. Never in production.',
+  },
+];
+
+const BY_FLAG = new Map(OPTIONS.filter((o) => o.flag).map((o) => [o.flag as string, o]));
+const BY_ENV = new Map(OPTIONS.map((o) => [o.env, o]));
+const HELP_FLAGS = new Set(['--help', '-h']);
+const VERSION_FLAGS = new Set(['--version', '-v', '-V']);
+
+/** What the command line asks for: settings (as environment variables), or help, or the version. */
+export interface CommandLine {
+  env: Record<string, string>;
+  help: boolean;
+  version: boolean;
+}
 
 /** Turns `--port 8080 --demo` into `{PORT: '8080', SWITCHYARD_DEMO: '1'}`. Flags win over env. */
-export function flagsToEnv(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+export function parseCommandLine(argv: string[]): CommandLine {
+  const out: CommandLine = { env: {}, help: false, version: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (HELP_FLAGS.has(arg)) out.help = true;
+    else if (VERSION_FLAGS.has(arg)) out.version = true;
+    if (out.help || out.version) continue;
     const [flag, inline] = arg.split(/=(.*)/s, 2);
-    const name = FLAGS[flag];
-    if (!name) throw new ConfigError(`Unknown option ${flag}. Options: ${Object.keys(FLAGS).join(' ')}`);
-    if (inline !== undefined) out[name] = inline;
-    else if (BOOLEAN_FLAGS.has(flag)) out[name] = '1';
+    const option = BY_FLAG.get(flag);
+    if (!option) {
+      throw new ConfigError(
+        `Unknown option ${flag}. Options: ${[...BY_FLAG.keys(), '--help', '--version'].join(' ')} (switchyard --help explains each)`,
+      );
+    }
+    if (inline !== undefined) out.env[option.env] = inline;
+    else if (option.boolean) out.env[option.env] = '1';
     else {
       const value = argv[++i];
       if (value === undefined) throw new ConfigError(`Option ${flag} needs a value`);
-      out[name] = value;
+      out.env[option.env] = value;
     }
   }
   return out;
 }
 
-function int(env: Record<string, string | undefined>, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+/** `switchyard --help`: every option of OPTIONS with its flag, variable and default. */
+export function helpText(): string {
+  const lines = [
+    'Usage: switchyard [options]',
+    '',
+    'Runs the Switchyard gateway. Every option can also be set with the environment',
+    'variable in brackets; a flag wins over its variable.',
+    '',
+  ];
+  for (const o of OPTIONS) {
+    const flag = o.flag ? (o.boolean ? o.flag : `${o.flag} <value>`) : '(environment only)';
+    const def = o.defaultText ?? o.default;
+    lines.push(`  ${flag}  [${o.env}, default: ${def}]`, `      ${o.help}`);
+  }
+  lines.push('  -h, --help', '      Print this help and exit.', '  -v, --version', '      Print the version and exit.', '');
+  lines.push('Docs: README.md and docs/ (OpenAPI of a running server: /api/openapi.json).');
+  return lines.join('\n') + '\n';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The value of `name`, or its default from OPTIONS when unset or empty. */
+function raw(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? (BY_ENV.get(name)?.default ?? null) : value;
+}
+
+function int(env: Env, name: string, min: number, max: number): number {
+  const value = raw(env, name) ?? '';
+  const n = Number(value);
+  if (value === '' || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   }
   return n;
 }
 
-function bool(env: Record<string, string | undefined>, name: string): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
-  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
+function bool(env: Env, name: string): boolean {
+  const value = raw(env, name);
+  if (value === null || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | null {
+  const value = raw(env, name);
+  if (value === null) return null;
+  if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env, argv: string[] = []): Config {
-  const merged = { ...env, ...flagsToEnv(argv) };
-  const host = merged.HOST || '127.0.0.1';
-  const adminKey = merged.SWITCHYARD_ADMIN_KEY || null;
+/**
+ * `terminal`: whether standard output is a terminal (the CLI passes
+ * `process.stdout.isTTY`); it picks the log format when LOG_FORMAT is unset.
+ */
+export function loadConfig(env: Env = process.env, argv: string[] = [], terminal = false): Config {
+  const merged = { ...env, ...parseCommandLine(argv).env };
+  const host = raw(merged, 'HOST')!;
+  const adminKey = raw(merged, 'SWITCHYARD_ADMIN_KEY');
   if (!isLoopbackHost(host) && !adminKey) {
     throw new ConfigError(
       `HOST=${host} is reachable from other machines: set SWITCHYARD_ADMIN_KEY so the management API is not open to them`,
     );
   }
-  const databaseUrl = merged.DATABASE_URL || 'sqlite:./data/switchyard.db';
+  const databaseUrl = raw(merged, 'DATABASE_URL')!;
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
     throw new ConfigError(
       `DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl}" (examples: sqlite:./data/switchyard.db, sqlite::memory:)`,
     );
   }
   const demo = bool(merged, 'SWITCHYARD_DEMO');
-  const logLevel = (merged.LOG_LEVEL || 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
   return Object.freeze({
-    port: int(merged, 'PORT', 3000, 0, 65535),
+    port: int(merged, 'PORT', 0, 65535),
     host,
     databaseUrl,
     adminKey,
     // The demo's webhook calls the gateway itself on loopback (the CLI says so at start).
     allowPrivateTargets: bool(merged, 'SWITCHYARD_ALLOW_PRIVATE_TARGETS') || demo,
-    logLevel,
-    bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    workers: int(merged, 'SWITCHYARD_WORKERS', 2, 1, 64),
+    logLevel: oneOf(merged, 'LOG_LEVEL', LOG_LEVELS)!,
+    logFormat: oneOf(merged, 'LOG_FORMAT', LOG_FORMATS) ?? (terminal ? 'pretty' : 'json'),
+    bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024, 64 * 1024 * 1024),
+    workers: int(merged, 'SWITCHYARD_WORKERS', 1, 64),
     demo,
-    shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 10000, 0, 600000),
-    logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 1000, 10, 100000),
-    deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+    shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
+    logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
+    deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
   });
 }

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ChangeBus } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -23,6 +23,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { registerWebhookRoutes } from './http/webhooks.js';
 import { nextRequestId } from './ids.js';
+import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
@@ -44,10 +45,6 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'switchyard' } });
-}
 
 export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
   // Stored timestamps follow the same clock as schedules and leases (late-bound: the
@@ -161,13 +158,15 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         app.server.closeAllConnections?.();
       }, config.shutdownGraceMs);
       grace.unref();
-      await app.close();
+      // One grace period for everything: the engine stops claiming now, not once the
+      // HTTP side has drained, and its attempts finish alongside the requests.
+      const deadline = Date.now() + config.shutdownGraceMs;
+      await Promise.all([app.close(), webhooks!.stop(config.shutdownGraceMs)]);
       clearInterval(sweep);
       clearTimeout(grace);
-      await webhooks!.stop(config.shutdownGraceMs);
       changes.close();
       await logSink.flush();
-      await runtime.close(config.shutdownGraceMs);
+      await runtime.close(Math.max(0, deadline - Date.now()));
       dbClock?.stop();
       await store.close();
     })());

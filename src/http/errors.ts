@@ -121,6 +121,11 @@ function unsupportedMediaType(sent: string | undefined): string {
   return `${what}: send JSON with Content-Type: application/json`;
 }
 
+/** Appended to every 404 of an unknown endpoint, so `GET /` tells a newcomer where to go. */
+const WHERE_THINGS_ARE =
+  'The management API is at /api/functions, /api/apis and /api/webhooks (OpenAPI document: /api/openapi.json), ' +
+  'functions are called at /api/invoke/fn/<api_id>/..., metrics are at /metrics';
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, dataVar) => {
     const { message, field } = formatSchemaError(errors as SchemaIssue[], dataVar);
@@ -163,6 +168,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // A path some route serves, asked with another method, is a 405 naming the methods it takes.
     const allow = allowedMethods(app, request.url);
     if (allow.length > 0) throw new MethodNotAllowedError(request.method, request.url.split('?')[0], allow);
-    return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}`);
+    return sendError(reply, 404, 'not_found', `No such endpoint: ${request.method} ${request.url.split('?')[0]}. ${WHERE_THINGS_ARE}`);
   });
 }

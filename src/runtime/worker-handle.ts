@@ -24,6 +24,8 @@ const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 5000;
 /** A worker that stayed up this long restarts with the minimum backoff again. */
 const STABLE_AFTER_MS = 30_000;
+/** How long a stopped worker may take to exit after its channel closes before it is killed. */
+const STOP_TIMEOUT_MS = 2000;
 
 interface Batch {
   fn: DeployedFunction;
@@ -139,14 +141,18 @@ export class WorkerHandle {
     this.schedule();
   }
 
-  /** Kills the process for good (no restart). */
+  /**
+   * Stops the process for good (no restart): closes its channel, on which the
+   * worker exits (it ignores signals), and kills it if it is still there after
+   * STOP_TIMEOUT_MS.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
-      const force = setTimeout(() => child.kill('SIGKILL'), 2000);
-      child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      this.channel?.end();
       await this.exited;
       clearTimeout(force);
     }
@@ -309,6 +315,10 @@ export class WorkerHandle {
     const child = spawn(process.execPath, ['--no-node-snapshot', this.script, ...this.args], {
       stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
       env: this.env,
+      // Its own process group: Ctrl-C on a terminal goes to this process only, which
+      // stops the worker when its calls are done. (A signal to the whole cgroup, as
+      // systemd sends, still reaches it: it ignores those, see worker-signals.ts.)
+      detached: true,
     });
     this.child = child;
     const channel = child.stdio[3] as net.Socket;

@@ -6,8 +6,12 @@
  * fd 3 in length-prefixed frames (framing.ts) and coalesces outgoing results
  * into one frame per event-loop turn; functions' `emit` events go out as
  * `emit` frames. An RSS watchdog (rss-watchdog.ts) restarts the process
- * when it holds more memory than its isolates' limits account for.
+ * when it holds more memory than its isolates' limits account for. It
+ * ignores terminal and service-manager signals (worker-signals.ts): only its
+ * parent stops it, and it exits as soon as the channel closes, so it never
+ * outlives the parent.
  */
+import './worker-signals.js'; // first: before anything slow to load
 import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
@@ -166,7 +170,3 @@ channel.on('close', () => {
   process.exit(0);
 });
 channel.on('error', () => undefined);
-process.on('SIGTERM', () => {
-  host.close();
-  process.exit(0);
-});

@@ -3,7 +3,8 @@
  * non-loopback HOST rule, and CLI flags overriding the environment.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { readFileSync } from 'node:fs';
+import { OPTIONS, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 function refusal(env: Record<string, string>, argv: string[] = []): ConfigError {
@@ -86,7 +87,60 @@ describe('loadConfig', () => {
   });
 
   it('refuses an unknown flag and a flag without its value', () => {
-    expect(refusal({}, ['--prot', '8080']).message).toContain('--prot');
+    const unknown = refusal({}, ['--prot', '8080']).message;
+    expect(unknown).toContain('--prot');
+    expect(unknown).toContain('--port');
+    expect(unknown).toContain('--help');
     expect(refusal({}, ['--port']).message).toContain('--port');
+  });
+
+  it('logs JSON by default and pretty on a terminal; LOG_FORMAT and --log-format override', () => {
+    expect(loadConfig({}, []).logFormat).toBe('json');
+    expect(loadConfig({}, [], false).logFormat).toBe('json');
+    expect(loadConfig({}, [], true).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, [], true).logFormat).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }, [], false).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, ['--log-format', 'pretty'], false).logFormat).toBe('pretty');
+    expect(refusal({ LOG_FORMAT: 'colour' }).message).toMatch(/LOG_FORMAT must be one of json, pretty/);
+  });
+
+  it('reads --help and --version apart from the settings', () => {
+    expect(parseCommandLine(['--help'])).toMatchObject({ help: true, version: false });
+    expect(parseCommandLine(['-h'])).toMatchObject({ help: true });
+    expect(parseCommandLine(['--version'])).toMatchObject({ version: true, help: false });
+    expect(parseCommandLine(['--port', '1', '--demo'])).toEqual({ env: { PORT: '1', SWITCHYARD_DEMO: '1' }, help: false, version: false });
+  });
+
+  it('takes its defaults from the option table that --help prints', () => {
+    const c = loadConfig({}, []);
+    const byEnv = Object.fromEntries(OPTIONS.map((o) => [o.env, o.default]));
+    expect(String(c.port)).toBe(byEnv.PORT);
+    expect(c.host).toBe(byEnv.HOST);
+    expect(c.databaseUrl).toBe(byEnv.DATABASE_URL);
+    expect(c.logLevel).toBe(byEnv.LOG_LEVEL);
+    expect(String(c.bodyLimit)).toBe(byEnv.SWITCHYARD_BODY_LIMIT);
+    expect(String(c.workers)).toBe(byEnv.SWITCHYARD_WORKERS);
+    expect(String(c.shutdownGraceMs)).toBe(byEnv.SWITCHYARD_SHUTDOWN_GRACE_MS);
+    expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
+    expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
+    const help = helpText();
+    for (const o of OPTIONS) {
+      expect(help).toContain(o.env);
+      if (o.flag) expect(help).toContain(o.flag);
+      expect(help).toContain(`default: ${o.defaultText ?? o.default}`);
+      // Every flag --help lists is one the parser takes.
+      if (o.flag && !o.boolean) expect(parseCommandLine([o.flag, 'x']).env[o.env]).toBe('x');
+      if (o.flag && o.boolean) expect(parseCommandLine([o.flag]).env[o.env]).toBe('1');
+    }
+  });
+
+  it("matches the README's configuration table: every variable with its flag and default", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const o of OPTIONS) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${o.env}\``));
+      expect(row, `README row for ${o.env}`).toBeDefined();
+      if (o.flag) expect(row).toContain(`(\`${o.flag}\`)`);
+      if (o.default !== null) expect(row).toContain(`| \`${o.default}\` |`);
+    }
   });
 });
