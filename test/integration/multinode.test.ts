@@ -60,7 +60,7 @@ for (const backend of backends) {
         await until(async () => (await node.request('GET', path)).json?.v === 2, 'the new version on another node');
         await until(async () => (await node.request('GET', path + '/extra')).status === 200, 'the new route on another node');
       }
-      // Measured, not asserted (timing belongs in benchmarks); the contract's bound is 1 s.
+      // Measured, not asserted (timing belongs in benchmarks); the documented bound is 1 s.
       console.log(`[${backend.name}] change seen on the other nodes after ${Date.now() - started} ms`);
     });
 
