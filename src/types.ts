@@ -38,6 +38,15 @@ export interface Api {
 
 export type FunctionRuntimeName = 'javascript' | 'typescript';
 
+/**
+ * The event a function receives from the gateway and how its result is read:
+ * `switchyard` (the proxy-event superset with a parsed JSON body), `aws-v1`
+ * (API Gateway REST proxy integration) or `aws-v2` (HTTP API / function URL,
+ * payload format 2.0), exactly as AWS sends them.
+ */
+export const EVENT_FORMATS = ['switchyard', 'aws-v1', 'aws-v2'] as const;
+export type EventFormat = (typeof EVENT_FORMATS)[number];
+
 /** A function as stored. `compiled` is the CommonJS JavaScript the isolate runs. */
 export interface FunctionRecord {
   name: string;
@@ -47,6 +56,12 @@ export interface FunctionRecord {
   env: Record<string, string>;
   timeoutMs: number;
   memoryMb: number;
+  /**
+   * The export to call, as given (`lambdaHandler`, or Lambda's `app.lambdaHandler`);
+   * null: `handler`, else the default export, else the only exported function.
+   */
+  handler: string | null;
+  eventFormat: EventFormat;
   version: number;
   codeSha256: string;
   createdAt: string;

@@ -18,10 +18,15 @@ import { nextRequestId } from '../ids.js';
 import { compileSource } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
-import type { FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page } from '../types.js';
+import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page } from '../types.js';
 import type { FunctionLogSink } from './log-sink.js';
 
-export const FUNCTION_DEFAULTS = { runtime: 'javascript' as FunctionRuntimeName, timeoutMs: 10_000, memoryMb: 128 };
+export const FUNCTION_DEFAULTS = {
+  runtime: 'javascript' as FunctionRuntimeName,
+  timeoutMs: 10_000,
+  memoryMb: 128,
+  eventFormat: 'switchyard' as EventFormat,
+};
 
 export interface FunctionInput {
   name: string;
@@ -30,6 +35,8 @@ export interface FunctionInput {
   env?: Record<string, string>;
   timeout_ms?: number;
   memory_mb?: number;
+  handler?: string;
+  event_format?: EventFormat;
 }
 
 /** PUT body: fields present replace; null resets to the default. */
@@ -39,6 +46,8 @@ export interface FunctionUpdate {
   env?: Record<string, string> | null;
   timeout_ms?: number | null;
   memory_mb?: number | null;
+  handler?: string | null;
+  event_format?: EventFormat | null;
 }
 
 export interface ManualInvocation {
@@ -56,6 +65,8 @@ export function functionView(fn: FunctionRecord, withCode = false) {
     env_keys: Object.keys(fn.env).sort(),
     timeout_ms: fn.timeoutMs,
     memory_mb: fn.memoryMb,
+    handler: fn.handler,
+    event_format: fn.eventFormat,
     version: fn.version,
     code_sha256: fn.codeSha256,
     created_at: fn.createdAt,
@@ -86,7 +97,7 @@ export class FunctionService {
   private async build(
     code: string,
     runtime: FunctionRuntimeName,
-    limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> },
+    limits: { timeoutMs: number; memoryMb: number; env: Record<string, string>; handler: string | null },
   ) {
     const { compiled } = compileSource(code, runtime);
     const check = await this.runtime.validate(compiled, limits);
@@ -101,7 +112,8 @@ export class FunctionService {
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
     const memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
-    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {} });
+    const handler = input.handler ?? null;
+    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {}, handler });
     const fn = await this.store.createFunction({
       name: input.name,
       runtime,
@@ -111,6 +123,8 @@ export class FunctionService {
       env: input.env ?? {},
       timeoutMs,
       memoryMb,
+      handler,
+      eventFormat: input.event_format ?? FUNCTION_DEFAULTS.eventFormat,
     });
     this.changed(fn, 'created');
     return fn;
@@ -124,10 +138,12 @@ export class FunctionService {
     if (input.timeout_ms !== undefined) patch.timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
     if (input.memory_mb !== undefined) patch.memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
     if (input.code !== undefined) patch.code = input.code;
+    if (input.handler !== undefined) patch.handler = input.handler;
+    if (input.event_format !== undefined) patch.eventFormat = input.event_format ?? FUNCTION_DEFAULTS.eventFormat;
     const code = patch.code ?? current.code;
     const runtime = patch.runtime ?? current.runtime;
     // Limits and env take part in validation (a top level may need 2 s, or read process.env).
-    const changesTopLevel = [patch.code, patch.runtime, patch.timeoutMs, patch.memoryMb, patch.env].some(
+    const changesTopLevel = [patch.code, patch.runtime, patch.timeoutMs, patch.memoryMb, patch.env, patch.handler].some(
       (v) => v !== undefined,
     );
     if (changesTopLevel) {
@@ -135,6 +151,7 @@ export class FunctionService {
         timeoutMs: patch.timeoutMs ?? current.timeoutMs,
         memoryMb: patch.memoryMb ?? current.memoryMb,
         env: patch.env ?? current.env,
+        handler: patch.handler === undefined ? current.handler : patch.handler,
       });
       patch.compiled = built.compiled;
       patch.codeSha256 = built.codeSha256;

@@ -9,6 +9,7 @@ import {
   type FunctionService,
   type FunctionUpdate,
 } from '../functions/service.js';
+import { EVENT_FORMATS } from '../types.js';
 import { deletedSchema, errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
@@ -25,6 +26,21 @@ const codeSchema = { type: 'string', minLength: 1, maxLength: 5 * 1024 * 1024 } 
 const runtimeSchema = { type: 'string', enum: ['javascript', 'typescript'] } as const;
 const timeoutSchema = { type: 'integer', minimum: 1, maximum: 900000 } as const;
 const memorySchema = { type: 'integer', minimum: 8, maximum: 1024 } as const;
+const handlerSchema = {
+  type: 'string',
+  maxLength: 256,
+  pattern: '^(?:[A-Za-z0-9_./-]+\\.)?[A-Za-z_$][A-Za-z0-9_$]*$',
+  description:
+    "The export to call: a name (`lambdaHandler`) or Lambda's `file.export` form (`app.lambdaHandler`). " +
+    'When absent: `handler`, else the default export, else the only exported function.',
+} as const;
+const eventFormatSchema = {
+  type: 'string',
+  enum: [...EVENT_FORMATS],
+  description:
+    'The event the gateway sends and how the result is read: `switchyard` (default), ' +
+    '`aws-v1` (API Gateway REST proxy integration) or `aws-v2` (HTTP API / function URL, payload format 2.0).',
+} as const;
 
 const functionSchema = {
   type: 'object',
@@ -34,6 +50,8 @@ const functionSchema = {
     env_keys: { type: 'array', items: { type: 'string' } },
     timeout_ms: { type: 'integer' },
     memory_mb: { type: 'integer' },
+    handler: { type: ['string', 'null'] },
+    event_format: { type: 'string', enum: [...EVENT_FORMATS] },
     version: { type: 'integer' },
     code_sha256: { type: 'string' },
     created_at: { type: 'string' },
@@ -76,6 +94,8 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             env: envSchema,
             timeout_ms: timeoutSchema,
             memory_mb: memorySchema,
+            handler: handlerSchema,
+            event_format: eventFormatSchema,
           },
         },
         response: { 201: functionSchema, ...errorResponses },
@@ -135,6 +155,8 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             env: { anyOf: [envSchema, { type: 'null' }] },
             timeout_ms: { anyOf: [timeoutSchema, { type: 'null' }] },
             memory_mb: { anyOf: [memorySchema, { type: 'null' }] },
+            handler: { anyOf: [handlerSchema, { type: 'null' }] },
+            event_format: { anyOf: [eventFormatSchema, { type: 'null' }] },
           },
         },
         response: { 200: functionSchema, ...errorResponses },

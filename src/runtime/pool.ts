@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WorkerHandle, type RuntimeLogger } from './worker-handle.js';
-import type { DeployedFunction, FunctionRuntime, InvokeOutcome, ValidateOutcome } from './types.js';
+import type { DeployedFunction, FunctionRuntime, InvokeOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export type { RuntimeLogger } from './worker-handle.js';
 
@@ -92,7 +92,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       return workerFor(fn.name).invoke(fn, eventJson, requestId, ++nextId);
     },
 
-    validate(compiled: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }): Promise<ValidateOutcome> {
+    validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome> {
       if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
       const w = workers[nextValidator++ % count];
       return w.validate(compiled, { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, env: limits.env }, ++nextId);

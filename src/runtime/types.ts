@@ -6,7 +6,19 @@ import type { FunctionLogLine, FunctionRecord } from '../types.js';
 import type { InvocationErrorCode } from '../errors.js';
 
 /** The subset of a function record an isolate needs; `version` keys the isolate. */
-export type DeployedFunction = Pick<FunctionRecord, 'name' | 'version' | 'compiled' | 'env' | 'timeoutMs' | 'memoryMb'>;
+export type DeployedFunction = Pick<
+  FunctionRecord,
+  'name' | 'version' | 'compiled' | 'env' | 'timeoutMs' | 'memoryMb' | 'handler'
+>;
+
+/** What deploy-time validation runs the top level under, and the export it must find. */
+export interface ValidateLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  env: Record<string, string>;
+  /** The configured export name (null: the default rule). */
+  handler?: string | null;
+}
 
 export type InvokeOutcome =
   | {
@@ -37,7 +49,7 @@ export interface FunctionRuntime {
    * under the time and memory limits with the function's env (top-level code may
    * read process.env), and checks that it exports `handler`.
    */
-  validate(compiled: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }): Promise<ValidateOutcome>;
+  validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome>;
   /**
    * Forget every version of `name` older than `keepVersion` (or all of them when
    * omitted): isolates are disposed once their in-flight invocations finish.

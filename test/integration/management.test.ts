@@ -48,6 +48,28 @@ describe('functions', () => {
     expect(item.code).toBeUndefined();
   });
 
+  it('keeps handler and event_format, answers them, resets them with null, and names a bad value', async () => {
+    const res = await svc.request('POST', '/api/functions', {
+      name: 'fn-lambda',
+      code: HELLO,
+      handler: 'handler',
+      event_format: 'aws-v2',
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ handler: 'handler', event_format: 'aws-v2' });
+    const reset = await svc.request('PUT', '/api/functions/fn-lambda', { handler: null, event_format: null });
+    expect(reset.json).toMatchObject({ handler: null, event_format: 'switchyard' });
+    const plain = await svc.request('POST', '/api/functions', { name: 'fn-defaults', code: HELLO });
+    expect(plain.json).toMatchObject({ handler: null, event_format: 'switchyard' });
+
+    const badFormat = await svc.request('POST', '/api/functions', { name: 'fn-bad', code: HELLO, event_format: 'aws-v3' });
+    expect(badFormat.status).toBe(400);
+    expect(badFormat.json.error).toContain('event_format');
+    const badHandler = await svc.request('POST', '/api/functions', { name: 'fn-bad', code: HELLO, handler: 'app.(x)' });
+    expect(badHandler.status).toBe(400);
+    expect(badHandler.json.error).toContain('handler');
+  });
+
   it('refuses a duplicate name with 409', async () => {
     await svc.request('POST', '/api/functions', { name: 'fn-dup', code: HELLO });
     const res = await svc.request('POST', '/api/functions', { name: 'fn-dup', code: HELLO });
@@ -382,7 +404,7 @@ describe('wrong method on a management path', () => {
 
 describe('management bodies are JSON', () => {
   it('a body of another content type is a 415 unsupported_media_type naming the type, and stores nothing', async () => {
-    const body = JSON.stringify({ name: 'fn-plain', code: HELLO });
+    const body = JSON.stringify({ name: 'fn-defaults', code: HELLO });
     for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/xml']) {
       const res = await svc.request('POST', '/api/functions', body, { 'content-type': type });
       expect(res.status, `${type}: ${res.text}`).toBe(415);

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 function fn(name: string, code: string): DeployedFunction {
-  return { name, version: 1, compiled: compileSource(code, 'javascript').compiled, env: {}, timeoutMs: 5000, memoryMb: 64 };
+  return { name, version: 1, compiled: compileSource(code, 'javascript').compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null };
 }
 
 function okResult(out: InvokeOutcome): unknown {

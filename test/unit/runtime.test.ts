@@ -21,7 +21,7 @@ afterAll(async () => {
 
 function fn(name: string, code: string, extra: Partial<DeployedFunction> = {}): DeployedFunction {
   const runtime = extra.compiled === undefined && /:\s*\w+\s*[,)=]/.test(code) ? 'typescript' : 'javascript';
-  return { name, version: 1, compiled: compileSource(code, runtime).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, ...extra };
+  return { name, version: 1, compiled: compileSource(code, runtime).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null, ...extra };
 }
 
 const call = (f: DeployedFunction, event: unknown = {}, rid = 'req_1') => rt.invoke(f, JSON.stringify(event), rid);

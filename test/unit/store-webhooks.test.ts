@@ -223,6 +223,8 @@ for (const b of backends()) {
           runtime: 'javascript',
           code: 'export function handler() { return { statusCode: 200, body: "[]" }; }',
           compiled: 'exports.handler = function () { return { statusCode: 200, body: "[]" }; };',
+          handler: null,
+          eventFormat: 'switchyard',
           env: {},
           timeoutMs: 1000,
           memoryMb: 64,

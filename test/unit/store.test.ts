@@ -25,6 +25,8 @@ function fn(name: string, extra: Partial<NewFunction> = {}): NewFunction {
     env: { GREETING: 'hi' },
     timeoutMs: 10000,
     memoryMb: 128,
+    handler: null,
+    eventFormat: 'switchyard',
     codeSha256: 'a'.repeat(64),
     ...extra,
   };
@@ -80,6 +82,18 @@ for (const b of backends()) {
         expect(await store.deleteFunction('hello')).toBe(true);
         expect(await store.getFunction('hello')).toBeNull();
         expect(await store.deleteFunction('hello')).toBe(false);
+      });
+
+      it('keeps handler and event format, resets handler with null and leaves both alone when absent', async () => {
+        const created = await store.createFunction(fn('lambda', { handler: 'app.lambdaHandler', eventFormat: 'aws-v2' }));
+        expect(created).toMatchObject({ handler: 'app.lambdaHandler', eventFormat: 'aws-v2' });
+        expect(await store.getFunction('lambda')).toMatchObject({ handler: 'app.lambdaHandler', eventFormat: 'aws-v2' });
+        const untouched = await store.updateFunction('lambda', { timeoutMs: 2000 });
+        expect(untouched).toMatchObject({ handler: 'app.lambdaHandler', eventFormat: 'aws-v2', timeoutMs: 2000 });
+        const reset = await store.updateFunction('lambda', { handler: null, eventFormat: 'aws-v1' });
+        expect(reset).toMatchObject({ handler: null, eventFormat: 'aws-v1' });
+        expect(await store.getFunction('plain-default')).toBeNull();
+        expect(await store.createFunction(fn('plain-default'))).toMatchObject({ handler: null, eventFormat: 'switchyard' });
       });
 
       it('lists in creation order with keyset pagination by name', async () => {

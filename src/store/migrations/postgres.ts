@@ -188,4 +188,14 @@ DROP INDEX deliveries_by_lease_owner;
 CREATE INDEX deliveries_leases ON deliveries (lease_owner, webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: 'function_handler_and_event_format',
+    // '' is "no handler named": the runtime looks for `handler`, the default export,
+    // or the only exported function (a NOT NULL column keeps updates one COALESCE).
+    sql: `
+ALTER TABLE functions ADD COLUMN handler TEXT NOT NULL DEFAULT '';
+ALTER TABLE functions ADD COLUMN event_format TEXT NOT NULL DEFAULT 'switchyard';
+`,
+  },
 ];

@@ -81,9 +81,22 @@ export class PgStore extends PgWebhookStore implements Store {
       const now = this.stamp();
       const [row] = await this.rows<FunctionRow>(
         `INSERT INTO functions
-           (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, version, code_sha256, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $9) RETURNING *`,
-        [fn.name, fn.runtime, fn.code, fn.compiled, JSON.stringify(fn.env), fn.timeoutMs, fn.memoryMb, fn.codeSha256, now],
+           (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256,
+            created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, 1, $8, $9, $9) RETURNING *`,
+        [
+          fn.name,
+          fn.runtime,
+          fn.code,
+          fn.compiled,
+          JSON.stringify(fn.env),
+          fn.timeoutMs,
+          fn.memoryMb,
+          fn.codeSha256,
+          now,
+          fn.handler ?? '',
+          fn.eventFormat,
+        ],
       );
       return toFunction(row);
     } catch (err) {
@@ -117,7 +130,8 @@ export class PgStore extends PgWebhookStore implements Store {
     const [row] = await this.rows<FunctionRow>(
       `UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
          env_json = COALESCE($5, env_json), timeout_ms = COALESCE($6, timeout_ms), memory_mb = COALESCE($7, memory_mb),
-         code_sha256 = COALESCE($8, code_sha256), version = version + 1, updated_at = $9
+         code_sha256 = COALESCE($8, code_sha256), handler = COALESCE($10, handler),
+         event_format = COALESCE($11, event_format), version = version + 1, updated_at = $9
        WHERE name = $1 RETURNING *`,
       [
         name,
@@ -129,6 +143,8 @@ export class PgStore extends PgWebhookStore implements Store {
         patch.memoryMb ?? null,
         patch.codeSha256 ?? null,
         this.stamp(),
+        patch.handler === undefined ? null : (patch.handler ?? ''),
+        patch.eventFormat ?? null,
       ],
     );
     return row ? toFunction(row) : null;

@@ -6,7 +6,7 @@ import type {
   Api,
   FunctionLogLine,
   FunctionRecord,
-  FunctionRuntimeName,
+  EventFormat, FunctionRuntimeName,
   LogLevel,
   Route,
   RouteMethod,
@@ -21,6 +21,8 @@ export interface FunctionRow {
   env_json: string;
   timeout_ms: number;
   memory_mb: number;
+  handler: string;
+  event_format: string;
   version: number;
   code_sha256: string;
   created_at: string;
@@ -62,6 +64,8 @@ export function toFunction(r: FunctionRow): FunctionRecord {
     env: JSON.parse(r.env_json) as Record<string, string>,
     timeoutMs: r.timeout_ms,
     memoryMb: r.memory_mb,
+    handler: r.handler === '' ? null : r.handler,
+    eventFormat: r.event_format as EventFormat,
     version: r.version,
     codeSha256: r.code_sha256,
     createdAt: r.created_at,

@@ -37,8 +37,8 @@ function prepareAll(db: Database.Database) {
     ping: p('SELECT 1').pluck(),
 
     insertFunction: p(`INSERT INTO functions
-      (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, version, code_sha256, created_at, updated_at)
-      VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, 1, @code_sha256, @now, @now)
+      (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256, created_at, updated_at)
+      VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, @handler, @event_format, 1, @code_sha256, @now, @now)
       RETURNING *`),
     getFunction: p('SELECT * FROM functions WHERE name = ?'),
     functionExists: p('SELECT 1 FROM functions WHERE name = ?').pluck(),
@@ -46,7 +46,7 @@ function prepareAll(db: Database.Database) {
     // An unknown `after` makes the subquery NULL, and `seq > NULL` matches nothing.
     listFunctionsAfter: p('SELECT * FROM functions WHERE seq > (SELECT seq FROM functions WHERE name = ?) ORDER BY seq LIMIT ?'),
     updateFunction: p(`UPDATE functions SET runtime = @runtime, code = @code, compiled = @compiled, env_json = @env_json,
-      timeout_ms = @timeout_ms, memory_mb = @memory_mb, code_sha256 = @code_sha256,
+      timeout_ms = @timeout_ms, memory_mb = @memory_mb, handler = @handler, event_format = @event_format, code_sha256 = @code_sha256,
       version = version + 1, updated_at = @now
       WHERE name = @name RETURNING *`),
     deleteFunction: p('DELETE FROM functions WHERE name = ?'),
@@ -129,6 +129,8 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         env_json: JSON.stringify(fn.env),
         timeout_ms: fn.timeoutMs,
         memory_mb: fn.memoryMb,
+        handler: fn.handler ?? '',
+        event_format: fn.eventFormat,
         code_sha256: fn.codeSha256,
         now: this.stamp(),
       }) as FunctionRow;
@@ -167,6 +169,8 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         env_json: patch.env !== undefined ? JSON.stringify(patch.env) : cur.env_json,
         timeout_ms: patch.timeoutMs ?? cur.timeout_ms,
         memory_mb: patch.memoryMb ?? cur.memory_mb,
+        handler: patch.handler === undefined ? cur.handler : (patch.handler ?? ''),
+        event_format: patch.eventFormat ?? cur.event_format,
         code_sha256: patch.codeSha256 ?? cur.code_sha256,
         now: this.stamp(),
       }) as FunctionRow;
