@@ -1,9 +1,21 @@
 /**
  * The code that runs inside every function isolate, around the user's handler.
  * Evaluated once per isolate with `context.evalClosure(DISPATCHER_SOURCE,
- * [deliverRef, functionName, activity])`; it returns `init(factory)`, which
- * runs the user's top level (`factory` is the user code wrapped as
- * `(function (exports, module) {...})`) and returns `dispatch(payload)`.
+ * [deliverRef, functionName, activity])`; it returns `init(factory, setup)`,
+ * which runs the user's top level (`factory` is the user code wrapped as
+ * `(function (exports, module) {...})`), picks the export to call
+ * (handler-export.ts; `setup` is a DispatcherSetup as JSON) and returns
+ * `dispatch(payload)`.
+ *
+ * Calling conventions are those of Lambda's Node.js runtime (up to Node.js
+ * 22): the handler gets `(event, context, callback)`; the first of the
+ * callback, `context.succeed/fail/done`, a synchronous throw and the settling
+ * of a returned promise answers, later ones are ignored. A handler declaring
+ * fewer than three parameters that returns something other than a promise
+ * answers with that value (Switchyard's synchronous form); one declaring the
+ * callback answers only through it or the context methods, as on Lambda.
+ * An invocation completed by its own synchronous code is written out when
+ * that code returns, so its console lines up to then stay its own.
  *
  * Concurrency model (as on Cloudflare Workers): one isolate serves every
  * concurrent invocation of one function version, so module scope is shared
@@ -36,6 +48,7 @@
  * the next result this isolate delivers).
  */
 import { MAX_JSON_DEPTH } from '../json-limits.js';
+import { CHOOSE_EXPORT_SOURCE } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
 
 export const MAX_LOG_LINES = 100;
@@ -49,6 +62,12 @@ export const MAX_ITEM_LOG_LINES = 2 * MAX_LOG_LINES + 1;
 export const LOG_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
 /** Microtask turns `dispatch` waits for handlers to settle before answering. */
 const SETTLE_TURNS = 8;
+/**
+ * The Lambda context's synthetic parts: Switchyard has no AWS account or
+ * region, so ARNs use AWS's documentation account id and this region.
+ */
+export const LAMBDA_ACCOUNT_ID = '123456789012';
+export const LAMBDA_REGION = 'us-east-1';
 
 export const DISPATCHER_SOURCE = `
 'use strict';
@@ -67,6 +86,10 @@ const indexOfString = String.prototype.indexOf;
 const execRegExp = RegExp.prototype.exec;
 const isArray = Array.isArray;
 const objectValues = Object.values;
+const keys = Object.keys;
+const joinList = Array.prototype.join;
+const random = Math.random;
+const floor = Math.floor;
 const create = Object.create;
 const defineProperty = Object.defineProperty;
 const StringCtor = String;
@@ -83,7 +106,14 @@ let liveCount = 0;
 let current = null;
 let orphans = newList();
 let handler = null;
+let arity = 0;
 let late = null;
+// The invocation-independent part of the Lambda context, set by init.
+let functionVersion = '';
+let invokedFunctionArn = '';
+let memoryLimitInMB = '';
+let logGroupName = '';
+let logStreamName = '';
 
 /** An append-only list without a prototype: { n, 0: ..., 1: ... }. */
 function newList() {
@@ -197,7 +227,22 @@ async function flushLate() {
   }
 }
 
-function finish(rec, text) {
+/** Writes out a completed invocation, unless its own synchronous code is still running (dispatch writes it then). */
+function finish(rec, head) {
+  if (current === rec) {
+    rec.head = head;
+    return;
+  }
+  deliverItem(rec, head + ',"l":' + logsOf(rec) + '}');
+}
+
+function finishDeferred(rec) {
+  const head = rec.head;
+  rec.head = null;
+  deliverItem(rec, head + ',"l":' + logsOf(rec) + '}');
+}
+
+function deliverItem(rec, text) {
   const batch = rec.batch;
   if (batch.open) {
     batch.out += (batch.out === '' ? '' : '\\n') + text;
@@ -221,7 +266,7 @@ function forget(rec) {
 
 function fail(rec, code, message) {
   if (!forget(rec)) return;
-  finish(rec, '{"i":' + rec.id + ',"ok":0,"c":"' + code + '","m":' + stringify(message) + ',"l":' + logsOf(rec) + '}');
+  finish(rec, '{"i":' + rec.id + ',"ok":0,"c":"' + code + '","m":' + stringify(message));
 }
 
 /** Mirrors json-limits valueTooDeep: iterative, so it never overflows itself. */
@@ -267,7 +312,7 @@ function succeed(rec, value) {
     if (typeof json !== 'string') return unserialisable(rec, value, 'it serialises to nothing');
   }
   forget(rec);
-  finish(rec, '{"i":' + rec.id + ',"ok":1' + (json === undefined ? '' : ',"r":' + json) + ',"l":' + logsOf(rec) + '}');
+  finish(rec, '{"i":' + rec.id + ',"ok":1' + (json === undefined ? '' : ',"r":' + json));
 }
 
 async function settleLater(rec, pending) {
@@ -279,6 +324,50 @@ async function settleLater(rec, pending) {
     return;
   }
   succeed(rec, value);
+}
+
+/** An error given to the callback or context.fail/done: an Error as thrown, anything else stringified as Lambda does. */
+function reasonText(err) {
+  try {
+    if (typeof err === 'object' && typeof err.message === 'string') return errorText(err);
+    return cut(StringCtor(err), MAX_ERROR);
+  } catch {
+    return 'the callback was given an error whose message, name or string form cannot be read';
+  }
+}
+
+/** The callback and context.done: the first completion of an invocation wins, as on Lambda. */
+function complete(rec, err, result) {
+  if (live[rec.id] !== rec) return;
+  if (err !== undefined && err !== null) fail(rec, 'function_error', reasonText(err));
+  else succeed(rec, result);
+}
+
+/**
+ * Lambda's context (docs/functions.md). callbackWaitsForEmptyEventLoop is
+ * kept but changes nothing: the callback answers at once, and what the
+ * invocation left pending dies with it (see the sandbox's activity hook).
+ */
+function contextFor(rec, remaining) {
+  const done = (err, result) => complete(rec, err, result);
+  rec.callback = done;
+  return {
+    functionName,
+    functionVersion,
+    invokedFunctionArn,
+    memoryLimitInMB,
+    awsRequestId: rec.rid,
+    requestId: rec.rid,
+    logGroupName,
+    logStreamName,
+    clientContext: undefined,
+    identity: undefined,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: remaining,
+    succeed: (result) => complete(rec, null, result),
+    fail: (err) => complete(rec, err === undefined || err === null ? 'handled' : err, undefined),
+    done,
+  };
 }
 
 async function settleTurns(batch) {
@@ -296,21 +385,24 @@ function dispatch(payload) {
   const remainingTime = () => { const r = deadline - now(); return r > 0 ? r : 0; };
   const batch = { open: true, remaining: ids.length, out: '' };
   for (let i = 0; i < ids.length; i++) {
-    const rec = { id: ids[i], rid: rids[i], logs: newList(), dropped: 0, batch };
+    const rec = { id: ids[i], rid: rids[i], logs: newList(), dropped: 0, batch, head: null, callback: null };
     live[rec.id] = rec;
     if (liveCount++ === 0) activity('activity', 1);
     if (events === null) { fail(rec, 'function_error', 'event is not valid JSON'); continue; }
-    const ctx = { functionName, requestId: rec.rid, getRemainingTimeInMillis: remainingTime };
+    const ctx = contextFor(rec, remainingTime);
     let out;
     current = rec;
     try {
-      out = handler(events[i], ctx);
+      out = handler(events[i], ctx, rec.callback);
     } catch (e) {
       current = null;
-      fail(rec, 'function_error', errorText(e));
+      // Completed through the callback before the throw: that answer stands.
+      if (rec.head !== null) finishDeferred(rec);
+      else fail(rec, 'function_error', errorText(e));
       continue;
     }
     current = null;
+    if (rec.head !== null) finishDeferred(rec);
     let thenable = false;
     try {
       thenable = out !== null && (typeof out === 'object' || typeof out === 'function') && typeof out.then === 'function';
@@ -318,8 +410,10 @@ function dispatch(payload) {
       fail(rec, 'function_error', errorText(e));
       continue;
     }
+    // Each is a no-op once the invocation has completed (first wins).
     if (thenable) settleLater(rec, out);
-    else succeed(rec, out);
+    else if (arity < 3) succeed(rec, out);
+    // else: a callback-style handler's return value is ignored, as on Lambda.
   }
   if (batch.remaining === 0) {
     batch.open = false;
@@ -328,17 +422,33 @@ function dispatch(payload) {
   return settleTurns(batch);
 }
 
-return function init(factory) {
+${CHOOSE_EXPORT_SOURCE}
+
+function hex(n) {
+  let out = '';
+  for (let i = 0; i < n; i++) out += '0123456789abcdef'[floor(random() * 16)];
+  return out;
+}
+
+return function init(factory, setupJson) {
+  const setup = parse(setupJson);
   const module = { exports: {} };
   try {
     apply(factory, module.exports, [module.exports, module]);
   } catch (e) {
     throw new ErrorCtor('top-level code threw ' + errorText(e));
   }
-  const exp = module.exports;
-  const h = exp !== null && (typeof exp === 'object' || typeof exp === 'function') ? exp.handler : undefined;
-  if (typeof h !== 'function') throw new ErrorCtor('no handler export: export a function named handler');
-  handler = h;
+  handler = chooseExport(module.exports, setup);
+  let declared = 0;
+  try { declared = handler.length; } catch {}
+  arity = typeof declared === 'number' ? declared : 0;
+  functionVersion = StringCtor(setup.version);
+  invokedFunctionArn = 'arn:aws:lambda:${LAMBDA_REGION}:${LAMBDA_ACCOUNT_ID}:function:' + functionName;
+  memoryLimitInMB = StringCtor(setup.memoryMb);
+  logGroupName = '/aws/lambda/' + functionName;
+  const day = apply(toISOString, new DateCtor(now()), []);
+  logStreamName = apply(sliceString, day, [0, 4]) + '/' + apply(sliceString, day, [5, 7]) + '/' +
+    apply(sliceString, day, [8, 10]) + '/[' + functionVersion + ']' + hex(32);
   return dispatch;
 };
 `;

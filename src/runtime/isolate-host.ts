@@ -18,6 +18,7 @@
  */
 import ivm from 'isolated-vm';
 import { MAX_JSON_DEPTH } from '../json-limits.js';
+import { dispatcherSetup } from './handler-export.js';
 import { readIsolateOutput } from './isolate-output.js';
 import { prepare } from './prepare.js';
 import type { ToWorker } from './protocol.js';
@@ -215,6 +216,7 @@ export class IsolateHost {
     const { isolate, load } = inst;
     const { dispatch, sandbox } = await prepare(isolate, load.code, load.env, load.timeoutMs, this.allowPrivateTargets, {
       name: load.name,
+      setup: dispatcherSetup(load.handler, load.version, load.memoryMb),
       deliver: (text: unknown) => this.settled(inst, text),
       onEmit: (event: string, dataJson: string) => this.publish(load.name, event, dataJson),
     });

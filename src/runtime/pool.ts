@@ -95,7 +95,8 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome> {
       if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
       const w = workers[nextValidator++ % count];
-      return w.validate(compiled, { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, env: limits.env }, ++nextId);
+      const { timeoutMs, memoryMb, env } = limits;
+      return w.validate(compiled, { timeoutMs, memoryMb, env, handler: limits.handler ?? null }, ++nextId);
     },
 
     retire(name: string, keepVersion?: number): void {

@@ -7,6 +7,7 @@
  */
 import ivm from 'isolated-vm';
 import { DISPATCHER_SOURCE } from './dispatcher.js';
+import type { DispatcherSetup } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
 import { installSandbox, type SandboxHandle } from './sandbox/index.js';
 
@@ -51,6 +52,8 @@ export async function prepare(
   allowPrivateTargets: boolean,
   opts: {
     name: string;
+    /** The export to call and the Lambda context's settings (handler-export.ts). */
+    setup: DispatcherSetup;
     /** Receives results that settle after `dispatch` returned (see dispatcher.ts); untrusted. */
     deliver: (text: unknown) => void;
     /** The sandbox's `emit`; absent in validation isolates, whose emits are dropped. */
@@ -74,7 +77,7 @@ export async function prepare(
     }
     const factory = await script.run(context, { reference: true, timeout: timeoutMs });
     script.release();
-    const dispatch = (await init.apply(undefined, [factory.derefInto()], {
+    const dispatch = (await init.apply(undefined, [factory.derefInto(), JSON.stringify(opts.setup)], {
       timeout: timeoutMs,
       result: { reference: true },
     })) as ivm.Reference<(payload: string) => string>;

@@ -19,10 +19,20 @@ export type ToWorker =
       env: Record<string, string>;
       timeoutMs: number;
       memoryMb: number;
+      /** The export to call (null: the default rule; see handler-export.ts). */
+      handler: string | null;
     }
   /** A batch: `ids[i]`/`rids[i]` belong to the i-th event of the body. */
   | { t: 'inv'; k: string; ids: number[]; rids: string[] }
-  | { t: 'val'; id: number; code: string; timeoutMs: number; memoryMb: number; env: Record<string, string> }
+  | {
+      t: 'val';
+      id: number;
+      code: string;
+      timeoutMs: number;
+      memoryMb: number;
+      env: Record<string, string>;
+      handler: string | null;
+    }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */

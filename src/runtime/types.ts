@@ -39,7 +39,8 @@ export type ValidateOutcome = { ok: true } | { ok: false; message: string; line?
 
 export interface FunctionRuntime {
   /**
-   * Runs `handler(event, context)` of that function version. `eventJson` is the
+   * Runs that function version's handler (the export its `handler` field
+   * names, see handler-export.ts) as `(event, context, callback)`. `eventJson` is the
    * event already serialised (it crosses two process/isolate boundaries as text).
    * Never rejects for user-code failures: those are `ok: false` outcomes.
    */
@@ -47,7 +48,8 @@ export interface FunctionRuntime {
   /**
    * Compiles `compiled` and runs its top level once in a throwaway isolate,
    * under the time and memory limits with the function's env (top-level code may
-   * read process.env), and checks that it exports `handler`.
+   * read process.env), and checks that it exports the function `limits.handler`
+   * names (or, without one, that the default rule finds one).
    */
   validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome>;
   /**

@@ -112,7 +112,11 @@ export class WorkerHandle {
     });
   }
 
-  validate(code: string, limits: { timeoutMs: number; memoryMb: number; env: Record<string, string> }, id: number): Promise<ValidateOutcome> {
+  validate(
+    code: string,
+    limits: { timeoutMs: number; memoryMb: number; env: Record<string, string>; handler: string | null },
+    id: number,
+  ): Promise<ValidateOutcome> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.validations.delete(id);
@@ -208,6 +212,7 @@ export class WorkerHandle {
         env: fn.env,
         timeoutMs: fn.timeoutMs,
         memoryMb: fn.memoryMb,
+        handler: fn.handler ?? null,
       };
       channel.write(encodeFrame(JSON.stringify(load)));
       this.loaded.add(key);

@@ -16,6 +16,7 @@ import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
+import { dispatcherSetup } from './handler-export.js';
 import { IsolateHost } from './isolate-host.js';
 import { UserCompileError, prepare } from './prepare.js';
 import { startRssWatchdog } from './rss-watchdog.js';
@@ -105,6 +106,8 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
     });
     const prepared = prepare(isolate, msg.code, msg.env ?? {}, msg.timeoutMs, allowPrivateTargets, {
       name: 'validate',
+      // The export is chosen as the warm isolate will, so a missing one is refused at deploy.
+      setup: dispatcherSetup(msg.handler ?? null, 0, msg.memoryMb),
       deliver: () => undefined,
       // No onEmit: top-level emits at deploy are checked (bad names still throw, as they
       // would in the warm isolate) but dropped; a deploy is not an event source.

@@ -226,10 +226,10 @@ describe('runtime: validate', () => {
     });
   });
 
-  it('requires a handler export', async () => {
-    expect(await rt.validate('exports.other = () => 1', limits)).toEqual({
+  it('requires a function to call, listing the exports found', async () => {
+    expect(await rt.validate('exports.other = 1', limits)).toEqual({
       ok: false,
-      message: 'no handler export: export a function named handler',
+      message: "no function to call: export one named 'handler' or a default export; exports found: other",
     });
   });
 
