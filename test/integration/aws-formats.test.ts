@@ -30,7 +30,7 @@ const FUNCTIONS: Record<string, { format: 'aws-v1' | 'aws-v2' | 'switchyard'; co
   'v1-binary': {
     format: 'aws-v1',
     code: `exports.handler = async (event) => {
-      if (!event.isBase64Encoded) return { statusCode: 400, body: 'expected base64' };
+      if (!event.isBase64Encoded || event.headers['Content-Type'] !== 'image/png') return { statusCode: 400, body: 'expected base64 and the header as sent' };
       const bytes = atob(event.body);
       let reversed = '';
       for (let i = bytes.length - 1; i >= 0; i--) reversed += bytes[i];
@@ -47,7 +47,11 @@ const FUNCTIONS: Record<string, { format: 'aws-v1' | 'aws-v2' | 'switchyard'; co
   },
   'v1-report': {
     format: 'aws-v1',
-    code: `exports.handler = async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ total: 3 }) });`,
+    code: `exports.handler = async (event) => ({
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ total: 3, stage: event.requestContext.stage }),
+    });`,
   },
   'v2-orders': {
     format: 'aws-v2',
@@ -68,11 +72,11 @@ const FUNCTIONS: Record<string, { format: 'aws-v1' | 'aws-v2' | 'switchyard'; co
   },
   'v2-binary': {
     format: 'aws-v2',
-    code: `exports.handler = async (event) => ({ length: atob(event.body).length, isBase64Encoded: event.isBase64Encoded });`,
+    code: `exports.handler = async (event) => ({ version: event.version, length: atob(event.body).length, isBase64Encoded: event.isBase64Encoded });`,
   },
   'v2-text': {
     format: 'aws-v2',
-    code: `exports.handler = async () => 'Hello, world!';`,
+    code: `exports.handler = async (event) => (event.version === '2.0' ? 'Hello, world!' : 'not a 2.0 event');`,
   },
   'sy-echo': {
     format: 'switchyard',
@@ -189,7 +193,7 @@ describe('aws-v1 (REST API proxy integration)', () => {
 
   it('a {name} route gives pathParameters by that name', async () => {
     const res = await svc.request('GET', url('v1', '/v1/things/t-1'));
-    expect(res.json).toMatchObject({ resource: '/v1/things/{thingId}', pathParameters: { thingId: 't-1' } });
+    expect(res.json).toMatchObject({ resource: '/v1/things/{thingId}', pathParameters: { thingId: 't-1' }, stageVariables: null });
   });
 
   it('a {proxy+} route gives the rest in pathParameters.proxy', async () => {
@@ -199,7 +203,9 @@ describe('aws-v1 (REST API proxy integration)', () => {
       httpMethod: 'DELETE',
       path: '/v1/deep/a/b%20c',
       pathParameters: { proxy: 'deep/a/b c' },
+      stageVariables: null,
     });
+    expect(res.json.pathParameters['*']).toBeUndefined();
   });
 
   it('a JSON body arrives as the string sent, byte for byte', async () => {
@@ -292,7 +298,7 @@ describe('aws-v2 (payload format 2.0)', () => {
 
   it('a binary body arrives base64 with isBase64Encoded', async () => {
     const res = await rawRequest(svc.url, 'POST', url('v2', '/v2/binary'), ['Content-Type', 'application/octet-stream'], Buffer.from([0xff, 0xfe, 0x00, 0x01]));
-    expect(JSON.parse(res.body.toString())).toEqual({ length: 4, isBase64Encoded: true });
+    expect(JSON.parse(res.body.toString())).toEqual({ version: '2.0', length: 4, isBase64Encoded: true });
   });
 });
 
@@ -357,6 +363,6 @@ describe('the webhook mock endpoint', () => {
     const before = receiver.requests.length;
     const fired = await svc.request('POST', `/api/webhooks/${hook.json.id}/test`);
     expect(fired.json.status).toBe('succeeded');
-    expect(JSON.parse(receiver.requests[before].body)).toEqual({ source: 'tests', data: { total: 3 } });
+    expect(JSON.parse(receiver.requests[before].body)).toEqual({ source: 'tests', data: { total: 3, stage: '$default' } });
   });
 });
