@@ -36,7 +36,7 @@ function proxyResponse(
   const status = statusOf(result.statusCode);
   if (status === null || status < 100 || status > 599) {
     return invalidResult(
-      `Function returned statusCode ${JSON.stringify(result.statusCode) ?? 'undefined'}; it must be an integer from 100 to 599`,
+      `Function returned statusCode ${shown(result.statusCode)}; it must be an integer from 100 to 599`,
       requestId,
     );
   }
@@ -96,6 +96,13 @@ export function mapAwsV2Result(result: unknown, requestId?: string): GatewayResp
     }
   }
   return proxyResponse(result, headers, requestId, (body) => (parsesAsJson(body) ? AWS_JSON_CT : TEXT_CT));
+}
+
+/** A returned value, briefly: the user sees it in an error message. */
+function shown(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v);
+  return Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v;
 }
 
 function describe(v: unknown): string {
