@@ -12,8 +12,7 @@ import {
   functionNotFound,
   type InvocationErrorCode,
 } from '../errors.js';
-import { defaultEvent } from '../gateway/event.js';
-import { mapResult } from '../gateway/result.js';
+import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
 import { nextRequestId } from '../ids.js';
 import { compileSource } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
@@ -186,11 +185,14 @@ export class FunctionService {
     return this.store.listFunctionLogs(name, limit);
   }
 
-  /** `POST /api/functions/:name/invoke`: what the gateway would answer, plus the logs. */
+  /**
+   * `POST /api/functions/:name/invoke`: what the gateway would answer, plus the
+   * logs. The given event is completed in the function's own event format.
+   */
   async invoke(name: string, partialEvent: unknown): Promise<ManualInvocation> {
     const fn = await this.get(name);
     const requestId = nextRequestId();
-    const event = defaultEvent(partialEvent, { requestId, functionName: name });
+    const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
     const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
     this.logSink.push(name, outcome.logs);
     const logs = outcome.logs.map(logView);
@@ -198,17 +200,8 @@ export class FunctionService {
     if (!outcome.ok) {
       return { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, duration_ms };
     }
-    const mapped = mapResult(outcome.result);
-    const error =
-      mapped.status === 502 && isInvalidResult(outcome.result)
-        ? { code: 'invalid_result' as const, message: 'statusCode must be an integer from 100 to 599' }
-        : null;
+    const mapped = mapResultFor(fn.eventFormat, outcome.result, requestId);
+    const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
     return { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
   }
-}
-
-function isInvalidResult(result: unknown): boolean {
-  if (typeof result !== 'object' || result === null) return false;
-  const code = (result as { statusCode?: unknown }).statusCode;
-  return Number.isInteger(code) && ((code as number) < 100 || (code as number) > 599);
 }

@@ -1,6 +1,7 @@
 /**
- * Builds the event a handler receives: a superset of the AWS API Gateway
- * proxy event (format 1.0), so Lambda-style handlers run unchanged.
+ * Builds the event a `switchyard`-format function receives: a superset of the
+ * AWS API Gateway proxy event (format 1.0) with the JSON body already parsed.
+ * (The exact AWS formats are aws-event-v1.ts and aws-event-v2.ts.)
  * Runs once per request: single passes over headers and query, no URL objects.
  */
 import { isUtf8 } from 'node:buffer';
@@ -23,6 +24,10 @@ export interface RequestFacts {
   requestId: string;
   apiId: string;
   requestTimeEpoch: number;
+  /** `1.1` (node's `req.httpVersion`); the AWS formats report `HTTP/<it>`. Default 1.1. */
+  httpVersion?: string;
+  /** The server port the client connected to, for the AWS formats' X-Forwarded-Port. */
+  localPort?: number;
 }
 
 export interface InvocationRequestContext {
@@ -171,11 +176,11 @@ export function decodeBody(
   return { body: text, isBase64Encoded: false };
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function stringMap(v: unknown): Record<string, string> | null {
+export function stringMap(v: unknown): Record<string, string> | null {
   if (!isPlainObject(v)) return null;
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
@@ -184,13 +189,13 @@ function stringMap(v: unknown): Record<string, string> | null {
   return out;
 }
 
-function lowerKeys<T>(obj: Record<string, T>): Record<string, T> {
+export function lowerKeys<T>(obj: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const [k, v] of Object.entries(obj)) setOwn(out, k.toLowerCase(), v);
   return out;
 }
 
-function toMulti(single: Record<string, string>): Record<string, string[]> {
+export function toMulti(single: Record<string, string>): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(single)) setOwn(out, k, [v]);
   return out;

@@ -1,6 +1,7 @@
 /**
  * The invocation hot path: API id -> cached route table -> match -> cached
- * function record -> event -> isolate -> HTTP response. Route tables and
+ * function record -> event (in the function's `event_format`) -> isolate ->
+ * HTTP response. Route tables and
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
@@ -10,8 +11,9 @@ import type { Metrics } from '../metrics.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import type { FunctionRecord } from '../types.js';
-import { buildEvent, type RequestFacts } from './event.js';
-import { mapFailure, mapResult, type GatewayResponse } from './result.js';
+import type { RequestFacts } from './event.js';
+import { buildEventFor, mapResultFor } from './formats.js';
+import { mapFailure, type GatewayResponse } from './result.js';
 import { RouteTable } from './route-table.js';
 
 /**
@@ -102,11 +104,11 @@ export class Gateway {
       // The route outlived its function (deleted on another node mid-flight).
       response = mapFailure('function_error', `Function '${match.route.function}' does not exist`, req.requestId);
     } else {
-      const event = buildEvent(req, match);
+      const event = buildEventFor(fn.eventFormat, req, match);
       const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
       if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs);
       if (outcome.ok) {
-        response = mapResult(outcome.result);
+        response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
         this.metrics.invocations.inc({ function: fn.name, outcome: 'ok' });
       } else {
         response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);

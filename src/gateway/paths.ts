@@ -3,14 +3,39 @@
  * joining them. Validators return a human message (naming the field) or null,
  * so the management layer decides how to wrap it (field prefix, error class).
  *
+ * A template segment is static, a parameter (`:id`, or API Gateway's `{id}`),
+ * or a final greedy one (`*`, or API Gateway's `{proxy+}`): the two spellings
+ * are the same route, so templates copy from serverless.yml and SAM files.
+ *
  * Static segments allow only RFC 3986 unreserved characters and
  * percent-escapes: anything else would be re-encoded differently by clients
  * and then never match. Dot segments are refused in any spelling (`..`,
  * `%2e%2e`, `.%2E`): clients resolve them away before sending.
  */
 
+import { routeShape } from '../store/store.js';
+
 const STATIC_SEGMENT = /^(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})+$/;
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** API Gateway's own rule for names in braces (`{produce-category}` is valid there). */
+const BRACE_NAME = /^[A-Za-z0-9._-]+$/;
+
+/** One segment of a route template, whichever spelling it uses. */
+export type TemplateSegment =
+  | { kind: 'static'; text: string }
+  | { kind: 'param'; name: string }
+  /** `name` is null for `*`, whose value is `pathParameters["*"]` (and `proxy` in the AWS formats). */
+  | { kind: 'greedy'; name: string | null };
+
+/** Classifies a segment of a template that validateRoutePath accepted. */
+export function templateSegment(seg: string): TemplateSegment {
+  if (seg === '*') return { kind: 'greedy', name: null };
+  if (seg.charCodeAt(0) === 58 /* : */) return { kind: 'param', name: seg.slice(1) };
+  if (seg.charCodeAt(0) === 123 /* { */ && seg.endsWith('}')) {
+    return seg.endsWith('+}') ? { kind: 'greedy', name: seg.slice(1, -2) } : { kind: 'param', name: seg.slice(1, -1) };
+  }
+  return { kind: 'static', text: seg };
+}
 
 /** Decodes a percent-encoded segment; a malformed escape yields the raw text instead of throwing. */
 export function safeDecode(s: string): string {
@@ -57,7 +82,9 @@ export function validateBasePath(p: string): string | null {
   const shape = checkShape('basePath', p);
   if (shape !== null || p === '/') return shape;
   for (const seg of p.slice(1).split('/')) {
-    if (seg.startsWith(':') || seg.includes('*')) return `basePath segments must be static: '${seg}' found`;
+    if (seg.startsWith(':') || seg.includes('*') || seg.includes('{')) {
+      return `basePath segments must be static: '${seg}' found`;
+    }
     const err = checkStatic('basePath', seg);
     if (err !== null) return err;
   }
@@ -71,24 +98,34 @@ export function validateRoutePath(p: string): string | null {
   const seen = new Set<string>();
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i];
-    if (seg === '*') {
-      if (i !== segs.length - 1) return `path wildcard '*' is only allowed as the last segment`;
-      continue;
-    }
-    if (seg.startsWith(':')) {
-      const name = seg.slice(1);
-      if (!PARAM_NAME.test(name)) {
-        return `path parameter '${seg}' must be ':' followed by a name matching [A-Za-z_][A-Za-z0-9_]*`;
-      }
-      if (seen.has(name)) return `path parameter ':${name}' appears more than once`;
-      seen.add(name);
-      continue;
-    }
-    if (seg.includes('*')) return `path segment '${seg}' is invalid: '*' must be a whole, final segment`;
-    const err = checkStatic('path', seg);
-    if (err !== null) return err;
+    const problem = checkTemplateSegment(seg, i === segs.length - 1);
+    if (problem !== null) return problem;
+    const parsed = templateSegment(seg);
+    if (parsed.kind === 'static' || parsed.name === null) continue;
+    if (seen.has(parsed.name)) return `path parameter '${seg}' appears more than once`;
+    seen.add(parsed.name);
   }
   return null;
+}
+
+function checkTemplateSegment(seg: string, last: boolean): string | null {
+  if (seg === '*') return last ? null : `path wildcard '*' is only allowed as the last segment`;
+  if (seg.startsWith(':')) {
+    return PARAM_NAME.test(seg.slice(1))
+      ? null
+      : `path parameter '${seg}' must be ':' followed by a name matching [A-Za-z_][A-Za-z0-9_]*`;
+  }
+  if (seg.startsWith('{')) {
+    const greedy = seg.endsWith('+}');
+    const name = seg.endsWith('}') ? seg.slice(1, greedy ? -2 : -1) : '';
+    if (!BRACE_NAME.test(name)) {
+      return `path parameter '${seg}' must be '{name}' or a final '{name+}', the name made of letters, digits, '.', '_' and '-'`;
+    }
+    if (greedy && !last) return `path parameter '${seg}' is greedy and only allowed as the last segment`;
+    return null;
+  }
+  if (seg.includes('*')) return `path segment '${seg}' is invalid: '*' must be a whole, final segment`;
+  return checkStatic('path', seg);
 }
 
 /** basePath + route path, where `/` on either side means "nothing to add". */
@@ -99,13 +136,20 @@ export function joinPath(basePath: string, routePath: string): string {
 }
 
 /**
- * The shape of a route path for conflict detection: `/users/:id` and
- * `/users/:name` are the same shape. Used by the management layer (409).
+ * The shape of a route path for conflict detection: `/users/:id`,
+ * `/users/:name` and `/users/{id}` are the same shape, as are `/files/*` and
+ * `/files/{proxy+}`. The store computes it for its uniqueness constraint.
  */
-export function pathShape(template: string): string {
-  if (template.indexOf(':') === -1) return template;
+export const pathShape = routeShape;
+
+/**
+ * A template in API Gateway's syntax, as AWS events carry it in `resource`,
+ * `resourcePath` and `routeKey`: `:id` -> `{id}`, `*` -> `{proxy+}`.
+ */
+export function awsTemplate(template: string): string {
+  if (template.indexOf(':') === -1 && template.indexOf('*') === -1) return template;
   return template
     .split('/')
-    .map((s) => (s.startsWith(':') ? ':' : s))
+    .map((s) => (s === '*' ? '{proxy+}' : s.startsWith(':') ? `{${s.slice(1)}}` : s))
     .join('/');
 }

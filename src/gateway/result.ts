@@ -11,11 +11,13 @@ export interface GatewayResponse {
   /** Lower-case names. Only `set-cookie` may be an array (cookies cannot be joined with ', '). */
   headers: Record<string, string | string[]>;
   body: string | Buffer | null;
+  /** Set when the function's result was unusable (`invalid_result`), for the manual invoke's `error`. */
+  invalid?: string;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';
-const TEXT_CT = 'text/plain; charset=utf-8';
-const BINARY_CT = 'application/octet-stream';
+export const TEXT_CT = 'text/plain; charset=utf-8';
+export const BINARY_CT = 'application/octet-stream';
 
 const FORBIDDEN = new Set([
   'x-request-id',
@@ -33,15 +35,21 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What node's setHeader would reject (CR, LF, NUL, other controls): dropped instead of crashing the response.
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
+/** A value node can put on the wire as a header. */
+export function isHeaderValue(v: string): boolean {
+  return !BAD_VALUE.test(v);
+}
+
 function errorBody(error: string, code: string, requestId?: string): string {
   return JSON.stringify(requestId === undefined ? { error, code } : { error, code, requestId });
 }
 
-function invalidResult(message: string, requestId?: string): GatewayResponse {
+export function invalidResult(message: string, requestId?: string): GatewayResponse {
   return {
     status: INVOCATION_ERROR_STATUS.invalid_result,
     headers: { 'content-type': JSON_CT },
     body: errorBody(message, 'invalid_result', requestId),
+    invalid: message,
   };
 }
 
@@ -53,7 +61,7 @@ export function mapFailure(code: InvocationErrorCode, message: string, requestId
   };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
@@ -77,7 +85,7 @@ function headerValues(v: unknown): string[] | null {
 }
 
 /** `multiValueHeaders` replace `headers` of the same name, as in API Gateway. */
-function copyHeaders(single: unknown, multi: unknown): Record<string, string | string[]> {
+export function copyHeaders(single: unknown, multi: unknown): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   const put = (name: string, raw: unknown) => {
     const lower = name.toLowerCase();
@@ -93,7 +101,7 @@ function copyHeaders(single: unknown, multi: unknown): Record<string, string | s
 }
 
 /** Cheap pre-check before JSON.parse: most text bodies fail on the first character. */
-function parsesAsJson(s: string): boolean {
+export function parsesAsJson(s: string): boolean {
   let i = 0;
   while (i < s.length && (s[i] === ' ' || s[i] === '\n' || s[i] === '\r' || s[i] === '\t')) i++;
   if (i === s.length) return false;
@@ -109,7 +117,13 @@ function parsesAsJson(s: string): boolean {
   }
 }
 
-function jsonResponse(status: number, headers: Record<string, string | string[]>, value: unknown, requestId?: string) {
+export function jsonResponse(
+  status: number,
+  headers: Record<string, string | string[]>,
+  value: unknown,
+  requestId?: string,
+  contentType = JSON_CT,
+): GatewayResponse {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -117,7 +131,7 @@ function jsonResponse(status: number, headers: Record<string, string | string[]>
     text = undefined;
   }
   if (text === undefined) return invalidResult('Function result body cannot be serialised as JSON', requestId);
-  if (headers['content-type'] === undefined) headers['content-type'] = JSON_CT;
+  if (headers['content-type'] === undefined) headers['content-type'] = contentType;
   return { status, headers, body: text };
 }
 

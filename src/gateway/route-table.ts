@@ -14,18 +14,32 @@
  * GET to that URL would (as with fastify's exposed HEAD routes).
  */
 import type { Api, Route } from '../types.js';
-import { joinPath, safeDecode } from './paths.js';
+import { awsTemplate, joinPath, safeDecode, templateSegment } from './paths.js';
 
-export type MatchResult =
-  | { kind: 'match'; route: Route; pathParameters: Record<string, string> | null; resource: string }
-  | { kind: 'not_found' }
-  | { kind: 'method_not_allowed'; allow: string[] };
+export interface RouteMatch {
+  kind: 'match';
+  route: Route;
+  /** As the `switchyard` event has them: a greedy value under `*` (and under its name for `{name+}`). */
+  pathParameters: Record<string, string> | null;
+  /** basePath + the route's template, as written. */
+  resource: string;
+  /** The same in API Gateway's syntax (`{id}`, `{proxy+}`), for the AWS event formats. */
+  awsResource: string;
+  /** The AWS name of the greedy parameter (`proxy` for `*`), null when the template has none. */
+  awsGreedy: string | null;
+}
+
+export type MatchResult = RouteMatch | { kind: 'not_found' } | { kind: 'method_not_allowed'; allow: string[] };
 
 interface Entry {
   route: Route;
   resource: string;
-  /** Parameter names in path order, `*` last for a wildcard; null when the template has none. */
+  awsResource: string;
+  /** Parameter names in path order, `*` last for a greedy one; null when the template has none. */
   names: string[] | null;
+  /** The name of a `{name+}` segment, which also carries the greedy value in the `switchyard` event. */
+  greedyAlias: string | null;
+  awsGreedy: string | null;
 }
 
 interface Terminal {
@@ -85,22 +99,26 @@ export class RouteTable {
     const segs = resource === '/' ? [] : resource.slice(1).split('/');
     let node = this.root;
     let names: string[] | null = null;
+    let greedyAlias: string | null = null;
+    let awsGreedy: string | null = null;
     let terminal: Terminal | null = null;
     let isStatic = true;
     for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i];
-      if (seg === '*' && i === segs.length - 1) {
+      const seg = templateSegment(segs[i]);
+      if (seg.kind === 'greedy' && i === segs.length - 1) {
         (names ??= []).push('*');
+        greedyAlias = seg.name;
+        awsGreedy = seg.name ?? 'proxy';
         terminal = node.wildcard ??= newTerminal();
         isStatic = false;
         break;
       }
-      if (seg.charCodeAt(0) === 58 /* : */) {
-        (names ??= []).push(seg.slice(1));
+      if (seg.kind === 'param') {
+        (names ??= []).push(seg.name);
         node = node.param ??= newNode();
         isStatic = false;
       } else {
-        const key = safeDecode(seg);
+        const key = safeDecode(segs[i]);
         const statics = (node.statics ??= new Map());
         let next = statics.get(key);
         if (next === undefined) statics.set(key, (next = newNode()));
@@ -108,7 +126,7 @@ export class RouteTable {
       }
     }
     terminal ??= node.terminal ??= newTerminal();
-    const entry: Entry = { route, resource, names };
+    const entry: Entry = { route, resource, awsResource: awsTemplate(resource), names, greedyAlias, awsGreedy };
     // Same method + same shape twice is refused upstream (409); if it slips through, the first one stays.
     if (route.method === 'ANY') terminal.any ??= entry;
     else if (!terminal.byMethod.has(route.method)) terminal.byMethod.set(route.method, entry);
@@ -125,7 +143,7 @@ export class RouteTable {
     if (p.indexOf('%') === -1) {
       const t = this.exact.get(p);
       const hit = t === undefined ? null : accept(t, method);
-      if (hit !== null) return { kind: 'match', route: hit.route, pathParameters: null, resource: hit.resource };
+      if (hit !== null) return matched(hit, null);
     }
     const values: string[] = [];
     const start = p === '/' ? 1 : 0;
@@ -135,8 +153,9 @@ export class RouteTable {
       if (hit.names !== null) {
         params = {};
         for (let i = 0; i < hit.names.length; i++) setOwn(params, hit.names[i], safeDecode(values[i]));
+        if (hit.greedyAlias !== null) setOwn(params, hit.greedyAlias, params['*']);
       }
-      return { kind: 'match', route: hit.route, pathParameters: params, resource: hit.resource };
+      return matched(hit, params);
     }
     const allow = new Set<string>();
     collect(this.root, p, start, allow);
@@ -144,6 +163,17 @@ export class RouteTable {
     if (allow.has('GET')) allow.add('HEAD');
     return { kind: 'method_not_allowed', allow: [...allow].sort() };
   }
+}
+
+function matched(e: Entry, pathParameters: Record<string, string> | null): RouteMatch {
+  return {
+    kind: 'match',
+    route: e.route,
+    pathParameters,
+    resource: e.resource,
+    awsResource: e.awsResource,
+    awsGreedy: e.awsGreedy,
+  };
 }
 
 /**

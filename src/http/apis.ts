@@ -13,7 +13,14 @@ const newRouteSchema = {
   additionalProperties: false,
   properties: {
     method: { type: 'string', enum: [...ROUTE_METHODS] },
-    path: { type: 'string', minLength: 1, maxLength: 1024, description: 'Starts with /; segments static, :name, or a final *' },
+    path: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Starts with /; segments static, :name, or a final * (greedy). ' +
+        "API Gateway's {name} and final {proxy+} are the same as :name and *; stored as written.",
+    },
     function: { type: 'string', minLength: 1, maxLength: 64, description: 'Name of an existing function' },
   },
 } as const;

@@ -38,8 +38,10 @@ const eventFormatSchema = {
   type: 'string',
   enum: [...EVENT_FORMATS],
   description:
-    'The event the gateway sends and how the result is read: `switchyard` (default), ' +
-    '`aws-v1` (API Gateway REST proxy integration) or `aws-v2` (HTTP API / function URL, payload format 2.0).',
+    'The event the gateway sends and how the result is read: `switchyard` (default; a JSON body arrives parsed), ' +
+    '`aws-v1` (API Gateway REST proxy integration, exactly: body a string, header case kept, REST result rules) or ' +
+    '`aws-v2` (HTTP API / function URL, payload format 2.0, exactly: cookies, a result without statusCode is a 200 JSON body). ' +
+    'See docs/functions.md, "Event formats".',
 } as const;
 
 const functionSchema = {
@@ -190,7 +192,12 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         tags: ['functions'],
         summary: 'Invoke a function with an event (missing fields defaulted)',
         params: nameParams,
-        body: { type: ['object', 'null'], description: 'An invocation event (see docs/functions.md)' },
+        body: {
+          type: ['object', 'null'],
+          description:
+            "An invocation event in the function's event_format; missing fields are defaulted in that format " +
+            '(see docs/functions.md, "Event formats")',
+        },
         response: {
           200: {
             type: 'object',

@@ -105,6 +105,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         requestId,
         apiId,
         requestTimeEpoch: Date.now(),
+        httpVersion: req.httpVersion,
+        localPort: req.socket.localPort,
       });
       response.headers['x-request-id'] = requestId;
       const out = response.body;

@@ -47,6 +47,7 @@
  * is exactly one, else to none (requestId null; such lines ride along with
  * the next result this isolate delivers).
  */
+import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import { MAX_JSON_DEPTH } from '../json-limits.js';
 import { CHOOSE_EXPORT_SOURCE } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
@@ -62,12 +63,6 @@ export const MAX_ITEM_LOG_LINES = 2 * MAX_LOG_LINES + 1;
 export const LOG_LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const;
 /** Microtask turns `dispatch` waits for handlers to settle before answering. */
 const SETTLE_TURNS = 8;
-/**
- * The Lambda context's synthetic parts: Switchyard has no AWS account or
- * region, so ARNs use AWS's documentation account id and this region.
- */
-export const LAMBDA_ACCOUNT_ID = '123456789012';
-export const LAMBDA_REGION = 'us-east-1';
 
 export const DISPATCHER_SOURCE = `
 'use strict';
@@ -443,7 +438,7 @@ return function init(factory, setupJson) {
   try { declared = handler.length; } catch {}
   arity = typeof declared === 'number' ? declared : 0;
   functionVersion = StringCtor(setup.version);
-  invokedFunctionArn = 'arn:aws:lambda:${LAMBDA_REGION}:${LAMBDA_ACCOUNT_ID}:function:' + functionName;
+  invokedFunctionArn = 'arn:aws:lambda:${AWS_REGION}:${AWS_ACCOUNT_ID}:function:' + functionName;
   memoryLimitInMB = StringCtor(setup.memoryMb);
   logGroupName = '/aws/lambda/' + functionName;
   const day = apply(toISOString, new DateCtor(now()), []);

@@ -86,13 +86,16 @@ export interface Store extends WebhookStore {
 }
 
 /**
- * Two route paths have the same shape when they differ only in parameter names:
- * `/users/:id` and `/users/:name` -> `/users/:`.
+ * Two route paths have the same shape when they differ only in parameter names
+ * or in spelling (API Gateway's `{id}` and `{proxy+}` are `:id` and `*`):
+ * `/users/:id`, `/users/:name` and `/users/{id}` -> `/users/:`;
+ * `/files/*` and `/files/{proxy+}` -> `/files/*`. Paths stored before the
+ * brace spelling existed held no `{`, so their stored shapes are unchanged.
  */
 export function routeShape(path: string): string {
   return path
     .split('/')
-    .map((seg) => (seg.startsWith(':') ? ':' : seg))
+    .map((seg) => (seg.startsWith(':') ? ':' : seg.startsWith('{') ? (seg.endsWith('+}') ? '*' : ':') : seg))
     .join('/');
 }
 

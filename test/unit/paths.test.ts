@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { joinPath, pathShape, safeDecode, validateBasePath, validateRoutePath } from '../../src/gateway/paths.js';
+import {
+  awsTemplate,
+  joinPath,
+  pathShape,
+  safeDecode,
+  validateBasePath,
+  validateRoutePath,
+} from '../../src/gateway/paths.js';
 
 describe('validateBasePath', () => {
   it('accepts the root, static segments, unreserved characters and percent-escapes', () => {
@@ -15,6 +22,8 @@ describe('validateBasePath', () => {
     ['/a//b', 'basePath must not contain empty segments (//)'],
     ['/users/:id', "basePath segments must be static: ':id' found"],
     ['/files/*', "basePath segments must be static: '*' found"],
+    ['/items/{id}', "basePath segments must be static: '{id}' found"],
+    ['/{proxy+}', "basePath segments must be static: '{proxy+}' found"],
     ['/a*b', "basePath segments must be static: 'a*b' found"],
     ['/a b', "basePath segment 'a b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
     ['/a?b', "basePath segment 'a?b' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
@@ -62,6 +71,36 @@ describe('validateRoutePath', () => {
   });
 });
 
+describe("validateRoutePath: API Gateway's {name} and {name+} spellings", () => {
+  it('accepts them as serverless.yml and SAM templates write them', () => {
+    for (const p of [
+      '/items/{id}',
+      '/{proxy+}',
+      '/files/{key+}',
+      '/produce/{produce-category}/{product_type}',
+      '/v1/{a.b}/:c/{rest+}',
+    ]) {
+      expect(validateRoutePath(p), p).toBeNull();
+    }
+  });
+
+  const NAME_RULE = "must be '{name}' or a final '{name+}', the name made of letters, digits, '.', '_' and '-'";
+  it.each([
+    ['/{}', `path parameter '{}' ${NAME_RULE}`],
+    ['/{+}', `path parameter '{+}' ${NAME_RULE}`],
+    ['/{a b}', `path parameter '{a b}' ${NAME_RULE}`],
+    ['/{id', `path parameter '{id' ${NAME_RULE}`],
+    ['/{a+b}', `path parameter '{a+b}' ${NAME_RULE}`],
+    ['/{proxy+}/x', "path parameter '{proxy+}' is greedy and only allowed as the last segment"],
+    ['/x{id}', "path segment 'x{id}' may only contain letters, digits, '-', '.', '_', '~' and percent-escapes (%XX)"],
+    ['/:id/{id}', "path parameter '{id}' appears more than once"],
+    ['/{id}/x/:id', "path parameter ':id' appears more than once"],
+    ['/{key}/{key+}', "path parameter '{key+}' appears more than once"],
+  ])('rejects %j', (p, message) => {
+    expect(validateRoutePath(p)).toBe(message);
+  });
+});
+
 describe('joinPath', () => {
   it.each([
     ['/users', '/', '/users'],
@@ -79,6 +118,22 @@ describe('pathShape and safeDecode', () => {
     expect(pathShape('/users/:id')).toBe(pathShape('/users/:name'));
     expect(pathShape('/users/:id')).not.toBe(pathShape('/users/me'));
     expect(pathShape('/files/*')).toBe('/files/*');
+  });
+
+  it("gives API Gateway's spellings the shape of ours: {id} is :id, {proxy+} and {key+} are *", () => {
+    expect(pathShape('/items/{id}')).toBe(pathShape('/items/:id'));
+    expect(pathShape('/{proxy+}')).toBe(pathShape('/*'));
+    expect(pathShape('/files/{key+}')).toBe('/files/*');
+    expect(pathShape('/a/{x}/b/{rest+}')).toBe(pathShape('/a/:y/b/*'));
+    expect(pathShape('/items/{id}')).not.toBe(pathShape('/items/*'));
+  });
+
+  it("awsTemplate writes a template in API Gateway's syntax", () => {
+    expect(awsTemplate('/users/:id')).toBe('/users/{id}');
+    expect(awsTemplate('/*')).toBe('/{proxy+}');
+    expect(awsTemplate('/v1/:bucket/*')).toBe('/v1/{bucket}/{proxy+}');
+    expect(awsTemplate('/items/{id}/{key+}')).toBe('/items/{id}/{key+}');
+    expect(awsTemplate('/static/path')).toBe('/static/path');
   });
 
   it('decodes good escapes and keeps bad ones raw', () => {

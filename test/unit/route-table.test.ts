@@ -308,3 +308,56 @@ describe('RouteTable: percent-encoding', () => {
     expect(JSON.parse(JSON.stringify(p))).toEqual(JSON.parse('{"__proto__":"x"}'));
   });
 });
+
+describe("RouteTable: API Gateway's {name} and {name+} spellings", () => {
+  const aws = (r: MatchResult) => (r.kind === 'match' ? { resource: r.awsResource, greedy: r.awsGreedy } : undefined);
+
+  it('{id} matches like :id, named id; resource as written, awsResource in AWS syntax', () => {
+    const t = table('/shop', [['GET', '/items/{id}']]);
+    const r = t.match('GET', '/shop/items/42');
+    expect(winner(r)).toBe('GET /shop/items/{id}');
+    expect(params(r)).toEqual({ id: '42' });
+    expect(aws(r)).toEqual({ resource: '/shop/items/{id}', greedy: null });
+  });
+
+  it('{proxy+} matches like *: the rest in pathParameters.proxy and, as * has it, pathParameters["*"]', () => {
+    const t = table('/', [['ANY', '/{proxy+}']]);
+    const r = t.match('POST', '/hello/world');
+    expect(winner(r)).toBe('ANY /{proxy+}');
+    expect(params(r)).toEqual({ '*': 'hello/world', proxy: 'hello/world' });
+    expect(aws(r)).toEqual({ resource: '/{proxy+}', greedy: 'proxy' });
+    expect(params(t.match('GET', ''))).toEqual({ '*': '', proxy: '' });
+  });
+
+  it('a * route keeps only pathParameters["*"] and is {proxy+} to AWS; :id is {id}', () => {
+    const t = table('/v1', [['GET', '/:bucket/*']]);
+    const r = t.match('GET', '/v1/photos/2024/a.png');
+    expect(params(r)).toEqual({ bucket: 'photos', '*': '2024/a.png' });
+    expect(aws(r)).toEqual({ resource: '/v1/{bucket}/{proxy+}', greedy: 'proxy' });
+  });
+
+  it('{key+} names its greedy value key', () => {
+    const t = table('/', [['GET', '/files/{key+}']]);
+    const r = t.match('GET', '/files/a/b%20c.txt');
+    expect(params(r)).toEqual({ '*': 'a/b c.txt', key: 'a/b c.txt' });
+    expect(aws(r)).toEqual({ resource: '/files/{key+}', greedy: 'key' });
+  });
+
+  it('ranks them as their colon and star twins: static > {id} > {proxy+}', () => {
+    const t = table('/', [
+      ['GET', '/{proxy+}'],
+      ['GET', '/items/{id}'],
+      ['GET', '/items/new'],
+    ]);
+    expect(winner(t.match('GET', '/items/new'))).toBe('GET /items/new');
+    expect(winner(t.match('GET', '/items/7'))).toBe('GET /items/{id}');
+    expect(winner(t.match('GET', '/items/7/x'))).toBe('GET /{proxy+}');
+    expect(t.match('DELETE', '/items/7')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+  });
+
+  it('a static route has no path parameters in any spelling', () => {
+    const r = table('/', [['GET', '/health']]).match('GET', '/health');
+    expect(params(r)).toBeNull();
+    expect(aws(r)).toEqual({ resource: '/health', greedy: null });
+  });
+});

@@ -198,6 +198,38 @@ for (const b of backends()) {
         expect((await store.getApi(api.id))!.routes).toHaveLength(3);
       });
 
+      it("treats API Gateway's {id} and {proxy+} as :id and *: the same shape, a conflict", async () => {
+        const err = await rejection(
+          store.createApi({
+            name: 'clash',
+            basePath: '/',
+            routes: [
+              { method: 'GET', path: '/items/:id', function: 'users' },
+              { method: 'GET', path: '/items/{id}', function: 'users' },
+            ],
+          }),
+        );
+        expect(err).toMatchObject({
+          code: 'route_conflict',
+          message: 'GET /items/{id} conflicts with existing route GET /items/:id',
+        });
+        const api = await store.createApi({
+          name: 'ok',
+          basePath: '/',
+          routes: [
+            { method: 'ANY', path: '/{proxy+}', function: 'users' },
+            { method: 'GET', path: '/items/{id}', function: 'users' },
+          ],
+        });
+        // Stored as written.
+        expect(api.routes.map((r) => r.path)).toEqual(['/{proxy+}', '/items/{id}']);
+        const addErr = await rejection(store.addRoute(api.id, { method: 'ANY', path: '/*', function: 'users' }));
+        expect(addErr).toMatchObject({
+          code: 'route_conflict',
+          message: 'ANY /* conflicts with existing route ANY /{proxy+}',
+        });
+      });
+
       it('refuses a route to an unknown function and writes nothing', async () => {
         const err = await rejection(
           store.createApi({

@@ -1,0 +1,34 @@
+/**
+ * The one place that picks, by a function's `event_format`, how its event is
+ * built (for a request, or completed for a manual invoke) and how its result
+ * is read. `switchyard` is the default and the first branch; a value this
+ * code does not know cannot be stored (the API and the store check it).
+ */
+import type { EventFormat } from '../types.js';
+import { buildAwsV1Event, defaultAwsV1Event } from './aws-event-v1.js';
+import { buildAwsV2Event, defaultAwsV2Event } from './aws-event-v2.js';
+import { mapAwsV1Result, mapAwsV2Result } from './aws-result.js';
+import { buildEvent, defaultEvent, type RequestFacts } from './event.js';
+import { mapResult, type GatewayResponse } from './result.js';
+import type { RouteMatch } from './route-table.js';
+
+export function buildEventFor(format: EventFormat, req: RequestFacts, match: RouteMatch): object {
+  if (format === 'switchyard') return buildEvent(req, match);
+  return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match);
+}
+
+export function defaultEventFor(
+  format: EventFormat,
+  partial: unknown,
+  ids: { requestId: string; functionName: string },
+): object {
+  if (format === 'aws-v1') return defaultAwsV1Event(partial, ids);
+  if (format === 'aws-v2') return defaultAwsV2Event(partial, ids);
+  return defaultEvent(partial, ids);
+}
+
+/** `requestId` goes into the body of an `invalid_result` answer, as into every invocation failure's. */
+export function mapResultFor(format: EventFormat, result: unknown, requestId?: string): GatewayResponse {
+  if (format === 'switchyard') return mapResult(result, requestId);
+  return format === 'aws-v2' ? mapAwsV2Result(result, requestId) : mapAwsV1Result(result, requestId);
+}
