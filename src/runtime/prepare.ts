@@ -47,8 +47,12 @@ export function compileErrorOf(err: unknown, mappings: string | null = null): Co
 }
 
 export class UserCompileError extends Error {
-  constructor(readonly detail: CompileError) {
-    super(detail.line ? `${detail.message} (line ${detail.line}, column ${detail.column})` : detail.message);
+  /** `detail` travels as fields (the caller prints the position once); the message names the file too. */
+  constructor(
+    readonly detail: CompileError,
+    file: string = USER_FILENAME,
+  ) {
+    super(detail.line ? `${detail.message} (${file}, line ${detail.line}, column ${detail.column})` : detail.message);
   }
 }
 
@@ -91,7 +95,7 @@ export async function prepare(
     try {
       script = await isolate.compileScript(WRAP_HEAD + script0 + WRAP_TAIL, { filename: userFile });
     } catch (err) {
-      throw new UserCompileError(compileErrorOf(err, mappings));
+      throw new UserCompileError(compileErrorOf(err, mappings), userFile);
     }
     const outer = await script.run(context, { reference: true, timeout: timeoutMs });
     script.release();

@@ -331,4 +331,10 @@ export const handler = async () => {
     });
     expect(top).toEqual({ ok: false, message: "top-level code threw TypeError: Cannot read properties of null (reading 'boom')", line: 4, column: 6 });
   });
+
+  it('maps an error only V8 finds (esbuild passes the code) back to the user line', async () => {
+    const code = `import { join } from 'path';\n\nexport const handler = () => {\n  return /(?<a>x)(?<a>y)/.test(join('a'));\n};`;
+    const out = await rt.validate((await compileSource(code, 'javascript', 'regex')).compiled, { timeoutMs: 1000, memoryMb: 32, env: {} });
+    expect(out).toEqual({ ok: false, message: expect.stringContaining('Duplicate capture group name'), line: 4, column: 10 });
+  });
 });
