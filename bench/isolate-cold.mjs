@@ -2,7 +2,7 @@
 // sandbox, dispatcher, the user's code, first call, dispose. Reports the median
 // and p90 over N isolates (the first, which fills the code caches, is left out).
 // Not a test. Needs `npm run build` first; run with --no-node-snapshot:
-//   node --no-node-snapshot bench/isolate-cold.mjs [n=200] [code=hello|crypto|buffer]
+//   node --no-node-snapshot bench/isolate-cold.mjs [n=200] [code=hello|path|buffer|crypto]
 import ivm from 'isolated-vm';
 const { prepare } = await import(process.env.SWITCHYARD_DIST ? `${process.env.SWITCHYARD_DIST}/runtime/prepare.js` : '../dist/runtime/prepare.js');
 
@@ -12,6 +12,8 @@ const CODES = {
   hello: `exports.handler = async () => ({ statusCode: 200, body: 'hi' });`,
   crypto: `const crypto = require('crypto');
 exports.handler = async () => ({ statusCode: 200, body: crypto.createHmac('sha256', 'k').update('x').digest('hex') });`,
+  path: `const p = require('path');
+exports.handler = async () => ({ statusCode: 200, body: p.join('a', 'b') });`,
   buffer: `exports.handler = async () => ({ statusCode: 200, body: Buffer.from('aGk=', 'base64').toString() });`,
 };
 const code = CODES[which];
