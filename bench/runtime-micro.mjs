@@ -13,7 +13,7 @@ const batching = process.argv[5] !== 'off';
 const rt = createRuntime({ workers, allowPrivateTargets: false, batching });
 console.log(`workers ${workers}, batching ${batching ? 'on' : 'off'}`);
 const code = `export async function handler(event) { return { statusCode: 200, body: { hello: 'world' } }; }`;
-const fn = { name: 'hello', version: 1, compiled: compileSource(code, 'javascript').compiled, env: {}, timeoutMs: 10000, memoryMb: 128 };
+const fn = { name: 'hello', version: 1, compiled: (await compileSource(code, 'javascript')).compiled, env: {}, timeoutMs: 10000, memoryMb: 128 };
 const event = JSON.stringify({ httpMethod: 'GET', path: '/hello', headers: { host: 'localhost', 'user-agent': 'bench' }, queryStringParameters: null, body: null });
 
 async function run(conc, ms) {

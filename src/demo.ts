@@ -223,7 +223,7 @@ function refusedDemoFunction(fn: DemoFunction, file: string, answer: ErrorAnswer
   const column = answer.details?.column;
   const where = line ? `, line ${line}${column ? ` column ${column}` : ''}` : '';
   // The server's message names the field and the position, which this line gives in its own words.
-  const reason = (answer.error ?? 'refused').replace(/^code: /, '').replace(/ \(line \d+(, column \d+)?\)$/, '');
+  const reason = (answer.error ?? 'refused').replace(/^code: /, '').replace(/ \((?:[^(),]+, )?line \d+(, column \d+)?\)$/, '');
   return new ConfigError(
     `the demo function '${fn.name}' in ${shown(file)} cannot be deployed${where}: ${reason}. Fix the file, or start without --demo`,
   );

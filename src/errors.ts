@@ -91,8 +91,10 @@ export class UnknownFunctionError extends SwitchyardError {
 export class InvalidCodeError extends SwitchyardError {
   readonly code = 'invalid_code';
   readonly status = 400;
-  constructor(message: string, line?: number, column?: number) {
-    super(line ? `code: ${message} (line ${line}${column ? `, column ${column}` : ''})` : `code: ${message}`, {
+  /** `file`: the user's file name (compile.ts `userFileName`), named with the position. */
+  constructor(message: string, line?: number, column?: number, file?: string) {
+    const where = line ? ` (${file ? `${file}, ` : ''}line ${line}${column ? `, column ${column}` : ''})` : '';
+    super(`code: ${message}${where}`, {
       line: line ?? null,
       column: column ?? null,
     });

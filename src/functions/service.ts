@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
 import { nextRequestId } from '../ids.js';
-import { compileSource } from '../runtime/compile.js';
+import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
 import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page } from '../types.js';
@@ -94,13 +94,14 @@ export class FunctionService {
 
   /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
   private async build(
+    name: string,
     code: string,
     runtime: FunctionRuntimeName,
     limits: { timeoutMs: number; memoryMb: number; env: Record<string, string>; handler: string | null },
   ) {
-    const { compiled } = compileSource(code, runtime);
+    const { compiled } = await compileSource(code, runtime, name);
     const check = await this.runtime.validate(compiled, limits);
-    if (!check.ok) throw new InvalidCodeError(check.message, check.line, check.column);
+    if (!check.ok) throw new InvalidCodeError(check.message, check.line, check.column, userFileName(name, runtime));
     return { compiled, codeSha256: createHash('sha256').update(code).digest('hex') };
   }
 
@@ -112,7 +113,7 @@ export class FunctionService {
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
     const memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
     const handler = input.handler ?? null;
-    const built = await this.build(input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {}, handler });
+    const built = await this.build(input.name, input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {}, handler });
     const fn = await this.store.createFunction({
       name: input.name,
       runtime,
@@ -146,7 +147,7 @@ export class FunctionService {
       (v) => v !== undefined,
     );
     if (changesTopLevel) {
-      const built = await this.build(code, runtime, {
+      const built = await this.build(name, code, runtime, {
         timeoutMs: patch.timeoutMs ?? current.timeoutMs,
         memoryMb: patch.memoryMb ?? current.memoryMb,
         env: patch.env ?? current.env,

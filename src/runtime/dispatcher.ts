@@ -1,7 +1,7 @@
 /**
  * The code that runs inside every function isolate, around the user's handler.
  * Evaluated once per isolate with `context.evalClosure(DISPATCHER_SOURCE,
- * [deliverRef, functionName, activity])`; it returns `init(factory, setup)`,
+ * [deliverRef, functionName, activity, userFile])`; it returns `init(factory, setup)`,
  * which runs the user's top level (`factory` is the user code wrapped as
  * `(function (exports, module) {...})`), picks the export to call
  * (handler-export.ts; `setup` is a DispatcherSetup as JSON) and returns
@@ -50,7 +50,6 @@
 import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import { MAX_JSON_DEPTH } from '../json-limits.js';
 import { CHOOSE_EXPORT_SOURCE } from './handler-export.js';
-import { USER_FILENAME } from './protocol.js';
 
 export const MAX_LOG_LINES = 100;
 export const MAX_LOG_LINE_CHARS = 8192;
@@ -93,7 +92,9 @@ const MAX_LINES = ${MAX_LOG_LINES};
 const MAX_CHARS = ${MAX_LOG_LINE_CHARS};
 const MAX_ERROR = ${MAX_ERROR_CHARS};
 const MAX_DEPTH = ${MAX_JSON_DEPTH};
-const LINE_RE = /${USER_FILENAME.replace('.', '\\.')}:(\\d+):(\\d+)/;
+// The user's file as stack frames name it (prepare.ts; mapped to the user's positions by the sandbox).
+const userFile = $3;
+const LINE_RE = /^(\\d+):(\\d+)/;
 
 // Invocations in flight, by id (no prototype: nothing user code defines is ever consulted).
 let live = create(null);
@@ -182,8 +183,9 @@ function errorText(e) {
   if (e !== null && typeof e === 'object' && typeof e.message === 'string') {
     text = (typeof e.name === 'string' && e.name ? e.name : 'Error') + ': ' + e.message;
     const stack = e.stack;
-    const m = typeof stack === 'string' ? apply(execRegExp, LINE_RE, [stack]) : null;
-    if (m) text += ' (line ' + m[1] + ', column ' + m[2] + ')';
+    const at = typeof stack === 'string' ? apply(indexOfString, stack, [userFile + ':']) : -1;
+    const m = at < 0 ? null : apply(execRegExp, LINE_RE, [apply(sliceString, stack, [at + userFile.length + 1])]);
+    if (m) text += ' (' + userFile + ', line ' + m[1] + ', column ' + m[2] + ')';
   } else {
     text = 'non-Error thrown: ' + show(e);
   }

@@ -127,7 +127,7 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
       return { t: 'val', id: msg.id, ok: false, message: `top-level code timed out after ${msg.timeoutMs} ms` };
     }
     // The position moves from the message to its own fields (the caller prints it once).
-    const at = /\s*\(line (\d+), column (\d+)\)$/.exec(message);
+    const at = /\s*\((?:[^(),]+, )?line (\d+), column (\d+)\)$/.exec(message);
     return at
       ? { t: 'val', id: msg.id, ok: false, message: message.slice(0, at.index), line: Number(at[1]), column: Number(at[2]) }
       : { t: 'val', id: msg.id, ok: false, message };

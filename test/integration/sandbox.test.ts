@@ -94,7 +94,7 @@ describe('limits', () => {
 });
 
 describe('isolation', () => {
-  it('offers no require, no host process and no way to reach them through constructors', async () => {
+  it("offers no host require, no host process and no way to reach them through constructors (require and Buffer are the sandbox's)", async () => {
     await deploy(
       svc,
       apiId,
@@ -121,16 +121,21 @@ describe('isolation', () => {
         out.bridges = ${JSON.stringify(['hostRandom', 'hostCrypto', 'hostUrl', 'hostTimerSet', 'hostTimerClear', 'hostFetch', 'envJson', 'ivm', '_ivm'])}
           .filter((n) => n in globalThis);
         let imported = 'no';
-        try { await import('node:fs'); imported = 'yes'; } catch (e) { imported = 'no'; }
+        const fsName = ['node', 'fs'].join(':');
+        try { await import(fsName); imported = 'yes'; } catch (e) { imported = 'no'; }
         out.imported = imported;
-        out.buffer = typeof Buffer;
+        try { require(fsName); out.required = 'yes'; } catch (e) { out.required = e.code; }
+        // The module loader and Buffer are built in this isolate: their constructors lead back to its own global.
+        out.requireRealm = require.constructor('return this')() === globalThis;
+        out.bufferRealm = Buffer.constructor('return this')() === globalThis && Buffer.from('x').constructor === Buffer;
+        out.bufferZeroed = Buffer.allocUnsafe(65536).every((b) => b === 0);
         return out;
       };`,
     );
     const res = await call(svc, apiId, 'escape');
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({
-      require: 'undefined',
+      require: 'function',
       processKeys: ['env'],
       exit: 'undefined',
       pid: 'undefined',
@@ -144,7 +149,10 @@ describe('isolation', () => {
       ctorExit: 'undefined',
       bridges: [],
       imported: 'no',
-      buffer: 'undefined',
+      required: 'MODULE_NOT_FOUND',
+      requireRealm: true,
+      bufferRealm: true,
+      bufferZeroed: true,
     });
     expect(['undefined', 'threw', 'none']).toContain(res.json.viaThis);
   });
@@ -222,6 +230,109 @@ describe('sandbox globals', () => {
       random: 8,
     });
     expect(res.json.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('Node built-ins', () => {
+  it('refuses a deploy that imports fs, child_process or an npm package with 400 naming the module', async () => {
+    const cases: Array<[string, string, string, number]> = [
+      ['needs-fs', `const fs = require('fs');\nexports.handler = async () => fs.readFileSync('/etc/passwd', 'utf8');`, "module 'fs'", 1],
+      ['needs-exec', `\nimport { exec } from 'node:child_process';\nexport const handler = async () => exec('id');`, "module 'node:child_process'", 2],
+      ['needs-uuid', `const { v4 } = require('uuid');\n\nexports.handler = async () => v4();`, "module 'uuid'", 1],
+    ];
+    for (const [name, code, what, line] of cases) {
+      const res = await svc.request('POST', '/api/functions', { name, code });
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.code).toBe('invalid_code');
+      expect(res.json.error).toContain(what);
+      expect(res.json.details).toMatchObject({ line });
+      const get = await svc.request('GET', `/api/functions/${name}`);
+      expect(get.status).toBe(404);
+    }
+    const npm = await svc.request('POST', '/api/functions', { name: 'needs-uuid', code: cases[2][1] });
+    expect(npm.json.error).toContain('bundled into its code');
+    const fs = await svc.request('POST', '/api/functions', { name: 'needs-fs', code: cases[0][1] });
+    expect(fs.json.error).toContain('no file system');
+  });
+
+  it("verifies a webhook's HMAC-SHA256 signature over the raw body with require('crypto')", async () => {
+    const secret = 'whsec_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH';
+    const code = `const crypto = require('crypto');
+exports.handler = async (event) => {
+  const body = event.body;
+  const sent = Buffer.from(event.headers['x-signature'] || '', 'hex');
+  const expected = crypto.createHmac('sha256', process.env.WEBHOOK_SECRET).update(body, 'utf8').digest();
+  if (sent.length !== expected.length || !crypto.timingSafeEqual(sent, expected)) {
+    return { statusCode: 401, body: { error: 'bad signature' } };
+  }
+  return { statusCode: 200, body: { verified: true, digest: crypto.createHash('sha256').update(body).digest('base64') } };
+};`;
+    const created = await svc.request('POST', '/api/functions', { name: 'webhook-in', code, env: { WEBHOOK_SECRET: secret } });
+    expect(created.status, created.text).toBe(201);
+    const route = await svc.request('POST', `/api/apis/${apiId}/routes`, { method: 'POST', path: '/webhook-in', function: 'webhook-in' });
+    expect(route.status, route.text).toBe(201);
+    const payload = '{"type":"invoice.paid","data":{"amount":4200,"currency":"eur","note":"café"}}';
+    const { createHash, createHmac } = await import('node:crypto');
+    const signature = createHmac('sha256', secret).update(payload).digest('hex');
+    const post = (sig: string) =>
+      svc.request('POST', `/api/invoke/fn/${apiId}/webhook-in`, payload, { 'content-type': 'text/plain', 'x-signature': sig });
+    const good = await post(signature);
+    expect(good.status, good.text).toBe(200);
+    expect(good.json).toEqual({ verified: true, digest: createHash('sha256').update(payload).digest('base64') });
+    const bad = await post(signature.replace(/^./, (c) => (c === '0' ? '1' : '0')));
+    expect(bad.status).toBe(401);
+  });
+});
+
+describe('positions in the user source', () => {
+  it('names the TypeScript file and line 5 in the invoke API and the logs', async () => {
+    const code = `import type { IncomingMessage } from 'node:http';
+type Event = { id: string };
+
+export async function handler(event: Event) {
+  console.error(new Error('about to fail'));  throw new Error('cannot handle ' + event.id);
+}`;
+    const created = await svc.request('POST', '/api/functions', { name: 'ts-line5', code, runtime: 'typescript' });
+    expect(created.status, created.text).toBe(201);
+    const res = await svc.request('POST', '/api/functions/ts-line5/invoke', { id: 'x1' });
+    expect(res.json.error).toEqual({ code: 'function_error', message: 'Error: cannot handle x1 (ts-line5.ts, line 5, column 53)' });
+    expect(res.json.logs[0].message).toMatch(/^Error: about to fail\n {4}at handler \(ts-line5\.ts:5:17\)/);
+    const logs = await svc.request('GET', '/api/functions/ts-line5/logs');
+    expect(JSON.stringify(logs.json)).toContain('ts-line5.ts:5:17');
+  });
+
+  it('names line 6 for a throw after an ES module import on line 4, through a route', async () => {
+    await deploy(svc, apiId, 'esm-line6', `// handler
+
+const greeting = 'hi';
+import { randomUUID } from 'crypto';
+export const handler = async () => {
+  throw new TypeError(greeting + ' ' + typeof randomUUID);
+};`);
+    const res = await call(svc, apiId, 'esm-line6');
+    expect(res.status).toBe(502);
+    expect(res.json.error).toBe('TypeError: hi function (esm-line6.js, line 6, column 9)');
+  });
+
+  it('answers a syntax error and a top-level throw at deploy with the user line, once', async () => {
+    const syntax = await svc.request('POST', '/api/functions', {
+      name: 'bad-syntax',
+      runtime: 'typescript',
+      code: `import { join } from 'path';\n\nexport const handler = async (): Promise<string> => {\n  return join('a',, 'b');\n};`,
+    });
+    expect(syntax.status).toBe(400);
+    expect(syntax.json.details).toEqual({ line: 4, column: 19 });
+    expect(syntax.json.error).toBe('code: Unexpected "," (bad-syntax.ts, line 4, column 19)');
+
+    const top = await svc.request('POST', '/api/functions', {
+      name: 'bad-top',
+      code: `import { format } from 'util';\nconst label = format('%s', 'x');\n\nlabel.missing.field;\nexport const handler = async () => label;`,
+    });
+    expect(top.status).toBe(400);
+    expect(top.json.details).toEqual({ line: 4, column: 15 });
+    expect(top.json.error).toBe(
+      "code: top-level code threw TypeError: Cannot read properties of undefined (reading 'field') (bad-top.js, line 4, column 15)",
+    );
   });
 });
 

@@ -32,8 +32,8 @@ afterAll(async () => {
   await rt.close(1000);
 });
 
-function fn(name: string, code: string): DeployedFunction {
-  return { name, version: 1, compiled: compileSource(code, 'javascript').compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null };
+async function fn(name: string, code: string): Promise<DeployedFunction> {
+  return { name, version: 1, compiled: (await compileSource(code, 'javascript', name)).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null };
 }
 
 function okResult(out: InvokeOutcome): unknown {
@@ -54,19 +54,19 @@ async function eventsOf(fnName: string, n: number): Promise<Emitted[]> {
 
 describe('runtime: emit(event, data)', () => {
   it('publishes the event with its data as JSON text, tagged with the function name', async () => {
-    const f = fn('orders', `exports.handler = () => { emit('order.created', { id: 1 }); return 'ok'; }`);
+    const f = await fn('orders', `exports.handler = () => { emit('order.created', { id: 1 }); return 'ok'; }`);
     expect(await call(f)).toBe('ok');
     expect(await eventsOf('orders', 1)).toEqual([{ fn: 'orders', event: 'order.created', data: '{"id":1}' }]);
   });
 
   it('sends null for undefined data and keeps names with : - _', async () => {
-    const f = fn('nulls', `exports.handler = () => { emit('a:b-c_d.e'); return typeof emit; }`);
+    const f = await fn('nulls', `exports.handler = () => { emit('a:b-c_d.e'); return typeof emit; }`);
     expect(await call(f)).toBe('function');
     expect(await eventsOf('nulls', 1)).toEqual([{ fn: 'nulls', event: 'a:b-c_d.e', data: 'null' }]);
   });
 
   it('still arrives when emitted after an await', async () => {
-    const f = fn('later', `exports.handler = async (e) => {
+    const f = await fn('later', `exports.handler = async (e) => {
       await new Promise((r) => setTimeout(r, 20));
       emit('order.shipped', { n: e.n });
       return 'done';
@@ -76,7 +76,7 @@ describe('runtime: emit(event, data)', () => {
   });
 
   it('refuses switchyard.* events, bad names, unserialisable and oversized data inside the isolate', async () => {
-    const f = fn('refused', `exports.handler = () => {
+    const f = await fn('refused', `exports.handler = () => {
       const tries = {
         reserved: () => emit('switchyard.function.deleted', {}),
         empty: () => emit(''),
@@ -105,7 +105,7 @@ describe('runtime: emit(event, data)', () => {
   });
 
   it('rate-limits a runaway emitter with a TypeError', async () => {
-    const f = fn('flood', `exports.handler = () => {
+    const f = await fn('flood', `exports.handler = () => {
       let sent = 0;
       try { for (let i = 0; i < 5000; i++) { emit('flood.tick', i); sent++; } } catch (e) { return { sent, error: e.message }; }
       return { sent, error: null };
@@ -118,7 +118,7 @@ describe('runtime: emit(event, data)', () => {
   });
 
   it('survives a receiver that throws or rejects', async () => {
-    const f = fn('boomer', `exports.handler = () => { emit('boom.sync', 1); emit('boom.async', 2); emit('boom.after', 3); return 'fine'; }`);
+    const f = await fn('boomer', `exports.handler = () => { emit('boom.sync', 1); emit('boom.async', 2); emit('boom.after', 3); return 'fine'; }`);
     expect(await call(f)).toBe('fine');
     expect((await eventsOf('boomer', 3)).map((e) => e.event)).toEqual(['boom.sync', 'boom.async', 'boom.after']);
     // The worker kept serving: a garbled-stream verdict would have killed it.
@@ -128,26 +128,26 @@ describe('runtime: emit(event, data)', () => {
 
   it('drops top-level emits at deploy-time validation but still checks them', async () => {
     const before = emitted.length;
-    const good = await rt.validate(compileSource(`emit('deploy.time', 1); exports.handler = () => 1;`, 'javascript').compiled, {
+    const good = await rt.validate((await compileSource(`emit('deploy.time', 1); exports.handler = () => 1;`, 'javascript')).compiled, {
       timeoutMs: 5000,
       memoryMb: 64,
       env: {},
     });
     expect(good).toEqual({ ok: true });
-    const bad = await rt.validate(compileSource(`emit('switchyard.api.created'); exports.handler = () => 1;`, 'javascript').compiled, {
+    const bad = await rt.validate((await compileSource(`emit('switchyard.api.created'); exports.handler = () => 1;`, 'javascript')).compiled, {
       timeoutMs: 5000,
       memoryMb: 64,
       env: {},
     });
     expect(bad.ok).toBe(false);
     // A later emit proves the channel is flowing, so the deploy-time one would have arrived by now.
-    await call(fn('marker', `exports.handler = () => { emit('marker.done'); }`));
+    await call(await fn('marker', `exports.handler = () => { emit('marker.done'); }`));
     await eventsOf('marker', 1);
     expect(emitted.slice(before).map((e) => e.event)).toEqual(['marker.done']);
   });
 
   it('drops reserved names at the host even when user code patches the isolate-side checks', async () => {
-    const f = fn('tamper', `exports.handler = () => {
+    const f = await fn('tamper', `exports.handler = () => {
       RegExp.prototype.test = () => true;
       RegExp.prototype.exec = () => [''];
       String.prototype.slice = () => '';
@@ -161,7 +161,7 @@ describe('runtime: emit(event, data)', () => {
   });
 
   it('drops data nested too deep at the host even when user code defeats the isolate-side check', async () => {
-    const f = fn('deepTamper', `exports.handler = () => {
+    const f = await fn('deepTamper', `exports.handler = () => {
       let v = 1; for (let i = 0; i < 150; i++) v = [v];
       let refused = null;
       try { emit('deep.first', v); } catch (e) { refused = e.message; }
@@ -175,7 +175,7 @@ describe('runtime: emit(event, data)', () => {
   });
 
   it('does not put the bridge on the global', async () => {
-    const f = fn('globals', `exports.handler = () => Object.getOwnPropertyNames(globalThis).filter((n) => /^host|Emit/.test(n))`);
+    const f = await fn('globals', `exports.handler = () => Object.getOwnPropertyNames(globalThis).filter((n) => /^host|Emit/.test(n))`);
     expect(await call(f)).toEqual([]);
   });
 });

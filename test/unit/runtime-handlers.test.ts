@@ -16,11 +16,11 @@ afterAll(async () => {
 });
 
 let seq = 0;
-function fn(code: string, extra: Partial<DeployedFunction> = {}): DeployedFunction {
+async function fn(code: string, extra: Partial<DeployedFunction> = {}): Promise<DeployedFunction> {
   return {
     name: `handlers${++seq}`,
     version: 1,
-    compiled: compileSource(code, 'typescript').compiled,
+    compiled: (await compileSource(code, 'typescript')).compiled,
     env: {},
     timeoutMs: 5000,
     memoryMb: 64,
@@ -43,13 +43,13 @@ function failure(out: InvokeOutcome): { code: string; message: string } {
 
 /** Validates as a deploy does, then runs it once: the export chosen must be the same both times. */
 async function deployAndCall(code: string, handler: string | null = null, event: unknown = {}): Promise<unknown> {
-  const f = fn(code, { handler });
+  const f = await fn(code, { handler });
   expect(await rt.validate(f.compiled, { timeoutMs: 1000, memoryMb: 32, env: {}, handler })).toEqual({ ok: true });
   return okResult(await call(f, event));
 }
 
 const refusal = async (code: string, handler: string | null = null) =>
-  rt.validate(compileSource(code, 'typescript').compiled, { timeoutMs: 1000, memoryMb: 32, env: {}, handler });
+  rt.validate((await compileSource(code, 'typescript')).compiled, { timeoutMs: 1000, memoryMb: 32, env: {}, handler });
 
 describe('the export called', () => {
   it.each([
@@ -109,7 +109,7 @@ describe('the export called', () => {
   });
 
   it('a warm isolate whose export went missing fails its calls with the same message', async () => {
-    const f = fn(`exports.handler = async () => 1;`, { handler: 'gone' });
+    const f = await fn(`exports.handler = async () => 1;`, { handler: 'gone' });
     expect(failure(await call(f))).toEqual({ code: 'function_error', message: "no export named 'gone'; exports found: handler" });
   });
 });
@@ -128,12 +128,12 @@ describe('calling conventions', () => {
     expect(await deployAndCall(`exports.handler = (e, c, callback) => setTimeout(() => callback(null, 'callback'), 20);`)).toBe('callback');
     // Fewer parameters: Switchyard's synchronous form, the value (or nothing) answers at once.
     expect(await deployAndCall(`exports.handler = (event) => ({ statusCode: 200, body: 'sync' });`)).toEqual({ statusCode: 200, body: 'sync' });
-    const none = await call(fn(`exports.handler = (event, context) => { setTimeout(() => context.succeed('too late'), 20); };`));
+    const none = await call(await fn(`exports.handler = (event, context) => { setTimeout(() => context.succeed('too late'), 20); };`));
     expect(okResult(none)).toBeUndefined();
   });
 
   it('callback(err) is a function_error keeping the name and message', async () => {
-    const out = await call(fn(`exports.handler = (e, c, callback) => { setTimeout(() => callback(new TypeError('bad input')), 10); };`));
+    const out = await call(await fn(`exports.handler = (e, c, callback) => { setTimeout(() => callback(new TypeError('bad input')), 10); };`));
     expect(failure(out).code).toBe('function_error');
     expect(failure(out).message).toMatch(/^TypeError: bad input/);
   });
@@ -145,35 +145,35 @@ describe('calling conventions', () => {
     ['an object with its own toString', `{ toString() { return 'custom reason'; } }`, 'custom reason'],
     ['an object whose toString throws', `{ toString() { throw new Error('no'); } }`, 'the callback was given an error whose message, name or string form cannot be read'],
   ])('callback(%s) is stringified as Lambda does', async (_what, value, message) => {
-    expect(failure(await call(fn(`exports.handler = (e, c, callback) => { callback(${value}); };`)))).toEqual({ code: 'function_error', message });
+    expect(failure(await call(await fn(`exports.handler = (e, c, callback) => { callback(${value}); };`)))).toEqual({ code: 'function_error', message });
   });
 
   it('context.succeed, context.fail and context.done', async () => {
     expect(await deployAndCall(`exports.handler = function (event, context) { context.succeed({ via: 'succeed' }); };`)).toEqual({ via: 'succeed' });
     expect(await deployAndCall(`exports.handler = (e, context, cb) => { setTimeout(() => context.done(null, 'done later'), 10); };`)).toBe('done later');
-    expect(failure(await call(fn(`exports.handler = (e, context) => { context.fail(new RangeError('out of range')); };`))).message).toMatch(
+    expect(failure(await call(await fn(`exports.handler = (e, context) => { context.fail(new RangeError('out of range')); };`))).message).toMatch(
       /^RangeError: out of range/,
     );
-    expect(failure(await call(fn(`exports.handler = (e, context) => { context.fail(); };`)))).toEqual({ code: 'function_error', message: 'handled' });
-    expect(failure(await call(fn(`exports.handler = (e, context, cb) => { context.done('no luck', 'ignored'); };`)))).toEqual({
+    expect(failure(await call(await fn(`exports.handler = (e, context) => { context.fail(); };`)))).toEqual({ code: 'function_error', message: 'handled' });
+    expect(failure(await call(await fn(`exports.handler = (e, context, cb) => { context.done('no luck', 'ignored'); };`)))).toEqual({
       code: 'function_error',
       message: 'no luck',
     });
   });
 
   it('the first completion wins: callback then throw, callback then a different return', async () => {
-    const thenThrow = fn(`exports.handler = (e, c, callback) => { callback(null, 'first'); throw new Error('second'); };`);
+    const thenThrow = await fn(`exports.handler = (e, c, callback) => { callback(null, 'first'); throw new Error('second'); };`);
     expect(okResult(await call(thenThrow))).toBe('first');
-    const thenReturn = fn(`exports.handler = async (e, c, callback) => { callback(null, 'callback'); return 'promise'; };`);
+    const thenReturn = await fn(`exports.handler = async (e, c, callback) => { callback(null, 'callback'); return 'promise'; };`);
     expect(okResult(await call(thenReturn))).toBe('callback');
-    const succeedThenFail = fn(`exports.handler = (e, context) => { context.succeed('succeeded'); context.fail('failed'); context.done(null, 'done'); };`);
+    const succeedThenFail = await fn(`exports.handler = (e, context) => { context.succeed('succeeded'); context.fail('failed'); context.done(null, 'done'); };`);
     expect(okResult(await call(succeedThenFail))).toBe('succeeded');
   });
 
   it('the first completion wins: a settled promise before a later callback, which is a no-op', async () => {
     // 'first' answers with its promise at once and calls its callback later, while 'witness'
     // (same isolate, same batch) keeps timers alive and then reports what that call did.
-    const f = fn(`const seen = [];
+    const f = await fn(`const seen = [];
       exports.handler = async (event, context, callback) => {
         if (event.witness) { await new Promise((r) => setTimeout(r, 300)); return seen; }
         setTimeout(() => {
@@ -192,12 +192,12 @@ describe('calling conventions', () => {
   });
 
   it('a callback-style handler that never completes times out', async () => {
-    const out = await call(fn(`exports.handler = (event, context, callback) => {};`, { timeoutMs: 300 }));
+    const out = await call(await fn(`exports.handler = (event, context, callback) => {};`, { timeoutMs: 300 }));
     expect(failure(out).code).toBe('function_timeout');
   });
 
   it("keeps the console lines printed after a synchronous callback with the invocation's answer", async () => {
-    const out = await call(fn(`exports.handler = (e, c, callback) => { console.log('before'); callback(null, 1); console.log('after'); };`), {}, 'req_lines');
+    const out = await call(await fn(`exports.handler = (e, c, callback) => { console.log('before'); callback(null, 1); console.log('after'); };`), {}, 'req_lines');
     expect(okResult(out)).toBe(1);
     expect(out.logs.map((l) => [l.message, l.requestId])).toEqual([
       ['before', 'req_lines'],
@@ -206,13 +206,13 @@ describe('calling conventions', () => {
   });
 
   it('serves concurrent callback-style invocations each with its own answer', async () => {
-    const f = fn(`exports.handler = (event, context, callback) => { setTimeout(() => callback(null, event.n * 10), 30 - event.n); };`);
+    const f = await fn(`exports.handler = (event, context, callback) => { setTimeout(() => callback(null, event.n * 10), 30 - event.n); };`);
     const outs = await Promise.all([1, 2, 3, 4, 5].map((n) => call(f, { n }, `req_c${n}`)));
     expect(outs.map(okResult)).toEqual([10, 20, 30, 40, 50]);
   });
 
   it('keeps working when user code replaces the builtins the callback path uses', async () => {
-    const f = fn(`
+    const f = await fn(`
       Function.prototype.apply = function () { throw new Error('apply'); };
       Function.prototype.call = function () { throw new Error('call'); };
       Reflect.apply = function () { throw new Error('Reflect.apply'); };
@@ -231,7 +231,7 @@ describe('calling conventions', () => {
 
 describe('the context', () => {
   it('has the fields of the Lambda context, with the documented synthetic values', async () => {
-    const f = fn(
+    const f = await fn(
       `exports.handler = async (event, context) => {
         const { getRemainingTimeInMillis, succeed, fail, done, ...fields } = context;
         return {
@@ -267,7 +267,7 @@ describe('the context', () => {
   });
 
   it('keeps one log stream per isolate, and callbackWaitsForEmptyEventLoop settable per invocation', async () => {
-    const f = fn(`exports.handler = (e, context, callback) => {
+    const f = await fn(`exports.handler = (e, context, callback) => {
       const before = context.callbackWaitsForEmptyEventLoop;
       context.callbackWaitsForEmptyEventLoop = false;
       callback(null, { before, after: context.callbackWaitsForEmptyEventLoop, stream: context.logStreamName });

@@ -19,9 +19,9 @@ afterAll(async () => {
   await rt.close(1000);
 });
 
-function fn(name: string, code: string, extra: Partial<DeployedFunction> = {}): DeployedFunction {
+async function fn(name: string, code: string, extra: Partial<DeployedFunction> = {}): Promise<DeployedFunction> {
   const runtime = extra.compiled === undefined && /:\s*\w+\s*[,)=]/.test(code) ? 'typescript' : 'javascript';
-  return { name, version: 1, compiled: compileSource(code, runtime).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null, ...extra };
+  return { name, version: 1, compiled: (await compileSource(code, runtime, name)).compiled, env: {}, timeoutMs: 5000, memoryMb: 64, handler: null, ...extra };
 }
 
 const call = (f: DeployedFunction, event: unknown = {}, rid = 'req_1') => rt.invoke(f, JSON.stringify(event), rid);
@@ -38,7 +38,7 @@ function nameOn(index: number, prefix: string): string {
 
 describe('runtime: results and handler forms', () => {
   it('runs a handler and returns its result', async () => {
-    const hello = fn('hello', `exports.handler = async (event, ctx) => ({ statusCode: 200, body: { hello: event.who, fn: ctx.functionName, rid: ctx.requestId, left: ctx.getRemainingTimeInMillis() > 0 } })`);
+    const hello = await fn('hello', `exports.handler = async (event, ctx) => ({ statusCode: 200, body: { hello: event.who, fn: ctx.functionName, rid: ctx.requestId, left: ctx.getRemainingTimeInMillis() > 0 } })`);
     expect(okResult(await call(hello, { who: 'world' }, 'req_a'))).toEqual({
       statusCode: 200,
       body: { hello: 'world', fn: 'hello', rid: 'req_a', left: true },
@@ -51,18 +51,18 @@ describe('runtime: results and handler forms', () => {
     ['export async function handler', `export async function handler() { return { statusCode: 201, body: 'a' } }`],
     ['export const handler (TypeScript)', `export const handler = async (event: unknown): Promise<{ statusCode: number; body: string }> => ({ statusCode: 201, body: 'a' });`],
   ])('supports %s', async (_form, code) => {
-    expect(okResult(await call(fn(`form${_form.length}`, code)))).toEqual({ statusCode: 201, body: 'a' });
+    expect(okResult(await call(await fn(`form${_form.length}`, code)))).toEqual({ statusCode: 201, body: 'a' });
   });
 
   it('keeps undefined distinct from null', async () => {
-    const f = fn('undef', `exports.handler = (e) => e.null ? null : undefined`);
+    const f = await fn('undef', `exports.handler = (e) => e.null ? null : undefined`);
     const none = await call(f, { null: false });
     expect(none.ok && 'result' in none && none.result === undefined).toBe(true);
     expect(okResult(await call(f, { null: true }))).toBeNull();
   });
 
   it('serves a batch of concurrent invocations, each with its own event and logs', async () => {
-    const f = fn('batch', `exports.handler = async (e, ctx) => { console.log('start', e.n); await null; console.info('after await'); return e.n * 2; }`);
+    const f = await fn('batch', `exports.handler = async (e, ctx) => { console.log('start', e.n); await null; console.info('after await'); return e.n * 2; }`);
     const outs = await Promise.all([1, 2, 3, 4, 5].map((n) => call(f, { n }, `req_${n}`)));
     outs.forEach((out, i) => {
       expect(okResult(out)).toBe((i + 1) * 2);
@@ -76,18 +76,18 @@ describe('runtime: results and handler forms', () => {
   });
 
   it('delivers results that settle long after the batch entered the isolate', async () => {
-    const f = fn('slowchain', `exports.handler = async (e) => { for (let i = 0; i < 200; i++) await null; console.log('done', e.n); return e.n; }`);
+    const f = await fn('slowchain', `exports.handler = async (e) => { for (let i = 0; i < 200; i++) await null; console.log('done', e.n); return e.n; }`);
     const outs = await Promise.all([1, 2, 3].map((n) => call(f, { n }, `req_${n}`)));
     expect(outs.map(okResult)).toEqual([1, 2, 3]);
   });
 
   it('attributes lines after an await to the only invocation in flight', async () => {
-    const f = fn('awaiter', `exports.handler = async () => { await null; await null; console.log('late'); return 1; }`);
+    const f = await fn('awaiter', `exports.handler = async () => { await null; await null; console.log('late'); return 1; }`);
     expect((await call(f, {}, 'req_solo')).logs).toEqual([expect.objectContaining({ message: 'late', requestId: 'req_solo' })]);
   });
 
   it('returns console lines with the request id, level and formatted message', async () => {
-    const f = fn('logger', `exports.handler = (e) => { console.log('a', 1, { b: 2 }); console.warn('w'); console.error(new TypeError('bad')); return 1; }`);
+    const f = await fn('logger', `exports.handler = (e) => { console.log('a', 1, { b: 2 }); console.warn('w'); console.error(new TypeError('bad')); return 1; }`);
     const out = await call(f, {}, 'req_log');
     expect(out.logs.map((l) => [l.level, l.requestId])).toEqual([['log', 'req_log'], ['warn', 'req_log'], ['error', 'req_log']]);
     expect(out.logs[0].message).toBe('a 1 {"b":2}');
@@ -96,11 +96,11 @@ describe('runtime: results and handler forms', () => {
   });
 
   it('caps console output per invocation', async () => {
-    const f = fn('chatty', `exports.handler = () => { for (let i = 0; i < 150; i++) console.log(i); console.log('x'.repeat(20000)); return 1; }`);
+    const f = await fn('chatty', `exports.handler = () => { for (let i = 0; i < 150; i++) console.log(i); console.log('x'.repeat(20000)); return 1; }`);
     const out = await call(f);
     expect(out.logs).toHaveLength(101);
     expect(out.logs[100].message).toContain('51 more console lines dropped');
-    const big = fn('bigline', `exports.handler = () => { console.log('x'.repeat(20000)); return 1; }`);
+    const big = await fn('bigline', `exports.handler = () => { console.log('x'.repeat(20000)); return 1; }`);
     const line = (await call(big)).logs[0].message;
     expect(line.length).toBeLessThan(9000);
     expect(line).toContain('[truncated');
@@ -109,23 +109,23 @@ describe('runtime: results and handler forms', () => {
 
 describe('runtime: failures', () => {
   it('turns a throw into function_error with the message and user line', async () => {
-    const f = fn('thrower', `exports.handler = () => {\n  throw new RangeError('nope');\n}`);
+    const f = await fn('thrower', `exports.handler = () => {\n  throw new RangeError('nope');\n}`);
     const out = await call(f);
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.code).toBe('function_error');
-    expect(out.error.message).toMatch(/^RangeError: nope \(line 2, column \d+\)$/);
+    expect(out.error.message).toMatch(/^RangeError: nope \(thrower\.js, line 2, column \d+\)$/);
   });
 
   it('turns a rejection into function_error and an unserialisable result into invalid_result', async () => {
-    const rej = await call(fn('rejecter', `exports.handler = async () => { throw new Error('later') }`));
+    const rej = await call(await fn('rejecter', `exports.handler = async () => { throw new Error('later') }`));
     expect(!rej.ok && rej.error).toMatchObject({ code: 'function_error', message: expect.stringContaining('Error: later') });
-    const big = await call(fn('bigint', `exports.handler = () => ({ statusCode: 200, body: 10n })`));
+    const big = await call(await fn('bigint', `exports.handler = () => ({ statusCode: 200, body: 10n })`));
     expect(!big.ok && big.error).toMatchObject({ code: 'invalid_result', message: expect.stringContaining('JSON') });
   });
 
   it('times out an endless loop, and the next call gets a fresh isolate', async () => {
-    const f = fn('looper', `let calls = 0; exports.handler = (e) => { calls++; if (e.loop) for (;;) {} return calls; }`, { timeoutMs: 300 });
+    const f = await fn('looper', `let calls = 0; exports.handler = (e) => { calls++; if (e.loop) for (;;) {} return calls; }`, { timeoutMs: 300 });
     const out = await call(f, { loop: true });
     expect(!out.ok && out.error.code).toBe('function_timeout');
     // Module state restarted: the looping isolate was disposed.
@@ -133,14 +133,14 @@ describe('runtime: failures', () => {
   });
 
   it('times out a promise that never settles', async () => {
-    const f = fn('hanger', `exports.handler = () => new Promise(() => {})`, { timeoutMs: 300 });
+    const f = await fn('hanger', `exports.handler = () => new Promise(() => {})`, { timeoutMs: 300 });
     const out = await call(f);
     expect(!out.ok && out.error).toMatchObject({ code: 'function_timeout', message: "Function 'hanger' timed out after 300 ms" });
   });
 
   it('stops a memory bomb with function_memory_limit while other functions keep working', async () => {
-    const bomb = fn('bomb', `exports.handler = (e) => { if (!e.bomb) return 'fine'; const a = []; for (;;) a.push(new Array(1e5).fill(Math.random())); }`, { memoryMb: 16 });
-    const other = fn('bystander', `exports.handler = () => 'still here'`);
+    const bomb = await fn('bomb', `exports.handler = (e) => { if (!e.bomb) return 'fine'; const a = []; for (;;) a.push(new Array(1e5).fill(Math.random())); }`, { memoryMb: 16 });
+    const other = await fn('bystander', `exports.handler = () => 'still here'`);
     const [out, side] = await Promise.all([call(bomb, { bomb: true }), call(other)]);
     expect(!out.ok && out.error.code).toBe('function_memory_limit');
     expect(okResult(side)).toBe('still here');
@@ -151,8 +151,8 @@ describe('runtime: failures', () => {
   it('answers function_memory_limit when an allocation overshoots into a V8 fatal OOM, and restarts that worker only', async () => {
     // A Map doubling its table jumps past ivm's soft limit; V8 gives up and the worker must die.
     const name = nameOn(0, 'mapbomb');
-    const bomb = fn(name, `exports.handler = (e) => { if (!e.bomb) return 'ok'; const m = new Map(); for (let i = 0; ; i++) m.set(i, { i }); }`, { memoryMb: 16 });
-    const other = fn(nameOn(1, 'calm'), `exports.handler = () => 'calm'`);
+    const bomb = await fn(name, `exports.handler = (e) => { if (!e.bomb) return 'ok'; const m = new Map(); for (let i = 0; ; i++) m.set(i, { i }); }`, { memoryMb: 16 });
+    const other = await fn(nameOn(1, 'calm'), `exports.handler = () => 'calm'`);
     const before = rt.stats().workers.map((w) => w.restarts);
     const out = await call(bomb, { bomb: true });
     expect(!out.ok && out.error.code).toBe('function_memory_limit');
@@ -163,8 +163,8 @@ describe('runtime: failures', () => {
 
   it('fails in-flight calls of a crashed worker with function_crashed, restarts it, and others keep serving', async () => {
     const victimName = nameOn(0, 'victim');
-    const victim = fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
-    const safe = fn(nameOn(1, 'safe'), `exports.handler = () => 'safe'`);
+    const victim = await fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    const safe = await fn(nameOn(1, 'safe'), `exports.handler = () => 'safe'`);
     const restartsBefore = rt.stats().workers[0].restarts;
     const inflight = call(victim, { hang: true });
     expect(okResult(await call(victim, { hang: false }))).toBe('back'); // the worker is up and holds the hanging call
@@ -185,8 +185,8 @@ describe('runtime: worker RSS watchdog', () => {
 
   it('restarts a worker over its bound: its in-flight calls fail with function_crashed, the other worker keeps serving', async () => {
     const victimName = nameOn(0, 'heavy');
-    const victim = fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
-    const safe = fn(nameOn(1, 'light'), `exports.handler = () => 'light'`);
+    const victim = await fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    const safe = await fn(nameOn(1, 'light'), `exports.handler = () => 'light'`);
     const before = rt.stats().workers.map((w) => w.restarts);
     const inflight = call(victim, { hang: true });
     expect(okResult(await call(victim, { hang: false }))).toBe('back');
@@ -202,8 +202,8 @@ describe('runtime: worker RSS watchdog', () => {
 
 describe('runtime: versions', () => {
   it('finishes an in-flight call on its version while the new version serves new calls', async () => {
-    const v1 = fn('versioned', `exports.handler = (e) => { const end = Date.now() + (e.slow ? 400 : 0); while (Date.now() < end) {} return 'v1'; }`);
-    const v2 = { ...fn('versioned', `exports.handler = () => 'v2'`), version: 2 };
+    const v1 = await fn('versioned', `exports.handler = (e) => { const end = Date.now() + (e.slow ? 400 : 0); while (Date.now() < end) {} return 'v1'; }`);
+    const v2 = { ...(await fn('versioned', `exports.handler = () => 'v2'`)), version: 2 };
     expect(okResult(await call(v1))).toBe('v1'); // warm v1
     const slow = call(v1, { slow: true });
     await new Promise((r) => setTimeout(r, 50));
@@ -245,38 +245,52 @@ describe('runtime: validate', () => {
   });
 
   it('accepts valid code', async () => {
-    expect(await rt.validate(compileSource('export const handler = () => 1', 'javascript').compiled, limits)).toEqual({ ok: true });
+    expect(await rt.validate((await compileSource('export const handler = () => 1', 'javascript')).compiled, limits)).toEqual({ ok: true });
   });
 });
 
 describe('runtime: sandbox boundary', () => {
-  it('exposes no require and no host process', async () => {
-    const f = fn('escape', `exports.handler = () => {
+  it("exposes no host require and no host process (the module's require is the sandbox's)", async () => {
+    const f = await fn('escape', `exports.handler = () => {
       const g = ({}).constructor.constructor('return this')();
       const p = ({}).constructor.constructor('return typeof process === "undefined" ? undefined : process')();
-      return { require: typeof require, module: typeof g.module, pid: p && p.pid, exit: typeof (p && p.exit), versions: p && p.versions, globals: Object.getOwnPropertyNames(g).filter((k) => /^(__|ivm|_ivm|\\$)/.test(k)) };
+      let fs;
+      try { require(['f', 's'].join('')); } catch (e) { fs = e.code; }
+      return { require: typeof g.require, module: typeof g.module, pid: p && p.pid, exit: typeof (p && p.exit), versions: p && p.versions,
+        globals: Object.getOwnPropertyNames(g).filter((k) => /^(__|ivm|_ivm|\\$)/.test(k)), fs,
+        sameRealm: require.constructor.constructor('return this')() === g && require('buffer').Buffer.constructor.constructor('return this')() === g };
     }`);
-    expect(okResult(await call(f))).toEqual({ require: 'undefined', module: 'undefined', pid: undefined, exit: 'undefined', versions: undefined, globals: [] });
+    expect(okResult(await call(f))).toEqual({
+      require: 'undefined',
+      module: 'undefined',
+      pid: undefined,
+      exit: 'undefined',
+      versions: undefined,
+      globals: [],
+      fs: 'MODULE_NOT_FOUND',
+      sameRealm: true,
+    });
   });
 
   it("keeps one function's env from another", async () => {
-    const a = fn('env-a', `exports.handler = () => process.env.SECRET`, { env: { SECRET: 'a-secret' } });
-    const b = fn('env-b', `exports.handler = () => typeof process === 'undefined' ? 'no process' : String(process.env.SECRET)`);
+    const a = await fn('env-a', `exports.handler = () => process.env.SECRET`, { env: { SECRET: 'a-secret' } });
+    const b = await fn('env-b', `exports.handler = () => typeof process === 'undefined' ? 'no process' : String(process.env.SECRET)`);
     expect(okResult(await call(a))).toBe('a-secret');
     expect(okResult(await call(b))).not.toBe('a-secret');
   });
 });
 
 describe('compileSource', () => {
-  it('rejects invalid code with the line', () => {
-    expect(() => compileSource('const = 1', 'javascript')).toThrow(InvalidCodeError);
+  it('rejects invalid code with the line', async () => {
+    await expect(compileSource('const = 1', 'javascript')).rejects.toThrow(InvalidCodeError);
     let caught: unknown;
     try {
-      compileSource('\nconst x: = 1', 'typescript');
+      await compileSource('\nconst x: = 1', 'typescript', 'users-get');
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(InvalidCodeError);
     expect((caught as InvalidCodeError).details).toEqual({ line: 2, column: expect.any(Number) });
+    expect((caught as InvalidCodeError).message).toMatch(/\(users-get\.ts, line 2, column \d+\)$/);
   });
 });

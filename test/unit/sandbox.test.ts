@@ -72,7 +72,10 @@ describe('sandbox globals', () => {
         sameGlobal: viaFetch === globalThis && viaUrl === globalThis,
         processKeys: Object.keys(viaTimer),
         versions: typeof viaTimer.versions, binding: typeof viaTimer.binding,
-        req: typeof viaFetch.require, buffer: typeof viaFetch.Buffer,
+        req: typeof viaFetch.require,
+        // Node's global Buffer is the sandbox's own, built in this isolate.
+        bufferRealm: Buffer.constructor('return this')() === globalThis && Buffer.from('a').constructor.constructor('return this')() === globalThis,
+        bufferIsView: Buffer.alloc(1) instanceof Uint8Array,
       });
     })()`);
     expect(JSON.parse(out)).toEqual({
@@ -81,7 +84,8 @@ describe('sandbox globals', () => {
       versions: 'undefined',
       binding: 'undefined',
       req: 'undefined',
-      buffer: 'undefined',
+      bufferRealm: true,
+      bufferIsView: true,
     });
   });
 

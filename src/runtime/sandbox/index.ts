@@ -10,11 +10,11 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import ivm from 'isolated-vm';
-import { BOOTSTRAP_SOURCE, BRIDGE_NAMES } from './bootstrap.js';
+import { BRIDGE_NAMES, bootstrapSource } from './bootstrap.js';
 import { createEmitGuard } from './emit-guard.js';
 import { performFetch, type FetchEnvelope } from './host-fetch.js';
 
-export { BOOTSTRAP_SOURCE } from './bootstrap.js';
+export { bootstrapSource } from './bootstrap.js';
 export { FETCH_MAX_BODY_BYTES, FETCH_TIMEOUT_MS, closeFetchAgents } from './host-fetch.js';
 
 export interface SandboxOptions {
@@ -28,6 +28,12 @@ export interface SandboxOptions {
    * dropped (deploy-time validation).
    */
   onEmit?: (event: string, dataJson: string) => void;
+  /**
+   * The user's script as the isolate will compile it (prepare.ts), for stack traces in
+   * the user's positions: its file name, its source map's `mappings` (null: positions
+   * are the script's own), and the length of the wrapper on its first line.
+   */
+  source?: { file: string; mappings: string | null; firstLineOffset: number };
 }
 
 export interface SandboxHandle {
@@ -36,6 +42,8 @@ export interface SandboxHandle {
    * invocation dispatcher with `derefInto()`, which calls it as invocations start and end.
    */
   readonly hook: ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
+  /** The isolate's `require` of Node built-ins, for the user's module wrapper (`derefInto()`). */
+  readonly require: ivm.Reference<(id: string) => unknown>;
   /**
    * The host's side of the same rule, told by the worker: while inactive (no invocation
    * in flight) pending timers are cleared, in-flight fetches aborted, and nothing is
@@ -46,7 +54,15 @@ export interface SandboxHandle {
   dispose(): void;
 }
 
-const NODE_HASH: Record<string, string> = { 'SHA-1': 'sha1', 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
+// WebCrypto's digests, plus MD5 and SHA-224 for Node's createHash (crypto.subtle checks its own list first).
+const NODE_HASH: Record<string, string> = {
+  MD5: 'md5',
+  'SHA-1': 'sha1',
+  'SHA-224': 'sha224',
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+};
 const URL_SETTERS = new Set(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']);
 const MAX_HOST_FETCHES = 64;
 
@@ -99,6 +115,7 @@ function hostUrl(href: unknown, base: unknown, prop: unknown, value: unknown): s
 let bootstrapCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 async function compileBootstrap(isolate: ivm.Isolate): Promise<ivm.Script> {
   const filename = 'switchyard:sandbox-bootstrap';
+  const BOOTSTRAP_SOURCE = bootstrapSource();
   type Compiled = ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean };
   if (bootstrapCache) {
     const script = (await isolate.compileScript(BOOTSTRAP_SOURCE, { filename, cachedData: bootstrapCache })) as Compiled;
@@ -195,14 +212,20 @@ export async function installSandbox(
     hostFetch: new ivm.Callback(onFetch, { ignored: true }),
     hostEmit: onEmit ? new ivm.Callback(onHostEmit, { ignored: true }) : undefined,
     envJson: JSON.stringify(opts.env ?? {}),
+    userFile: opts.source?.file ?? 'function.js',
+    userMappings: opts.source?.mappings ?? null,
+    firstLineOffset: opts.source?.firstLineOffset ?? 0,
   };
   const args = BRIDGE_NAMES.map((name) => bridges[name]) as ivm.Transferable[];
   const script = await compileBootstrap(isolate);
   const bootstrap = (await script.run(context, { reference: true, release: true })) as ivm.Reference;
+  let requireRef: ivm.Reference<(id: string) => unknown>;
   try {
-    dispatch = (await bootstrap.apply(undefined, args, { result: { reference: true } })) as ivm.Reference<
-      (kind: string, id: number, payload?: unknown) => void
-    >;
+    const pair = (await bootstrap.apply(undefined, args, { result: { reference: true } })) as ivm.Reference<unknown[]>;
+    // Reading two array slots runs no code: sync, to save two trips through the thread pool.
+    dispatch = pair.getSync(0, { reference: true }) as ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
+    requireRef = pair.getSync(1, { reference: true }) as ivm.Reference<(id: string) => unknown>;
+    pair.release();
   } finally {
     bootstrap.release();
   }
@@ -210,6 +233,7 @@ export async function installSandbox(
   const hook = dispatch as ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
   return {
     hook,
+    require: requireRef,
     setActive(next: boolean) {
       if (next === active) return;
       active = next;
@@ -231,6 +255,11 @@ export async function installSandbox(
         // Already released with its isolate.
       }
       dispatch = null;
+      try {
+        requireRef.release();
+      } catch {
+        // Already released with its isolate.
+      }
     },
   };
 }

@@ -1,0 +1,72 @@
+// Bundles the isolate-side Node built-ins (src/runtime/sandbox/node/) with the
+// npm polyfills they wrap (buffer, events, util, assert, path-browserify,
+// string_decoder, unenv's url and querystring) into one script,
+// dist/sandbox/node-builtins.js, which the sandbox bootstrap splices in
+// (src/runtime/sandbox/bootstrap.ts). Runs after tsc in `npm run build`: it
+// reads the module list and the refusal words from dist/runtime/node-builtins.js.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyzeMetafile, build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sourceDir = path.join(root, 'src/runtime/sandbox/node');
+const outFile = path.join(root, 'dist/sandbox/node-builtins.js');
+const { MISSING_BUILTINS, REFUSALS, SANDBOX_MODULES } = await import(path.join(root, 'dist/runtime/node-builtins.js'));
+
+// What the polyfills require by Node's names resolves to our modules (one Buffer class for all);
+// the npm packages themselves are reached with a trailing slash (`require('buffer/')`).
+const OURS = {
+  assert: 'assert.cjs',
+  buffer: 'buffer.cjs',
+  crypto: 'crypto.cjs',
+  events: 'events.cjs',
+  path: 'path.cjs',
+  querystring: 'querystring.cjs',
+  string_decoder: 'string_decoder.cjs',
+  url: 'url.cjs',
+  util: 'util.cjs',
+};
+const nodeNames = {
+  name: 'sandbox-node-names',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (OURS[name]) return { path: path.join(sourceDir, OURS[name]) };
+      if (args.path.startsWith('node:')) return { errors: [{ text: `the sandbox has no ${args.path} (needed by ${args.importer})` }] };
+      return undefined;
+    });
+  },
+};
+
+const result = await build({
+  entryPoints: [path.join(sourceDir, 'index.cjs')],
+  bundle: true,
+  format: 'iife',
+  globalName: 'SwitchyardNode',
+  platform: 'browser',
+  target: 'es2022',
+  write: false,
+  // Smaller text is less to copy into every isolate; names stay (Buffer.name, EventEmitter.name, inspect).
+  minify: true,
+  keepNames: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+  define: {
+    SWITCHYARD_REFUSALS: JSON.stringify(REFUSALS),
+    SWITCHYARD_MISSING_BUILTINS: JSON.stringify(MISSING_BUILTINS),
+    // util reads it at load; the sandbox's process has only env.
+    'process.env.NODE_DEBUG': 'undefined',
+    'process.nextTick': 'queueMicrotask',
+  },
+  plugins: [nodeNames],
+  metafile: true,
+});
+// esbuild hoists a "use strict" to the top of the file; spliced into the bootstrap it would make
+// every bundled package strict, while the CommonJS ones were written for sloppy mode (each module
+// that asks for strict mode keeps its own directive inside its wrapper).
+const text = result.outputFiles[0].text.replace(/^"use strict";/, '');
+mkdirSync(path.dirname(outFile), { recursive: true });
+writeFileSync(outFile, text);
+if (process.env.SANDBOX_ANALYZE) console.log(await analyzeMetafile(result.metafile));
+console.log(`sandbox Node built-ins (${SANDBOX_MODULES.length} modules): ${path.relative(root, outFile)}, ${(text.length / 1024).toFixed(1)} KiB`);
