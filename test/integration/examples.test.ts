@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const demo = JSON.parse(readFileSync(new URL('../../examples/demo.json', import.meta.url), 'utf8'));
@@ -155,6 +156,13 @@ describe('the demo webhook receiver', () => {
 });
 
 describe('the demo Lambda API: handlers written for AWS, deployed with handler and event_format', () => {
+  it('is in the lines printed at start, at a route that answers', async () => {
+    await until(async () => svc.output.join('').includes('with the demo loaded'), 'the start-up lines', 10_000);
+    const printed = svc.output.join('');
+    expect(printed).toContain(`  Lambda API: curl ${svc.url}${lambda}/hello\n`);
+    expect(printed).toContain(`  curl ${svc.url}${lambda}/greet/Ada\n`);
+  });
+
   it('app.lambdaHandler (SAM style, aws-v1) answers its JSON string body with the REST event facts', async () => {
     const res = await svc.request('GET', `${lambda}/hello?name=Ada`);
     expect(res.status).toBe(200);
