@@ -50,6 +50,17 @@ export interface ProjectWebhook {
   timeout_ms: number;
 }
 
+/** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
+export interface ProjectDocument {
+  version?: 1;
+  functions?: Record<
+    string,
+    { file: string; handler?: string; event_format?: EventFormat; env?: Record<string, string>; timeout_ms?: number; memory_mb?: number }
+  >;
+  apis?: Record<string, { base_path: string; routes?: ProjectRoute[] }>;
+  webhooks?: Record<string, Record<string, unknown>>;
+}
+
 export interface Project {
   functions: ProjectFunction[];
   apis: ProjectApiDef[];
