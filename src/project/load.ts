@@ -193,8 +193,8 @@ export async function parseProject(text: string, file: string, options: LoadOpti
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ProjectError(
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
+      doc.errors.slice(0, 1).map((e) => {
+        const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
         const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
         return { file, path: '', message: `YAML syntax: ${message}`, line: pos?.line, column: pos?.col };
       }),
