@@ -75,7 +75,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
       },
     },
     async function createApi(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await apis.checkCreate(request.body));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkCreate(request.body));
       const api = await apis.create(request.body);
       return reply.code(201).send(apiView(api, originOf(request)));
     },
@@ -128,7 +128,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
       },
     },
     async function updateApi(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await apis.checkUpdate(request.params.id, request.body ?? {}));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkUpdate(request.params.id, request.body ?? {}));
       return apiView(await apis.update(request.params.id, request.body ?? {}), originOf(request));
     },
   );
@@ -162,7 +162,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
       },
     },
     async function addRoute(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await apis.checkAddRoute(request.params.id, request.body));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkAddRoute(request.params.id, request.body));
       const route = await apis.addRoute(request.params.id, request.body);
       return reply.code(201).send(routeView(route));
     },

@@ -10,7 +10,8 @@ export const dryRunQuerySchema = {
   type: 'object',
   properties: {
     dry_run: {
-      type: 'boolean',
+      type: 'string',
+      enum: ['true', 'false'],
       description: 'Validate fully (function code compiled in a worker) and answer what would change, writing nothing',
     },
   },
@@ -18,7 +19,7 @@ export const dryRunQuerySchema = {
 } as const;
 
 export interface DryRunQuery {
-  dry_run?: boolean;
+  dry_run?: 'true' | 'false';
 }
 
 export const dryRunSchema = {

@@ -106,7 +106,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
       },
     },
     async function createFunction(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await functions.checkCreate(request.body));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkCreate(request.body));
       const fn = await functions.create(request.body);
       return reply.code(201).send(functionView(fn));
     },
@@ -169,7 +169,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
       },
     },
     async function updateFunction(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await functions.checkUpdate(request.params.name, request.body ?? {}));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkUpdate(request.params.name, request.body ?? {}));
       return functionView(await functions.update(request.params.name, request.body ?? {}));
     },
   );

@@ -98,7 +98,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
       },
     },
     async function createWebhook(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await webhooks.checkCreate(request.body));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkCreate(request.body));
       const { webhook, secret } = await webhooks.create(request.body);
       return reply.code(201).send(webhookView(webhook, { secret }));
     },
@@ -134,7 +134,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
       },
     },
     async function updateWebhook(request, reply) {
-      if (request.query.dry_run) return sendDryRun(reply, await webhooks.checkUpdate(request.params.id, request.body ?? {}));
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkUpdate(request.params.id, request.body ?? {}));
       const { webhook, secret } = await webhooks.update(request.params.id, request.body ?? {});
       return webhookView(webhook, { secret });
     },
