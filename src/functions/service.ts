@@ -207,6 +207,18 @@ export class FunctionService {
     return fn;
   }
 
+  /** `DELETE ?dry_run=true`: the same 404 and 409 (a route still binds it) as the delete. */
+  async checkDelete(name: string): Promise<DryRunResult> {
+    await this.get(name);
+    const routes = await this.store.routesUsingFunction(name);
+    if (routes.length > 0) {
+      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+        routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
+      });
+    }
+    return dryRunResult('delete', []);
+  }
+
   async delete(name: string): Promise<void> {
     const deleted = await this.store.deleteFunction(name);
     if (!deleted) throw functionNotFound(name);

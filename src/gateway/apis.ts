@@ -133,6 +133,20 @@ export class ApiService {
     return api;
   }
 
+  /** `DELETE ?dry_run=true`: the same 404 and 409 (a webhook renders from it) as the delete. */
+  async checkDelete(id: string): Promise<DryRunResult> {
+    await this.get(id);
+    await this.hooks.beforeDelete?.(id);
+    return dryRunResult('delete', []);
+  }
+
+  /** `DELETE /api/apis/:id/routes/:routeId?dry_run=true`. */
+  async checkDeleteRoute(apiId: string, routeId: string): Promise<DryRunResult> {
+    const api = await this.get(apiId);
+    if (!api.routes.some((r) => r.id === routeId)) throw routeNotFound(routeId);
+    return dryRunResult('delete', []);
+  }
+
   async delete(id: string): Promise<void> {
     await this.hooks.beforeDelete?.(id);
     if (!(await this.store.deleteApi(id))) throw apiNotFound(id);

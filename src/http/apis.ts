@@ -133,17 +133,19 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         summary: 'Delete an API and its routes',
         params: idParams,
+        querystring: dryRunQuerySchema,
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteApi(request) {
+    async function deleteApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkDelete(request.params.id));
       await apis.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },
@@ -168,12 +170,13 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     },
   );
 
-  app.delete<{ Params: { id: string; routeId: string } }>(
+  app.delete<{ Params: { id: string; routeId: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id/routes/:routeId',
     {
       schema: {
         tags: ['apis'],
         summary: 'Delete one route',
+        querystring: dryRunQuerySchema,
         params: {
           type: 'object',
           properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
@@ -182,7 +185,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteRoute(request) {
+    async function deleteRoute(request, reply) {
+      if (request.query.dry_run === 'true') {
+        return sendDryRun(reply, await apis.checkDeleteRoute(request.params.id, request.params.routeId));
+      }
       await apis.deleteRoute(request.params.id, request.params.routeId);
       return { deleted: true, id: request.params.routeId };
     },

@@ -174,17 +174,19 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     },
   );
 
-  app.delete<{ Params: { name: string } }>(
+  app.delete<{ Params: { name: string }; Querystring: DryRunQuery }>(
     '/api/functions/:name',
     {
       schema: {
         tags: ['functions'],
         summary: 'Delete a function (409 while a route binds it)',
         params: nameParams,
+        querystring: dryRunQuerySchema,
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteFunction(request) {
+    async function deleteFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkDelete(request.params.name));
       await functions.delete(request.params.name);
       return { deleted: true, name: request.params.name };
     },

@@ -140,10 +140,18 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Delete a webhook, its schedule and pending retries', params: idParams } },
-    async function deleteWebhook(request) {
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook, its schedule and pending retries',
+        params: idParams,
+        querystring: dryRunQuerySchema,
+      },
+    },
+    async function deleteWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkDelete(request.params.id));
       await webhooks.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },

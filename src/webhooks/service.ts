@@ -332,6 +332,12 @@ export class WebhookService {
     return { current, patch, secret };
   }
 
+  /** `DELETE ?dry_run=true`. */
+  async checkDelete(id: string): Promise<DryRunResult> {
+    await this.get(id);
+    return dryRunResult('delete', []);
+  }
+
   async delete(id: string): Promise<void> {
     if (!(await this.deps.store.deleteWebhook(id))) throw webhookNotFound(id);
     this.deps.wakeScheduler();

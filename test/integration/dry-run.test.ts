@@ -135,3 +135,37 @@ describe('webhooks', () => {
     expect(after.updated_at).toBe(hook.updated_at);
   });
 });
+
+describe('DELETE', () => {
+  it('answers what the delete would (404, 409 while in use) and deletes nothing', async () => {
+    expect((await svc.request('POST', '/api/functions', { name: 'dry-del', code: CODE })).status).toBe(201);
+    const api = (await svc.request('POST', '/api/apis', { name: 'dry-del', basePath: '/del', routes: [{ method: 'GET', path: '/a', function: 'dry-del' }] })).json;
+    const hook = (
+      await svc.request('POST', '/api/webhooks', {
+        name: 'dry-del',
+        target_url: 'https://example.com/',
+        method: 'POST',
+        payload_template: {},
+        mock_endpoint: { api_id: api.id, path: '/a' },
+      })
+    ).json;
+
+    const inUse = await svc.request('DELETE', '/api/functions/dry-del?dry_run=true');
+    expect(inUse.status).toBe(409);
+    expect(inUse.json.code).toBe('function_in_use');
+    expect((await svc.request('DELETE', '/api/functions/nobody?dry_run=true')).status).toBe(404);
+    const apiInUse = await svc.request('DELETE', `/api/apis/${api.id}?dry_run=true`);
+    expect(apiInUse.status).toBe(409);
+    expect(apiInUse.json.code).toBe('api_in_use');
+
+    const route = await svc.request('DELETE', `/api/apis/${api.id}/routes/${api.routes[0].id}?dry_run=true`);
+    expect(route.json).toEqual({ dry_run: true, action: 'delete', changes: [] });
+    expect((await svc.request('DELETE', `/api/apis/${api.id}/routes/rt_nope?dry_run=true`)).status).toBe(404);
+    const webhook = await svc.request('DELETE', `/api/webhooks/${hook.id}?dry_run=true`);
+    expect(webhook.json).toEqual({ dry_run: true, action: 'delete', changes: [] });
+
+    expect((await svc.request('GET', `/api/webhooks/${hook.id}`)).status).toBe(200);
+    expect((await svc.request('GET', `/api/apis/${api.id}`)).json.routes).toHaveLength(1);
+    expect((await svc.request('GET', '/api/functions/dry-del')).status).toBe(200);
+  });
+});
