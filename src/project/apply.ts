@@ -6,7 +6,7 @@
  * changes go in one `PUT /api/apis/:id` (its routes replaced at once, the
  * routes the file does not name kept unless pruning).
  */
-import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, WebhookBody } from './api.js';
+import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
 import { routeKey } from './plan.js';
 import { ProjectApiError, ProjectError, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
@@ -20,6 +20,8 @@ export interface ApplyOptions {
 
 export interface ApplyResult {
   applied: PlanChange[];
+  /** Webhook name -> the secret the server generated (`secret: generate`), shown only this once. */
+  generated_secrets: Record<string, string>;
 }
 
 export function functionBody(fn: ProjectFunction): FunctionBody {
@@ -119,6 +121,10 @@ function routesFor(desired: Project['apis'][number], existing: RemoteApi | undef
 export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<ApplyResult> {
   await checkPlan(plan, api, options);
   const applied: PlanChange[] = [];
+  const generated: Record<string, string> = {};
+  const keepSecret = (name: string, answer: RemoteWebhook & { secret?: string }) => {
+    if (answer.secret) generated[name] = answer.secret;
+  };
   const done = (change: PlanChange) => {
     applied.push(change);
     options.onChange?.(change);
@@ -158,11 +164,11 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         await api.deleteWebhook(hooks.get(change.name)!);
       } else {
         const hook = find(plan.desired.webhooks, change.name);
-        if (change.action === 'create') await api.createWebhook(webhookBody(hook, apiId) as WebhookBody);
-        else await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, change.fields));
+        if (change.action === 'create') keepSecret(hook.name, await api.createWebhook(webhookBody(hook, apiId) as WebhookBody));
+        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, change.fields)));
       }
       done(change);
     }
   }
-  return { applied };
+  return { applied, generated_secrets: generated };
 }

@@ -118,10 +118,10 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     const fns = this.document.functions!;
-    for (const [name, fn] of Object.entries(fns)) {
+    for (const fn of Object.values(fns)) {
+      // A function no HTTP event calls still gets a Lambda event format: its code expects one.
       if (fn.event_format === undefined) fn.event_format = 'aws-v2';
       if (Object.keys(fn.env ?? {}).length === 0) delete fn.env;
-      void name;
     }
     if (Object.keys(this.document.apis!).length === 0) delete this.document.apis;
     const header = this.notes.length > 0 ? `# Imported; not carried or changed:\n${this.notes.map((n) => `#   - ${n}\n`).join('')}` : '';

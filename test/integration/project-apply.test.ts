@@ -90,8 +90,9 @@ describe('apply', () => {
   it('creates everything, answers on its routes, and a second plan is empty', async () => {
     const first = await plan(dir, { env: ENV });
     expect(first.changes).toHaveLength(6);
-    const { applied } = await applyPlan(first, api);
+    const { applied, generated_secrets } = await applyPlan(first, api);
     expect(applied).toHaveLength(6);
+    expect(generated_secrets['p-ping']).toMatch(/^whsec_/);
     expect(await invoke('p-shop', '/hello')).toEqual({ status: 200, text: 'hello world' });
     expect(JSON.parse((await invoke('p-shop', '/users/42')).text)).toEqual({ id: '42', v: 1 });
     const hooks = await api.listWebhooks();
