@@ -238,3 +238,40 @@ webhooks:
     expect(problems[0]).toMatchObject({ path: 'functions.hello.file' });
   });
 });
+
+describe('the published schema', () => {
+  it('lists the same methods, event formats and limits as the management API', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { PROJECT_SCHEMA_URL } = await import('../../src/project/index.js');
+    const { ROUTE_METHODS, EVENT_FORMATS } = await import('../../src/types.js');
+    const { WEBHOOK_METHODS } = await import('../../src/webhooks/types.js');
+    const schema = JSON.parse(readFileSync(PROJECT_SCHEMA_URL, 'utf8'));
+    expect([...schema.$defs.route.properties.method.enum].sort()).toEqual([...ROUTE_METHODS].sort());
+    expect(schema.$defs.function.properties.event_format.enum).toEqual([...EVENT_FORMATS]);
+    expect(schema.$defs.webhook.properties.method.enum).toEqual([...WEBHOOK_METHODS]);
+    expect(schema.$defs.function.properties.timeout_ms).toMatchObject({ minimum: 1, maximum: 900000 });
+    expect(schema.$defs.function.properties.memory_mb).toMatchObject({ minimum: 8, maximum: 1024 });
+  });
+});
+
+describe('createHttpProjectApi', () => {
+  it('sends the admin key, follows Link pages, and turns error answers into ProjectApiError', async () => {
+    const { createHttpProjectApi, ProjectApiError } = await import('../../src/project/index.js');
+    const seen: Array<{ url: string; auth: string | null }> = [];
+    const fakeFetch = (async (url: string, init: RequestInit) => {
+      seen.push({ url, auth: new Headers(init.headers).get('authorization') });
+      if (url.endsWith('/api/functions?limit=1000')) {
+        return new Response(JSON.stringify([{ name: 'a' }]), { headers: { link: '</api/functions?limit=1000&after=a>; rel="next"' } });
+      }
+      if (url.endsWith('after=a')) return new Response(JSON.stringify([{ name: 'b' }]));
+      return new Response(JSON.stringify({ error: 'nope', code: 'function_not_found' }), { status: 404 });
+    }) as unknown as typeof fetch;
+    const api = createHttpProjectApi({ baseUrl: 'http://sy.test/', adminKey: 'k', fetch: fakeFetch });
+    expect((await api.listFunctions()).map((f) => f.name)).toEqual(['a', 'b']);
+    expect(seen.map((s) => s.url)).toEqual(['http://sy.test/api/functions?limit=1000', 'http://sy.test/api/functions?limit=1000&after=a']);
+    expect(seen.every((s) => s.auth === 'Bearer k')).toBe(true);
+    const err = await api.getFunction('x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectApiError);
+    expect(err).toMatchObject({ status: 404, code: 'function_not_found', message: 'nope' });
+  });
+});
