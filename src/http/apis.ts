@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiView, routeView, type ApiService } from '../gateway/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { deletedSchema, errorResponses, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 
 const newRouteSchema = {
@@ -53,12 +54,13 @@ const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, descripti
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
 export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void {
-  app.post<{ Body: NewApi }>(
+  app.post<{ Body: NewApi; Querystring: DryRunQuery }>(
     '/api/apis',
     {
       schema: {
         tags: ['apis'],
         summary: 'Create an API with its routes',
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           required: ['name', 'basePath', 'routes'],
@@ -73,6 +75,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
       },
     },
     async function createApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkCreate(request.body));
       const api = await apis.create(request.body);
       return reply.code(201).send(apiView(api, originOf(request)));
     },
@@ -104,13 +107,14 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     },
   );
 
-  app.put<{ Params: { id: string }; Body: ApiPatch }>(
+  app.put<{ Params: { id: string }; Body: ApiPatch; Querystring: DryRunQuery }>(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         summary: 'Update an API (partial; routes, when given, replace all routes)',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -123,50 +127,56 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         response: { 200: apiSchema, ...errorResponses },
       },
     },
-    async function updateApi(request) {
+    async function updateApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkUpdate(request.params.id, request.body ?? {}));
       return apiView(await apis.update(request.params.id, request.body ?? {}), originOf(request));
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         summary: 'Delete an API and its routes',
         params: idParams,
+        querystring: dryRunQuerySchema,
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteApi(request) {
+    async function deleteApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkDelete(request.params.id));
       await apis.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },
   );
 
-  app.post<{ Params: { id: string }; Body: NewRoute }>(
+  app.post<{ Params: { id: string }; Body: NewRoute; Querystring: DryRunQuery }>(
     '/api/apis/:id/routes',
     {
       schema: {
         tags: ['apis'],
         summary: 'Add one route to an API',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: newRouteSchema,
         response: { 201: routeSchema, ...errorResponses },
       },
     },
     async function addRoute(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkAddRoute(request.params.id, request.body));
       const route = await apis.addRoute(request.params.id, request.body);
       return reply.code(201).send(routeView(route));
     },
   );
 
-  app.delete<{ Params: { id: string; routeId: string } }>(
+  app.delete<{ Params: { id: string; routeId: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id/routes/:routeId',
     {
       schema: {
         tags: ['apis'],
         summary: 'Delete one route',
+        querystring: dryRunQuerySchema,
         params: {
           type: 'object',
           properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
@@ -175,7 +185,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteRoute(request) {
+    async function deleteRoute(request, reply) {
+      if (request.query.dry_run === 'true') {
+        return sendDryRun(reply, await apis.checkDeleteRoute(request.params.id, request.params.routeId));
+      }
       await apis.deleteRoute(request.params.id, request.params.routeId);
       return { deleted: true, id: request.params.routeId };
     },

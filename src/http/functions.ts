@@ -10,6 +10,7 @@ import {
   type FunctionUpdate,
 } from '../functions/service.js';
 import { EVENT_FORMATS } from '../types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { deletedSchema, errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
@@ -79,12 +80,13 @@ const logLineSchema = {
 } as const;
 
 export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService): void {
-  app.post<{ Body: FunctionInput }>(
+  app.post<{ Body: FunctionInput; Querystring: DryRunQuery }>(
     '/api/functions',
     {
       schema: {
         tags: ['functions'],
         summary: 'Deploy a function',
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           required: ['name', 'code'],
@@ -104,6 +106,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
       },
     },
     async function createFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkCreate(request.body));
       const fn = await functions.create(request.body);
       return reply.code(201).send(functionView(fn));
     },
@@ -141,13 +144,14 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     },
   );
 
-  app.put<{ Params: { name: string }; Body: FunctionUpdate }>(
+  app.put<{ Params: { name: string }; Body: FunctionUpdate; Querystring: DryRunQuery }>(
     '/api/functions/:name',
     {
       schema: {
         tags: ['functions'],
         summary: 'Update a function (partial; null resets a field); bumps its version',
         params: nameParams,
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -164,22 +168,25 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         response: { 200: functionSchema, ...errorResponses },
       },
     },
-    async function updateFunction(request) {
+    async function updateFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkUpdate(request.params.name, request.body ?? {}));
       return functionView(await functions.update(request.params.name, request.body ?? {}));
     },
   );
 
-  app.delete<{ Params: { name: string } }>(
+  app.delete<{ Params: { name: string }; Querystring: DryRunQuery }>(
     '/api/functions/:name',
     {
       schema: {
         tags: ['functions'],
         summary: 'Delete a function (409 while a route binds it)',
         params: nameParams,
+        querystring: dryRunQuerySchema,
         response: { 200: deletedSchema, ...errorResponses },
       },
     },
-    async function deleteFunction(request) {
+    async function deleteFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkDelete(request.params.name));
       await functions.delete(request.params.name);
       return { deleted: true, name: request.params.name };
     },

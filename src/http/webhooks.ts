@@ -12,6 +12,7 @@ import {
   type WebhookUpdate,
 } from '../webhooks/service.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
@@ -85,10 +86,19 @@ const updateBody = {
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService, events: EventBus): void {
-  app.post<{ Body: WebhookInput }>(
+  app.post<{ Body: WebhookInput; Querystring: DryRunQuery }>(
     '/api/webhooks',
-    { schema: { tags: ['webhooks'], summary: 'Create a webhook', body: createBody, response: errorResponses } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Create a webhook',
+        querystring: dryRunQuerySchema,
+        body: createBody,
+        response: errorResponses,
+      },
+    },
     async function createWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkCreate(request.body));
       const { webhook, secret } = await webhooks.create(request.body);
       return reply.code(201).send(webhookView(webhook, { secret }));
     },
@@ -112,26 +122,36 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     },
   );
 
-  app.put<{ Params: { id: string }; Body: WebhookUpdate }>(
+  app.put<{ Params: { id: string }; Body: WebhookUpdate; Querystring: DryRunQuery }>(
     '/api/webhooks/:id',
     {
       schema: {
         tags: ['webhooks'],
         summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: updateBody,
       },
     },
-    async function updateWebhook(request) {
+    async function updateWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkUpdate(request.params.id, request.body ?? {}));
       const { webhook, secret } = await webhooks.update(request.params.id, request.body ?? {});
       return webhookView(webhook, { secret });
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Delete a webhook, its schedule and pending retries', params: idParams } },
-    async function deleteWebhook(request) {
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook, its schedule and pending retries',
+        params: idParams,
+        querystring: dryRunQuerySchema,
+      },
+    },
+    async function deleteWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkDelete(request.params.id));
       await webhooks.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },
