@@ -34,10 +34,10 @@ export function packageOf(path: string): string | null {
   return parts[at + 1].startsWith('@') ? `${parts[at + 1]}/${parts[at + 2] ?? ''}` : parts[at + 1];
 }
 
-function importerText(importer: string, root: string): string {
+/** Who imports: the message's location already gives the file and line. */
+function importerText(importer: string): string {
   const pkg = packageOf(importer);
-  const where = relative(root, importer) || basename(importer);
-  return pkg ? `package '${pkg}' (${where})` : `${where}`;
+  return pkg ? `package '${pkg}'` : `${basename(importer)}`;
 }
 
 /** The sandbox's modules stay external; other built-ins and native code are refused naming who asked. */
@@ -53,15 +53,13 @@ function sandboxPlugin(root: string): Plugin {
           return {
             errors: [
               {
-                text:
-                  `${importerText(args.importer, root)} needs the Node module '${args.path}', which functions cannot use: ` +
-                  `the sandbox has no file system, processes or sockets (fetch does HTTP). Built-ins available: ${AVAILABLE}`,
+                text: `${importerText(args.importer)} needs the Node module '${args.path}', which functions cannot use`,
               },
             ],
           };
         }
         if (args.path.endsWith('.node')) {
-          return { errors: [{ text: `${importerText(args.importer, root)} loads native code ('${args.path}'), which the sandbox cannot run` }] };
+          return { errors: [{ text: `${importerText(args.importer)} loads native code ('${args.path}'), which the sandbox cannot run` }] };
         }
         return undefined;
       });
@@ -108,6 +106,9 @@ export async function bundleFunction(file: string, root: string): Promise<Bundle
       target: 'es2022',
       metafile: true,
       legalComments: 'none',
+      // Stack traces and errors point into the user's files (the server keeps an input source map).
+      sourcemap: 'inline',
+      sourcesContent: false,
       plugins: [sandboxPlugin(root)],
       logLevel: 'silent',
     });
@@ -117,6 +118,9 @@ export async function bundleFunction(file: string, root: string): Promise<Bundle
     const errors = (err as { errors?: Message[] }).errors;
     if (!errors?.length) throw err;
     const lines = errors.map((m) => describe(m, root));
+    if (errors.some((m) => m.text.includes('which functions cannot use'))) {
+      lines.push(`(functions have no file system, processes or sockets; fetch does HTTP. Node built-ins available: ${AVAILABLE})`);
+    }
     throw new CommandFailedError('bundle_failed', `cannot bundle ${relative(root, file) || file}:\n  ${lines.join(`\n  `)}`);
   }
 }

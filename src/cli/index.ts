@@ -32,7 +32,7 @@ export function buildProgram(io: CliIO): Command {
       outputError: (text, write) => write(`switchyard: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError(true)
-    .helpCommand('help [command]', 'show the help of a command');
+    .helpCommand('help [command]', 'Show the help of a command');
   program.helpInformation = () => topHelp(program);
 
   const serveCommand = program
@@ -61,6 +61,7 @@ function topHelp(program: Command): string {
     return [`${prefix}${c.name()}${args.length ? ` ${args.join(' ')}` : ''}`, c.description()];
   };
   const rows = program.commands.flatMap((c) => (c.commands.length ? c.commands.map((s) => usage(s, `${c.name()} `)) : [usage(c)]));
+
   rows.push(['help [command]', 'Show the help of a command']);
   const width = Math.max(...rows.map((r) => r[0].length));
   const head = [

@@ -10,7 +10,7 @@ import { CommandFailedError } from './errors.js';
 import { findWebhook } from './webhook-lookup.js';
 
 export function registerWebhooks(program: Command, io: CliIO): void {
-  const webhooks = program.command('webhooks').description('Work with webhooks (see: switchyard webhooks --help)');
+  const webhooks = program.command('webhooks').description('Webhook commands');
   withClientOptions(
     webhooks
       .command('test')

@@ -277,6 +277,13 @@ describe('deploy', () => {
     expect(fn.json).toMatchObject({ handler: 'main', version: 1 });
   }, 30_000);
 
+  it("errors of a deployed bundle name the user's own file and line", async () => {
+    const file = project('thrower', {}, "// a comment\n\nexport const handler = async () => {\n  throw new Error('boom');\n};\n", 'thrower.mjs');
+    expect((await cli(['deploy', file])).code).toBe(0);
+    const invoked = await svc.request('POST', '/api/functions/thrower/invoke', {});
+    expect(invoked.json.error.message).toContain('(thrower.mjs, line 4, column 9)');
+  }, 30_000);
+
   it('refuses a package that needs fs, naming the package and the module; nothing is deployed', async () => {
     const file = project(
       'reader',
@@ -291,7 +298,7 @@ describe('deploy', () => {
     );
     const r = await cli(['deploy', file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("package 'reads-files' (node_modules/reads-files/lib/main.js) needs the Node module 'fs'");
+    expect(r.stderr).toContain("node_modules/reads-files/lib/main.js:1:20: package 'reads-files' needs the Node module 'fs'");
     expect(r.stderr).toContain('cannot use');
     expect(r.stderr).not.toContain('creating function');
     expect((await svc.request('GET', '/api/functions/reader')).status).toBe(404);
