@@ -2,7 +2,7 @@
  * `switchyard logs <function> [-f] [--since id] [--limit n]`: a function's
  * console lines, oldest first (GET /api/functions/{name}/logs). With -f it
  * follows the server-sent event stream (GET /api/functions/{name}/logs/stream)
- * until Ctrl-C, resuming after a dropped connection from the last line seen,
+ * until Ctrl-C (after the newest stored lines, as tail -f does), resuming after a dropped connection from the last line seen,
  * and also shows each invocation as it finishes. --json prints an array, or
  * with -f one JSON object per line.
  */
@@ -11,6 +11,17 @@ import { clientContext, intFlag, withClientOptions, type CliIO, type ClientFlags
 import { UsageError } from './errors.js';
 import type { Output } from './output.js';
 import type { FunctionStreamEvent, LogLine } from './server-api.js';
+
+/** Stored lines `logs -f` shows before following, unless --limit says otherwise. */
+const FOLLOW_BACKLOG = 10;
+
+/** Lines after `since`; lines of a server that gives no ids cannot be placed. */
+function after(lines: LogLine[], since: number, url: string): LogLine[] {
+  if (lines.some((l) => l.id === undefined)) {
+    throw new UsageError(`the server at ${url} gives its log lines no ids, so --since cannot be used with it (it is older than this CLI)`);
+  }
+  return lines.filter((l) => l.id! > since);
+}
 
 interface LogsFlags extends ClientFlags {
   follow?: boolean;
@@ -52,7 +63,7 @@ export function registerLogs(program: Command, io: CliIO): void {
       .argument('<function>', 'function name')
       .option('-f, --follow', 'keep printing new lines (and invocations) until Ctrl-C')
       .option('--since <id>', 'only lines after this line id (with -f: replay stored lines after it first)')
-      .option('-n, --limit <n>', 'at most this many of the newest lines (1 to 1000, default 100)', intFlag('--limit', 1, 1000)),
+      .option('-n, --limit <n>', 'at most this many of the newest lines (1 to 1000; default 100, with -f 10)', intFlag('--limit', 1, 1000)),
   ).action(async (name: string, flags: LogsFlags) => {
     if (flags.since !== undefined && !/^[0-9]{1,15}$/.test(flags.since)) {
       throw new UsageError(`--since must be a log line id (a whole number), got "${flags.since}"`);
@@ -60,14 +71,21 @@ export function registerLogs(program: Command, io: CliIO): void {
     const { api, out } = clientContext(io, flags);
     if (!flags.follow) {
       let lines = await api.functionLogs(name, { limit: flags.limit });
-      if (flags.since !== undefined) {
-        const since = Number(flags.since);
-        lines = lines.filter((l) => l.id !== undefined && l.id > since);
-      }
+      if (flags.since !== undefined) lines = after(lines, Number(flags.since), api.url);
       if (out.json) out.data(lines);
       else if (lines.length === 0) out.info(`no console lines for '${name}' yet`);
       else for (const line of lines) printLine(out, line);
       return;
+    }
+    // Like tail -f: the newest stored lines first, then the stream from the last of them,
+    // so nothing written in between is lost or printed twice.
+    let since = flags.since;
+    if (since === undefined) {
+      const stored = await api.functionLogs(name, { limit: flags.limit ?? FOLLOW_BACKLOG });
+      for (const line of stored) printStreamEvent(out, { type: 'log', id: line.id?.toString(), line });
+      const last = stored.at(-1);
+      // No lines yet: replay from the oldest kept, which is whatever arrives meanwhile.
+      since = last === undefined ? '0' : last.id?.toString();
     }
     const stop = new AbortController();
     const onSignal = () => stop.abort();
@@ -76,7 +94,7 @@ export function registerLogs(program: Command, io: CliIO): void {
     try {
       out.info(out.paintErr('dim', `following ${name} at ${api.url} (Ctrl-C to stop)`));
       await api.followFunctionLogs(name, {
-        since: flags.since,
+        since,
         signal: stop.signal,
         onEvent: (event) => printStreamEvent(out, event),
         onReconnect: (reason, last) =>

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCli, startCli } from '../helpers/cli.js';
 import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
@@ -73,6 +73,17 @@ describe('help and version', () => {
     const serve = await cli(['serve', '--help']);
     expect(serve.code).toBe(0);
     expect(serve.stdout).toContain('--port <value>  [PORT, default: 3000]');
+  }, 30_000);
+
+  it('serve runs the gateway as no verb does', async () => {
+    const server = await startCli(['serve', '--log-format', 'json'], { DATABASE_URL: 'sqlite::memory:' });
+    try {
+      const res = await fetch(`${server.url}/healthz`);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    } finally {
+      server.proc.kill('SIGTERM');
+      expect((await server.exit).code).toBe(0);
+    }
   }, 30_000);
 
   it('usage errors exit 2 with one line', async () => {
@@ -333,6 +344,12 @@ describe('logs -f', () => {
     const requests: Array<{ url: string; lastEventId: string | undefined; auth: string | undefined }> = [];
     const server = http.createServer((req, res) => {
       requests.push({ url: req.url ?? '', lastEventId: req.headers['last-event-id'] as string | undefined, auth: req.headers.authorization });
+      if (req.url === '/api/functions/greet/logs?limit=10') {
+        // The stored lines `logs -f` prints first; the stream must go on after the last of them.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify([{ id: 7, version: 1, time: '2026-11-23T11:59:00.000Z', level: 'log', message: 'stored line', request_id: 'req0' }]));
+        return;
+      }
       if (!req.url?.startsWith('/api/functions/greet/logs/stream')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Route not found","code":"not_found"}');
         return;
@@ -340,7 +357,7 @@ describe('logs -f', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       const line = (id: number, message: string) =>
         `event: log\nid: ${id}\ndata: ${JSON.stringify({ id, function: 'greet', version: 1, request_id: `req${id}`, level: 'log', message, ts: '2026-11-23T12:00:00.000Z', time: '2026-11-23T12:00:00.000Z' })}\n\n`;
-      if (requests.length === 1) {
+      if (requests.filter((r) => r.url.includes('/stream')).length === 1) {
         res.write(': connected\n\nretry: 50\n\n');
         res.write(line(1, 'first line'));
         res.write(': ping\n\n');
@@ -383,10 +400,17 @@ describe('logs -f', () => {
       const run = runCli(['logs', 'greet', '-f', '--json'], { SWITCHYARD_URL: stub.url });
       await run.waitForOutput(/"type":"invocation"/);
       const objects = run.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
-      expect(objects.map((o) => o.message ?? o.type)).toEqual(['first line', 'second line', 'after the drop', 'invocation']);
+      expect(objects.map((o) => o.message ?? o.type)).toEqual(['stored line', 'first line', 'second line', 'after the drop', 'invocation']);
+      expect(objects[0]).toMatchObject({ type: 'log', id: 7, message: 'stored line' });
+      // Without --since it starts after the newest stored line it printed.
+      expect(stub.requests.map((r) => r.url)).toEqual([
+        '/api/functions/greet/logs?limit=10',
+        '/api/functions/greet/logs/stream?since=7',
+        '/api/functions/greet/logs/stream',
+      ]);
       run.proc.kill('SIGINT');
       await run.exit;
-      const old = await cli(['logs', 'other', '-f'], { SWITCHYARD_URL: stub.url });
+      const old = await cli(['logs', 'other', '-f', '--since', '0'], { SWITCHYARD_URL: stub.url });
       expect(old.code).toBe(1);
       expect(old.stderr).toContain('has no log stream');
     } finally {
