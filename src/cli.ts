@@ -5,11 +5,20 @@
  * Without a verb it runs the gateway (`switchyard serve`).
  */
 import { readFileSync } from 'node:fs';
-import { main } from './cli/index.js';
+import { main, runsServer } from './cli/index.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), version }).then(
+const argv = process.argv.slice(2);
+if (!runsServer(argv)) {
+  // `switchyard logs f -f | head`: a reader that goes away ends a command quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
+main(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), version }).then(
   (code) => {
     // serve resolves once listening and keeps running; its signal handlers exit.
     if (code !== 0) process.exitCode = code;

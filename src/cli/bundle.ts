@@ -10,7 +10,7 @@
  * than failing later inside the sandbox.
  */
 import { builtinModules } from 'node:module';
-import { basename, relative } from 'node:path';
+import { relative } from 'node:path';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import { SANDBOX_MODULES, sandboxModule } from '../runtime/node-builtins.js';
 import { CommandFailedError } from './errors.js';
@@ -23,7 +23,12 @@ export interface Bundle {
   packages: string[];
 }
 
-const NODE_BUILTINS = new Set(builtinModules.map((m) => m.replace(/^node:/, '')));
+/**
+ * Node's built-in module names as code may import them: `fs` and `node:fs`;
+ * the ones that exist only with the prefix (`node:test`, `node:sqlite`) only
+ * with it, since `test` or `sqlite` alone are npm packages.
+ */
+const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`])));
 const AVAILABLE = SANDBOX_MODULES.filter((m) => !m.includes('/')).join(', ');
 
 /** The npm package a path lies in (`.../node_modules/@scope/name/x.js` -> `@scope/name`), or null for the user's own files. */
@@ -37,7 +42,7 @@ export function packageOf(path: string): string | null {
 /** Who imports: the message's location already gives the file and line. */
 function importerText(importer: string): string {
   const pkg = packageOf(importer);
-  return pkg ? `package '${pkg}'` : `${basename(importer)}`;
+  return pkg ? `package '${pkg}'` : 'this file';
 }
 
 /** The sandbox's modules stay external; other built-ins and native code are refused naming who asked. */
@@ -48,8 +53,7 @@ function sandboxPlugin(root: string): Plugin {
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
         if (sandboxModule(args.path)) return { path: args.path, external: true };
-        const name = args.path.startsWith('node:') ? args.path.slice(5) : args.path;
-        if (args.path.startsWith('node:') || NODE_BUILTINS.has(name) || NODE_BUILTINS.has(name.split('/')[0])) {
+        if (args.path.startsWith('node:') || NODE_BUILTINS.has(args.path)) {
           return {
             errors: [
               {

@@ -80,10 +80,14 @@ function topHelp(program: Command): string {
   return helpText(head);
 }
 
+/** Whether this command line runs the gateway (no verb, or `serve`) rather than a command that calls one. */
+export function runsServer(argv: string[]): boolean {
+  return argv[0] === undefined || argv[0].startsWith('-') || argv[0] === 'serve';
+}
+
 /** Runs one command line; resolves to the exit status (serve keeps running after it resolves). */
 export async function main(argv: string[], io: CliIO): Promise<number> {
-  const first = argv[0];
-  if (first === undefined || first.startsWith('-')) {
+  if (runsServer(argv) && argv[0] !== 'serve') {
     if (argv.some((a) => HELP_FLAGS.has(a))) {
       io.stdout.write(topHelp(buildProgram(io)));
       return EXIT.ok;

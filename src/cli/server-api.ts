@@ -197,10 +197,24 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     }
   }
 
+  /** The JSON of a successful answer; anything else means --url is not a Switchyard server. */
+  async function json<T>(res: Response): Promise<T> {
+    const text = await res.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ServerError(
+        res.status,
+        'not_switchyard',
+        `${base} answered ${res.status} with ${res.headers.get('content-type') ?? 'no content type'}, not JSON (is --url a Switchyard server?)`,
+      );
+    }
+  }
+
   async function call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
     const res = await send(method, path, body, timeoutMs);
     if (!res.ok) return failure(res);
-    return (await res.json()) as T;
+    return json<T>(res);
   }
 
   /** Every item of a paged list, following `Link: <...>; rel="next"`. */
@@ -210,7 +224,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     while (next) {
       const res = await send('GET', next);
       if (!res.ok) return failure(res);
-      items.push(...((await res.json()) as T[]));
+      items.push(...(await json<T[]>(res)));
       next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
     }
     return items;
@@ -226,7 +240,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
         return failure(new Response(JSON.stringify(body), { status: 404 }));
       }
       if (!res.ok) return failure(res);
-      return (await res.json()) as FunctionInfo;
+      return json<FunctionInfo>(res);
     },
     createFunction: (input) => call('POST', '/api/functions', input),
     updateFunction: (name, patch) => call('PUT', `/api/functions/${enc(name)}`, patch),

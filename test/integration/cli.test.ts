@@ -112,6 +112,17 @@ describe('choosing a server', () => {
     expect(JSON.parse(viaEnv.stdout)).toMatchObject({ code: 'server_unreachable' });
   }, 30_000);
 
+  it('a URL that is not a Switchyard server: says so, exit 1', async () => {
+    const other = await startReceiver(() => ({ status: 200, body: '<html>hello</html>', headers: { 'content-type': 'text/html' } }));
+    try {
+      const r = await cli(['invoke', 'hello', '--url', other.url]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`switchyard: not_switchyard: ${other.url} answered 200 with text/html, not JSON (is --url a Switchyard server?)\n`);
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
+
   it('a server with an admin key: 401 says to pass --admin-key; the key from the flag or the variable works', async () => {
     const none = await cli(['logs', 'hello', '--url', keyed.url]);
     expect(none.code).toBe(1);
