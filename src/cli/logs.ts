@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { clientContext, intFlag, withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { UsageError } from './errors.js';
 import type { Output } from './output.js';
-import type { FunctionStreamEvent, LogLine } from './server-api.js';
+import type { FunctionStreamEvent, LogLine, StreamLogLine } from './server-api.js';
 
 /** Stored lines `logs -f` shows before following, unless --limit says otherwise. */
 const FOLLOW_BACKLOG = 10;
@@ -36,9 +36,9 @@ function levelStyle(out: Output, level: string): string {
   return out.paint('dim', padded);
 }
 
-function printLine(out: Output, line: LogLine): void {
+function printLine(out: Output, line: LogLine | StreamLogLine): void {
   const req = line.request_id ? out.paint('dim', ` [${line.request_id}]`) : '';
-  out.line(`${out.paint('dim', line.time)} ${levelStyle(out, line.level)} ${line.message}${req}`);
+  out.line(`${out.paint('dim', line.time ?? line.ts ?? '')} ${levelStyle(out, line.level)} ${line.message}${req}`);
 }
 
 function printStreamEvent(out: Output, event: FunctionStreamEvent): void {

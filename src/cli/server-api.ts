@@ -45,6 +45,8 @@ export interface LogLine {
   id?: number;
   version?: number;
   time: string;
+  /** The stream's name for `time`. */
+  ts?: string;
   level: string;
   message: string;
   request_id: string | null;
@@ -90,9 +92,12 @@ export interface Delivery {
   completed_at: string | null;
 }
 
+/** A line of the log stream: `ts` always, `time` not necessarily. */
+export type StreamLogLine = Omit<LogLine, 'time'> & { time?: string; ts?: string; function?: string };
+
 /** One event of `GET /api/functions/{name}/logs/stream`. */
 export type FunctionStreamEvent =
-  | { type: 'log'; id: string | undefined; line: LogLine & { function?: string } }
+  | { type: 'log'; id: string | undefined; line: StreamLogLine }
   | { type: 'invocation'; invocation: Record<string, unknown> };
 
 export interface FollowOptions {
@@ -257,7 +262,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
         fetch: doFetch,
         onEvent(event: StreamEvent) {
           if (event.event === 'log') {
-            follow.onEvent({ type: 'log', id: event.id, line: JSON.parse(event.data) as LogLine & { function?: string } });
+            follow.onEvent({ type: 'log', id: event.id, line: JSON.parse(event.data) as StreamLogLine });
           } else if (event.event === 'invocation') {
             follow.onEvent({ type: 'invocation', invocation: JSON.parse(event.data) as Record<string, unknown> });
           }

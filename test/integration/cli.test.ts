@@ -367,7 +367,7 @@ describe('logs -f', () => {
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       const line = (id: number, message: string) =>
-        `event: log\nid: ${id}\ndata: ${JSON.stringify({ id, function: 'greet', version: 1, request_id: `req${id}`, level: 'log', message, ts: '2026-11-23T12:00:00.000Z', time: '2026-11-23T12:00:00.000Z' })}\n\n`;
+        `event: log\nid: ${id}\ndata: ${JSON.stringify({ id, function: 'greet', version: 1, request_id: `req${id}`, level: 'log', message, ts: '2026-11-23T12:00:00.000Z' })}\n\n`;
       if (requests.filter((r) => r.url.includes('/stream')).length === 1) {
         res.write(': connected\n\nretry: 50\n\n');
         res.write(line(1, 'first line'));
@@ -394,7 +394,7 @@ describe('logs -f', () => {
       expect(stub.requests[0]).toMatchObject({ url: '/api/functions/greet/logs/stream?since=0', lastEventId: undefined, auth: 'Bearer k' });
       expect(stub.requests[1]).toMatchObject({ url: '/api/functions/greet/logs/stream', lastEventId: '2' });
       const lines = run.stdout().trimEnd().split('\n');
-      expect(lines[0]).toMatch(/first line \[req1\]$/);
+      expect(lines[0]).toMatch(/^2026-11-23T12:00:00.000Z log\s+first line \[req1\]$/);
       expect(lines[1]).toMatch(/second line \[req2\]$/);
       expect(lines[2]).toMatch(/after the drop \[req3\]$/);
       expect(run.stderr()).toContain('reconnecting from line 2');
