@@ -81,7 +81,15 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       failStart(err, config);
     }
     const lines = [`\nSwitchyard is running at ${service.url} with the demo loaded. Try:`];
-    for (const api of demo.apis) lines.push(`  ${api.name}: curl ${api.invokeUrl}`);
+    // The Lambda API has no route at its base path: point at one that answers.
+    const lambda = demo.apis.find((a) => a.name === 'Lambda API');
+    for (const api of demo.apis) lines.push(`  ${api.name}: curl ${api === lambda ? `${api.invokeUrl}/hello` : api.invokeUrl}`);
+    if (lambda) {
+      lines.push(
+        `  curl ${lambda.invokeUrl}/greet/Ada`,
+        `  curl -X POST ${lambda.invokeUrl}/notes -H 'content-type: application/json' -d '{"text":"buy milk"}'`,
+      );
+    }
     const users = demo.apis.find((a) => a.name === 'Users API');
     if (users) {
       lines.push(
