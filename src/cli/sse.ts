@@ -101,10 +101,9 @@ export async function followEventStream(opts: FollowEventStreamOptions): Promise
           parser.feed(decoder.decode(value, { stream: true }));
         }
         reason = 'the server closed the stream';
-      } catch (err) {
+      } catch {
         if (opts.signal.aborted) return;
         reason = idle.signal.aborted ? `no data for ${IDLE_MS / 1000} s` : 'the connection was lost';
-        void err;
       }
     } catch (err) {
       const r = (err as { reason?: string }).reason;
