@@ -21,6 +21,8 @@ export interface Bundle {
   bytes: number;
   /** npm packages bundled in, by name, sorted. */
   packages: string[];
+  /** Files read into the bundle, the entry included: 1 means the file imports nothing to bundle. */
+  inputs: number;
 }
 
 /**
@@ -117,7 +119,7 @@ export async function bundleFunction(file: string, root: string): Promise<Bundle
       logLevel: 'silent',
     });
     const code = out.outputFiles[0].text;
-    return { code, bytes: Buffer.byteLength(code), packages: packagesIn(out.metafile) };
+    return { code, bytes: Buffer.byteLength(code), packages: packagesIn(out.metafile), inputs: Object.keys(out.metafile.inputs).length };
   } catch (err) {
     const errors = (err as { errors?: Message[] }).errors;
     if (!errors?.length) throw err;

@@ -4,7 +4,8 @@
  * error, a failed delivery, a bundle refused), 2 a usage error (bad flag or
  * argument, the command line is wrong), 3 no server answered at the URL. The
  * entry point (index.ts) prints `switchyard: <message>` and exits with
- * `exitCode`; nothing else in src/cli/ calls process.exit.
+ * `exitCode`; nothing else in src/cli/ calls process.exit, but the two
+ * verbs that run a server (serve.ts, dev.ts) when it stops.
  */
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;

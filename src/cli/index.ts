@@ -13,7 +13,11 @@ import { Command, CommanderError } from 'commander';
 import { helpText } from '../config.js';
 import type { CliIO } from './context.js';
 import { registerDeliveries } from './deliveries.js';
+import { registerApply } from './apply.js';
 import { registerDeploy } from './deploy.js';
+import { registerDev } from './dev.js';
+import { registerExport } from './export.js';
+import { registerImport } from './import.js';
 import { CliError, CommandFailedError, EXIT, ServerError } from './errors.js';
 import { registerInvoke } from './invoke.js';
 import { registerLogs } from './logs.js';
@@ -52,6 +56,10 @@ export function buildProgram(io: CliIO): Command {
   registerWebhooks(program, io);
   registerDeliveries(program, io);
   registerDeploy(program, io);
+  registerDev(program, io);
+  registerApply(program, io);
+  registerExport(program, io);
+  registerImport(program, io);
   return program;
 }
 

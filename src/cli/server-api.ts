@@ -119,6 +119,8 @@ export interface ServerApi {
   functionLogs(name: string, opts: { limit?: number }): Promise<LogLine[]>;
   /** Follows the function's log stream until `signal` aborts; resumes after drops with Last-Event-ID. */
   followFunctionLogs(name: string, opts: FollowOptions): Promise<void>;
+  /** Follows every function's console lines and every invocation (`GET /api/logs/stream`). */
+  followAllLogs(opts: FollowOptions): Promise<void>;
   listWebhooks(): Promise<WebhookInfo[]>;
   testWebhook(id: string): Promise<Delivery>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
@@ -235,6 +237,38 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     return items;
   }
 
+  /** Follows one of the server's log streams (server-sent events), resuming after drops. */
+  async function followStream(path: string, follow: FollowOptions): Promise<void> {
+    await followEventStream({
+      url: base + path,
+      query: follow.since === undefined ? {} : { since: follow.since },
+      headers: authHeaders,
+      signal: follow.signal,
+      fetch: doFetch,
+      onEvent(event: StreamEvent) {
+        if (event.event === 'log') {
+          follow.onEvent({ type: 'log', id: event.id, line: JSON.parse(event.data) as StreamLogLine });
+        } else if (event.event === 'invocation') {
+          follow.onEvent({ type: 'invocation', invocation: JSON.parse(event.data) as Record<string, unknown> });
+        }
+      },
+      onReconnect: follow.onReconnect,
+      unreachable: (err) => new ServerUnreachableError(base, networkReason(err)),
+      refused: async (res) => {
+        if (res.status === 404 && res.headers.get('content-type')?.includes('json')) {
+          const body = (await res.clone().json().catch(() => null)) as { code?: string } | null;
+          if (body?.code === 'not_found') {
+            return new CommandFailedError(
+              'no_log_stream',
+              `the server at ${base} has no log stream (GET ${path} is not a route there): it is older than this CLI; use \`switchyard logs\` without -f`,
+            );
+          }
+        }
+        return failure(res).catch((err: unknown) => err as Error);
+      },
+    });
+  }
+
   return {
     url: base,
     async getFunction(name) {
@@ -252,37 +286,8 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     invokeFunction: (name, event) => call('POST', `/api/functions/${enc(name)}/invoke`, event ?? {}, INVOKE_MS),
     functionLogs: (name, { limit }) =>
       call('GET', `/api/functions/${enc(name)}/logs${limit === undefined ? '' : `?limit=${limit}`}`),
-    async followFunctionLogs(name, follow) {
-      const path = `/api/functions/${enc(name)}/logs/stream`;
-      await followEventStream({
-        url: base + path,
-        query: follow.since === undefined ? {} : { since: follow.since },
-        headers: authHeaders,
-        signal: follow.signal,
-        fetch: doFetch,
-        onEvent(event: StreamEvent) {
-          if (event.event === 'log') {
-            follow.onEvent({ type: 'log', id: event.id, line: JSON.parse(event.data) as StreamLogLine });
-          } else if (event.event === 'invocation') {
-            follow.onEvent({ type: 'invocation', invocation: JSON.parse(event.data) as Record<string, unknown> });
-          }
-        },
-        onReconnect: follow.onReconnect,
-        unreachable: (err) => new ServerUnreachableError(base, networkReason(err)),
-        refused: async (res) => {
-          if (res.status === 404 && res.headers.get('content-type')?.includes('json')) {
-            const body = (await res.clone().json().catch(() => null)) as { code?: string } | null;
-            if (body?.code === 'not_found') {
-              return new CommandFailedError(
-                'no_log_stream',
-                `the server at ${base} has no log stream (GET ${path} is not a route there): it is older than this CLI; use \`switchyard logs\` without -f`,
-              );
-            }
-          }
-          return failure(res).catch((err: unknown) => err as Error);
-        },
-      });
-    },
+    followFunctionLogs: (name, follow) => followStream(`/api/functions/${enc(name)}/logs/stream`, follow),
+    followAllLogs: (follow) => followStream('/api/logs/stream', follow),
     listWebhooks: () => all<WebhookInfo>('/api/webhooks?limit=1000'),
     testWebhook: (id) => call('POST', `/api/webhooks/${enc(id)}/test`, undefined, WEBHOOK_TEST_MS),
     listDeliveries: (id, { limit }) =>

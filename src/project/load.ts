@@ -247,7 +247,9 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       code = await read(resolve(baseDir, fn.file));
       if (code.length === 0) problems.add(['functions', name, 'file'], `${fn.file} is empty`);
     } catch (err) {
-      problems.add(['functions', name, 'file'], `cannot read ${fn.file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      // A reader of the caller's (the CLI bundles npm packages) may fail with a message of its own.
+      const errno = (err as NodeJS.ErrnoException).code;
+      problems.add(['functions', name, 'file'], errno ? `cannot read ${fn.file} (${errno})` : (err as Error).message);
     }
     const d = PROJECT_DEFAULTS.function;
     functions.push({

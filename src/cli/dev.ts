@@ -1,0 +1,210 @@
+/**
+ * `switchyard dev [dir]`: the local loop. Starts a gateway on an embedded
+ * SQLite file inside the project (`.switchyard/dev.db`, or uses `--url`),
+ * applies the project, prints the invoke URLs, then watches the folder and
+ * re-applies what changed after each save (the plan decides what: an edited
+ * function file is one update), and streams every function's console lines
+ * and every invocation until Ctrl-C.
+ *
+ * The dev server is the project's own, so the project is applied with prune
+ * (what the file no longer names goes); against `--url` nothing is deleted
+ * unless `--prune`. Private targets are allowed on the dev server (webhooks
+ * to your own routes or a local receiver), as in the demo.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { createLogger } from '../logger.js';
+import { startServer, type Service } from '../server.js';
+import { describeStartupFailure } from '../startup-failure.js';
+import { projectFile } from './apply.js';
+import { outputFor, type CliIO, type ClientFlags } from './context.js';
+import { CliError, CommandFailedError } from './errors.js';
+import type { Output } from './output.js';
+import { asCliError, InvalidProjectError, projectContext, type ProjectContext } from './project-context.js';
+import { describeChange, runProject, shownPath } from './project-run.js';
+import { createServerApi, type FunctionStreamEvent } from './server-api.js';
+
+interface DevFlags extends ClientFlags {
+  port: string;
+  host: string;
+  databaseUrl?: string;
+  prune?: boolean;
+}
+
+/** Saves come in bursts (an editor writes, renames, touches): one apply per burst. */
+const SETTLE_MS = 60;
+/** Folders whose changes never matter to the project. */
+const IGNORED = new Set(['.switchyard', 'node_modules', '.git']);
+
+export function registerDev(program: Command, io: CliIO): void {
+  program
+    .command('dev')
+    .description('Run a local server for a project folder, re-apply it on every save and stream its logs')
+    .argument('[dir]', 'the project folder (holding switchyard.yaml), or the project file', '.')
+    .option('--port <port>', 'port of the dev server (0 picks a free one)', '3000')
+    .option('--host <host>', 'interface of the dev server', '127.0.0.1')
+    .option('--database-url <url>', 'the dev server\'s database (default: sqlite:<dir>/.switchyard/dev.db)')
+    .option('--url <url>', 'use the running server at this URL instead of starting one')
+    .option('--admin-key <key>', 'the admin key (of --url, or set on the dev server) [SWITCHYARD_ADMIN_KEY]')
+    .option('--prune', 'delete what the project no longer names (the default on the dev server)')
+    .option('--no-prune', 'never delete anything')
+    .option('--no-color', 'no colours (also NO_COLOR=1)')
+    .action(async (dir: string, flags: DevFlags) => {
+      const out = outputFor(io, flags);
+      const file = await projectFile(io.cwd, dir);
+      const root = dirname(file);
+      const own = flags.url === undefined;
+      const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
+      let service: (Service & { url: string }) | null = null;
+      if (own) service = await startDevServer(io, flags, root, adminKey, out);
+      const url = service ? service.url : flags.url!;
+      const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined }, url.replace(/\/+$/, ''));
+      const prune = flags.prune ?? own;
+
+      const stop = new AbortController();
+      const stopped = waitForStop(stop, out);
+      const streaming = streamLogs(ctx, stop.signal, out);
+
+      await applyOnce(ctx, file, io, prune, out, true);
+      const watcher = watchProject(root, () => applyOnce(ctx, file, io, prune, out, false), out);
+      out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root) || '.'} for changes. Ctrl-C stops.`));
+
+      await stopped;
+      watcher.close();
+      await streaming.catch(() => undefined);
+      if (service) await service.close();
+      // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
+      process.exit(0);
+    });
+}
+
+async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & { url: string }> {
+  const databaseUrl = flags.databaseUrl ?? `sqlite:${join(root, '.switchyard', 'dev.db')}`;
+  if (databaseUrl.startsWith('sqlite:') && !databaseUrl.includes(':memory:')) {
+    await mkdir(dirname(databaseUrl.slice('sqlite:'.length)), { recursive: true });
+  }
+  const env: Record<string, string | undefined> = {
+    ...io.env,
+    PORT: flags.port,
+    HOST: flags.host,
+    DATABASE_URL: databaseUrl,
+    SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
+    // The dev loop prints what matters itself; the server speaks up only for problems.
+    LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn',
+    LOG_FORMAT: io.env.LOG_FORMAT ?? 'pretty',
+  };
+  if (adminKey) env.SWITCHYARD_ADMIN_KEY = adminKey;
+  let config: Config;
+  try {
+    config = loadConfig(env, [], process.stdout.isTTY === true);
+  } catch (err) {
+    throw new CommandFailedError('invalid_config', (err as Error).message);
+  }
+  try {
+    const service = await startServer(config, createLogger(config));
+    out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
+    return service;
+  } catch (err) {
+    throw new CommandFailedError('start_failed', describeStartupFailure(err, config).line);
+  }
+}
+
+/** Resolves on the first Ctrl-C (or SIGTERM); a second one exits at once. */
+function waitForStop(stop: AbortController, out: Output): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = () => {
+      if (stop.signal.aborted) process.exit(130);
+      out.info('Stopping the dev server...');
+      stop.abort();
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** Applies the project; on a problem prints it and keeps the server as it was, waiting for the next save. */
+async function applyOnce(ctx: ProjectContext, file: string, io: CliIO, prune: boolean, out: Output, first: boolean): Promise<void> {
+  const started = Date.now();
+  try {
+    const run = await runProject({ file, env: io.env, api: ctx.api, prune, dryRun: false });
+    const ms = Date.now() - started;
+    if (first || run.applied.length > 0) {
+      for (const change of run.applied) out.info(`  ${describeChange(change)}`);
+      out.info(first ? `Applied ${shownPath(io.cwd, file)} in ${ms} ms.` : out.paintErr('green', `Reloaded in ${ms} ms.`));
+    }
+    if (first || run.applied.some((c) => c.kind === 'api' || c.kind === 'route')) await printInvokeUrls(ctx, run.plan.desired.apis.map((a) => a.name), out);
+  } catch (err) {
+    const cli = asCliError(err, ctx);
+    if (cli instanceof InvalidProjectError) {
+      out.info(out.paintErr('red', cli.message.replace('nothing was applied', 'the server keeps the last good version; fix and save')));
+      return;
+    }
+    if (first || !(cli instanceof CliError)) throw cli;
+    out.info(out.paintErr('red', `apply failed: ${cli.message}`));
+  }
+}
+
+async function printInvokeUrls(ctx: ProjectContext, names: string[], out: Output): Promise<void> {
+  const apis = await ctx.api.listApis();
+  const lines: string[] = [];
+  for (const api of apis.filter((a) => names.includes(a.name))) {
+    const base = (api as { invokeUrl?: string }).invokeUrl ?? `${ctx.url}/api/invoke/fn/${api.id}${api.basePath === '/' ? '' : api.basePath}`;
+    for (const route of api.routes) lines.push(`  ${route.method.padEnd(7)} ${base}${route.path === '/' ? '/' : route.path}  -> ${route.function}`);
+  }
+  if (lines.length) out.info(`Routes:\n${lines.join('\n')}`);
+}
+
+function watchProject(root: string, apply: () => Promise<void>, out: Output): FSWatcher {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = apply().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+  };
+  const watcher = watch(root, { recursive: true }, (_event, name) => {
+    if (name && IGNORED.has(String(name).split(sep)[0])) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, SETTLE_MS);
+  });
+  watcher.on('error', (err) => out.info(`watching stopped: ${err.message}`));
+  return watcher;
+}
+
+/** Every function's console lines and every invocation, as they happen. */
+async function streamLogs(ctx: ProjectContext, signal: AbortSignal, out: Output): Promise<void> {
+  const api = createServerApi({ url: ctx.url, adminKey: ctx.adminKey });
+  const time = (ts: unknown) => out.paintErr('dim', typeof ts === 'string' ? ts.slice(11, 23) : '');
+  try {
+    await api.followAllLogs({
+      signal,
+      onEvent(event: FunctionStreamEvent) {
+        if (event.type === 'log') {
+          const l = event.line;
+          const level = l.level === 'error' ? out.paintErr('red', ' error') : l.level === 'warn' ? out.paintErr('yellow', ' warn') : '';
+          out.info(`${time(l.ts ?? l.time)} ${out.paintErr('cyan', l.function ?? '')}${level} ${l.message}`);
+        } else {
+          const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; function?: string };
+          const status = (i.status ?? 0) >= 400 ? out.paintErr('red', String(i.status)) : out.paintErr('green', String(i.status));
+          out.info(`${time(i.ts)} ${i.method ?? 'INVOKE'} ${i.path ?? ''} ${status} ${i.duration_ms} ms ${out.paintErr('dim', `(${i.function})`)}`);
+        }
+      },
+      onReconnect: (reason) => out.info(out.paintErr('dim', `log stream dropped (${reason}); reconnecting`)),
+    });
+  } catch (err) {
+    if (!signal.aborted) out.info(`log stream: ${(err as Error).message}`);
+  }
+}

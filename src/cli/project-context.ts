@@ -1,0 +1,75 @@
+/**
+ * What the project commands (apply, export, import, dev) share: the project
+ * API of a server chosen by the usual flags, with its failures turned into
+ * the CLI's errors (exit 3 when nothing answers, the 401 hint, the server's
+ * code and message), and the reader that gives the loader each function's
+ * code: the file as written when it imports nothing to bundle, else the
+ * esbuild bundle `switchyard deploy` makes (npm packages from the project's
+ * node_modules), so a project's functions may use packages too.
+ */
+import { readFile } from 'node:fs/promises';
+import { bundleFunction } from './bundle.js';
+import { DEFAULT_URL, outputFor, type CliIO, type ClientFlags } from './context.js';
+import { CliError, ServerAuthError, ServerError, ServerUnreachableError, UsageError } from './errors.js';
+import type { Output } from './output.js';
+import { createHttpProjectApi, ProjectApiError, ProjectError, formatProblem, type ProjectApi } from '../project/index.js';
+
+export interface ProjectContext {
+  api: ProjectApi;
+  out: Output;
+  url: string;
+  adminKey: string | null;
+}
+
+export function serverUrl(io: CliIO, flags: ClientFlags): string {
+  const url = flags.url ?? (io.env.SWITCHYARD_URL || DEFAULT_URL);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${url}"`);
+  }
+  return url.replace(/\/+$/, '');
+}
+
+export function projectContext(io: CliIO, flags: ClientFlags, url = serverUrl(io, flags)): ProjectContext {
+  const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
+  return { api: createHttpProjectApi({ baseUrl: url, adminKey }), out: outputFor(io, flags), url, adminKey };
+}
+
+/** A project's problems, one per line, as the loader and the server's checks report them. */
+export class InvalidProjectError extends CliError {
+  readonly exitCode = 1;
+  readonly code = 'invalid_project';
+  constructor(readonly problems: ProjectError['problems']) {
+    super(`the project is invalid; nothing was applied:\n  ${problems.map(formatProblem).join('\n  ')}`);
+  }
+}
+
+/** Turns what the project library throws into the CLI's errors; anything else passes through. */
+export function asCliError(err: unknown, ctx: { url: string; adminKey: string | null }): unknown {
+  if (err instanceof ProjectError) return new InvalidProjectError(err.problems);
+  if (!(err instanceof ProjectApiError)) return err;
+  if (err.status === 0) return new ServerUnreachableError(ctx.url, err.message.replace(/^cannot reach \S+ \((.*)\)$/, '$1'));
+  if (err.status === 401) return new ServerAuthError(ctx.url, ctx.adminKey !== null);
+  return new ServerError(err.status, err.code, err.message, err.details);
+}
+
+/** The loader's reader of function files: the source itself, or its bundle when it imports files or packages. */
+export function functionReader(root: string): (file: string) => Promise<string> {
+  return async (file) => {
+    const source = await readFile(file, 'utf8');
+    let bundle;
+    try {
+      bundle = await bundleFunction(file, root);
+    } catch (err) {
+      // Refusals (fs, native code) name the package and module; a syntax error the server reports better itself.
+      if (err instanceof CliError && /needs the Node module|native code/.test(err.message)) throw new Error(err.message);
+      return source;
+    }
+    return bundle.inputs > 1 ? bundle.code : source;
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Load, plan and apply one project against a server: the core of `switchyard
+ * apply`, also run by `switchyard dev` on every save. Kept apart from the
+ * verbs so both print the same plan and report the same errors.
+ */
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { applyPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type ProjectApi } from '../project/index.js';
+import { functionReader } from './project-context.js';
+
+export interface RunProjectOptions {
+  file: string;
+  env: Record<string, string | undefined>;
+  api: ProjectApi;
+  prune: boolean;
+  dryRun: boolean;
+  /** Called with the plan before anything is written. */
+  onPlan?(plan: Plan): void;
+  onChange?(change: PlanChange): void;
+}
+
+export interface ProjectRun {
+  plan: Plan;
+  applied: PlanChange[];
+  generatedSecrets: Record<string, string>;
+}
+
+export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
+  const file = resolve(opts.file);
+  const shown = shownPath(process.cwd(), file);
+  const loaded = await loadProject(file, { env: opts.env, readFile: functionReader(dirname(file)) });
+  const state = await readServerState(opts.api, loaded.project);
+  const plan = planProject(loaded.project, state, { prune: opts.prune, file: shown });
+  opts.onPlan?.(plan);
+  if (opts.dryRun || plan.changes.length === 0) return { plan, applied: [], generatedSecrets: {} };
+  const result = await applyPlan(plan, opts.api, { file: shown, onChange: opts.onChange });
+  return { plan, applied: result.applied, generatedSecrets: result.generated_secrets };
+}
+
+/** A path as people read it: relative when under `cwd`, else absolute. */
+export function shownPath(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** One applied change as a past-tense line (`created function hello`). */
+export function describeChange(c: PlanChange): string {
+  const verb = { create: 'created', update: 'updated', delete: 'deleted' }[c.action];
+  const what = c.kind === 'route' ? `route ${c.name} (api ${c.api})` : `${c.kind} ${c.name}`;
+  return `${verb} ${what}${c.fields?.length ? ` (${c.fields.join(', ')})` : ''}`;
+}
+
+export { renderPlan };

@@ -1,0 +1,263 @@
+/**
+ * The project verbs end to end with the real binary (`node dist/cli.js`):
+ * `apply` against a real server (create, idempotent, update, dry run, prune,
+ * an invalid file changes nothing), `export` then `apply` plans nothing,
+ * `import` of the sample serverless.yml and SAM template yields projects
+ * whose routes answer, a project function that imports an npm package, and
+ * `dev`, which starts its own server, reloads a function after a save and
+ * streams its console lines and invocations.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures');
+let svc: RunningService;
+let root: string;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'switchyard-cli-project-'));
+  svc = await startService();
+}, 60_000);
+
+afterAll(async () => {
+  killLeftoverClis();
+  await svc?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const run = runCli(args, { SWITCHYARD_URL: svc.url, ...env });
+  const exit = await Promise.race([
+    run.exit,
+    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 60_000)),
+  ]);
+  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+function project(name: string, files: Record<string, string>): string {
+  const dir = join(root, name);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  return dir;
+}
+
+async function invokeByApiName(apiName: string, path: string, method = 'GET') {
+  const apis = (await svc.request('GET', '/api/apis?limit=1000')).json as Array<{ id: string; name: string; basePath: string }>;
+  const api = apis.find((a) => a.name === apiName);
+  if (!api) throw new Error(`no API ${apiName}`);
+  return svc.request(method, `/api/invoke/fn/${api.id}${api.basePath === '/' ? '' : api.basePath}${path}`);
+}
+
+const SHOP = `functions:
+  shop-hello:
+    file: functions/hello.js
+    env:
+      GREETING: \${env:SHOP_GREETING}
+  shop-old:
+    file: functions/old.js
+apis:
+  shop:
+    base_path: /shop
+    routes:
+      - { method: GET, path: /hello, function: shop-hello }
+      - { method: GET, path: /old, function: shop-old }
+`;
+
+describe('switchyard apply', () => {
+  it('creates, plans nothing the second time, updates what changed, prunes, and refuses an invalid file without changing anything', async () => {
+    const dir = project('shop', {
+      'switchyard.yaml': SHOP,
+      'functions/hello.js': 'exports.handler = async () => ({ statusCode: 200, body: { greeting: process.env.GREETING, v: 1 } });',
+      'functions/old.js': 'exports.handler = async () => ({ statusCode: 200, body: "old" });',
+    });
+    const env = { SHOP_GREETING: 'hi' };
+
+    const first = await cli(['apply', '-f', dir], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('+ function shop-hello');
+    expect(first.stdout).toContain('+ api shop');
+    expect(first.stdout).toMatch(/Plan: \d+ to create, 0 to update, 0 to delete\./);
+    expect((await invokeByApiName('shop', '/hello')).json).toEqual({ greeting: 'hi', v: 1 });
+
+    const again = await cli(['apply', '-f', dir], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes');
+
+    // A changed env value is seen although the server never shows it.
+    const envChanged = await cli(['apply', '-f', dir, '--dry-run', '--json'], { SHOP_GREETING: 'hello' });
+    expect(envChanged.code).toBe(0);
+    expect(JSON.parse(envChanged.stdout).changes).toEqual([expect.objectContaining({ action: 'update', kind: 'function', name: 'shop-hello', fields: ['env'] })]);
+    expect((await invokeByApiName('shop', '/hello')).json).toEqual({ greeting: 'hi', v: 1 });
+
+    writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => ({ statusCode: 200, body: { greeting: process.env.GREETING, v: 2 } });');
+    const update = await cli(['apply', '-f', join(dir, 'switchyard.yaml')], env);
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toContain('~ function shop-hello (code)');
+    expect((await invokeByApiName('shop', '/hello')).json).toEqual({ greeting: 'hi', v: 2 });
+
+    // Invalid: a bad key and a function the server refuses; nothing is applied, every problem is named.
+    writeFileSync(join(dir, 'switchyard.yaml'), SHOP.replace('file: functions/old.js', 'file: functions/old.js\n    timeout_ms: 0'));
+    writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => ({ statusCode: 200, body: { v: 3 } ');
+    const invalid = await cli(['apply', '-f', dir], env);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('functions.shop-old.timeout_ms');
+    expect(invalid.stderr).toContain('switchyard.yaml');
+    expect((await invokeByApiName('shop', '/hello')).json).toEqual({ greeting: 'hi', v: 2 });
+
+    // The syntax error alone: the server's compile check refuses it before any write.
+    writeFileSync(join(dir, 'switchyard.yaml'), SHOP);
+    const refused = await cli(['apply', '-f', dir], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/functions\.shop-hello/);
+    expect((await invokeByApiName('shop', '/hello')).json).toEqual({ greeting: 'hi', v: 2 });
+
+    // Prune: what the file no longer names goes, only with --prune.
+    writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => ({ statusCode: 200, body: { greeting: process.env.GREETING, v: 2 } });');
+    writeFileSync(join(dir, 'switchyard.yaml'), SHOP.replace(/  shop-old:\n    file: functions\/old.js\n/, '').replace(/      - \{ method: GET, path: \/old, function: shop-old \}\n/, ''));
+    const kept = await cli(['apply', '-f', dir], env);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain('No changes');
+    expect((await svc.request('GET', '/api/functions/shop-old')).status).toBe(200);
+    const pruned = await cli(['apply', '-f', dir, '--prune'], env);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toContain('- route GET /old (api shop)');
+    expect(pruned.stdout).toContain('- function shop-old');
+    expect((await svc.request('GET', '/api/functions/shop-old')).status).toBe(404);
+  });
+
+  it('a missing ${env:} variable names the file, the key and the variable', async () => {
+    const dir = project('env-missing', {
+      'switchyard.yaml': SHOP.replaceAll('shop', 'envshop'),
+      'functions/hello.js': 'exports.handler = async () => ({ statusCode: 200 });',
+      'functions/old.js': 'exports.handler = async () => ({ statusCode: 200 });',
+    });
+    const r = await cli(['apply', '-f', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/switchyard\.yaml:\d+:\d+: functions\.envshop-hello\.env\.GREETING: environment variable SHOP_GREETING is not set/);
+    expect((await svc.request('GET', '/api/functions/envshop-hello')).status).toBe(404);
+  });
+
+  it('a project function may import an npm package from the project node_modules (bundled as deploy does)', async () => {
+    const dir = project('with-package', {
+      'switchyard.yaml': 'functions:\n  pkg-user:\n    file: fn.js\napis:\n  pkg:\n    base_path: /pkg\n    routes:\n      - { method: GET, path: /, function: pkg-user }\n',
+      'fn.js': "const shout = require('tiny-shout');\nexports.handler = async () => ({ statusCode: 200, body: { said: shout('hi') } });",
+      'node_modules/tiny-shout/package.json': '{"name":"tiny-shout","version":"1.0.0","main":"index.js"}',
+      'node_modules/tiny-shout/index.js': "module.exports = (s) => s.toUpperCase() + '!';",
+    });
+    const r = await cli(['apply', '-f', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await invokeByApiName('pkg', '/')).json).toEqual({ said: 'HI!' });
+    expect((await cli(['apply', '-f', dir])).stdout).toContain('No changes');
+  });
+
+  it('cannot reach a server: exit 3 with the URL', async () => {
+    const dir = project('unreachable', {
+      'switchyard.yaml': 'functions:\n  u:\n    file: u.js\n',
+      'u.js': 'exports.handler = async () => ({ statusCode: 200 });',
+    });
+    const r = await cli(['apply', '-f', dir, '--url', 'http://127.0.0.1:1']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('cannot reach Switchyard at http://127.0.0.1:1');
+  });
+});
+
+describe('switchyard export', () => {
+  it('writes a project that applies as a no-op', async () => {
+    const out = join(root, 'exported');
+    const r = await cli(['export', '-o', join(out, 'switchyard.yaml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(out, 'switchyard.yaml'), 'utf8')).toContain('shop-hello');
+    // The function env is write-only: exported as a placeholder, listed.
+    expect(r.stdout).toContain('GREETING');
+    const plan = await cli(['apply', '-f', out, '--dry-run'], { GREETING: 'hi' });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes');
+    // Files are not replaced without --force.
+    const again = await cli(['export', '-o', join(out, 'switchyard.yaml')]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('--force');
+  });
+});
+
+describe('switchyard import', () => {
+  it('serverless.yml: a project whose REST and HTTP API routes answer', async () => {
+    const dir = join(root, 'sls');
+    cpSync(join(FIXTURES, 'serverless'), dir, { recursive: true });
+    const r = await cli(['import', join(dir, 'serverless.yml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('schedule');
+    const applied = await cli(['apply', '-f', dir], { USERS_API_TOKEN: 'tok' });
+    expect(applied.code, applied.stderr).toBe(0);
+    const user = await invokeByApiName('users-service-rest', '/users/42');
+    expect(user.status, user.text).toBe(200);
+    expect(user.json).toMatchObject({ format: 'aws-v1', id: '42' });
+    const item = await invokeByApiName('users-service-http', '/items/9');
+    expect(item.json).toMatchObject({ format: 'aws-v2', route: 'GET /items/{id}', id: '9' });
+  });
+
+  it('SAM template: a project whose Api and HttpApi routes answer', async () => {
+    const dir = join(root, 'sam');
+    cpSync(join(FIXTURES, 'sam'), dir, { recursive: true });
+    const r = await cli(['import', join(dir, 'template.yaml'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ format: 'sam' });
+    const applied = await cli(['apply', '-f', dir], { TABLE_ARN: 'arn:aws:dynamodb:table/items' });
+    expect(applied.code, applied.stderr).toBe(0);
+    const hello = await invokeByApiName('ServerlessRestApi', '/hello/ada');
+    expect(hello.json).toMatchObject({ name: 'ada' });
+    const item = await invokeByApiName('ServerlessHttpApi', '/items/5');
+    expect(item.json).toMatchObject({ id: '5', route: 'GET /items/{id}' });
+  });
+
+  it('refuses a file that is neither', async () => {
+    const dir = project('neither', { 'x.yml': 'hello: world\n' });
+    const r = await cli(['import', join(dir, 'x.yml')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('neither a serverless.yml');
+  });
+});
+
+describe('switchyard dev', () => {
+  it('starts its own server, applies the project, reloads a function after a save and streams its logs and invocations', async () => {
+    const dir = project('dev', {
+      'switchyard.yaml': 'functions:\n  dev-hello:\n    file: functions/hello.js\napis:\n  dev:\n    base_path: /dev\n    routes:\n      - { method: GET, path: /hello, function: dev-hello }\n',
+      'functions/hello.js': 'exports.handler = async () => { console.log("serving v1"); return { statusCode: 200, body: { v: 1 } }; };',
+    });
+    const run = runCli(['dev', dir, '--port', '0'], { FORCE_COLOR: '0', NO_COLOR: '1' });
+    try {
+      const [route] = await run.waitForOutput(/http:\/\/127\.0\.0\.1:\d+\/api\/invoke\/fn\/api_[0-9a-z]+\/dev\/hello/, 30_000);
+      const call = async () => {
+        const res = await fetch(route);
+        return (await res.json()) as { v: number };
+      };
+      expect(await call()).toEqual({ v: 1 });
+      await run.waitForOutput(/serving v1/, 10_000);
+      await run.waitForOutput(/GET \/dev\/hello 200 \d+ ms/, 10_000);
+
+      writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("serving v2"); return { statusCode: 200, body: { v: 2 } }; };');
+      await run.waitForOutput(/updated function dev-hello \(code\)/, 10_000);
+      expect(await call()).toEqual({ v: 2 });
+      await run.waitForOutput(/serving v2/, 10_000);
+
+      // A broken save keeps the last good version and says why.
+      writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { return { statusCode: 200, body: ');
+      await run.waitForOutput(/server keeps the last good version/, 10_000);
+      expect(await call()).toEqual({ v: 2 });
+
+      run.proc.kill('SIGINT');
+      const exit = await run.exit;
+      expect(exit.code).toBe(0);
+    } finally {
+      run.kill();
+    }
+    // The dev database lives in the project, so a restart keeps what was applied.
+    expect(readFileSync(join(dir, '.switchyard', 'dev.db')).length).toBeGreaterThan(0);
+  });
+});
