@@ -17,7 +17,7 @@ export interface Config {
   bodyLimit: number;
   /** Number of supervised worker processes hosting isolates. */
   workers: number;
-  /** Load examples/demo.json at start (created when missing). */
+  /** Load the example project examples/switchyard.yaml at start (what is missing is created). */
   demo: boolean;
   /** Milliseconds to finish in-flight requests and delivery attempts after SIGTERM or SIGINT. */
   shutdownGraceMs: number;
@@ -114,7 +114,7 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--demo',
     boolean: true,
     default: '0',
-    help: 'Load examples/demo.json at start.',
+    help: 'Load the example project examples/switchyard.yaml at start.',
   },
   {
     env: 'SWITCHYARD_TEST_HOOKS',

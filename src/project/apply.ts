@@ -8,7 +8,7 @@
  */
 import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
-import { routeKey } from './plan.js';
+import { routeKey, webhookTargetUrl } from './plan.js';
 import { ProjectApiError, ProjectError, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
@@ -45,11 +45,19 @@ function functionPatch(fn: ProjectFunction, fields: string[]): FunctionPatchBody
   return patch as FunctionPatchBody;
 }
 
-function webhookBody(hook: ProjectWebhook, apiId: (name: string) => string | undefined, fields?: string[]): Partial<WebhookBody> {
+/** Where a webhook's `target: {api}` goes while its API is still to be created (dry run only; the write sends the real URL). */
+const PENDING_API_URL = 'https://example.com/api/invoke/fn/pending';
+
+function webhookBody(
+  hook: ProjectWebhook,
+  apiId: (name: string) => string | undefined,
+  invokeUrlOf: (name: string) => string | undefined,
+  fields?: string[],
+): Partial<WebhookBody> {
   const mockId = hook.mock_endpoint ? apiId(hook.mock_endpoint.api) : undefined;
   const full: WebhookBody = {
     name: hook.name,
-    target_url: hook.target_url,
+    target_url: webhookTargetUrl(hook, invokeUrlOf) ?? PENDING_API_URL + (hook.target?.path ?? ''),
     method: hook.method,
     headers: hook.headers,
     payload_template: hook.payload_template,
@@ -70,8 +78,13 @@ function webhookBody(hook: ProjectWebhook, apiId: (name: string) => string | und
 
 function problemFrom(file: string, path: string, err: unknown): ProjectProblem {
   if (err instanceof ProjectApiError) {
-    const field = (err.details as { field?: unknown } | undefined)?.field;
-    return { file, path: typeof field === 'string' ? `${path}.${field}` : path, message: err.message };
+    const details = err.details as { field?: unknown; line?: unknown; column?: unknown } | undefined;
+    const field = details?.field;
+    const problem: ProjectProblem = { file, path: typeof field === 'string' ? `${path}.${field}` : path, message: err.message };
+    if (err.code === 'invalid_code' && typeof details?.line === 'number') {
+      problem.code_position = { line: details.line, column: typeof details.column === 'number' ? details.column : null };
+    }
+    return problem;
   }
   throw err;
 }
@@ -87,6 +100,7 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const file = options.file ?? 'switchyard.yaml';
   const problems: ProjectProblem[] = [];
   const apiIds = new Map(plan.current.apis.map((a) => [a.name, a.id]));
+  const invokeUrls = new Map(plan.current.apis.map((a) => [a.name, a.invokeUrl]));
   const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
   for (const change of plan.changes) {
     if (change.action === 'delete') continue;
@@ -98,7 +112,8 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
       } else if (change.kind === 'webhook') {
         const hook = find(plan.desired.webhooks, change.name);
         // A mock endpoint on an API this apply creates cannot be checked yet: checked without it.
-        const body = webhookBody(hook, (n) => apiIds.get(n), change.action === 'update' ? change.fields : undefined);
+        // So is a target on such an API: checked with a stand-in URL.
+        const body = webhookBody(hook, (n) => apiIds.get(n), (n) => invokeUrls.get(n), change.action === 'update' ? change.fields : undefined);
         await api.checkWebhook(body, change.action === 'update' ? hooks.get(change.name) : undefined);
       }
     } catch (err) {
@@ -132,6 +147,7 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const apis = new Map(plan.current.apis.map((a) => [a.name, a]));
   const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
   const apiId = (name: string) => apis.get(name)?.id;
+  const invokeUrlOf = (name: string) => apis.get(name)?.invokeUrl;
   const writtenApis = new Set<string>();
 
   for (const change of plan.changes) {
@@ -164,8 +180,8 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         await api.deleteWebhook(hooks.get(change.name)!);
       } else {
         const hook = find(plan.desired.webhooks, change.name);
-        if (change.action === 'create') keepSecret(hook.name, await api.createWebhook(webhookBody(hook, apiId) as WebhookBody));
-        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, change.fields)));
+        if (change.action === 'create') keepSecret(hook.name, await api.createWebhook(webhookBody(hook, apiId, invokeUrlOf) as WebhookBody));
+        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, invokeUrlOf, change.fields)));
       }
       done(change);
     }

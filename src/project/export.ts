@@ -61,12 +61,14 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
 
   const apiDoc: Record<string, unknown> = {};
   const apiNames = new Map<string, string>();
+  const invokeUrls = new Map<string, string>();
   for (const a of apis) {
     if (a.name in apiDoc) {
       notes.push(`API ${a.id} is not exported: another API is named '${a.name}' (names identify APIs in a project)`);
       continue;
     }
     apiNames.set(a.id, a.name);
+    invokeUrls.set(a.name, a.invokeUrl);
     apiDoc[a.name] = {
       base_path: a.basePath,
       routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function })),
@@ -79,7 +81,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       notes.push(`webhook ${w.id} is not exported: another webhook is named '${w.name}'`);
       continue;
     }
-    hookDoc[w.name] = webhookEntry(w, apiNames, envVars);
+    hookDoc[w.name] = webhookEntry(w, apiNames, invokeUrls, envVars);
   }
 
   const doc: Record<string, unknown> = { version: 1 };
@@ -93,9 +95,31 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   return { files, env_vars: envVars, notes };
 }
 
-function webhookEntry(w: RemoteWebhook, apiNames: Map<string, string>, envVars: ExportedProject['env_vars']): Record<string, unknown> {
+/**
+ * `{api, path}` when the URL is under the invoke URL of an exported API (the
+ * longest one), so the export applies elsewhere; null for any other URL.
+ */
+export function apiTarget(url: string, invokeUrls: Map<string, string>): { api: string; path: string } | null {
+  let best: { api: string; path: string } | null = null;
+  for (const [api, base] of invokeUrls) {
+    if (!base || !url.startsWith(base)) continue;
+    const path = url.slice(base.length);
+    if (!path.startsWith('/')) continue;
+    if (!best || path.length < best.path.length) best = { api, path };
+  }
+  return best;
+}
+
+function webhookEntry(
+  w: RemoteWebhook,
+  apiNames: Map<string, string>,
+  invokeUrls: Map<string, string>,
+  envVars: ExportedProject['env_vars'],
+): Record<string, unknown> {
   const wd = PROJECT_DEFAULTS.webhook;
-  const entry: Record<string, unknown> = { target_url: w.target_url, method: w.method };
+  const target = apiTarget(w.target_url, invokeUrls);
+  const entry: Record<string, unknown> = target ? { target } : { target_url: w.target_url };
+  entry.method = w.method;
   if (Object.keys(w.headers).length > 0) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(w.headers)) {

@@ -82,17 +82,31 @@ export function functionChanges(fn: ProjectFunction, current: RemoteFunction, en
 
 export const routeKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
+/**
+ * The URL a webhook sends to: its `target_url`, or for `target: {api, path}`
+ * the API's invoke URL on the server (absolute, as the server answers it) +
+ * path; undefined while that API does not exist there.
+ */
+export function webhookTargetUrl(hook: ProjectWebhook, invokeUrlOf: (apiName: string) => string | undefined): string | undefined {
+  if (hook.target_url !== null) return hook.target_url;
+  if (!hook.target) return undefined;
+  const base = invokeUrlOf(hook.target.api);
+  return base === undefined ? undefined : base + hook.target.path;
+}
+
 export function webhookChanges(
   hook: ProjectWebhook,
   current: RemoteWebhook,
   apiNameOf: (id: string) => string | undefined,
   writeOnly: string[],
+  invokeUrlOf: (apiName: string) => string | undefined = () => undefined,
 ): string[] {
   const fields: string[] = [];
   const check = (field: string, a: unknown, b: unknown) => {
     if (!same(a, b)) fields.push(field);
   };
-  check('target_url', hook.target_url, current.target_url);
+  // An API the server lacks gets a new invoke URL: the target changes.
+  check('target_url', webhookTargetUrl(hook, invokeUrlOf) ?? null, current.target_url);
   check('method', hook.method, current.method);
   if (writeOnly.includes('headers') || !same(sortedKeys(hook.headers), sortedKeys(current.headers))) fields.push('headers');
   else {
@@ -163,11 +177,12 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   }
 
   const apiNames = new Map(current.apis.map((a) => [a.id, a.name]));
+  const invokeUrlOf = (name: string) => current.apis.find((a) => a.name === name)?.invokeUrl;
   for (const hook of desired.webhooks) {
     const existing = byName(current.webhooks, hook.name, `webhooks.${hook.name}`, file, problems);
     if (!existing) webhookWrites.push({ action: 'create', kind: 'webhook', name: hook.name });
     else {
-      const fields = webhookChanges(hook, existing, (id) => apiNames.get(id), current.write_only_differs[hook.name] ?? []);
+      const fields = webhookChanges(hook, existing, (id) => apiNames.get(id), current.write_only_differs[hook.name] ?? [], invokeUrlOf);
       if (fields.length > 0) webhookWrites.push({ action: 'update', kind: 'webhook', name: hook.name, fields });
     }
   }

@@ -3,7 +3,8 @@
  * filled, `${env:}` resolved, function files read), and what the plan
  * compares with the server. Field names are the management API's, except
  * `base_path` (the API's `basePath`, snake_case like every other key of the
- * file) and `mock_endpoint.api` (an API's name: ids are not portable).
+ * file), `mock_endpoint.api` and `target.api` (an API's name: ids and invoke
+ * URLs are not portable).
  */
 import type { EventFormat, FunctionRuntimeName, RouteMethod } from '../types.js';
 import type { WebhookMethod } from '../webhooks/types.js';
@@ -33,15 +34,26 @@ export interface ProjectApiDef {
   routes: ProjectRoute[];
 }
 
+/** A path of an API of the file: resolved against the server at apply time. */
+export interface ApiPathRef {
+  /** The API's name. */
+  api: string;
+  /** Starts with `/`; may carry a query (`/users?limit=1`). */
+  path: string;
+}
+
 export interface ProjectWebhook {
   name: string;
-  target_url: string;
+  /** Exactly one of `target_url` and `target` is set. */
+  target_url: string | null;
+  /** Sent to the API's invoke URL (the server's `invokeUrl`) + `path`. */
+  target: ApiPathRef | null;
   method: WebhookMethod;
   headers: Record<string, string>;
   payload_template: Record<string, unknown>;
   cron: string | null;
   timezone: string;
-  mock_endpoint: { api: string; path: string } | null;
+  mock_endpoint: ApiPathRef | null;
   events: string[];
   enabled: boolean;
   /** `generate` makes a key once (kept on later applies); a `whsec_` key is compared by the server. */
@@ -75,6 +87,8 @@ export interface ProjectProblem {
   message: string;
   line?: number;
   column?: number;
+  /** Where in a function's own file the server found the problem (code that does not compile). */
+  code_position?: { line: number; column: number | null };
 }
 
 export function formatProblem(p: ProjectProblem): string {

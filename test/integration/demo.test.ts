@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
@@ -51,10 +52,12 @@ describe('restarting with --demo', () => {
   it('keeps what the user changed and creates only what is missing', async () => {
     const dbUrl = tempDbUrl();
     const first = await startDemo(dbUrl);
-    // The demo deploys each function with the handler and event format demo.json gives it.
-    const demo = JSON.parse(readFileSync(join(ROOT, 'examples', 'demo.json'), 'utf8')) as {
-      functions: Array<{ name: string; handler?: string; event_format?: string }>;
+    // The demo deploys each function with the handler and event format switchyard.yaml gives it.
+    const project = parseYaml(readFileSync(join(ROOT, 'examples', 'switchyard.yaml'), 'utf8')) as {
+      functions: Record<string, { handler?: string; event_format?: string }>;
     };
+    const demo = { functions: Object.entries(project.functions).map(([name, fn]) => ({ name, ...fn })) };
+    expect(demo.functions.length).toBeGreaterThanOrEqual(10);
     for (const wanted of demo.functions) {
       const stored = (await first.request('GET', `/api/functions/${wanted.name}`)).json;
       expect(stored, wanted.name).toMatchObject({ handler: wanted.handler ?? null, event_format: wanted.event_format ?? 'switchyard' });
@@ -102,7 +105,7 @@ describe('a demo function file that does not compile', () => {
     // A copy of the package, so the shipped examples stay untouched.
     const copy = mkdtempSync(join(tmpdir(), 'switchyard-demo-copy-'));
     temporary.push(copy);
-    for (const part of ['dist', 'examples', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+    for (const part of ['dist', 'examples', 'schema', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
     symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(copy, 'node_modules'), 'dir');
     const file = join(copy, 'examples', 'functions', 'users-list.js');
     const lines = readFileSync(file, 'utf8').split('\n');

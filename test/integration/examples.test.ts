@@ -1,5 +1,5 @@
 /**
- * `switchyard --demo` end to end: the example functions from examples/demo.json,
+ * `switchyard --demo` end to end: the example functions of examples/switchyard.yaml,
  * deployed by the server itself, answer as docs/functions.md describes (Users
  * API, webhook receiver, the Lambda-style project of the Lambda API) through
  * the public invocation URLs, and the demo webhook sends what the receiver
@@ -7,12 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-const demo = JSON.parse(readFileSync(new URL('../../examples/demo.json', import.meta.url), 'utf8'));
-const SECRET: string = demo.functions.find((f: { name: string }) => f.name === 'webhook-receiver').env.WEBHOOK_SECRET;
+const demo = parseYaml(readFileSync(new URL('../../examples/switchyard.yaml', import.meta.url), 'utf8'));
+const SECRET: string = demo.functions['webhook-receiver'].env.WEBHOOK_SECRET;
 
 let svc: RunningService;
 let base = '';

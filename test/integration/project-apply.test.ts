@@ -218,3 +218,58 @@ describe('imported samples', () => {
     expect(JSON.parse(item.text)).toEqual({ id: '5', route: 'GET /items/{id}', stage: 'test' });
   });
 });
+
+describe('a webhook whose target is an API of the file', () => {
+  let local: RunningService;
+  let localApi: ProjectApi;
+  beforeAll(async () => {
+    // The webhook calls this server's own loopback address.
+    local = await startService({ env: { SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' } });
+    localApi = createHttpProjectApi({ baseUrl: local.url });
+  });
+  afterAll(async () => {
+    await local?.stop();
+  });
+
+  const ECHO = `export const handler = async (event) => ({ statusCode: 200, body: { got: event.body, q: event.queryStringParameters } });`;
+  const TARGETED = `
+functions:
+  t-echo: { file: echo.js }
+apis:
+  t-hooks:
+    base_path: /hooks
+    routes:
+      - { method: POST, path: /in, function: t-echo }
+webhooks:
+  t-self:
+    target: { api: t-hooks, path: '/in?from=webhook' }
+    method: POST
+    payload_template: { event: '{{event}}' }
+    events: [order.created]
+`;
+
+  it('is sent to the invoke URL the server gives the API, plans nothing again, and exports as target', async () => {
+    const dir = projectDir({ 'switchyard.yaml': TARGETED, 'echo.js': ECHO });
+    const load = async (d: string) => (await loadProject(join(d, 'switchyard.yaml'), { env: {} })).project;
+    const project = await load(dir);
+    await applyPlan(planProject(project, await readServerState(localApi, project)), localApi);
+
+    const hooksApi = (await localApi.listApis()).find((a) => a.name === 't-hooks')!;
+    expect(hooksApi.invokeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/invoke\/fn\/[^/]+\/hooks$/);
+    const hook = (await localApi.listWebhooks()).find((w) => w.name === 't-self')!;
+    expect(hook.target_url).toBe(`${hooksApi.invokeUrl}/in?from=webhook`);
+    expect(renderPlan(planProject(project, await readServerState(localApi, project)))).toBe('No changes: the server matches the project.');
+
+    // The target answers: the function got the payload and the query.
+    const sent = await local.request('POST', `/api/webhooks/${hook.id}/test`);
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.json).toMatchObject({ status: 'succeeded' });
+    expect(sent.json.attempts[0].response_status).toBe(200);
+
+    const exported = await exportProject(localApi);
+    expect(exported.files['switchyard.yaml']).toMatch(/t-self:\n\s+target:\n\s+api: t-hooks\n\s+path: \/in\?from=webhook\n/);
+    const out = projectDir(exported.files);
+    const again = await load(out);
+    expect(renderPlan(planProject(again, await readServerState(localApi, again), { prune: true }))).toBe('No changes: the server matches the project.');
+  });
+});

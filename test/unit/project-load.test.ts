@@ -97,6 +97,7 @@ webhooks:
     expect(project.webhooks[0]).toEqual({
       name: 'ping',
       target_url: 'https://example.com/hook',
+      target: null,
       method: 'POST',
       headers: {},
       payload_template: { event: '{{event}}' },
@@ -231,6 +232,30 @@ webhooks:
     expect(byPath['apis.users.routes[2]']).toBe('GET /x is already routes[1]');
     expect(byPath['webhooks.w.target_url']).toBe('must be an absolute http(s) URL');
     expect(byPath['webhooks.w.mock_endpoint.api']).toBe("no API 'other' in this file");
+  });
+
+  it('a webhook targets a URL or an API of the file: exactly one of target_url and target', async () => {
+    const hook = (target: string) => `
+apis:
+  users: { base_path: /users }
+webhooks:
+  w:
+${target}
+    method: POST
+    payload_template: {}
+`;
+    const loaded = await parse(hook('    target: { api: users, path: /webhooks/receive?x=1 }'));
+    expect(loaded.project.webhooks[0]).toMatchObject({ target_url: null, target: { api: 'users', path: '/webhooks/receive?x=1' } });
+    expect((await parse(hook('    target_url: https://example.com/h'))).project.webhooks[0]).toMatchObject({ target_url: 'https://example.com/h', target: null });
+
+    const both = await problemsOf(hook('    target_url: https://example.com/h\n    target: { api: users, path: /h }'));
+    expect(both.map((p) => [p.path, p.message])).toEqual([['webhooks.w.target', 'give target_url or target, not both']]);
+    const neither = await problemsOf(hook(''));
+    expect(neither.map((p) => [p.path, p.message])).toEqual([['webhooks.w', 'target_url or target is required']]);
+    const unknown = await problemsOf(hook('    target: { api: orders, path: /h }'));
+    expect(unknown.map((p) => [p.path, p.message])).toEqual([['webhooks.w.target.api', "no API 'orders' in this file"]]);
+    const relative = await problemsOf(hook('    target: { api: users, path: h }'));
+    expect(relative[0]).toMatchObject({ path: 'webhooks.w.target.path' });
   });
 
   it('a file extension outside .js/.mjs/.cjs/.ts/.mts is refused', async () => {

@@ -171,7 +171,8 @@ apis:
     const err = await apply(BASE).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProjectError);
     expect((err as ProjectError).problems).toEqual([
-      { file: 'switchyard.yaml', path: 'functions.users', message: 'Unexpected identifier' },
+      // Where in the function's own file: for the demo's one-line refusal.
+      { file: 'switchyard.yaml', path: 'functions.users', message: 'Unexpected identifier', code_position: { line: 1, column: null } },
     ]);
     expect(api.writes).toEqual([]);
   });
@@ -185,6 +186,33 @@ apis:
     expect(() => planProject(project, { functions: [], apis: [], webhooks: [], env_differs: [], write_only_differs: {} })).toThrow(
       /apis\.a\.routes\[0\]\.function: no function 'ghost'/,
     );
+  });
+
+  it('a webhook target on an API of the file is sent to its invoke URL, and compares stably', async () => {
+    const TARGETED = BASE.replace('    target_url: https://example.com/hook\n', '    target: { api: shop, path: /hello?from=hook }\n');
+    expect(TARGETED).not.toBe(BASE);
+    await apply(TARGETED);
+    const shop = api.apis[0];
+    expect(api.webhooks[0].target_url).toBe(`${shop.invokeUrl}/hello?from=hook`);
+    expect((await plan(TARGETED)).changes).toEqual([]);
+
+    // Another path, or the API created anew (another id, another invoke URL), is a target change.
+    const moved = await plan(TARGETED.replace('/hello?from=hook', '/users/1'));
+    expect(moved.changes).toEqual([{ action: 'update', kind: 'webhook', name: 'ping', fields: ['target_url'] }]);
+    await applyPlan(moved, api);
+    expect(api.webhooks[0].target_url).toBe(`${shop.invokeUrl}/users/1`);
+    api.apis = [];
+    const recreated = await plan(TARGETED);
+    expect(recreated.changes.map((c) => `${c.action} ${c.kind} ${c.name}${c.fields ? ` ${c.fields.join(',')}` : ''}`)).toEqual([
+      'create api shop',
+      'create route GET /hello',
+      'create route GET /users/{id}',
+      'update webhook ping target_url,mock_endpoint',
+    ]);
+    await applyPlan(recreated, api);
+    expect(api.webhooks[0].target_url).toBe(`${api.apis[0].invokeUrl}/hello?from=hook`);
+    expect(api.apis[0].invokeUrl).not.toBe(shop.invokeUrl);
+    expect((await plan(TARGETED)).changes).toEqual([]);
   });
 
   it('refuses to pick between two server APIs of the same name', async () => {

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import {
   applyPlan,
   exportProject,
@@ -59,7 +60,42 @@ describe('export', () => {
       timeout_ms: 2000,
     });
 
+    // A webhook to a route of an exported API is written as target: {api, path}; another URL as target_url.
+    await api.createWebhook({
+      name: 'to-shop',
+      target_url: `${shop.invokeUrl}/7?x=1`,
+      method: 'GET',
+      headers: {},
+      payload_template: {},
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: null,
+      events: ['order.created'],
+      enabled: true,
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+    await api.createWebhook({
+      name: 'near-shop',
+      target_url: `${shop.invokeUrl}0/7`,
+      method: 'GET',
+      headers: {},
+      payload_template: {},
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: null,
+      events: ['order.created'],
+      enabled: true,
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+
     const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { webhooks: Record<string, Record<string, unknown>> };
+    expect(doc.webhooks['to-shop']).toMatchObject({ target: { api: 'shop', path: '/7?x=1' } });
+    expect(doc.webhooks['to-shop']).not.toHaveProperty('target_url');
+    expect(doc.webhooks['near-shop']).toMatchObject({ target_url: `${shop.invokeUrl}0/7` });
+    expect(doc.webhooks.ping).toMatchObject({ target_url: 'https://example.com' });
     expect(Object.keys(exported.files).sort()).toEqual(['functions/hello.js', 'functions/typed.ts', 'switchyard.yaml']);
     expect(exported.files['functions/typed.ts']).toBe('export const handler = (): number => 1;');
     expect(exported.env_vars).toEqual([
