@@ -23,6 +23,7 @@ import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
 import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
+import type { PlanChange } from '../project/index.js';
 import { asCliError, InvalidProjectError, projectContext, type ProjectContext } from './project-context.js';
 import { describeChange, runProject, shownPath } from './project-run.js';
 import { createServerApi, type FunctionStreamEvent } from './server-api.js';
@@ -133,7 +134,8 @@ async function applyOnce(ctx: ProjectContext, file: string, io: CliIO, prune: bo
     const run = await runProject({ file, env: io.env, api: ctx.api, prune, dryRun: false });
     const ms = Date.now() - started;
     if (first || run.applied.length > 0) {
-      for (const change of run.applied) out.info(`  ${describeChange(change)}`);
+      if (first) out.info(`  ${summarize(run.applied)}`);
+      else for (const change of run.applied) out.info(`  ${describeChange(change)}`);
       out.info(first ? `Applied ${shownPath(io.cwd, file)} in ${ms} ms.` : out.paintErr('green', `Reloaded in ${ms} ms.`));
     }
     if (first || run.applied.some((c) => c.kind === 'api' || c.kind === 'route')) await printInvokeUrls(ctx, run.plan.desired.apis.map((a) => a.name), out);
@@ -146,6 +148,21 @@ async function applyOnce(ctx: ProjectContext, file: string, io: CliIO, prune: bo
     if (first || !(cli instanceof CliError)) throw cli;
     out.info(out.paintErr('red', `apply failed: ${cli.message}`));
   }
+}
+
+/** The first apply of a whole project is a long list: counted instead (`created 3 functions, 1 api, 2 routes`). */
+function summarize(changes: PlanChange[]): string {
+  if (changes.length === 0) return 'the server already matches the project';
+  const plural = { function: 'functions', api: 'APIs', route: 'routes', webhook: 'webhooks' } as const;
+  const parts: string[] = [];
+  for (const action of ['create', 'update', 'delete'] as const) {
+    const kinds = (['function', 'api', 'route', 'webhook'] as const)
+      .map((kind) => [kind, changes.filter((c) => c.action === action && c.kind === kind).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${n === 1 ? (kind === 'api' ? 'API' : kind) : plural[kind]}`);
+    if (kinds.length) parts.push(`${{ create: 'created', update: 'updated', delete: 'deleted' }[action]} ${kinds.join(', ')}`);
+  }
+  return parts.join('; ');
 }
 
 async function printInvokeUrls(ctx: ProjectContext, names: string[], out: Output): Promise<void> {
