@@ -20,6 +20,7 @@ import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerOpsRoutes } from './http/ops.js';
+import { registerStreamRoutes } from './http/streams.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { registerWebhookRoutes } from './http/webhooks.js';
 import { nextRequestId } from './ids.js';
@@ -29,6 +30,7 @@ import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
+import { InvocationHub } from './streams/invocations.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 export interface Service {
@@ -71,11 +73,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics);
+  const invocations = new InvocationHub();
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
   webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
   const events = webhooks.events;
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational);
+  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations);
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
     beforeDelete: (id) => webhookService.assertApiUnused(id),
@@ -138,6 +141,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   registerOpsRoutes(app, store, metrics);
   registerFunctionRoutes(app, functions);
+  registerStreamRoutes(app, { store, functions, invocations });
   registerApiRoutes(app, apis);
   registerWebhookRoutes(app, webhooks.service, events);
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);

@@ -71,6 +71,8 @@ const nameParams = {
 const logLineSchema = {
   type: 'object',
   properties: {
+    id: { type: 'integer' },
+    version: { type: ['integer', 'null'] },
     time: { type: 'string' },
     level: { type: 'string' },
     message: { type: 'string' },
