@@ -3,7 +3,6 @@
  * Fastify app. `startServer` is what the CLI and the integration tests run.
  */
 import { createServer } from 'node:http';
-import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ChangeBus } from './changes.js';
@@ -13,16 +12,12 @@ import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
-import { registerApiRoutes } from './http/apis.js';
 import { registerAdminAuth } from './http/auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
-import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { registerOpsRoutes } from './http/ops.js';
-import { registerStreamRoutes } from './http/streams.js';
+import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
-import { registerWebhookRoutes } from './http/webhooks.js';
 import { nextRequestId } from './ids.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -123,27 +118,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerAdminAuth(app, config.adminKey);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchyard management API',
-        version: '0.1.0',
-        description:
-          'Functions, APIs and routes, webhooks, deliveries and events. How invocations behave: docs/functions.md; every error code: docs/errors.md.',
-      },
-      components: {
-        securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },
-      },
-      security: config.adminKey ? [{ adminKey: [] }] : [],
-    },
-  });
-
-  registerOpsRoutes(app, store, metrics);
-  registerFunctionRoutes(app, functions);
-  registerStreamRoutes(app, { store, functions, invocations });
-  registerApiRoutes(app, apis);
-  registerWebhookRoutes(app, webhooks.service, events);
+  await registerManagementApi(
+    app,
+    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations },
+    { secured: config.adminKey !== null },
+  );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
     return app.swagger();

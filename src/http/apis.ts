@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { apiView, routeView, type ApiService } from '../gateway/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
-import { deletedSchema, errorResponses, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from './schemas.js';
 
 const newRouteSchema = {
   type: 'object',
@@ -25,28 +26,6 @@ const newRouteSchema = {
   },
 } as const;
 
-const routeSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    method: { type: 'string' },
-    path: { type: 'string' },
-    function: { type: 'string' },
-  },
-} as const;
-
-const apiSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    basePath: { type: 'string' },
-    routes: { type: 'array', items: routeSchema },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    invokeUrl: { type: 'string' },
-  },
-} as const;
 
 const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, description: 'Starts with /, static segments' } as const;
@@ -58,6 +37,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'createApi',
         summary: 'Create an API with its routes',
         body: {
           type: 'object',
@@ -69,7 +49,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 201: apiSchema, ...errorResponses },
+        response: { 201: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createApi(request, reply) {
@@ -83,9 +63,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'listApis',
         summary: 'List APIs (oldest first)',
         querystring: pageQuerySchema,
-        response: { 200: { type: 'array', items: apiSchema }, ...errorResponses },
+        response: { 200: { description: 'A page of APIs', headers: LINK_HEADER, ...listOf('Api') }, ...errors() },
       },
     },
     async function listApis(request, reply) {
@@ -98,7 +79,15 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
 
   app.get<{ Params: { id: string } }>(
     '/api/apis/:id',
-    { schema: { tags: ['apis'], summary: 'Get an API', params: idParams, response: { 200: apiSchema, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['apis'],
+        operationId: 'getApi',
+        summary: 'Get an API',
+        params: idParams,
+        response: { 200: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getApi(request) {
       return apiView(await apis.get(request.params.id), originOf(request));
     },
@@ -109,6 +98,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'updateApi',
         summary: 'Update an API (partial; routes, when given, replace all routes)',
         params: idParams,
         body: {
@@ -120,7 +110,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 200: apiSchema, ...errorResponses },
+        response: { 200: { description: 'The API as updated', ...ref('Api') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function updateApi(request) {
@@ -133,9 +123,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'deleteApi',
         summary: 'Delete an API and its routes',
         params: idParams,
-        response: { 200: deletedSchema, ...errorResponses },
+        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...errors(404, 409, 414) },
       },
     },
     async function deleteApi(request) {
@@ -149,10 +140,11 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'addRoute',
         summary: 'Add one route to an API',
         params: idParams,
         body: newRouteSchema,
-        response: { 201: routeSchema, ...errorResponses },
+        response: { 201: { description: 'The new route', ...ref('Route') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function addRoute(request, reply) {
@@ -166,13 +158,14 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'deleteRoute',
         summary: 'Delete one route',
         params: {
           type: 'object',
           properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
           required: ['id', 'routeId'],
         },
-        response: { 200: deletedSchema, ...errorResponses },
+        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...ERRORS_BY_ID },
       },
     },
     async function deleteRoute(request) {

@@ -12,7 +12,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, TooManyStreamsError } from '../errors.js';
-import { errorSchema } from './common.js';
+import { errors } from './schemas.js';
 import type { FunctionService } from '../functions/service.js';
 import type { Store } from '../store/store.js';
 import type { InvocationEvent, InvocationHub } from '../streams/invocations.js';
@@ -32,7 +32,6 @@ export const DEFAULT_PING_MS = 15_000;
 const BATCH = 500;
 /** A client that reads nothing while this much waits in its socket is dropped; it can resume by id. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
-const STREAM_ERRORS = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 503: errorSchema } as const;
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 export interface StreamQuery {
@@ -204,7 +203,7 @@ export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions):
           required: ['name'],
         },
         querystring: { type: 'object', properties: streamQuery, additionalProperties: false },
-        response: { 200: streamResponse, ...STREAM_ERRORS },
+        response: { 200: streamResponse, ...errors(404, 414) },
       },
     },
     async function streamFunctionLogs(request, reply) {
@@ -226,7 +225,7 @@ export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions):
           },
           additionalProperties: false,
         },
-        response: { 200: streamResponse, ...STREAM_ERRORS },
+        response: { 200: streamResponse, ...errors() },
       },
     }, async function streamLogs(request, reply) {
     await serve(request, reply, functionFilter(request.query.function));

@@ -12,7 +12,8 @@ import {
   type WebhookUpdate,
 } from '../webhooks/service.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
-import { errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from './schemas.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -29,7 +30,11 @@ const fields = {
       'cookie, names with key/token/secret/auth...) are write-only: answers show them masked ("***"), and a masked ' +
       'value sent back as shown keeps the stored one',
   },
-  payload_template: { type: 'object', description: 'JSON object with optional {{placeholders}}' },
+  payload_template: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'A JSON object (any values, not an array) with optional {{placeholders}}',
+  },
   cron: { type: 'string', maxLength: 200, description: 'Five-field cron expression (see docs/webhooks.md)' },
   timezone: { type: 'string', maxLength: 100, description: 'IANA time zone, default UTC' },
   mock_endpoint: {
@@ -87,7 +92,15 @@ const idParams = { type: 'object', properties: { id: { type: 'string', maxLength
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService, events: EventBus): void {
   app.post<{ Body: WebhookInput }>(
     '/api/webhooks',
-    { schema: { tags: ['webhooks'], summary: 'Create a webhook', body: createBody, response: errorResponses } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'createWebhook',
+        summary: 'Create a webhook',
+        body: createBody,
+        response: { 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
+      },
+    },
     async function createWebhook(request, reply) {
       const { webhook, secret } = await webhooks.create(request.body);
       return reply.code(201).send(webhookView(webhook, { secret }));
@@ -96,7 +109,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Querystring: PageQuery }>(
     '/api/webhooks',
-    { schema: { tags: ['webhooks'], summary: 'List webhooks (oldest first)', querystring: pageQuerySchema } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'listWebhooks',
+        summary: 'List webhooks (oldest first)',
+        querystring: pageQuerySchema,
+        response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
+      },
+    },
     async function listWebhooks(request, reply) {
       const page = readPage(request.query);
       return pageOf(await webhooks.list(page), page, request, reply, (w) => w.id).map((w) => webhookView(w));
@@ -105,7 +126,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Params: { id: string } }>(
     '/api/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Get a webhook with its next 5 fire times', params: idParams } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook with its next 5 fire times',
+        params: idParams,
+        response: { 200: { description: 'The webhook with `next_fires`', ...ref('Webhook') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getWebhook(request) {
       const webhook = await webhooks.get(request.params.id);
       return webhookView(webhook, { nextFires: webhooks.upcoming(webhook) });
@@ -117,9 +146,11 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'updateWebhook',
         summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
         params: idParams,
         body: updateBody,
+        response: { 200: { description: 'The webhook as updated', ...ref('Webhook') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function updateWebhook(request) {
@@ -130,7 +161,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.delete<{ Params: { id: string } }>(
     '/api/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Delete a webhook, its schedule and pending retries', params: idParams } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook, its schedule and pending retries',
+        params: idParams,
+        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...ERRORS_BY_ID },
+      },
+    },
     async function deleteWebhook(request) {
       await webhooks.delete(request.params.id);
       return { deleted: true, id: request.params.id };
@@ -142,8 +181,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'testWebhook',
         summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
         params: idParams,
+        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
       },
     },
     async function testWebhook(request) {
@@ -156,9 +197,11 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listDeliveries',
         summary: 'Deliveries of a webhook, newest first',
         params: idParams,
         querystring: pageQuerySchema,
+        response: { 200: { description: 'A page of deliveries', headers: LINK_HEADER, ...listOf('Delivery') }, ...ERRORS_BY_ID },
       },
     },
     async function listDeliveries(request, reply) {
@@ -170,7 +213,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Params: { id: string } }>(
     '/api/deliveries/:id',
-    { schema: { tags: ['webhooks'], summary: 'Get a delivery with its attempts', params: idParams } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getDelivery',
+        summary: 'Get a delivery with its attempts',
+        params: idParams,
+        response: { 200: { description: 'The delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getDelivery(request) {
       return deliveryView(await webhooks.getDelivery(request.params.id));
     },
@@ -181,8 +232,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'retryDelivery',
         summary: 'One more attempt of a finished delivery (same webhook-id, same bytes)',
         params: idParams,
+        response: { 200: { description: 'The delivery after the attempt', ...ref('Delivery') }, ...errors(404, 409, 414) },
       },
     },
     async function retryDelivery(request) {
@@ -195,13 +248,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'publishEvent',
         summary: 'Publish an event to every enabled webhook subscribed to it',
         body: {
           type: 'object',
           required: ['event'],
           additionalProperties: false,
-          properties: { event: { type: 'string', maxLength: 200 }, data: {} },
+          properties: { event: { type: 'string', maxLength: 200 }, data: { description: 'Any JSON value' } },
         },
+        response: { 202: { description: 'Accepted: one delivery per subscribed webhook', ...ref('PublishedEvent') }, ...errors(413, 415) },
       },
     },
     async function publishEvent(request, reply) {
