@@ -175,6 +175,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         params: nameParams,
         body: {
           type: ['object', 'null'],
+          additionalProperties: true,
           description:
             "An invocation event in the function's event_format; missing fields are defaulted in that format " +
             '(see docs/functions.md, "Event formats")',
