@@ -113,6 +113,7 @@ export class Gateway {
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
+        if (response.invalid !== undefined) outcomeCode = 'invalid_result';
         this.metrics.invocations.inc({ function: fn.name, outcome: 'ok' });
       } else {
         response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);

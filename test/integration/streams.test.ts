@@ -32,10 +32,19 @@ beforeAll(async () => {
     const res = await svc.request('POST', '/api/functions', { name, code: TALKER }, AUTH);
     expect(res.status, res.text).toBe(201);
   }
+  const thrower = await svc.request('POST', '/api/functions', { name: 'thrower', code: `exports.handler = async () => { throw new Error('no'); };` }, AUTH);
+  expect(thrower.status, thrower.text).toBe(201);
   const api = await svc.request(
     'POST',
     '/api/apis',
-    { name: 'streams', basePath: '/s', routes: [{ method: 'POST', path: '/talk', function: 'talker' }] },
+    {
+      name: 'streams',
+      basePath: '/s',
+      routes: [
+        { method: 'POST', path: '/talk', function: 'talker' },
+        { method: 'GET', path: '/fail/:id', function: 'thrower' },
+      ],
+    },
     AUTH,
   );
   expect(api.status, api.text).toBe(201);
@@ -94,6 +103,14 @@ describe('log streams', () => {
     expect(quiet.status).toBe(200);
     await other.waitFor('quiet line', (e) => e.event === 'log' && e.json.message === 'hello 3');
     expect(other.events.filter((e) => e.json.function === 'talker')).toEqual([]);
+  });
+
+  it("reports a failed invocation with the gateway's status and the failure code", async () => {
+    const s = await open('/api/logs/stream?function=thrower');
+    const res = await svc.request('GET', `/api/invoke/fn/${apiId}/s/fail/7`);
+    expect(res.status).toBe(502);
+    const e = await s.waitFor('failed invocation', (x) => x.event === 'invocation');
+    expect(e.json).toMatchObject({ function: 'thrower', method: 'GET', path: '/s/fail/7', status: 502, outcome: 'function_error' });
   });
 
   it('replays stored lines after Last-Event-ID or ?since, then streams live', async () => {
