@@ -135,6 +135,19 @@ describe('log streams', () => {
     await resumed.waitFor('live line', (e) => e.event === 'log' && e.json.message === 'hello live');
   });
 
+  it("shows another node's console lines (read from the shared store), and only its own node's invocations", async () => {
+    const other = await startService({ dbUrl: svc.dbUrl, env: { SWITCHYARD_ADMIN_KEY: KEY } });
+    try {
+      const s = await open('/api/functions/talker/logs/stream');
+      const res = await other.request('POST', '/api/functions/talker/invoke', { body: { n: 'elsewhere' } }, AUTH);
+      expect(res.status, res.text).toBe(200);
+      await s.waitFor('line from the other node', (e) => e.event === 'log' && e.json.message === 'hello elsewhere');
+      expect(s.events.filter((e) => e.event === 'invocation')).toEqual([]);
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
   it('sends keep-alive comments', async () => {
     const s = await open('/api/logs/stream?ping_ms=100');
     await until(() => s.comments.includes('ping'), 'a ping comment');
