@@ -184,10 +184,9 @@ export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions):
     }
     open.add(end);
     res.on('close', end);
-    request.raw.on('close', () => {
-      if (request.raw.destroyed) end();
-    });
-    schedule(0);
+    // The client may have gone while the cursor was read: its 'close' is already past.
+    if (res.destroyed || request.raw.socket.destroyed) end();
+    else schedule(0);
   }
 
   app.get<{ Params: { name: string }; Querystring: StreamQuery }>(
