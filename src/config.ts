@@ -163,10 +163,14 @@ export function parseCommandLine(argv: string[]): CommandLine {
   return out;
 }
 
-/** `switchyard --help`: every option of OPTIONS with its flag, variable and default. */
-export function helpText(): string {
+/**
+ * `switchyard --help`: every option of OPTIONS with its flag, variable and
+ * default. `head`: the lines before the options (usage, commands), which the
+ * CLI's top-level help supplies.
+ */
+export function helpText(head: string = 'Usage: switchyard [options]'): string {
   const lines = [
-    'Usage: switchyard [options]',
+    head,
     '',
     'Runs the Switchyard gateway. Every option can also be set with the environment',
     'variable in brackets; a flag wins over its variable.',

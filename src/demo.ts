@@ -17,6 +17,10 @@ export interface DemoFunction {
   file: string;
   runtime?: 'javascript' | 'typescript';
   env?: Record<string, string>;
+  /** The export to call (`app.lambdaHandler`); absent: the server's default rule. */
+  handler?: string;
+  /** `switchyard` (absent), `aws-v1` or `aws-v2`. */
+  event_format?: 'switchyard' | 'aws-v1' | 'aws-v2';
 }
 
 export interface DemoApi {
@@ -210,7 +214,14 @@ async function createFunctionIfMissing(call: Call, fn: DemoFunction, file: strin
   } catch (err) {
     throw new ConfigError(`cannot read ${shown(file)}, the code of the demo function '${fn.name}': ${(err as Error).message}`);
   }
-  const body = { name: fn.name, code, runtime: fn.runtime ?? 'javascript', env: fn.env ?? {} };
+  const body = {
+    name: fn.name,
+    code,
+    runtime: fn.runtime ?? 'javascript',
+    env: fn.env ?? {},
+    ...(fn.handler ? { handler: fn.handler } : {}),
+    ...(fn.event_format ? { event_format: fn.event_format } : {}),
+  };
   const created = await call('POST', '/api/functions', body, [400, 409]);
   if (created.status === 400) throw refusedDemoFunction(fn, file, created.body as ErrorAnswer);
   // 409: created in the meantime (another node loading the demo too); theirs stays.

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
+import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import {
   ConflictError,
   INVOCATION_ERROR_STATUS,
@@ -134,8 +135,45 @@ export class FunctionService {
     return fn;
   }
 
-  async update(name: string, input: FunctionUpdate): Promise<FunctionRecord> {
+  /** `POST ?dry_run=true`: every check of create, the code compiled in a worker; nothing stored. */
+  async checkCreate(input: FunctionInput): Promise<DryRunResult> {
+    if (await this.store.getFunction(input.name)) {
+      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+    }
+    const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
+    await this.build(input.name, input.code, runtime, {
+      timeoutMs: input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs,
+      memoryMb: input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb,
+      env: input.env ?? {},
+      handler: input.handler ?? null,
+    });
+    return dryRunResult('create', Object.keys(input).filter((k) => k !== 'name').sort());
+  }
+
+  /** `PUT ?dry_run=true`: the fields whose values would change (env compared here, as it is never shown); compiled when one would. */
+  async checkUpdate(name: string, input: FunctionUpdate): Promise<DryRunResult> {
     const current = await this.get(name);
+    const patch = this.patchOf(input);
+    const changes: string[] = [];
+    if (patch.code !== undefined && createHash('sha256').update(patch.code).digest('hex') !== current.codeSha256) changes.push('code');
+    if (patch.runtime !== undefined && patch.runtime !== current.runtime) changes.push('runtime');
+    if (patch.env !== undefined && !sameJson(patch.env, current.env)) changes.push('env');
+    if (patch.timeoutMs !== undefined && patch.timeoutMs !== current.timeoutMs) changes.push('timeout_ms');
+    if (patch.memoryMb !== undefined && patch.memoryMb !== current.memoryMb) changes.push('memory_mb');
+    if (patch.handler !== undefined && patch.handler !== current.handler) changes.push('handler');
+    if (patch.eventFormat !== undefined && patch.eventFormat !== current.eventFormat) changes.push('event_format');
+    if (changes.some((c) => c !== 'event_format')) {
+      await this.build(name, patch.code ?? current.code, patch.runtime ?? current.runtime, {
+        timeoutMs: patch.timeoutMs ?? current.timeoutMs,
+        memoryMb: patch.memoryMb ?? current.memoryMb,
+        env: patch.env ?? current.env,
+        handler: patch.handler === undefined ? current.handler : patch.handler,
+      });
+    }
+    return dryRunResult('update', changes);
+  }
+
+  private patchOf(input: FunctionUpdate): FunctionPatch {
     const patch: FunctionPatch = {};
     if (input.runtime !== undefined) patch.runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     if (input.env !== undefined) patch.env = input.env ?? {};
@@ -144,6 +182,12 @@ export class FunctionService {
     if (input.code !== undefined) patch.code = input.code;
     if (input.handler !== undefined) patch.handler = input.handler;
     if (input.event_format !== undefined) patch.eventFormat = input.event_format ?? FUNCTION_DEFAULTS.eventFormat;
+    return patch;
+  }
+
+  async update(name: string, input: FunctionUpdate): Promise<FunctionRecord> {
+    const current = await this.get(name);
+    const patch = this.patchOf(input);
     const code = patch.code ?? current.code;
     const runtime = patch.runtime ?? current.runtime;
     // Limits and env take part in validation (a top level may need 2 s, or read process.env).
@@ -165,6 +209,18 @@ export class FunctionService {
     this.runtime.retire(name, fn.version);
     this.changed(fn, 'updated');
     return fn;
+  }
+
+  /** `DELETE ?dry_run=true`: the same 404 and 409 (a route still binds it) as the delete. */
+  async checkDelete(name: string): Promise<DryRunResult> {
+    await this.get(name);
+    const routes = await this.store.routesUsingFunction(name);
+    if (routes.length > 0) {
+      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+        routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
+      });
+    }
+    return dryRunResult('delete', []);
   }
 
   async delete(name: string): Promise<void> {

@@ -3,8 +3,9 @@
  * express, and a change published after every write so route tables rebuild.
  */
 import type { ChangeBus } from '../changes.js';
-import { InvalidRequestError, apiNotFound, routeNotFound } from '../errors.js';
-import type { ApiPatch, NewApi, NewRoute, Store } from '../store/store.js';
+import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
+import { ConflictError, InvalidRequestError, UnknownFunctionError, apiNotFound, routeNotFound } from '../errors.js';
+import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
 
@@ -64,6 +65,55 @@ export class ApiService {
     return api;
   }
 
+  /** What the store's constraints would refuse, checked without writing: unknown functions, two routes of one shape. */
+  private async checkReferences(routes: NewRoute[], field = 'routes', existing: Route[] = []): Promise<void> {
+    const shapes = new Map(existing.map((r) => [`${r.method} ${routeShape(r.path)}`, r]));
+    for (const [i, route] of routes.entries()) {
+      const name = field === 'routes' ? `routes[${i}].function` : 'function';
+      if (!(await this.store.getFunction(route.function))) throw new UnknownFunctionError(route.function, name);
+      const shape = `${route.method} ${routeShape(route.path)}`;
+      const other = shapes.get(shape);
+      if (other) {
+        throw new ConflictError('route_conflict', `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`, {
+          route: other.id ?? null,
+        });
+      }
+      shapes.set(shape, { id: '', ...route });
+    }
+  }
+
+  /** `POST /api/apis?dry_run=true`. */
+  async checkCreate(input: NewApi): Promise<DryRunResult> {
+    checkBasePath(input.basePath);
+    checkRoutes(input.routes);
+    await this.checkReferences(input.routes);
+    return dryRunResult('create', ['name', 'basePath', 'routes']);
+  }
+
+  /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path and function. */
+  async checkUpdate(id: string, patch: ApiPatch): Promise<DryRunResult> {
+    const current = await this.get(id);
+    if (patch.basePath !== undefined) checkBasePath(patch.basePath);
+    const changes: string[] = [];
+    if (patch.name !== undefined && patch.name !== current.name) changes.push('name');
+    if (patch.basePath !== undefined && patch.basePath !== current.basePath) changes.push('basePath');
+    if (patch.routes !== undefined) {
+      checkRoutes(patch.routes);
+      await this.checkReferences(patch.routes);
+      const key = (r: NewRoute) => `${r.method} ${r.path} ${r.function}`;
+      if (!sameJson(patch.routes.map(key).sort(), current.routes.map(key).sort())) changes.push('routes');
+    }
+    return dryRunResult('update', changes);
+  }
+
+  /** `POST /api/apis/:id/routes?dry_run=true`. */
+  async checkAddRoute(apiId: string, route: NewRoute): Promise<DryRunResult> {
+    const api = await this.get(apiId);
+    checkRoutes([route], 'route');
+    await this.checkReferences([route], 'route', api.routes);
+    return dryRunResult('create', ['method', 'path', 'function']);
+  }
+
   async get(id: string): Promise<Api> {
     const api = await this.store.getApi(id);
     if (!api) throw apiNotFound(id);
@@ -81,6 +131,20 @@ export class ApiService {
     if (!api) throw apiNotFound(id);
     this.changed(id, 'updated', api);
     return api;
+  }
+
+  /** `DELETE ?dry_run=true`: the same 404 and 409 (a webhook renders from it) as the delete. */
+  async checkDelete(id: string): Promise<DryRunResult> {
+    await this.get(id);
+    await this.hooks.beforeDelete?.(id);
+    return dryRunResult('delete', []);
+  }
+
+  /** `DELETE /api/apis/:id/routes/:routeId?dry_run=true`. */
+  async checkDeleteRoute(apiId: string, routeId: string): Promise<DryRunResult> {
+    const api = await this.get(apiId);
+    if (!api.routes.some((r) => r.id === routeId)) throw routeNotFound(routeId);
+    return dryRunResult('delete', []);
   }
 
   async delete(id: string): Promise<void> {

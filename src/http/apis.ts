@@ -5,8 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { apiView, routeView, type ApiService } from '../gateway/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
-import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from './schemas.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const newRouteSchema = {
   type: 'object',
@@ -32,13 +33,14 @@ const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, descripti
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
 export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void {
-  app.post<{ Body: NewApi }>(
+  app.post<{ Body: NewApi; Querystring: DryRunQuery }>(
     '/api/apis',
     {
       schema: {
         tags: ['apis'],
         operationId: 'createApi',
         summary: 'Create an API with its routes',
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           required: ['name', 'basePath', 'routes'],
@@ -49,10 +51,11 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 201: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_WITH_BODY },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkCreate(request.body));
       const api = await apis.create(request.body);
       return reply.code(201).send(apiView(api, originOf(request)));
     },
@@ -93,7 +96,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     },
   );
 
-  app.put<{ Params: { id: string }; Body: ApiPatch }>(
+  app.put<{ Params: { id: string }; Body: ApiPatch; Querystring: DryRunQuery }>(
     '/api/apis/:id',
     {
       schema: {
@@ -101,6 +104,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         operationId: 'updateApi',
         summary: 'Update an API (partial; routes, when given, replace all routes)',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -110,15 +114,16 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 200: { description: 'The API as updated', ...ref('Api') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: orDryRun('Api', 'The API as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
-    async function updateApi(request) {
+    async function updateApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkUpdate(request.params.id, request.body ?? {}));
       return apiView(await apis.update(request.params.id, request.body ?? {}), originOf(request));
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id',
     {
       schema: {
@@ -126,16 +131,18 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         operationId: 'deleteApi',
         summary: 'Delete an API and its routes',
         params: idParams,
-        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...errors(404, 409, 414) },
+        querystring: dryRunQuerySchema,
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...errors(404, 409, 414) },
       },
     },
-    async function deleteApi(request) {
+    async function deleteApi(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkDelete(request.params.id));
       await apis.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },
   );
 
-  app.post<{ Params: { id: string }; Body: NewRoute }>(
+  app.post<{ Params: { id: string }; Body: NewRoute; Querystring: DryRunQuery }>(
     '/api/apis/:id/routes',
     {
       schema: {
@@ -143,32 +150,38 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
         operationId: 'addRoute',
         summary: 'Add one route to an API',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: newRouteSchema,
-        response: { 201: { description: 'The new route', ...ref('Route') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The new route', ...ref('Route') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function addRoute(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkAddRoute(request.params.id, request.body));
       const route = await apis.addRoute(request.params.id, request.body);
       return reply.code(201).send(routeView(route));
     },
   );
 
-  app.delete<{ Params: { id: string; routeId: string } }>(
+  app.delete<{ Params: { id: string; routeId: string }; Querystring: DryRunQuery }>(
     '/api/apis/:id/routes/:routeId',
     {
       schema: {
         tags: ['apis'],
         operationId: 'deleteRoute',
         summary: 'Delete one route',
+        querystring: dryRunQuerySchema,
         params: {
           type: 'object',
           properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
           required: ['id', 'routeId'],
         },
-        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...ERRORS_BY_ID },
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
       },
     },
-    async function deleteRoute(request) {
+    async function deleteRoute(request, reply) {
+      if (request.query.dry_run === 'true') {
+        return sendDryRun(reply, await apis.checkDeleteRoute(request.params.id, request.params.routeId));
+      }
       await apis.deleteRoute(request.params.id, request.params.routeId);
       return { deleted: true, id: request.params.routeId };
     },

@@ -10,8 +10,9 @@ import {
   type FunctionUpdate,
 } from '../functions/service.js';
 import { EVENT_FORMATS } from '../types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
-import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from './schemas.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
 
@@ -54,13 +55,14 @@ const nameParams = {
 
 
 export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService): void {
-  app.post<{ Body: FunctionInput }>(
+  app.post<{ Body: FunctionInput; Querystring: DryRunQuery }>(
     '/api/functions',
     {
       schema: {
         tags: ['functions'],
         operationId: 'createFunction',
         summary: 'Deploy a function',
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           required: ['name', 'code'],
@@ -76,10 +78,11 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             event_format: eventFormatSchema,
           },
         },
-        response: { 201: { description: 'The deployed function (version 1)', ...ref('Function') }, ...ERRORS_WITH_BODY },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The deployed function (version 1)', ...ref('Function') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkCreate(request.body));
       const fn = await functions.create(request.body);
       return reply.code(201).send(functionView(fn));
     },
@@ -119,7 +122,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     },
   );
 
-  app.put<{ Params: { name: string }; Body: FunctionUpdate }>(
+  app.put<{ Params: { name: string }; Body: FunctionUpdate; Querystring: DryRunQuery }>(
     '/api/functions/:name',
     {
       schema: {
@@ -127,6 +130,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         operationId: 'updateFunction',
         summary: 'Update a function (partial; null resets a field); bumps its version',
         params: nameParams,
+        querystring: dryRunQuerySchema,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -140,15 +144,16 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             event_format: { anyOf: [eventFormatSchema, { type: 'null' }] },
           },
         },
-        response: { 200: { description: 'The function as updated', ...ref('Function') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: orDryRun('Function', 'The function as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
-    async function updateFunction(request) {
+    async function updateFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkUpdate(request.params.name, request.body ?? {}));
       return functionView(await functions.update(request.params.name, request.body ?? {}));
     },
   );
 
-  app.delete<{ Params: { name: string } }>(
+  app.delete<{ Params: { name: string }; Querystring: DryRunQuery }>(
     '/api/functions/:name',
     {
       schema: {
@@ -156,10 +161,12 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         operationId: 'deleteFunction',
         summary: 'Delete a function (409 while a route binds it)',
         params: nameParams,
-        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...errors(404, 409, 414) },
+        querystring: dryRunQuerySchema,
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...errors(404, 409, 414) },
       },
     },
-    async function deleteFunction(request) {
+    async function deleteFunction(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await functions.checkDelete(request.params.name));
       await functions.delete(request.params.name);
       return { deleted: true, name: request.params.name };
     },

@@ -12,6 +12,7 @@
 import type { FastifyInstance } from 'fastify';
 import { EVENT_FORMATS, ROUTE_METHODS } from '../types.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import { dryRunSchema } from './dry-run.js';
 
 const string = { type: 'string' } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -309,6 +310,12 @@ const PublishedEventSchema = {
   required: ['event', 'deliveries'],
 } as const;
 
+const DryRunSchema = {
+  $id: 'DryRun',
+  description: 'The answer of a write sent with `?dry_run=true`: what it would do. Nothing is written.',
+  ...dryRunSchema,
+} as const;
+
 const HealthSchema = {
   $id: 'Health',
   type: 'object',
@@ -341,6 +348,7 @@ export const COMPONENT_SCHEMAS = [
   AttemptSchema,
   DeliverySchema,
   PublishedEventSchema,
+  DryRunSchema,
   HealthSchema,
   ReadinessSchema,
 ] as const;
@@ -354,6 +362,13 @@ export function registerSchemas(app: FastifyInstance): void {
 /** `{ $ref: 'Name#' }`: a reference Fastify resolves and @fastify/swagger turns into `#/components/schemas/Name`. */
 export const ref = (name: ComponentName) => ({ $ref: `${name}#` }) as const;
 export const listOf = (name: ComponentName) => ({ type: 'array', items: ref(name) }) as const;
+
+/** The 200 of a create sent with `?dry_run=true`. */
+export const DRY_RUN_ANSWER = { description: 'With `?dry_run=true`: what would be created; nothing is written', ...ref('DryRun') } as const;
+
+/** A 200 that is the resource, or with `?dry_run=true` what would change. */
+export const orDryRun = (name: ComponentName, description: string) =>
+  ({ description: `${description}; with \`?dry_run=true\`, a DryRun`, anyOf: [ref(name), ref('DryRun')] }) as const;
 
 const errorRef = ref('Error');
 type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 414 | 415 | 500 | 503;

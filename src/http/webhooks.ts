@@ -12,8 +12,9 @@ import {
   type WebhookUpdate,
 } from '../webhooks/service.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
-import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from './schemas.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -90,18 +91,20 @@ const updateBody = {
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService, events: EventBus): void {
-  app.post<{ Body: WebhookInput }>(
+  app.post<{ Body: WebhookInput; Querystring: DryRunQuery }>(
     '/api/webhooks',
     {
       schema: {
         tags: ['webhooks'],
         operationId: 'createWebhook',
         summary: 'Create a webhook',
+        querystring: dryRunQuerySchema,
         body: createBody,
-        response: { 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkCreate(request.body));
       const { webhook, secret } = await webhooks.create(request.body);
       return reply.code(201).send(webhookView(webhook, { secret }));
     },
@@ -141,7 +144,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     },
   );
 
-  app.put<{ Params: { id: string }; Body: WebhookUpdate }>(
+  app.put<{ Params: { id: string }; Body: WebhookUpdate; Querystring: DryRunQuery }>(
     '/api/webhooks/:id',
     {
       schema: {
@@ -149,17 +152,19 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
         operationId: 'updateWebhook',
         summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
         params: idParams,
+        querystring: dryRunQuerySchema,
         body: updateBody,
-        response: { 200: { description: 'The webhook as updated', ...ref('Webhook') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: orDryRun('Webhook', 'The webhook as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
-    async function updateWebhook(request) {
+    async function updateWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkUpdate(request.params.id, request.body ?? {}));
       const { webhook, secret } = await webhooks.update(request.params.id, request.body ?? {});
       return webhookView(webhook, { secret });
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
     '/api/webhooks/:id',
     {
       schema: {
@@ -167,10 +172,12 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook, its schedule and pending retries',
         params: idParams,
-        response: { 200: { description: 'Deleted', ...ref('Deleted') }, ...ERRORS_BY_ID },
+        querystring: dryRunQuerySchema,
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
       },
     },
-    async function deleteWebhook(request) {
+    async function deleteWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkDelete(request.params.id));
       await webhooks.delete(request.params.id);
       return { deleted: true, id: request.params.id };
     },

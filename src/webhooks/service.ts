@@ -4,6 +4,7 @@
  * (`nextFireAt` recomputed on every change), test-fire and manual retry.
  */
 import type { Clock } from '../clock.js';
+import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
@@ -186,6 +187,37 @@ export class WebhookService {
   }
 
   async create(input: WebhookInput): Promise<{ webhook: Webhook; secret?: string }> {
+    const { fields, reveal } = await this.prepareCreate(input);
+    const webhook = await this.deps.store.createWebhook(fields);
+    if (webhook.nextFireAt) this.deps.wakeScheduler();
+    return { webhook, secret: reveal };
+  }
+
+  /** `POST /api/webhooks?dry_run=true`: every check of create, nothing stored. */
+  async checkCreate(input: WebhookInput): Promise<DryRunResult> {
+    await this.prepareCreate(input);
+    return dryRunResult('create', Object.keys(input).filter((k) => input[k as keyof WebhookInput] !== undefined).sort());
+  }
+
+  /** `PUT /api/webhooks/:id?dry_run=true`: the fields whose values would change (headers and secret compared here, as they are never shown). */
+  async checkUpdate(id: string, input: WebhookUpdate): Promise<DryRunResult> {
+    const { current, patch, secret } = await this.prepareUpdate(id, input);
+    const names: Record<string, string> = {
+      targetUrl: 'target_url',
+      payloadTemplate: 'payload_template',
+      mockEndpoint: 'mock_endpoint',
+      timeoutMs: 'timeout_ms',
+    };
+    const changes: string[] = [];
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === 'nextFireAt' || key === 'secret') continue;
+      if (!sameJson(value, current[key as keyof Webhook])) changes.push(names[key] ?? key);
+    }
+    if (secret && (secret.reveal !== undefined || secret.stored !== current.secret)) changes.push('secret');
+    return dryRunResult('update', changes.sort());
+  }
+
+  private async prepareCreate(input: WebhookInput): Promise<{ fields: NewWebhook; reveal?: string }> {
     const headers = unmaskHeaders(input.headers ?? {});
     const cron = input.cron ?? null;
     const timezone = input.timezone ?? WEBHOOK_DEFAULTS.timezone;
@@ -216,9 +248,7 @@ export class WebhookService {
       timeoutMs: input.timeout_ms ?? WEBHOOK_DEFAULTS.timeoutMs,
       nextFireAt: firstFire(cron, timezone, enabled, this.deps.clock.now()),
     };
-    const webhook = await this.deps.store.createWebhook(fields);
-    if (webhook.nextFireAt) this.deps.wakeScheduler();
-    return { webhook, secret: secret.reveal };
+    return { fields, reveal: secret.reveal };
   }
 
   async get(id: string): Promise<Webhook> {
@@ -238,6 +268,17 @@ export class WebhookService {
   }
 
   async update(id: string, input: WebhookUpdate): Promise<{ webhook: Webhook; secret?: string }> {
+    const { patch, secret } = await this.prepareUpdate(id, input);
+    const webhook = await this.deps.store.updateWebhook(id, patch);
+    if (!webhook) throw webhookNotFound(id);
+    this.deps.wakeScheduler();
+    return { webhook, secret: secret?.reveal };
+  }
+
+  private async prepareUpdate(
+    id: string,
+    input: WebhookUpdate,
+  ): Promise<{ current: Webhook; patch: WebhookPatch; secret?: { stored: string | null; reveal?: string } }> {
     const current = await this.get(id);
     const patch: WebhookPatch = {};
     for (const field of ['name', 'target_url', 'method', 'payload_template'] as const) {
@@ -288,10 +329,13 @@ export class WebhookService {
       // Rescheduled at once, from now: the old next slot no longer applies.
       patch.nextFireAt = firstFire(cron, timezone, enabled, this.deps.clock.now());
     }
-    const webhook = await this.deps.store.updateWebhook(id, patch);
-    if (!webhook) throw webhookNotFound(id);
-    this.deps.wakeScheduler();
-    return { webhook, secret: secret?.reveal };
+    return { current, patch, secret };
+  }
+
+  /** `DELETE ?dry_run=true`. */
+  async checkDelete(id: string): Promise<DryRunResult> {
+    await this.get(id);
+    return dryRunResult('delete', []);
   }
 
   async delete(id: string): Promise<void> {

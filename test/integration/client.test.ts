@@ -37,8 +37,13 @@ describe('typed client', () => {
       body: { name: 'typed', code: `exports.handler = async (event) => { console.log('typed ' + event.body.n); return { statusCode: 200, body: { twice: event.body.n * 2 } }; };` },
     });
     expect(created.response.status).toBe(201);
-    const fn: Schemas['Function'] | undefined = created.data;
+    // 201 is the function; 200 would be a DryRun (only with ?dry_run=true).
+    const fn = created.data as Schemas['Function'];
     expect(fn).toMatchObject({ name: 'typed', version: 1, runtime: 'javascript' });
+
+    const dry = await client.POST('/api/functions', { params: { query: { dry_run: 'true' } }, body: { name: 'dry', code: 'exports.handler = async () => 1;' } });
+    expect(dry.response.status).toBe(200);
+    expect(dry.data).toMatchObject({ dry_run: true, action: 'create' });
 
     const invoked = await client.POST('/api/functions/{name}/invoke', {
       params: { path: { name: 'typed' } },

@@ -51,6 +51,15 @@ describe('restarting with --demo', () => {
   it('keeps what the user changed and creates only what is missing', async () => {
     const dbUrl = tempDbUrl();
     const first = await startDemo(dbUrl);
+    // The demo deploys each function with the handler and event format demo.json gives it.
+    const demo = JSON.parse(readFileSync(join(ROOT, 'examples', 'demo.json'), 'utf8')) as {
+      functions: Array<{ name: string; handler?: string; event_format?: string }>;
+    };
+    for (const wanted of demo.functions) {
+      const stored = (await first.request('GET', `/api/functions/${wanted.name}`)).json;
+      expect(stored, wanted.name).toMatchObject({ handler: wanted.handler ?? null, event_format: wanted.event_format ?? 'switchyard' });
+    }
+    expect(demo.functions.filter((f) => f.event_format?.startsWith('aws-')).length).toBeGreaterThanOrEqual(4);
     const edit = await first.request('PUT', '/api/functions/users-list', { code: EDITED });
     expect(edit.status, edit.text).toBe(200);
     const apis = (await first.request('GET', '/api/apis')).json as Array<{ id: string; name: string; routes: Array<{ id: string; method: string; path: string }> }>;

@@ -1,12 +1,14 @@
 /**
  * `switchyard --demo` end to end: the example functions from examples/demo.json,
  * deployed by the server itself, answer as docs/functions.md describes (Users
- * API, webhook receiver) through the public invocation URLs, and the demo
- * webhook sends what the receiver reads.
+ * API, webhook receiver, the Lambda-style project of the Lambda API) through
+ * the public invocation URLs, and the demo webhook sends what the receiver
+ * reads.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const demo = JSON.parse(readFileSync(new URL('../../examples/demo.json', import.meta.url), 'utf8'));
@@ -14,6 +16,7 @@ const SECRET: string = demo.functions.find((f: { name: string }) => f.name === '
 
 let svc: RunningService;
 let base = '';
+let lambda = '';
 
 beforeAll(async () => {
   svc = await startService({ args: ['--demo'] });
@@ -21,9 +24,12 @@ beforeAll(async () => {
   const until = Date.now() + 20000;
   for (;;) {
     const apis = await svc.request('GET', '/api/apis');
-    const users = Array.isArray(apis.json) ? apis.json.find((a: { name: string }) => a.name === 'Users API') : undefined;
-    if (users && users.routes.length === 5) {
+    const named = (name: string) => (Array.isArray(apis.json) ? apis.json.find((a: { name: string }) => a.name === name) : undefined);
+    const users = named('Users API');
+    const lambdaApi = named('Lambda API');
+    if (users && users.routes.length === 5 && lambdaApi && lambdaApi.routes.length === 5) {
       base = `/api/invoke/fn/${users.id}${users.basePath}`;
+      lambda = `/api/invoke/fn/${lambdaApi.id}${lambdaApi.basePath}`;
       expect(users.invokeUrl).toBe(svc.url + `/api/invoke/fn/${users.id}${users.basePath}`);
       break;
     }
@@ -146,6 +152,56 @@ describe('the demo webhook receiver', () => {
     expect(res.json).toEqual({ processed: 'user.signup' });
     const unknown = await receive(JSON.stringify({ event: 'x.y' }), { 'x-webhook-secret': SECRET, 'content-type': 'text/plain' });
     expect(unknown.json).toEqual({ received: true, event: 'x.y' });
+  });
+});
+
+describe('the demo Lambda API: handlers written for AWS, deployed with handler and event_format', () => {
+  it('is in the lines printed at start, at a route that answers', async () => {
+    await until(async () => svc.output.join('').includes('with the demo loaded'), 'the start-up lines', 10_000);
+    const printed = svc.output.join('');
+    expect(printed).toContain(`  Lambda API: curl ${svc.url}${lambda}/hello\n`);
+    expect(printed).toContain(`  curl ${svc.url}${lambda}/greet/Ada\n`);
+  });
+
+  it('app.lambdaHandler (SAM style, aws-v1) answers its JSON string body with the REST event facts', async () => {
+    const res = await svc.request('GET', `${lambda}/hello?name=Ada`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.text).toBe('{"message":"hello Ada","resource":"/lambda/hello","stage":"$default","function":"lambda-hello"}');
+  });
+
+  it('notes (aws-v2) parses event.body, answers 201 with a location, then the note as a plain object', async () => {
+    const created = await svc.request('POST', `${lambda}/notes`, { text: 'buy milk' });
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.get('content-type')).toBe('application/json');
+    const note = created.json as { id: string; text: string };
+    expect(note.text).toBe('buy milk');
+    expect(created.headers.get('location')).toBe(`/lambda/notes/${note.id}`);
+    const read = await svc.request('GET', `${lambda}/notes/${note.id}`);
+    expect(read.status).toBe(200);
+    expect(read.json).toEqual(note);
+    const missing = await svc.request('GET', `${lambda}/notes/999999`);
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ message: 'no such note' });
+    const bad = await svc.request('POST', `${lambda}/notes`, { text: '' });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ message: 'text is required' });
+  });
+
+  it('handler.greet (callback style, aws-v1) answers through the callback with the request id', async () => {
+    const res = await svc.request('GET', `${lambda}/greet/Grace`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ greeting: 'Hello, Grace!', requestId: res.headers.get('x-request-id') });
+  });
+
+  it('signup (TypeScript with aws-lambda types, aws-v2) answers 201 with its cookie, 422 for a bad email', async () => {
+    const res = await svc.request('POST', `${lambda}/signup`, { email: 'ada@example.com' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toEqual({ email: 'ada@example.com', welcome: true });
+    expect(res.headers.getSetCookie()).toEqual([`signup=${res.headers.get('x-request-id')}; Path=/; HttpOnly`]);
+    const bad = await svc.request('POST', `${lambda}/signup`, { email: 'nope' });
+    expect(bad.status).toBe(422);
+    expect(bad.json).toEqual({ message: 'a valid email is required' });
   });
 });
 

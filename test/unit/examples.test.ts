@@ -29,6 +29,25 @@ function load(file: string, env: Record<string, string> = {}): Handler {
   return handler as Handler;
 }
 
+/**
+ * A Lambda-style example's export, called as Lambda calls it: with a context
+ * and a callback, answered by the first of the callback and the promise.
+ */
+function loadLambda(file: string, exportName: string) {
+  const src = readFileSync(path.join(FUNCTIONS_DIR, file), 'utf8');
+  const { code } = transformSync(src, { loader: file.endsWith('.ts') ? 'ts' : 'js', format: 'cjs' });
+  const module = { exports: {} as Record<string, unknown> };
+  new Function('exports', 'module', code)(module.exports, module);
+  const fn = module.exports[exportName] as (event: unknown, context: unknown, callback: unknown) => unknown;
+  expect(typeof fn).toBe('function');
+  const context = { functionName: 'example', awsRequestId: 'req-1' };
+  return (event: unknown) =>
+    new Promise<any>((resolve, reject) => {
+      const returned = fn(event, context, (err: unknown, result: unknown) => (err ? reject(err) : resolve(result)));
+      if (returned instanceof Promise) returned.then(resolve, reject);
+    });
+}
+
 function event(over: Record<string, unknown> = {}): Record<string, unknown> {
   return { queryStringParameters: null, pathParameters: null, body: null, headers: {}, ...over };
 }
@@ -236,5 +255,51 @@ describe('webhook-receiver', () => {
     expect(stale.statusCode).toBe(401);
     const unsigned = await receive(event({ body: order }));
     expect(unsigned.statusCode).toBe(401);
+  });
+});
+
+describe('the Lambda-style project (examples/functions/lambda)', () => {
+  it('app.mjs lambdaHandler answers a JSON string body from the REST event', async () => {
+    const res = await loadLambda('lambda/app.mjs', 'lambdaHandler')({
+      queryStringParameters: { name: 'Ada' },
+      resource: '/lambda/hello',
+      requestContext: { stage: '$default' },
+    });
+    expect(res).toEqual({
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"message":"hello Ada","resource":"/lambda/hello","stage":"$default","function":"example"}',
+    });
+    const anonymous = await loadLambda('lambda/app.mjs', 'lambdaHandler')({ queryStringParameters: null, requestContext: {} });
+    expect(JSON.parse(anonymous.body).message).toBe('hello world');
+  });
+
+  it('notes.mjs stores a note from a JSON string body and reads it back as a plain object', async () => {
+    const notes = loadLambda('lambda/notes.mjs', 'handler');
+    const created = await notes({ routeKey: 'POST /lambda/notes', rawPath: '/lambda/notes', body: '{"text":"tea"}' });
+    expect(created).toEqual({ statusCode: 201, headers: { location: '/lambda/notes/1' }, body: '{"id":"1","text":"tea"}' });
+    expect(await notes({ routeKey: 'GET /lambda/notes/{id}', pathParameters: { id: '1' } })).toEqual({ id: '1', text: 'tea' });
+    expect((await notes({ routeKey: 'GET /lambda/notes/{id}', pathParameters: { id: '2' } })).statusCode).toBe(404);
+    expect(await notes({ routeKey: 'POST /lambda/notes', body: 'not json' })).toEqual({ statusCode: 400, body: '{"message":"body must be JSON"}' });
+  });
+
+  it('greet.js answers through the callback', async () => {
+    const greet = loadLambda('lambda/greet.js', 'greet');
+    expect(await greet({ pathParameters: { name: 'Grace' } })).toEqual({
+      statusCode: 200,
+      body: '{"greeting":"Hello, Grace!","requestId":"req-1"}',
+    });
+    expect((await greet({ pathParameters: { name: 'x'.repeat(41) } })).statusCode).toBe(400);
+  });
+
+  it('signup.ts answers 201 with a cookie, 422 without a valid email', async () => {
+    const signup = loadLambda('lambda/signup.ts', 'handler');
+    expect(await signup({ body: '{"email":"ada@example.com"}' })).toEqual({
+      statusCode: 201,
+      cookies: ['signup=req-1; Path=/; HttpOnly'],
+      body: '{"email":"ada@example.com","welcome":true}',
+    });
+    expect((await signup({ body: '{"email":"nope"}' })).statusCode).toBe(422);
+    expect((await signup({})).statusCode).toBe(422);
   });
 });

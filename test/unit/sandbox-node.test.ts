@@ -103,6 +103,19 @@ export async function handler(): Promise<string[]> {
       expect((err as InvalidCodeError).details).toMatchObject({ line });
     }
   });
+
+  it("drops a TypeScript import of 'aws-lambda' used only for types, in both spellings, and refuses one used as a value", async () => {
+    for (const code of [
+      `import { APIGatewayProxyHandler, Context } from 'aws-lambda';\nexport const handler: APIGatewayProxyHandler = async (e, c: Context) => ({ statusCode: 200, body: c.functionName });`,
+      `import type { APIGatewayProxyEvent } from 'aws-lambda';\nexport const handler = async (e: APIGatewayProxyEvent) => ({ statusCode: 200, body: e.path });`,
+    ]) {
+      const { compiled } = await compileSource(code, 'typescript', 'typed');
+      expect(compiled, code).not.toContain('aws-lambda');
+    }
+    const err = await compileSource(`import { Handler } from 'aws-lambda';\nexport const handler = Handler;`, 'typescript', 'valued').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidCodeError);
+    expect((err as InvalidCodeError).message).toContain("module 'aws-lambda'");
+  });
 });
 
 describe('sandbox modules: crypto', () => {

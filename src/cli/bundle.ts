@@ -1,0 +1,131 @@
+/**
+ * One function file plus the npm packages it imports -> the single script the
+ * server deploys. esbuild bundles from the file's folder, so packages come from
+ * the user's own node_modules next to (or above) the file, platform neutral,
+ * CommonJS: the form the server's compile step (src/runtime/compile.ts) takes
+ * and keeps. The Node built-ins the sandbox offers (node-builtins.ts: crypto,
+ * buffer, util, ...) stay imports for the isolate to answer; a package that
+ * needs any other built-in (fs, net, child_process, ...) or ships native code
+ * (a `.node` file) is refused here, naming the package and the module, rather
+ * than failing later inside the sandbox.
+ */
+import { builtinModules } from 'node:module';
+import { relative } from 'node:path';
+import { build, type Message, type Metafile, type Plugin } from 'esbuild';
+import { SANDBOX_MODULES, sandboxModule } from '../runtime/node-builtins.js';
+import { CommandFailedError } from './errors.js';
+
+export interface Bundle {
+  code: string;
+  /** UTF-8 size of `code`. */
+  bytes: number;
+  /** npm packages bundled in, by name, sorted. */
+  packages: string[];
+}
+
+/**
+ * Node's built-in module names as code may import them: `fs` and `node:fs`;
+ * the ones that exist only with the prefix (`node:test`, `node:sqlite`) only
+ * with it, since `test` or `sqlite` alone are npm packages.
+ */
+const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => (m.startsWith('node:') ? [m] : [m, `node:${m}`])));
+const AVAILABLE = SANDBOX_MODULES.filter((m) => !m.includes('/')).join(', ');
+
+/** The npm package a path lies in (`.../node_modules/@scope/name/x.js` -> `@scope/name`), or null for the user's own files. */
+export function packageOf(path: string): string | null {
+  const parts = path.split(/[\\/]/);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0 || at + 1 >= parts.length) return null;
+  return parts[at + 1].startsWith('@') ? `${parts[at + 1]}/${parts[at + 2] ?? ''}` : parts[at + 1];
+}
+
+/** Who imports: the message's location already gives the file and line. */
+function importerText(importer: string): string {
+  const pkg = packageOf(importer);
+  return pkg ? `package '${pkg}'` : 'this file';
+}
+
+/** The sandbox's modules stay external; other built-ins and native code are refused naming who asked. */
+function sandboxPlugin(root: string): Plugin {
+  return {
+    name: 'switchyard-deploy-imports',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        if (sandboxModule(args.path)) return { path: args.path, external: true };
+        if (args.path.startsWith('node:') || NODE_BUILTINS.has(args.path)) {
+          return {
+            errors: [
+              {
+                text: `${importerText(args.importer)} needs the Node module '${args.path}', which functions cannot use`,
+              },
+            ],
+          };
+        }
+        if (args.path.endsWith('.node')) {
+          return { errors: [{ text: `${importerText(args.importer)} loads native code ('${args.path}'), which the sandbox cannot run` }] };
+        }
+        return undefined;
+      });
+      b.onLoad({ filter: /\.node$/ }, (args) => {
+        const pkg = packageOf(args.path);
+        return {
+          errors: [
+            {
+              text: `${pkg ? `package '${pkg}'` : relative(root, args.path)} ships native code (${relative(root, args.path)}), which the sandbox cannot run`,
+            },
+          ],
+        };
+      });
+    },
+  };
+}
+
+function describe(m: Message, root: string): string {
+  const loc = m.location;
+  return loc ? `${relative(root, loc.file) || loc.file}:${loc.line}:${loc.column + 1}: ${m.text}` : m.text;
+}
+
+function packagesIn(meta: Metafile): string[] {
+  const names = new Set<string>();
+  for (const input of Object.keys(meta.inputs)) {
+    const pkg = packageOf(input);
+    if (pkg) names.add(pkg);
+  }
+  return [...names].sort();
+}
+
+/** Bundles `file` (absolute); a refusal or a build error is a CommandFailedError listing every problem. */
+export async function bundleFunction(file: string, root: string): Promise<Bundle> {
+  try {
+    const out = await build({
+      entryPoints: [file],
+      absWorkingDir: root,
+      bundle: true,
+      write: false,
+      format: 'cjs',
+      platform: 'neutral',
+      // The neutral platform sets no package entry fields: the usual ones, ES modules first.
+      mainFields: ['module', 'main'],
+      target: 'es2022',
+      metafile: true,
+      legalComments: 'none',
+      // Stack traces and errors point into the user's files (the server keeps an input source map).
+      sourcemap: 'inline',
+      sourcesContent: false,
+      plugins: [sandboxPlugin(root)],
+      logLevel: 'silent',
+    });
+    const code = out.outputFiles[0].text;
+    return { code, bytes: Buffer.byteLength(code), packages: packagesIn(out.metafile) };
+  } catch (err) {
+    const errors = (err as { errors?: Message[] }).errors;
+    if (!errors?.length) throw err;
+    const lines = errors.map((m) => describe(m, root));
+    if (errors.some((m) => m.text.includes('which functions cannot use'))) {
+      lines.push(`(functions have no file system, processes or sockets; fetch does HTTP. Node built-ins available: ${AVAILABLE})`);
+    }
+    throw new CommandFailedError('bundle_failed', `cannot bundle ${relative(root, file) || file}:\n  ${lines.join(`\n  `)}`);
+  }
+}
+

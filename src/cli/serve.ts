@@ -1,0 +1,158 @@
+/**
+ * `switchyard serve` (also what `switchyard` with no verb does): configuration
+ * from env and flags through config.ts (its option table is also the help),
+ * start the server, load the demo when asked. A start-up failure is one line
+ * on stderr naming the cause and the fix (startup-failure.ts). SIGINT, SIGTERM
+ * and SIGHUP stop gracefully within the grace period; Ctrl-C during that (or a
+ * second SIGTERM) exits at once.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { helpText, loadConfig, parseCommandLine, type Config } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { startServer, type Service } from '../server.js';
+import { describeStartupFailure } from '../startup-failure.js';
+
+export const SERVE_USAGE = 'Usage: switchyard serve [options]   (the same as switchyard [options])';
+
+/** A close that has not finished this long after the grace period is stuck (a database that does not answer). */
+const STOP_OVERRUN_MS = 5000;
+
+/** Prints why the start failed (one line; the stack too at LOG_LEVEL=debug) and exits non-zero. */
+function failStart(err: unknown, config: Config): never {
+  const { line, known } = describeStartupFailure(err, config);
+  const debug = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const hint = known || debug ? '' : ' (run with LOG_LEVEL=debug for the stack)';
+  process.stderr.write(`switchyard: ${line}${hint}\n`);
+  if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+}
+
+/** `switchyard [serve] [options]`: `argv` is what follows the verb (or everything, when none was given). */
+export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; version: string }): Promise<void> {
+  let config: Config;
+  try {
+    const command = parseCommandLine(argv);
+    if (command.help) {
+      process.stdout.write(helpText(SERVE_USAGE));
+      return;
+    }
+    if (command.version) {
+      process.stdout.write(`switchyard ${io.version}\n`);
+      return;
+    }
+    config = loadConfig(io.env, argv, process.stdout.isTTY === true);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`switchyard: ${err.message}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(config);
+  let service: Service & { url: string };
+  try {
+    service = await startServer(config, log);
+  } catch (err) {
+    failStart(err, config);
+  }
+  // Before the line that says it is up: whoever reads it may signal at once.
+  const stopping = handleStopSignals(service, config, log);
+  log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
+  if (config.demo) {
+    log.warn(
+      'demo mode: private targets are ALLOWED (webhooks and fetch may reach loopback and private addresses) so the demo webhook can call this gateway; the default is deny',
+    );
+  }
+
+  if (config.demo) {
+    const { loadDemo } = await import('../demo.js');
+    let demo;
+    try {
+      demo = await loadDemo({
+        baseUrl: service.url,
+        adminKey: config.adminKey,
+        examplesDir: fileURLToPath(new URL('../../examples/', import.meta.url)),
+        log,
+      });
+    } catch (err) {
+      // Stopped while loading: the signal handler exits once the server is closed.
+      if (stopping()) return;
+      await service.close().catch(() => undefined);
+      failStart(err, config);
+    }
+    const lines = [`\nSwitchyard is running at ${service.url} with the demo loaded. Try:`];
+    // The Lambda API has no route at its base path: point at one that answers.
+    const lambda = demo.apis.find((a) => a.name === 'Lambda API');
+    for (const api of demo.apis) lines.push(`  ${api.name}: curl ${api === lambda ? `${api.invokeUrl}/hello` : api.invokeUrl}`);
+    if (lambda) {
+      lines.push(
+        `  curl ${lambda.invokeUrl}/greet/Ada`,
+        `  curl -X POST ${lambda.invokeUrl}/notes -H 'content-type: application/json' -d '{"text":"buy milk"}'`,
+      );
+    }
+    const users = demo.apis.find((a) => a.name === 'Users API');
+    if (users) {
+      lines.push(
+        `  curl -X POST ${users.invokeUrl} -H 'content-type: application/json' -d '{"name":"Ada","email":"ada@example.com"}'`,
+        `  curl ${users.invokeUrl}/42`,
+        `  curl -X POST ${users.invokeUrl}/webhooks/receive -H 'x-webhook-secret: demo-secret' -H 'content-type: application/json' -d '{"event":"order.created","data":{"id":1}}'`,
+      );
+    }
+    for (const webhook of demo.webhooks) {
+      lines.push(
+        `  Webhook "${webhook.name}" fires on cron "${webhook.cron}"; its history: curl ${service.url}/api/webhooks/${webhook.id}/deliveries`,
+      );
+    }
+    lines.push(`  Management API: ${service.url}/api/apis  ·  OpenAPI: ${service.url}/api/openapi.json  ·  Metrics: ${service.url}/metrics\n`);
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+}
+
+/**
+ * The first SIGINT (Ctrl-C), SIGTERM (systemd, docker stop) or SIGHUP (terminal
+ * closed; systemd's SendSIGHUP follows SIGTERM) stops taking work and finishes
+ * what is in flight within the grace period, then exits 0. The worker processes
+ * ignore these signals (they also reach them through the process group or the
+ * cgroup): they stop when this process closes them. A SIGINT while stopping
+ * (Ctrl-C pressed again), or a second SIGTERM, exits at once.
+ */
+function handleStopSignals(service: Service, config: Config, log: Logger): () => boolean {
+  let stopping = false;
+  const received = new Set<NodeJS.Signals>();
+  const stop = (signal: NodeJS.Signals) => {
+    // systemd sends SIGTERM and SIGHUP together (SendSIGHUP=yes) and they may arrive in
+    // either order: only Ctrl-C, or the same SIGTERM twice, means "now".
+    if (stopping) {
+      if (signal === 'SIGHUP' || (signal === 'SIGTERM' && !received.has('SIGTERM'))) {
+        received.add(signal);
+        return;
+      }
+      process.stderr.write(`switchyard: second stop signal (${signal}): exiting now without finishing in-flight requests and delivery attempts\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    received.add(signal);
+    log.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      `shutting down on ${signal}: finishing in-flight requests and delivery attempts within ${config.shutdownGraceMs} ms ` +
+        `(${signal === 'SIGINT' ? 'Ctrl-C again' : 'SIGINT or a second SIGTERM'} exits at once)`,
+    );
+    setTimeout(() => {
+      process.stderr.write(`switchyard: could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
+    service.close().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  return () => stopping;
+}
+

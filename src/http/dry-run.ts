@@ -1,0 +1,37 @@
+/**
+ * The `?dry_run=true` query of management writes, and how its answer goes
+ * out: 200 with a DryRunResult (src/dry-run.ts), never the resource's own
+ * response schema (which would strip the fields).
+ */
+import type { FastifyReply } from 'fastify';
+import type { DryRunResult } from '../dry-run.js';
+
+export const dryRunQuerySchema = {
+  type: 'object',
+  properties: {
+    dry_run: {
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'Validate fully (function code compiled in a worker) and answer what would change, writing nothing',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export interface DryRunQuery {
+  dry_run?: 'true' | 'false';
+}
+
+export const dryRunSchema = {
+  type: 'object',
+  properties: {
+    dry_run: { type: 'boolean', const: true },
+    action: { type: 'string', enum: ['create', 'update', 'delete', 'none'] },
+    changes: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['dry_run', 'action', 'changes'],
+} as const;
+
+export function sendDryRun(reply: FastifyReply, result: DryRunResult): FastifyReply {
+  return reply.code(200).serializer(JSON.stringify).send(result);
+}

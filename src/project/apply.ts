@@ -1,0 +1,174 @@
+/**
+ * Executes a plan through a ProjectApi. First every function and webhook to
+ * write is checked by the server with `?dry_run=true` (full validation,
+ * function code compiled in a worker); any problem stops the apply before
+ * the first write. Then the changes run in the plan's order. An API's route
+ * changes go in one `PUT /api/apis/:id` (its routes replaced at once, the
+ * routes the file does not name kept unless pruning).
+ */
+import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
+import type { Plan, PlanChange } from './plan.js';
+import { routeKey } from './plan.js';
+import { ProjectApiError, ProjectError, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
+
+export interface ApplyOptions {
+  /** Names the project file in problems (default `switchyard.yaml`). */
+  file?: string;
+  /** Called after each change is applied (progress output). */
+  onChange?(change: PlanChange): void;
+}
+
+export interface ApplyResult {
+  applied: PlanChange[];
+  /** Webhook name -> the secret the server generated (`secret: generate`), shown only this once. */
+  generated_secrets: Record<string, string>;
+}
+
+export function functionBody(fn: ProjectFunction): FunctionBody {
+  const body: FunctionBody = {
+    name: fn.name,
+    code: fn.code,
+    runtime: fn.runtime,
+    env: fn.env,
+    timeout_ms: fn.timeout_ms,
+    memory_mb: fn.memory_mb,
+    event_format: fn.event_format,
+  };
+  if (fn.handler !== null) body.handler = fn.handler;
+  return body;
+}
+
+function functionPatch(fn: ProjectFunction, fields: string[]): FunctionPatchBody {
+  const full = functionBody(fn) as unknown as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const field of fields) patch[field] = full[field] ?? null;
+  return patch as FunctionPatchBody;
+}
+
+function webhookBody(hook: ProjectWebhook, apiId: (name: string) => string | undefined, fields?: string[]): Partial<WebhookBody> {
+  const mockId = hook.mock_endpoint ? apiId(hook.mock_endpoint.api) : undefined;
+  const full: WebhookBody = {
+    name: hook.name,
+    target_url: hook.target_url,
+    method: hook.method,
+    headers: hook.headers,
+    payload_template: hook.payload_template,
+    cron: hook.cron,
+    timezone: hook.timezone,
+    mock_endpoint: hook.mock_endpoint && mockId ? { api_id: mockId, path: hook.mock_endpoint.path } : null,
+    events: hook.events,
+    enabled: hook.enabled,
+    retry: hook.retry,
+    timeout_ms: hook.timeout_ms,
+  };
+  if (hook.secret !== null) full.secret = hook.secret;
+  if (!fields) return full;
+  const patch: Record<string, unknown> = {};
+  for (const field of fields) patch[field] = (full as unknown as Record<string, unknown>)[field] ?? null;
+  return patch as Partial<WebhookBody>;
+}
+
+function problemFrom(file: string, path: string, err: unknown): ProjectProblem {
+  if (err instanceof ProjectApiError) {
+    const field = (err.details as { field?: unknown } | undefined)?.field;
+    return { file, path: typeof field === 'string' ? `${path}.${field}` : path, message: err.message };
+  }
+  throw err;
+}
+
+const find = <T extends { name: string }>(items: T[], name: string): T => {
+  const found = items.find((i) => i.name === name);
+  if (!found) throw new Error(`plan names '${name}', which the project does not hold`);
+  return found;
+};
+
+/** Asks the server to validate every function and webhook the plan writes; throws ProjectError listing the refusals. */
+export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<void> {
+  const file = options.file ?? 'switchyard.yaml';
+  const problems: ProjectProblem[] = [];
+  const apiIds = new Map(plan.current.apis.map((a) => [a.name, a.id]));
+  const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
+  for (const change of plan.changes) {
+    if (change.action === 'delete') continue;
+    try {
+      if (change.kind === 'function') {
+        const fn = find(plan.desired.functions, change.name);
+        const body = change.action === 'create' ? functionBody(fn) : { name: fn.name, ...functionPatch(fn, change.fields ?? []) };
+        await api.checkFunction(body, change.action === 'update');
+      } else if (change.kind === 'webhook') {
+        const hook = find(plan.desired.webhooks, change.name);
+        // A mock endpoint on an API this apply creates cannot be checked yet: checked without it.
+        const body = webhookBody(hook, (n) => apiIds.get(n), change.action === 'update' ? change.fields : undefined);
+        await api.checkWebhook(body, change.action === 'update' ? hooks.get(change.name) : undefined);
+      }
+    } catch (err) {
+      problems.push(problemFrom(file, `${change.kind === 'function' ? 'functions' : 'webhooks'}.${change.name}`, err));
+    }
+  }
+  if (problems.length > 0) throw new ProjectError(problems);
+}
+
+/** Routes to send for an API: the file's, plus (without prune) the server's routes the file does not name. */
+function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, prune: boolean): ApiBody['routes'] {
+  const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
+  if (existing && !prune) {
+    const named = new Set(routes.map(routeKey));
+    for (const r of existing.routes) if (!named.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+  }
+  return routes;
+}
+
+export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<ApplyResult> {
+  await checkPlan(plan, api, options);
+  const applied: PlanChange[] = [];
+  const generated: Record<string, string> = {};
+  const keepSecret = (name: string, answer: RemoteWebhook & { secret?: string }) => {
+    if (answer.secret) generated[name] = answer.secret;
+  };
+  const done = (change: PlanChange) => {
+    applied.push(change);
+    options.onChange?.(change);
+  };
+  const apis = new Map(plan.current.apis.map((a) => [a.name, a]));
+  const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
+  const apiId = (name: string) => apis.get(name)?.id;
+  const writtenApis = new Set<string>();
+
+  for (const change of plan.changes) {
+    if (change.kind === 'function') {
+      if (change.action === 'create') await api.createFunction(functionBody(find(plan.desired.functions, change.name)));
+      else if (change.action === 'update') await api.updateFunction(change.name, functionPatch(find(plan.desired.functions, change.name), change.fields ?? []));
+      else await api.deleteFunction(change.name);
+      done(change);
+    } else if (change.kind === 'api' || change.kind === 'route') {
+      const apiName = change.kind === 'api' ? change.name : change.api!;
+      const existing = apis.get(apiName);
+      if (change.action === 'delete' && !plan.desired.apis.some((a) => a.name === apiName)) {
+        // Pruned API: its routes go with it.
+        if (change.kind === 'api' && existing) await api.deleteApi(existing.id);
+        done(change);
+        continue;
+      }
+      if (!writtenApis.has(apiName)) {
+        writtenApis.add(apiName);
+        const desired = find(plan.desired.apis, apiName);
+        const routes = routesFor(desired, existing, plan.prune);
+        const written = existing
+          ? await api.updateApi(existing.id, { basePath: desired.base_path, routes })
+          : await api.createApi({ name: apiName, basePath: desired.base_path, routes });
+        apis.set(apiName, written);
+      }
+      done(change);
+    } else {
+      if (change.action === 'delete') {
+        await api.deleteWebhook(hooks.get(change.name)!);
+      } else {
+        const hook = find(plan.desired.webhooks, change.name);
+        if (change.action === 'create') keepSecret(hook.name, await api.createWebhook(webhookBody(hook, apiId) as WebhookBody));
+        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, change.fields)));
+      }
+      done(change);
+    }
+  }
+  return { applied, generated_secrets: generated };
+}

@@ -1,0 +1,216 @@
+/**
+ * `switchyard import serverless.yml`: a Serverless Framework service as a
+ * project. `functions` become functions (`handler: file.export` split into
+ * file and handler, `timeout` seconds, `memorySize`, `environment` merged
+ * over `provider.environment`), `http` events routes of a REST API (aws-v1
+ * events) and `httpApi` events routes of an HTTP API (aws-v2, or aws-v1 with
+ * `provider.httpApi.payload: '1.0'`). Variables: `${self:...}`, `${sls:stage}`,
+ * `${opt:stage}`/`${opt:region}` and fallbacks are resolved; `${env:NAME}` is
+ * kept (the project file reads it the same way); anything else is reported.
+ */
+import { parse } from 'yaml';
+import { ProjectError } from './types.js';
+import {
+  ProjectBuilder,
+  functionName,
+  memoryMb,
+  routeMethod,
+  routePath,
+  splitHandler,
+  timeoutMs,
+  type ImportOptions,
+  type ImportResult,
+} from './import-common.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const VARIABLE = /\$\{([^${}]+)\}/;
+
+class Variables {
+  constructor(
+    private readonly doc: Obj,
+    private readonly notes: string[],
+  ) {}
+
+  private stage(): string {
+    const provider = isObj(this.doc.provider) ? this.doc.provider : {};
+    return typeof provider.stage === 'string' && !provider.stage.includes('${') ? provider.stage : 'dev';
+  }
+
+  private lookup(ref: string): string | undefined {
+    const [source, ...rest] = ref.split(':');
+    const address = rest.join(':').trim();
+    switch (source.trim()) {
+      case 'self': {
+        let value: unknown = this.doc;
+        for (const key of address.split('.').filter(Boolean)) value = isObj(value) ? value[key] : undefined;
+        return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+      }
+      case 'sls':
+        return address === 'stage' ? this.stage() : address === 'instanceId' ? 'local' : undefined;
+      case 'opt':
+        if (address === 'stage') return this.stage();
+        if (address === 'region') {
+          const provider = isObj(this.doc.provider) ? this.doc.provider : {};
+          return typeof provider.region === 'string' ? provider.region : 'us-east-1';
+        }
+        return undefined;
+      default: {
+        const literal = /^\s*(['"])(.*)\1\s*$/.exec(ref);
+        if (literal) return literal[2];
+        if (/^\s*-?\d+(\.\d+)?\s*$/.test(ref)) return ref.trim();
+        return undefined;
+      }
+    }
+  }
+
+  /**
+   * Resolves the variables of one value. `${env:NAME}` stays (with its
+   * fallback dropped); an unresolved one returns `undefined` after a note.
+   */
+  resolve(value: string, where: string): string | undefined {
+    let text = value;
+    const kept: string[] = [];
+    for (let pass = 0; pass < 20; pass++) {
+      const m = VARIABLE.exec(text);
+      if (!m) break;
+      const alternatives = m[1].split(',').map((a) => a.trim());
+      const env = alternatives.find((a) => a.startsWith('env:'));
+      let replacement: string | undefined;
+      if (env) {
+        if (alternatives.length > 1) this.notes.push(`${where}: the fallback of \${${m[1]}} is not carried; set ${env.slice(4)}`);
+        kept.push(`\${env:${env.slice(4).trim()}}`);
+        replacement = `\u0000${kept.length - 1}\u0000`;
+      } else {
+        for (const alt of alternatives) {
+          replacement = this.lookup(alt);
+          if (replacement !== undefined) break;
+        }
+      }
+      if (replacement === undefined) {
+        this.notes.push(`${where}: \${${m[1]}} cannot be resolved here`);
+        return undefined;
+      }
+      text = text.slice(0, m.index) + replacement + text.slice(m.index + m[0].length);
+    }
+    return text.replace(/\u0000(\d+)\u0000/g, (_, i: string) => kept[Number(i)]);
+  }
+}
+
+function envOf(raw: unknown, where: string, vars: Variables, notes: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (!isObj(raw)) return env;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value === 'string') {
+      const resolved = vars.resolve(value, `${where}.${key}`);
+      env[key] = resolved ?? `\${env:${key}}`;
+      if (resolved === undefined) notes.push(`${where}.${key}: read from the environment variable ${key} instead`);
+    } else if (typeof value === 'number' || typeof value === 'boolean') env[key] = String(value);
+    else {
+      env[key] = `\${env:${key}}`;
+      notes.push(`${where}.${key}: ${JSON.stringify(value)} is a CloudFormation value; read from the environment variable ${key} instead`);
+    }
+  }
+  return env;
+}
+
+interface HttpEvent {
+  kind: 'http' | 'httpApi';
+  method: string;
+  path: string;
+}
+
+function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
+  for (const kind of ['http', 'httpApi'] as const) {
+    if (!(kind in event)) continue;
+    const spec = event[kind];
+    if (typeof spec === 'string') {
+      if (spec.trim() === '*') return { kind, method: '*', path: '/{proxy+}' };
+      const m = /^(\S+)\s+(\S+)$/.exec(spec.trim());
+      if (!m) {
+        notes.push(`${where}: '${spec}' is not 'METHOD path'; not carried`);
+        return null;
+      }
+      return { kind, method: m[1], path: m[2] };
+    }
+    if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
+      const ignored = Object.keys(spec).filter((k) => !['method', 'path'].includes(k));
+      if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
+      return { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
+    }
+    notes.push(`${where}: needs method and path; not carried`);
+    return null;
+  }
+  return null;
+}
+
+export function importServerless(yamlText: string, options: ImportOptions = {}): ImportResult {
+  let doc: unknown;
+  try {
+    doc = parse(yamlText, { prettyErrors: false });
+  } catch (err) {
+    throw new ProjectError([{ file: 'serverless.yml', path: '', message: `YAML syntax: ${(err as Error).message.split('\n')[0]}` }]);
+  }
+  if (!isObj(doc) || !isObj(doc.functions)) {
+    throw new ProjectError([{ file: 'serverless.yml', path: 'functions', message: 'a Serverless Framework service has a functions mapping' }]);
+  }
+  const b = new ProjectBuilder();
+  const vars = new Variables(doc, b.notes);
+  const provider = isObj(doc.provider) ? doc.provider : {};
+  const service = (typeof doc.service === 'string' && vars.resolve(doc.service, 'service')) || 'service';
+  const providerEnv = envOf(provider.environment, 'provider.environment', vars, b.notes);
+  const httpApiPayload = isObj(provider.httpApi) ? String(provider.httpApi.payload ?? '2.0') : '2.0';
+  const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
+
+  const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
+  const kinds = new Set<string>();
+  for (const [, fn] of functions) for (const e of Array.isArray(fn.events) ? fn.events : []) if (isObj(e)) for (const k of Object.keys(e)) kinds.add(k);
+  const apiName = (kind: 'http' | 'httpApi') =>
+    kinds.has('http') && kinds.has('httpApi') ? `${service}-${kind === 'http' ? 'rest' : 'http'}` : service;
+
+  for (const [rawName, fn] of functions) {
+    const where = `functions.${rawName}`;
+    const name = functionName(rawName, b.notes);
+    if (typeof fn.handler !== 'string') {
+      b.notes.push(`${where}: no handler (an image function?); not carried`);
+      continue;
+    }
+    const runtime = typeof fn.runtime === 'string' ? fn.runtime : providerRuntime;
+    if (runtime && !runtime.startsWith('nodejs')) b.notes.push(`${where}: runtime ${runtime} is not JavaScript; its file is referenced as is`);
+    const { file, handler } = splitHandler(vars.resolve(fn.handler, `${where}.handler`) ?? fn.handler, '', options);
+    const env = { ...providerEnv, ...envOf(fn.environment, `${where}.environment`, vars, b.notes) };
+    const spec: Parameters<ProjectBuilder['addFunction']>[1] = { file, handler, env };
+    const timeout = timeoutMs(fn.timeout ?? provider.timeout);
+    if (timeout !== undefined) spec.timeout_ms = timeout;
+    const memory = memoryMb(fn.memorySize ?? provider.memorySize, where, b.notes);
+    if (memory !== undefined) spec.memory_mb = memory;
+    b.addFunction(name, spec);
+
+    (Array.isArray(fn.events) ? fn.events : []).forEach((event, i) => {
+      const at = `${where}.events[${i}]`;
+      if (!isObj(event)) return;
+      const kind = Object.keys(event)[0];
+      if (kind === 'schedule') {
+        b.notes.push(`${at}: schedule ${JSON.stringify(event.schedule)} is kept for function schedules (a later release); not applied`);
+        return;
+      }
+      if (kind !== 'http' && kind !== 'httpApi') {
+        b.notes.push(`${at}: ${kind} events are not carried`);
+        return;
+      }
+      const http = httpEvent(event, at, b.notes);
+      if (!http) return;
+      const method = routeMethod(http.method);
+      if (!method) {
+        b.notes.push(`${at}: method ${http.method} is not carried`);
+        return;
+      }
+      const format = http.kind === 'http' || httpApiPayload === '1.0' ? 'aws-v1' : 'aws-v2';
+      const path = vars.resolve(http.path, `${at}.path`);
+      if (path === undefined) return;
+      b.addRoute(apiName(http.kind), { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+    });
+  }
+  return b.result();
+}

@@ -1,0 +1,316 @@
+/**
+ * Loads `switchyard.yaml`: YAML syntax (line and column on error), the
+ * published JSON Schema (schema/switchyard.schema.json, ajv 2020-12), then
+ * `${env:NAME}` values, the checks a schema cannot express (route paths,
+ * references between functions, routes and webhooks) and the function files.
+ * Every problem names the file, the key path and the reason; all of them are
+ * reported at once, and nothing is returned unless the whole project is valid.
+ */
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
+import { PROJECT_DEFAULTS, RUNTIME_BY_EXTENSION } from './defaults.js';
+import {
+  ProjectError,
+  type Project,
+  type ProjectApiDef,
+  type ProjectFunction,
+  type ProjectProblem,
+  type ProjectWebhook,
+} from './types.js';
+
+export type EnvMap = Record<string, string | undefined>;
+
+export interface LoadOptions {
+  /** Where `${env:NAME}` values come from (the CLI passes process.env). Default: none. */
+  env?: EnvMap;
+  /** Reads a function's file (absolute path); default fs. */
+  readFile?: (path: string) => Promise<string>;
+  /** Function names that exist on the server: routes may name them without the file defining them. */
+  knownFunctions?: Iterable<string>;
+}
+
+/** The JSON Schema of the project file, as published in the package. */
+export const PROJECT_SCHEMA_URL = new URL('../../schema/switchyard.schema.json', import.meta.url);
+let validator: ReturnType<Ajv2020['compile']> | undefined;
+function schemaValidator() {
+  if (!validator) {
+    const schema = JSON.parse(readFileSync(PROJECT_SCHEMA_URL, 'utf8')) as object;
+    validator = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  }
+  return validator;
+}
+
+const ENV_REF = /\$\{env:([^}]*)\}/g;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Path = Array<string | number>;
+
+/** `['functions', 'hello', 'env', 0]` -> `functions.hello.env[0]` */
+export function keyPath(path: Path): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${part}` : part;
+  }
+  return out;
+}
+
+class Problems {
+  readonly list: ProjectProblem[] = [];
+  constructor(
+    readonly file: string,
+    private readonly doc?: Document,
+    private readonly lines?: LineCounter,
+  ) {}
+
+  add(path: Path, message: string): void {
+    const problem: ProjectProblem = { file: this.file, path: keyPath(path), message };
+    const node = this.doc && path.length > 0 ? this.doc.getIn(path, true) : undefined;
+    const range = isNode(node) ? node.range : undefined;
+    if (range && this.lines) {
+      const pos = this.lines.linePos(range[0]);
+      problem.line = pos.line;
+      problem.column = pos.col;
+    }
+    this.list.push(problem);
+  }
+
+  throwIfAny(): void {
+    if (this.list.length > 0) throw new ProjectError(this.list);
+  }
+}
+
+function ajvPath(error: ErrorObject): Path {
+  const parts: Path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') parts.push(String(params.additionalProperty));
+  if (error.keyword === 'required') parts.push(String(params.missingProperty));
+  if (error.keyword === 'propertyNames' && typeof params.propertyName === 'string') parts.push(params.propertyName);
+  // Array indexes back to numbers, for `routes[0]`.
+  return parts.map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p));
+}
+
+function ajvMessage(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return 'unknown key';
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'propertyNames':
+      return 'is not a valid name';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Keys a later release will support; refused with a clear reason rather than "unknown key". */
+function refuseFutureKeys(raw: unknown, problems: Problems): void {
+  const functions = (raw as { functions?: unknown } | null)?.functions;
+  if (!functions || typeof functions !== 'object') return;
+  for (const [name, fn] of Object.entries(functions)) {
+    if (!fn || typeof fn !== 'object') continue;
+    for (const key of ['schedules', 'events'] as const) {
+      if (key in fn) {
+        problems.add(
+          ['functions', name, key],
+          `function ${key} are not supported yet; remove the key (a webhook with a cron or events can call a route of the function meanwhile)`,
+        );
+      }
+    }
+  }
+}
+
+/** Replaces `${env:NAME}` in every string of the document; a missing variable is a problem naming it. */
+function interpolate(value: unknown, path: Path, env: EnvMap, problems: Problems, used: Set<string>): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REF, (whole, name: string) => {
+      if (!ENV_NAME.test(name)) {
+        problems.add(path, `\${env:${name}} is not a valid environment variable name`);
+        return whole;
+      }
+      used.add(name);
+      const found = env[name];
+      if (found === undefined) {
+        problems.add(path, `environment variable ${name} is not set (\${env:${name}})`);
+        return whole;
+      }
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], env, problems, used));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, problems, used);
+    return out;
+  }
+  return value;
+}
+
+interface RawFunction {
+  file: string;
+  handler?: string;
+  event_format?: ProjectFunction['event_format'];
+  env?: Record<string, string | number | boolean>;
+  timeout_ms?: number;
+  memory_mb?: number;
+}
+interface RawApi {
+  base_path: string;
+  routes?: ProjectApiDef['routes'];
+}
+type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
+  Pick<ProjectWebhook, 'target_url' | 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
+interface RawProject {
+  version?: 1;
+  functions?: Record<string, RawFunction>;
+  apis?: Record<string, RawApi>;
+  webhooks?: Record<string, RawWebhook>;
+}
+
+/** What `parseProject` returns besides the project: the variables `${env:}` read. */
+export interface LoadedProject {
+  file: string;
+  project: Project;
+  env_used: string[];
+}
+
+/**
+ * Parses the text of a project file. `file` names it in problems and anchors
+ * relative function paths. Throws ProjectError listing every problem.
+ */
+export async function parseProject(text: string, file: string, options: LoadOptions = {}): Promise<LoadedProject> {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ProjectError(
+      doc.errors.slice(0, 1).map((e) => {
+        const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
+        const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+        return { file, path: '', message: `YAML syntax: ${message}`, line: pos?.line, column: pos?.col };
+      }),
+    );
+  }
+  const problems = new Problems(file, doc, lines);
+  const raw = (doc.toJS() ?? {}) as unknown;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.add([], 'the file must be a mapping with functions, apis and webhooks');
+    problems.throwIfAny();
+  }
+  refuseFutureKeys(raw, problems);
+  problems.throwIfAny();
+  const validate = schemaValidator();
+  if (!validate(raw)) {
+    for (const error of validate.errors ?? []) {
+      if (error.keyword === 'if') continue;
+      problems.add(ajvPath(error), ajvMessage(error));
+    }
+    problems.throwIfAny();
+  }
+  const used = new Set<string>();
+  const resolved = interpolate(raw, [], options.env ?? {}, problems, used) as RawProject;
+  problems.throwIfAny();
+
+  const project = await build(resolved, file, options, problems);
+  problems.throwIfAny();
+  return { file, project, env_used: [...used].sort() };
+}
+
+/** Reads and parses a project file from disk. */
+export async function loadProject(file: string, options: LoadOptions = {}): Promise<LoadedProject> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ProjectError([{ file, path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})` }]);
+  }
+  return parseProject(text, file, options);
+}
+
+async function build(raw: RawProject, file: string, options: LoadOptions, problems: Problems): Promise<Project> {
+  const baseDir = dirname(resolve(file));
+  const read = options.readFile ?? ((p: string) => readFile(p, 'utf8'));
+  const functions: ProjectFunction[] = [];
+  for (const [name, fn] of Object.entries(raw.functions ?? {})) {
+    const ext = extname(fn.file).toLowerCase() as keyof typeof RUNTIME_BY_EXTENSION;
+    let code = '';
+    try {
+      code = await read(resolve(baseDir, fn.file));
+      if (code.length === 0) problems.add(['functions', name, 'file'], `${fn.file} is empty`);
+    } catch (err) {
+      problems.add(['functions', name, 'file'], `cannot read ${fn.file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    const d = PROJECT_DEFAULTS.function;
+    functions.push({
+      name,
+      file: fn.file,
+      code,
+      runtime: RUNTIME_BY_EXTENSION[ext],
+      handler: fn.handler ?? d.handler,
+      event_format: fn.event_format ?? d.event_format,
+      env: Object.fromEntries(Object.entries(fn.env ?? {}).map(([k, v]) => [k, String(v)])),
+      timeout_ms: fn.timeout_ms ?? d.timeout_ms,
+      memory_mb: fn.memory_mb ?? d.memory_mb,
+    });
+  }
+
+  const known = new Set([...functions.map((f) => f.name), ...(options.knownFunctions ?? [])]);
+  const apis: ProjectApiDef[] = [];
+  for (const [name, api] of Object.entries(raw.apis ?? {})) {
+    const baseProblem = validateBasePath(api.base_path);
+    if (baseProblem) problems.add(['apis', name, 'base_path'], baseProblem);
+    const routes = api.routes ?? [];
+    const seen = new Map<string, number>();
+    routes.forEach((route, i) => {
+      const pathProblem = validateRoutePath(route.path);
+      if (pathProblem) problems.add(['apis', name, 'routes', i, 'path'], pathProblem);
+      if (!known.has(route.function)) {
+        problems.add(['apis', name, 'routes', i, 'function'], `no function '${route.function}' in this file`);
+      }
+      const key = `${route.method} ${route.path}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined) problems.add(['apis', name, 'routes', i], `${key} is already routes[${earlier}]`);
+      else seen.set(key, i);
+    });
+    apis.push({ name, base_path: api.base_path, routes: routes.map((r) => ({ ...r })) });
+  }
+
+  const apiNames = new Set(apis.map((a) => a.name));
+  const webhooks: ProjectWebhook[] = [];
+  for (const [name, w] of Object.entries(raw.webhooks ?? {})) {
+    const d = PROJECT_DEFAULTS.webhook;
+    if (w.target_url && !/^https?:\/\//i.test(w.target_url)) {
+      problems.add(['webhooks', name, 'target_url'], 'must be an absolute http(s) URL');
+    }
+    if (w.mock_endpoint && !apiNames.has(w.mock_endpoint.api)) {
+      problems.add(['webhooks', name, 'mock_endpoint', 'api'], `no API '${w.mock_endpoint.api}' in this file`);
+    }
+    const retry: ProjectWebhook['retry'] = { max_attempts: w.retry?.max_attempts ?? d.max_attempts };
+    if (w.retry?.schedule_s) retry.schedule_s = w.retry.schedule_s;
+    webhooks.push({
+      name,
+      target_url: w.target_url,
+      method: w.method,
+      headers: w.headers ?? {},
+      payload_template: w.payload_template,
+      cron: w.cron ?? null,
+      timezone: w.timezone ?? d.timezone,
+      mock_endpoint: w.mock_endpoint ?? null,
+      events: w.events ?? [],
+      enabled: w.enabled ?? d.enabled,
+      secret: w.secret ?? null,
+      retry,
+      timeout_ms: w.timeout_ms ?? d.timeout_ms,
+    });
+  }
+  return { functions, apis, webhooks };
+}

@@ -1,0 +1,253 @@
+/**
+ * The plan: what to create, update and delete so the server matches the
+ * project. Identity is the name (functions, APIs, webhooks) and method +
+ * path within an API (routes). Functions compare by code sha256 and every
+ * setting; env values and sensitive webhook values by the server's own dry
+ * run (state.ts). Without `prune` nothing is deleted. The plan is pure data:
+ * it renders as text and as JSON, and apply.ts executes it.
+ */
+import { createHash } from 'node:crypto';
+import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
+import type { ServerState } from './state.js';
+import {
+  ProjectError,
+  type Project,
+  type ProjectApiDef,
+  type ProjectFunction,
+  type ProjectProblem,
+  type ProjectRoute,
+  type ProjectWebhook,
+} from './types.js';
+
+export type ChangeAction = 'create' | 'update' | 'delete';
+export type ChangeKind = 'function' | 'api' | 'route' | 'webhook';
+
+export interface PlanChange {
+  action: ChangeAction;
+  kind: ChangeKind;
+  /** Function, API or webhook name; for a route, `METHOD /path`. */
+  name: string;
+  /** For routes: the API's name. */
+  api?: string;
+  /** For routes: the function it calls (the new one on create and update). */
+  function?: string;
+  /** For updates: the fields that change. */
+  fields?: string[];
+}
+
+export interface Plan {
+  prune: boolean;
+  /** In the order apply runs them. */
+  changes: PlanChange[];
+  desired: Project;
+  current: ServerState;
+}
+
+export interface PlanOptions {
+  prune?: boolean;
+  /** Names the project file in problems (default `switchyard.yaml`). */
+  file?: string;
+}
+
+export function codeSha256(code: string): string {
+  return createHash('sha256').update(code).digest('hex');
+}
+
+/** JSON with object keys sorted, to compare values whatever their key order. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
+const sortedKeys = (o: Record<string, unknown>) => Object.keys(o).sort();
+
+export function functionChanges(fn: ProjectFunction, current: RemoteFunction, envDiffers: boolean): string[] {
+  const fields: string[] = [];
+  if (codeSha256(fn.code) !== current.code_sha256) fields.push('code');
+  if (fn.runtime !== current.runtime) fields.push('runtime');
+  if (fn.handler !== current.handler) fields.push('handler');
+  if (fn.event_format !== current.event_format) fields.push('event_format');
+  if (envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort())) fields.push('env');
+  if (fn.timeout_ms !== current.timeout_ms) fields.push('timeout_ms');
+  if (fn.memory_mb !== current.memory_mb) fields.push('memory_mb');
+  return fields;
+}
+
+export const routeKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+export function webhookChanges(
+  hook: ProjectWebhook,
+  current: RemoteWebhook,
+  apiNameOf: (id: string) => string | undefined,
+  writeOnly: string[],
+): string[] {
+  const fields: string[] = [];
+  const check = (field: string, a: unknown, b: unknown) => {
+    if (!same(a, b)) fields.push(field);
+  };
+  check('target_url', hook.target_url, current.target_url);
+  check('method', hook.method, current.method);
+  if (writeOnly.includes('headers') || !same(sortedKeys(hook.headers), sortedKeys(current.headers))) fields.push('headers');
+  else {
+    // Values the server shows (the non-sensitive ones) compare here; masked ones were compared by the server.
+    for (const [name, value] of Object.entries(current.headers)) {
+      if (!value.startsWith('***') && hook.headers[name] !== value) {
+        fields.push('headers');
+        break;
+      }
+    }
+  }
+  check('payload_template', hook.payload_template, current.payload_template);
+  check('cron', hook.cron, current.cron);
+  check('timezone', hook.timezone, current.timezone);
+  const mock = current.mock_endpoint ? { api: apiNameOf(current.mock_endpoint.api_id), path: current.mock_endpoint.path } : null;
+  check('mock_endpoint', hook.mock_endpoint, mock);
+  check('events', [...hook.events].sort(), [...current.events].sort());
+  check('enabled', hook.enabled, current.enabled);
+  if (
+    (hook.secret === null && current.has_secret) ||
+    (hook.secret !== null && !current.has_secret) ||
+    writeOnly.includes('secret')
+  ) {
+    fields.push('secret');
+  }
+  check('retry', hook.retry, { max_attempts: current.retry.max_attempts, ...(current.retry.schedule_s ? { schedule_s: current.retry.schedule_s } : {}) });
+  check('timeout_ms', hook.timeout_ms, current.timeout_ms);
+  return fields;
+}
+
+/** The one server item with this name; two of them is a problem (APIs and webhooks may share names on the server). */
+function byName<T extends { name: string }>(items: T[], name: string, path: string, file: string, problems: ProjectProblem[]): T | undefined {
+  const found = items.filter((i) => i.name === name);
+  if (found.length > 1) {
+    problems.push({ file, path, message: `the server holds ${found.length} items named '${name}'; rename or delete the extra ones first` });
+  }
+  return found[0];
+}
+
+/**
+ * Compares the project with the server state and lists the changes in a safe
+ * order: functions created and updated first, then APIs and their routes
+ * (which may reference them), then webhooks (which may render from an API's
+ * mock endpoint); deletions last, webhooks before APIs (a mock endpoint holds
+ * its API), APIs and routes before functions (a route holds its function).
+ */
+export function planProject(desired: Project, current: ServerState, options: PlanOptions = {}): Plan {
+  const prune = options.prune ?? false;
+  const file = options.file ?? 'switchyard.yaml';
+  const problems: ProjectProblem[] = [];
+  const functionWrites: PlanChange[] = [];
+  const apiWrites: PlanChange[] = [];
+  const webhookWrites: PlanChange[] = [];
+  const deletions: { webhooks: PlanChange[]; apis: PlanChange[]; functions: PlanChange[] } = { webhooks: [], apis: [], functions: [] };
+
+  for (const fn of desired.functions) {
+    const existing = current.functions.find((f) => f.name === fn.name);
+    if (!existing) functionWrites.push({ action: 'create', kind: 'function', name: fn.name });
+    else {
+      const fields = functionChanges(fn, existing, current.env_differs.includes(fn.name));
+      if (fields.length > 0) functionWrites.push({ action: 'update', kind: 'function', name: fn.name, fields });
+    }
+  }
+
+  for (const api of desired.apis) {
+    const existing = byName(current.apis, api.name, `apis.${api.name}`, file, problems);
+    apiWrites.push(...apiChanges(api, existing, prune));
+  }
+
+  const apiNames = new Map(current.apis.map((a) => [a.id, a.name]));
+  for (const hook of desired.webhooks) {
+    const existing = byName(current.webhooks, hook.name, `webhooks.${hook.name}`, file, problems);
+    if (!existing) webhookWrites.push({ action: 'create', kind: 'webhook', name: hook.name });
+    else {
+      const fields = webhookChanges(hook, existing, (id) => apiNames.get(id), current.write_only_differs[hook.name] ?? []);
+      if (fields.length > 0) webhookWrites.push({ action: 'update', kind: 'webhook', name: hook.name, fields });
+    }
+  }
+
+  if (prune) {
+    const named = (items: Array<{ name: string }>) => new Set(items.map((i) => i.name));
+    const hooks = named(desired.webhooks);
+    const apis = named(desired.apis);
+    const fns = named(desired.functions);
+    for (const w of current.webhooks) if (!hooks.has(w.name)) deletions.webhooks.push({ action: 'delete', kind: 'webhook', name: w.name });
+    for (const a of current.apis) {
+      if (apis.has(a.name)) continue;
+      for (const r of a.routes) deletions.apis.push({ action: 'delete', kind: 'route', name: routeKey(r), api: a.name, function: r.function });
+      deletions.apis.push({ action: 'delete', kind: 'api', name: a.name });
+    }
+    for (const f of current.functions) if (!fns.has(f.name)) deletions.functions.push({ action: 'delete', kind: 'function', name: f.name });
+  } else {
+    // Without prune a route may keep calling a function the file does not name: it must still exist.
+    checkReferences(desired, current, file, problems);
+  }
+
+  if (problems.length > 0) throw new ProjectError(problems);
+  return {
+    prune,
+    changes: [...functionWrites, ...apiWrites, ...webhookWrites, ...deletions.webhooks, ...deletions.apis, ...deletions.functions],
+    desired,
+    current,
+  };
+}
+
+function checkReferences(desired: Project, current: ServerState, file: string, problems: ProjectProblem[]): void {
+  const fns = new Set([...desired.functions.map((f) => f.name), ...current.functions.map((f) => f.name)]);
+  for (const api of desired.apis) {
+    api.routes.forEach((r, i) => {
+      if (!fns.has(r.function)) problems.push({ file, path: `apis.${api.name}.routes[${i}].function`, message: `no function '${r.function}'` });
+    });
+  }
+}
+
+function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: boolean): PlanChange[] {
+  const routeChange = (action: ChangeAction, r: ProjectRoute | RemoteRoute, fields?: string[]): PlanChange => ({
+    action,
+    kind: 'route',
+    name: routeKey(r),
+    api: api.name,
+    function: r.function,
+    ...(fields ? { fields } : {}),
+  });
+  if (!existing) {
+    return [{ action: 'create', kind: 'api', name: api.name }, ...api.routes.map((r) => routeChange('create', r))];
+  }
+  const out: PlanChange[] = [];
+  if (api.base_path !== existing.basePath) out.push({ action: 'update', kind: 'api', name: api.name, fields: ['base_path'] });
+  const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
+  const want = new Set(api.routes.map(routeKey));
+  for (const r of api.routes) {
+    const cur = have.get(routeKey(r));
+    if (!cur) out.push(routeChange('create', r));
+    else if (cur.function !== r.function) out.push(routeChange('update', r, ['function']));
+  }
+  if (prune) for (const r of existing.routes) if (!want.has(routeKey(r))) out.push(routeChange('delete', r));
+  return out;
+}
+
+/** `+ function hello`, `~ function hello (code, timeout_ms)`, `- route GET /x (api users)`; one line per change. */
+export function renderPlan(plan: Plan): string {
+  if (plan.changes.length === 0) return 'No changes: the server matches the project.';
+  const sign = { create: '+', update: '~', delete: '-' } as const;
+  const lines = plan.changes.map((c) => {
+    let line = `${sign[c.action]} ${c.kind} ${c.name}`;
+    if (c.kind === 'route') line += ` (api ${c.api})${c.action === 'delete' ? '' : ` -> ${c.function}`}`;
+    else if (c.fields) line += ` (${c.fields.join(', ')})`;
+    return line;
+  });
+  const count = (a: ChangeAction) => plan.changes.filter((c) => c.action === a).length;
+  lines.push('', `Plan: ${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete.`);
+  return lines.join('\n');
+}
+
+/** The plan for scripts (`--json`). */
+export function planToJson(plan: Plan): { prune: boolean; changes: PlanChange[] } {
+  return { prune: plan.prune, changes: plan.changes };
+}

@@ -1,0 +1,50 @@
+/**
+ * Reads what the server holds, for the plan. Env values and sensitive webhook
+ * values are write-only (never answered), so for the resources the file
+ * names, the server itself compares them: a `?dry_run=true` update carrying
+ * only those values answers whether it would change them, and writes nothing.
+ */
+import type { ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook } from './api.js';
+import type { Project } from './types.js';
+
+export interface ServerState {
+  functions: RemoteFunction[];
+  apis: RemoteApi[];
+  webhooks: RemoteWebhook[];
+  /** Names of functions whose env values (same keys) differ from the file's. */
+  env_differs: string[];
+  /** Webhook name -> write-only fields (`headers`, `secret`) whose values differ from the file's. */
+  write_only_differs: Record<string, string[]>;
+}
+
+const sameKeys = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
+
+export async function readServerState(api: ProjectApi, desired?: Project): Promise<ServerState> {
+  const [functions, apis, webhooks] = await Promise.all([api.listFunctions(), api.listApis(), api.listWebhooks()]);
+  const state: ServerState = { functions, apis, webhooks, env_differs: [], write_only_differs: {} };
+  if (!desired) return state;
+
+  for (const fn of desired.functions) {
+    const current = functions.find((f) => f.name === fn.name);
+    const keys = Object.keys(fn.env);
+    if (!current || keys.length === 0 || !sameKeys(keys, current.env_keys)) continue;
+    const check = await api.checkFunction({ name: fn.name, env: fn.env }, true);
+    if (check.changes.includes('env')) state.env_differs.push(fn.name);
+  }
+
+  for (const hook of desired.webhooks) {
+    const matches = webhooks.filter((w) => w.name === hook.name);
+    if (matches.length !== 1) continue;
+    const current = matches[0];
+    const body: { headers?: Record<string, string>; secret?: string } = {};
+    if (Object.keys(hook.headers).length > 0 && sameKeys(Object.keys(hook.headers), Object.keys(current.headers))) {
+      body.headers = hook.headers;
+    }
+    if (hook.secret && hook.secret !== 'generate' && current.has_secret) body.secret = hook.secret;
+    if (Object.keys(body).length === 0) continue;
+    const check = await api.checkWebhook(body, current.id);
+    const differs = check.changes.filter((c) => c === 'headers' || c === 'secret');
+    if (differs.length > 0) state.write_only_differs[hook.name] = differs;
+  }
+  return state;
+}

@@ -1,0 +1,137 @@
+/**
+ * An in-memory ProjectApi for the unit tests of plan, apply and export: it
+ * keeps env values write-only and answers dry runs as the server does (the
+ * integration suite checks the real server). Every write is recorded.
+ */
+import { createHash } from 'node:crypto';
+import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, WebhookBody } from '../../src/project/index.js';
+
+interface StoredFunction extends RemoteFunction {
+  env: Record<string, string>;
+  code: string;
+}
+
+export class FakeProjectApi implements ProjectApi {
+  functions = new Map<string, StoredFunction>();
+  apis: RemoteApi[] = [];
+  webhooks: Array<RemoteWebhook & { secret: string | null }> = [];
+  writes: string[] = [];
+  private seq = 0;
+
+  private view(fn: StoredFunction, withCode = false): RemoteFunction {
+    const { env, code, ...rest } = fn;
+    return { ...rest, env_keys: Object.keys(env).sort(), ...(withCode ? { code } : {}) };
+  }
+
+  async listFunctions() {
+    return [...this.functions.values()].map((f) => this.view(f));
+  }
+  async getFunction(name: string) {
+    return this.view(this.functions.get(name)!, true);
+  }
+  async createFunction(body: FunctionBody) {
+    this.writes.push(`create function ${body.name}`);
+    const fn: StoredFunction = {
+      name: body.name,
+      runtime: body.runtime,
+      env: body.env,
+      env_keys: [],
+      timeout_ms: body.timeout_ms,
+      memory_mb: body.memory_mb,
+      handler: body.handler ?? null,
+      event_format: body.event_format,
+      version: 1,
+      code: body.code,
+      code_sha256: createHash('sha256').update(body.code).digest('hex'),
+    };
+    this.functions.set(fn.name, fn);
+    return this.view(fn);
+  }
+  async updateFunction(name: string, body: Record<string, unknown>) {
+    this.writes.push(`update function ${name} ${Object.keys(body).sort().join(',')}`);
+    const fn = this.functions.get(name)!;
+    Object.assign(fn, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null)));
+    if ('handler' in body) fn.handler = (body.handler as string | null) ?? null;
+    fn.code_sha256 = createHash('sha256').update(fn.code).digest('hex');
+    fn.version++;
+    return this.view(fn);
+  }
+  async deleteFunction(name: string) {
+    this.writes.push(`delete function ${name}`);
+    if (this.apis.some((a) => a.routes.some((r) => r.function === name))) throw new Error(`function ${name} is in use`);
+    this.functions.delete(name);
+  }
+  async checkFunction(body: { name: string } & Record<string, unknown>, exists: boolean): Promise<DryRunResult> {
+    if (typeof body.code === 'string' && body.code.includes('SYNTAX ERROR')) {
+      const { ProjectApiError } = await import('../../src/project/index.js');
+      throw new ProjectApiError(400, 'invalid_code', 'Unexpected identifier', { line: 1 });
+    }
+    if (!exists) return { dry_run: true, action: 'create', changes: Object.keys(body).filter((k) => k !== 'name') };
+    const fn = this.functions.get(body.name)!;
+    const changes = body.env && JSON.stringify(body.env) !== JSON.stringify(fn.env) ? ['env'] : [];
+    return { dry_run: true, action: changes.length ? 'update' : 'none', changes };
+  }
+
+  async listApis() {
+    return structuredClone(this.apis);
+  }
+  async createApi(body: { name: string; basePath: string; routes: Array<{ method: any; path: string; function: string }> }) {
+    this.writes.push(`create api ${body.name}`);
+    const id = `api_${++this.seq}`;
+    const api: RemoteApi = {
+      id,
+      name: body.name,
+      basePath: body.basePath,
+      routes: body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r })),
+      invokeUrl: `http://x/api/invoke/fn/${id}`,
+    };
+    for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
+    this.apis.push(api);
+    return structuredClone(api);
+  }
+  async updateApi(id: string, body: { basePath?: string; routes?: Array<{ method: any; path: string; function: string }> }) {
+    const api = this.apis.find((a) => a.id === id)!;
+    this.writes.push(`update api ${api.name}`);
+    if (body.basePath) api.basePath = body.basePath;
+    if (body.routes) {
+      for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
+      api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));
+    }
+    return structuredClone(api);
+  }
+  async deleteApi(id: string) {
+    this.writes.push(`delete api ${this.apis.find((a) => a.id === id)?.name}`);
+    if (this.webhooks.some((w) => w.mock_endpoint?.api_id === id)) throw new Error('api in use');
+    this.apis = this.apis.filter((a) => a.id !== id);
+  }
+
+  async listWebhooks() {
+    return this.webhooks.map(({ secret, ...w }) => structuredClone({ ...w, has_secret: secret !== null }));
+  }
+  async createWebhook(body: WebhookBody) {
+    this.writes.push(`create webhook ${body.name}`);
+    const { secret, ...rest } = body;
+    const w = { ...structuredClone(rest), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
+    this.webhooks.push(w);
+    return structuredClone(w);
+  }
+  async updateWebhook(id: string, body: Partial<WebhookBody>) {
+    const w = this.webhooks.find((x) => x.id === id)!;
+    this.writes.push(`update webhook ${w.name} ${Object.keys(body).sort().join(',')}`);
+    Object.assign(w, structuredClone(body));
+    if ('secret' in body) w.has_secret = Boolean(body.secret);
+    return structuredClone(w);
+  }
+  async deleteWebhook(id: string) {
+    this.writes.push(`delete webhook ${this.webhooks.find((w) => w.id === id)?.name}`);
+    this.webhooks = this.webhooks.filter((w) => w.id !== id);
+  }
+  async checkWebhook(body: Partial<WebhookBody>, id?: string): Promise<DryRunResult> {
+    if (id === undefined) return { dry_run: true, action: 'create', changes: Object.keys(body) };
+    const w = this.webhooks.find((x) => x.id === id)!;
+    const changes: string[] = [];
+    if (body.secret !== undefined && body.secret !== w.secret) changes.push('secret');
+    if (body.headers !== undefined && JSON.stringify(body.headers) !== JSON.stringify(w.headers)) changes.push('headers');
+    return { dry_run: true, action: changes.length ? 'update' : 'none', changes };
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Projects against a real server over HTTP: apply creates, a second plan is
+ * empty, edits update, prune deletes, an invalid project changes nothing,
+ * an export plans nothing, and the imported sample serverless.yml and SAM
+ * template answer on their routes.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  applyPlan,
+  createHttpProjectApi,
+  exportProject,
+  importSam,
+  importServerless,
+  loadProject,
+  planProject,
+  ProjectError,
+  readServerState,
+  renderPlan,
+  type ProjectApi,
+} from '../../src/project/index.js';
+import { startService, type RunningService } from '../helpers/service.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+let svc: RunningService;
+let api: ProjectApi;
+beforeAll(async () => {
+  svc = await startService();
+  api = createHttpProjectApi({ baseUrl: svc.url });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+function projectDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-project-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+async function plan(dir: string, opts: { prune?: boolean; env?: Record<string, string>; file?: string } = {}) {
+  const { project } = await loadProject(join(dir, opts.file ?? 'switchyard.yaml'), { env: opts.env ?? {} });
+  return planProject(project, await readServerState(api, project), { prune: opts.prune });
+}
+
+const HELLO = `export const handler = async () => ({ statusCode: 200, body: 'hello ' + process.env.GREETING });`;
+const USER = `export const handler = async (event) => ({ id: event.pathParameters.id, v: 1 });`;
+const PROJECT = `
+functions:
+  p-hello:
+    file: functions/hello.js
+    env:
+      GREETING: \${env:GREETING}
+  p-user:
+    file: functions/user.mjs
+    event_format: aws-v2
+apis:
+  p-shop:
+    base_path: /shop
+    routes:
+      - { method: GET, path: /hello, function: p-hello }
+      - { method: GET, path: '/users/{id}', function: p-user }
+webhooks:
+  p-ping:
+    target_url: https://example.com/hook
+    method: POST
+    headers:
+      authorization: Bearer \${env:TOKEN}
+    payload_template: { event: '{{event}}' }
+    events: [order.created]
+    secret: generate
+`;
+const ENV = { GREETING: 'world', TOKEN: 'abc' };
+
+async function invoke(apiName: string, path: string, method = 'GET') {
+  const found = (await api.listApis()).find((a) => a.name === apiName)!;
+  const res = await fetch(`${found.invokeUrl}${path}`, { method });
+  return { status: res.status, text: await res.text() };
+}
+
+describe('apply', () => {
+  const dir = projectDir({ 'switchyard.yaml': PROJECT, 'functions/hello.js': HELLO, 'functions/user.mjs': USER });
+
+  it('creates everything, answers on its routes, and a second plan is empty', async () => {
+    const first = await plan(dir, { env: ENV });
+    expect(first.changes).toHaveLength(6);
+    const { applied, generated_secrets } = await applyPlan(first, api);
+    expect(applied).toHaveLength(6);
+    expect(generated_secrets['p-ping']).toMatch(/^whsec_/);
+    expect(await invoke('p-shop', '/hello')).toEqual({ status: 200, text: 'hello world' });
+    expect(JSON.parse((await invoke('p-shop', '/users/42')).text)).toEqual({ id: '42', v: 1 });
+    const hooks = await api.listWebhooks();
+    expect(hooks.find((w) => w.name === 'p-ping')).toMatchObject({ has_secret: true, events: ['order.created'] });
+
+    const second = await plan(dir, { env: ENV });
+    expect(renderPlan(second)).toBe('No changes: the server matches the project.');
+  });
+
+  it('updates what changed: code, env values, a route, a sensitive header', async () => {
+    writeFileSync(join(dir, 'functions/user.mjs'), USER.replace('v: 1', 'v: 2'));
+    const edited = PROJECT.replace("path: '/users/{id}', function: p-user }", "path: '/users/{id}', function: p-user }\n      - { method: POST, path: /hello, function: p-hello }");
+    writeFileSync(join(dir, 'switchyard.yaml'), edited);
+    const p = await plan(dir, { env: { GREETING: 'again', TOKEN: 'def' } });
+    expect(renderPlan(p).split('\n').slice(0, -2)).toEqual([
+      '~ function p-hello (env)',
+      '~ function p-user (code)',
+      '+ route POST /hello (api p-shop) -> p-hello',
+      '~ webhook p-ping (headers)',
+    ]);
+    await applyPlan(p, api);
+    expect(await invoke('p-shop', '/hello', 'POST')).toEqual({ status: 200, text: 'hello again' });
+    expect(JSON.parse((await invoke('p-shop', '/users/7')).text)).toEqual({ id: '7', v: 2 });
+    expect((await plan(dir, { env: { GREETING: 'again', TOKEN: 'def' } })).changes).toEqual([]);
+  });
+
+  it('refuses an invalid project and changes nothing', async () => {
+    const before = JSON.stringify([await api.listFunctions(), await api.listApis(), await api.listWebhooks()]);
+    writeFileSync(join(dir, 'functions/user.mjs'), 'export const handler = ;');
+    const p = await plan(dir, { env: { GREETING: 'third', TOKEN: 'def' } });
+    expect(p.changes.map((c) => c.name)).toEqual(['p-hello', 'p-user']);
+    const err = await applyPlan(p, api).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectError);
+    expect((err as ProjectError).problems[0]).toMatchObject({ path: 'functions.p-user' });
+    expect((err as ProjectError).message).toMatch(/functions\.p-user/);
+    const after = JSON.stringify([await api.listFunctions(), await api.listApis(), await api.listWebhooks()]);
+    expect(after).toBe(before);
+    writeFileSync(join(dir, 'functions/user.mjs'), USER.replace('v: 1', 'v: 2'));
+  });
+
+  it('prunes only with prune: routes, webhooks and functions the file no longer names', async () => {
+    await api.createFunction({ name: 'p-stray', code: HELLO, runtime: 'javascript', env: {}, timeout_ms: 1000, memory_mb: 64, event_format: 'switchyard' });
+    writeFileSync(join(dir, 'switchyard.yaml'), PROJECT.replace(/webhooks:[\s\S]*$/, '').replace("      - { method: GET, path: '/users/{id}', function: p-user }\n", ''));
+    const env = { GREETING: 'again', TOKEN: 'def' };
+    expect((await plan(dir, { env })).changes).toEqual([]);
+    const pruned = await plan(dir, { env, prune: true });
+    expect(renderPlan(pruned).split('\n').slice(0, -2)).toEqual([
+      '- route GET /users/{id} (api p-shop)',
+      '- route POST /hello (api p-shop)',
+      '- webhook p-ping',
+      '- function p-stray',
+    ]);
+    await applyPlan(pruned, api);
+    expect((await api.listFunctions()).map((f) => f.name)).toEqual(['p-hello', 'p-user']);
+    expect((await api.listWebhooks()).map((w) => w.name)).toEqual([]);
+    expect((await invoke('p-shop', '/users/1')).status).toBe(404);
+    expect((await plan(dir, { env, prune: true })).changes).toEqual([]);
+  });
+
+  it('export then plan is empty', async () => {
+    await api.createWebhook({
+      name: 'p-export',
+      target_url: 'https://example.com/x',
+      method: 'PUT',
+      headers: { 'x-api-key': 'k-123', 'x-source': 'sy' },
+      payload_template: { a: '{{event}}' },
+      cron: '0 * * * *',
+      timezone: 'Europe/Berlin',
+      mock_endpoint: { api_id: (await api.listApis())[0].id, path: '/shop/hello' },
+      events: [],
+      enabled: false,
+      secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+      retry: { max_attempts: 2 },
+      timeout_ms: 5000,
+    });
+    const exported = await exportProject(api);
+    const out = projectDir(exported.files);
+    expect(exported.env_vars.map((v) => v.name), JSON.stringify(exported.env_vars)).toEqual(['GREETING', 'WEBHOOK_P_EXPORT_X_API_KEY', 'WEBHOOK_P_EXPORT_SECRET']);
+    const env = { GREETING: 'again', WEBHOOK_P_EXPORT_X_API_KEY: 'k-123', WEBHOOK_P_EXPORT_SECRET: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' };
+    expect(renderPlan(await plan(out, { env, prune: true }))).toBe('No changes: the server matches the project.');
+    // The placeholders matter: another key value is a change.
+    expect((await plan(out, { env: { ...env, WEBHOOK_P_EXPORT_X_API_KEY: 'k-999' } })).changes).toEqual([
+      { action: 'update', kind: 'webhook', name: 'p-export', fields: ['headers'] },
+    ]);
+  });
+});
+
+describe('imported samples', () => {
+  it('serverless.yml: applied, its REST and HTTP API routes answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-import-'));
+    cpSync(join(FIXTURES, 'serverless'), dir, { recursive: true });
+    const imported = importServerless(readFileSync(join(dir, 'serverless.yml'), 'utf8'), { exists: (p) => existsSync(join(dir, p)) });
+    writeFileSync(join(dir, 'switchyard.yaml'), imported.yaml);
+    const p = await plan(dir, { env: { USERS_API_TOKEN: 'tok' } });
+    await applyPlan(p, api);
+
+    const user = await invoke('users-service-rest', '/users/42');
+    expect(user.status, user.text).toBe(200);
+    expect(JSON.parse(user.text)).toEqual({ format: 'aws-v1', method: 'GET', id: '42', service: 'users-service', table: 'users-test', token: 'tok' });
+    expect((await invoke('users-service-rest', '/users', 'POST')).status).toBe(201);
+    const proxy = await invoke('users-service-rest', '/files/a/b/c.txt', 'DELETE');
+    expect(JSON.parse(proxy.text)).toEqual({ proxy: 'a/b/c.txt', method: 'DELETE', mode: 'proxy' });
+    const item = await invoke('users-service-http', '/items/9');
+    expect(item.status, item.text).toBe(200);
+    expect(JSON.parse(item.text)).toEqual({ format: 'aws-v2', route: 'GET /items/{id}', id: '9', table: 'items-test' });
+    expect((await plan(dir, { env: { USERS_API_TOKEN: 'tok' } })).changes).toEqual([]);
+  });
+
+  it('SAM template: applied, its Api and HttpApi routes answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-import-'));
+    cpSync(join(FIXTURES, 'sam'), dir, { recursive: true });
+    const imported = importSam(readFileSync(join(dir, 'template.yaml'), 'utf8'), { exists: (p) => existsSync(join(dir, p)) });
+    writeFileSync(join(dir, 'switchyard.yaml'), imported.yaml);
+    await applyPlan(await plan(dir, { env: { TABLE_ARN: 'arn:aws:dynamodb:table/items' } }), api);
+
+    const hello = await invoke('ServerlessRestApi', '/hello/ada');
+    expect(hello.status, hello.text).toBe(200);
+    expect(JSON.parse(hello.text)).toEqual({ message: 'hello from test', stage: 'test', name: 'ada', proxy: null, tableArn: 'arn:aws:dynamodb:table/items' });
+    const rest = await invoke('ServerlessRestApi', '/hello/a/b', 'POST');
+    expect(JSON.parse(rest.text)).toMatchObject({ proxy: 'a/b', name: null });
+    const item = await invoke('ServerlessHttpApi', '/items/5');
+    expect(item.status, item.text).toBe(200);
+    expect(JSON.parse(item.text)).toEqual({ id: '5', route: 'GET /items/{id}', stage: 'test' });
+  });
+});

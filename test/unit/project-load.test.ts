@@ -1,0 +1,277 @@
+/**
+ * The project file loader: a valid file with defaults filled, and every
+ * kind of problem named by file, key path (and line), and reason.
+ */
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadProject, parseProject, PROJECT_DEFAULTS, ProjectError, type ProjectProblem } from '../../src/project/index.js';
+import { FUNCTION_DEFAULTS } from '../../src/functions/service.js';
+import { WEBHOOK_DEFAULTS } from '../../src/webhooks/service.js';
+
+const files: Record<string, string> = {
+  '/p/functions/hello.js': 'export const handler = async () => ({ ok: true });',
+  '/p/functions/typed.ts': 'export const handler = async (): Promise<number> => 1;',
+  '/p/functions/empty.js': '',
+};
+const readFile = async (path: string) => {
+  if (path in files) return files[path];
+  throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+};
+const parse = (text: string, env: Record<string, string> = {}) => parseProject(text, '/p/switchyard.yaml', { env, readFile });
+
+async function problemsOf(text: string, env: Record<string, string> = {}): Promise<ProjectProblem[]> {
+  const err = await parse(text, env).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ProjectError);
+  return (err as ProjectError).problems;
+}
+
+describe('project file: valid', () => {
+  it('fills the defaults of the server, infers the runtime from the extension, reads the files', async () => {
+    const { project, env_used } = await parse(
+      `
+functions:
+  hello:
+    file: functions/hello.js
+  typed:
+    file: functions/typed.ts
+    handler: handler
+    event_format: aws-v2
+    env: { GREETING: hi, PORT: 8080, TOKEN: 'Bearer \${env:TOKEN}' }
+    timeout_ms: 2000
+    memory_mb: 64
+apis:
+  users:
+    base_path: /users
+    routes:
+      - { method: GET, path: '/{id}', function: hello }
+      - { method: ANY, path: '/files/{proxy+}', function: typed }
+webhooks:
+  ping:
+    target_url: https://example.com/hook
+    method: POST
+    payload_template: { event: '{{event}}' }
+    mock_endpoint: { api: users, path: /1 }
+`,
+      { TOKEN: 'abc' },
+    );
+    expect(env_used).toEqual(['TOKEN']);
+    expect(project.functions).toEqual([
+      {
+        name: 'hello',
+        file: 'functions/hello.js',
+        code: files['/p/functions/hello.js'],
+        runtime: 'javascript',
+        handler: null,
+        event_format: 'switchyard',
+        env: {},
+        timeout_ms: 10000,
+        memory_mb: 128,
+      },
+      {
+        name: 'typed',
+        file: 'functions/typed.ts',
+        code: files['/p/functions/typed.ts'],
+        runtime: 'typescript',
+        handler: 'handler',
+        event_format: 'aws-v2',
+        env: { GREETING: 'hi', PORT: '8080', TOKEN: 'Bearer abc' },
+        timeout_ms: 2000,
+        memory_mb: 64,
+      },
+    ]);
+    expect(project.apis).toEqual([
+      {
+        name: 'users',
+        base_path: '/users',
+        routes: [
+          { method: 'GET', path: '/{id}', function: 'hello' },
+          { method: 'ANY', path: '/files/{proxy+}', function: 'typed' },
+        ],
+      },
+    ]);
+    expect(project.webhooks[0]).toEqual({
+      name: 'ping',
+      target_url: 'https://example.com/hook',
+      method: 'POST',
+      headers: {},
+      payload_template: { event: '{{event}}' },
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: { api: 'users', path: '/1' },
+      events: [],
+      enabled: true,
+      secret: null,
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+  });
+
+  it('uses the same defaults as the services', () => {
+    expect(PROJECT_DEFAULTS.function).toMatchObject({
+      runtime: FUNCTION_DEFAULTS.runtime,
+      event_format: FUNCTION_DEFAULTS.eventFormat,
+      timeout_ms: FUNCTION_DEFAULTS.timeoutMs,
+      memory_mb: FUNCTION_DEFAULTS.memoryMb,
+    });
+    expect(PROJECT_DEFAULTS.webhook).toMatchObject({
+      timezone: WEBHOOK_DEFAULTS.timezone,
+      max_attempts: WEBHOOK_DEFAULTS.maxAttempts,
+      timeout_ms: WEBHOOK_DEFAULTS.timeoutMs,
+    });
+  });
+
+  it('an empty file is an empty project', async () => {
+    expect((await parse('')).project).toEqual({ functions: [], apis: [], webhooks: [] });
+  });
+
+  it('reads a file from disk, function paths relative to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-project-'));
+    mkdirSync(join(dir, 'fns'));
+    writeFileSync(join(dir, 'fns', 'a.mjs'), 'export default () => 1;');
+    writeFileSync(join(dir, 'switchyard.yaml'), 'functions:\n  a: { file: fns/a.mjs }\n');
+    const { project } = await loadProject(join(dir, 'switchyard.yaml'));
+    expect(project.functions[0]).toMatchObject({ name: 'a', runtime: 'javascript', code: 'export default () => 1;' });
+  });
+});
+
+describe('project file: problems name the file, the key path and the reason', () => {
+  it('a value out of range, with its line and column', async () => {
+    const problems = await problemsOf('functions:\n  hello:\n    file: functions/hello.js\n    timeout_ms: 999999999\n');
+    expect(problems).toEqual([
+      { file: '/p/switchyard.yaml', path: 'functions.hello.timeout_ms', message: 'must be <= 900000', line: 4, column: 17 },
+    ]);
+    expect(new ProjectError(problems).message).toBe('/p/switchyard.yaml:4:17: functions.hello.timeout_ms: must be <= 900000');
+  });
+
+  it('all problems at once: unknown key, wrong enum, missing required, bad route', async () => {
+    const problems = await problemsOf(`
+functions:
+  hello:
+    file: functions/hello.js
+    event_format: aws-v3
+    timeout: 5
+apis:
+  users:
+    routes:
+      - { method: FETCH, path: x, function: hello }
+`);
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
+    expect(byPath['functions.hello.event_format']).toBe('must be one of "switchyard", "aws-v1", "aws-v2"');
+    expect(byPath['functions.hello.timeout']).toBe('unknown key');
+    expect(byPath['apis.users.base_path']).toBe('is required');
+    expect(byPath['apis.users.routes[0].method']).toMatch(/^must be one of "GET"/);
+    expect(byPath['apis.users.routes[0].path']).toBe('must match pattern "^/"');
+  });
+
+  it('a YAML syntax error names line and column', async () => {
+    const problems = await problemsOf('functions:\n  hello:\n    file: [unclosed\n');
+    expect(problems).toHaveLength(1);
+    expect(problems[0].message).toMatch(/^YAML syntax: /);
+    expect(problems[0].line).toBeGreaterThanOrEqual(3);
+    expect(problems[0].column).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a duplicate key is a syntax error', async () => {
+    const problems = await problemsOf('functions:\n  a: { file: functions/hello.js }\n  a: { file: functions/hello.js }\n');
+    expect(problems[0].message).toMatch(/YAML syntax: .*unique/i);
+  });
+
+  it('a missing environment variable names the key path and the variable', async () => {
+    const problems = await problemsOf(
+      'functions:\n  hello:\n    file: functions/hello.js\n    env:\n      DB_URL: ${env:DATABASE_URL}\n',
+    );
+    expect(problems).toEqual([
+      {
+        file: '/p/switchyard.yaml',
+        path: 'functions.hello.env.DB_URL',
+        message: 'environment variable DATABASE_URL is not set (${env:DATABASE_URL})',
+        line: 5,
+        column: 15,
+      },
+    ]);
+  });
+
+  it('function schedules and events are refused as not supported yet', async () => {
+    const problems = await problemsOf('functions:\n  hello:\n    file: functions/hello.js\n    schedules: [{ cron: "* * * * *" }]\n');
+    expect(problems[0]).toMatchObject({ path: 'functions.hello.schedules' });
+    expect(problems[0].message).toMatch(/not supported yet/);
+  });
+
+  it('checks what the schema cannot: route paths, references, files, duplicates', async () => {
+    const problems = await problemsOf(`
+functions:
+  hello: { file: functions/hello.js }
+  gone: { file: functions/missing.js }
+  empty: { file: functions/empty.js }
+apis:
+  users:
+    base_path: /users/:id
+    routes:
+      - { method: GET, path: '/a/*/b', function: hello }
+      - { method: GET, path: /x, function: nobody }
+      - { method: GET, path: /x, function: hello }
+webhooks:
+  w:
+    target_url: ftp://example.com
+    method: POST
+    payload_template: {}
+    mock_endpoint: { api: other, path: / }
+`);
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
+    expect(byPath['functions.gone.file']).toBe('cannot read functions/missing.js (ENOENT)');
+    expect(byPath['functions.empty.file']).toBe('functions/empty.js is empty');
+    expect(byPath['apis.users.base_path']).toBeTruthy();
+    expect(byPath['apis.users.routes[0].path']).toBeTruthy();
+    expect(byPath['apis.users.routes[1].function']).toBe("no function 'nobody' in this file");
+    expect(byPath['apis.users.routes[2]']).toBe('GET /x is already routes[1]');
+    expect(byPath['webhooks.w.target_url']).toBe('must be an absolute http(s) URL');
+    expect(byPath['webhooks.w.mock_endpoint.api']).toBe("no API 'other' in this file");
+  });
+
+  it('a file extension outside .js/.mjs/.cjs/.ts/.mts is refused', async () => {
+    const problems = await problemsOf('functions:\n  hello: { file: functions/hello.py }\n');
+    expect(problems[0]).toMatchObject({ path: 'functions.hello.file' });
+  });
+});
+
+describe('the published schema', () => {
+  it('lists the same methods, event formats and limits as the management API', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { PROJECT_SCHEMA_URL } = await import('../../src/project/index.js');
+    const { ROUTE_METHODS, EVENT_FORMATS } = await import('../../src/types.js');
+    const { WEBHOOK_METHODS } = await import('../../src/webhooks/types.js');
+    const schema = JSON.parse(readFileSync(PROJECT_SCHEMA_URL, 'utf8'));
+    expect([...schema.$defs.route.properties.method.enum].sort()).toEqual([...ROUTE_METHODS].sort());
+    expect(schema.$defs.function.properties.event_format.enum).toEqual([...EVENT_FORMATS]);
+    expect(schema.$defs.webhook.properties.method.enum).toEqual([...WEBHOOK_METHODS]);
+    expect(schema.$defs.function.properties.timeout_ms).toMatchObject({ minimum: 1, maximum: 900000 });
+    expect(schema.$defs.function.properties.memory_mb).toMatchObject({ minimum: 8, maximum: 1024 });
+  });
+});
+
+describe('createHttpProjectApi', () => {
+  it('sends the admin key, follows Link pages, and turns error answers into ProjectApiError', async () => {
+    const { createHttpProjectApi, ProjectApiError } = await import('../../src/project/index.js');
+    const seen: Array<{ url: string; auth: string | null }> = [];
+    const fakeFetch = (async (url: string, init: RequestInit) => {
+      seen.push({ url, auth: new Headers(init.headers).get('authorization') });
+      if (url.endsWith('/api/functions?limit=1000')) {
+        return new Response(JSON.stringify([{ name: 'a' }]), { headers: { link: '</api/functions?limit=1000&after=a>; rel="next"' } });
+      }
+      if (url.endsWith('after=a')) return new Response(JSON.stringify([{ name: 'b' }]));
+      return new Response(JSON.stringify({ error: 'nope', code: 'function_not_found' }), { status: 404 });
+    }) as unknown as typeof fetch;
+    const api = createHttpProjectApi({ baseUrl: 'http://sy.test/', adminKey: 'k', fetch: fakeFetch });
+    expect((await api.listFunctions()).map((f) => f.name)).toEqual(['a', 'b']);
+    expect(seen.map((s) => s.url)).toEqual(['http://sy.test/api/functions?limit=1000', 'http://sy.test/api/functions?limit=1000&after=a']);
+    expect(seen.every((s) => s.auth === 'Bearer k')).toBe(true);
+    const err = await api.getFunction('x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectApiError);
+    expect(err).toMatchObject({ status: 404, code: 'function_not_found', message: 'nope' });
+  });
+});

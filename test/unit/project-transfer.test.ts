@@ -1,0 +1,267 @@
+/**
+ * Export and import: an exported server loads back as a project that plans
+ * nothing; the sample serverless.yml and SAM template import field by field
+ * and load as valid projects.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  applyPlan,
+  exportProject,
+  importSam,
+  importServerless,
+  parseCfnYaml,
+  parseProject,
+  planProject,
+  readServerState,
+} from '../../src/project/index.js';
+import { FakeProjectApi } from '../helpers/project-fake.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+describe('export', () => {
+  it('writes a project that plans nothing once its env placeholders are set', async () => {
+    const api = new FakeProjectApi();
+    await api.createFunction({
+      name: 'hello',
+      code: 'export const handler = () => 1;',
+      runtime: 'javascript',
+      env: { GREETING: 'hi', SHARED: 'a' },
+      timeout_ms: 500,
+      memory_mb: 128,
+      event_format: 'switchyard',
+    });
+    await api.createFunction({
+      name: 'typed',
+      code: 'export const handler = (): number => 1;',
+      runtime: 'typescript',
+      env: { SHARED: 'b' },
+      timeout_ms: 10000,
+      memory_mb: 64,
+      handler: 'handler',
+      event_format: 'aws-v2',
+    });
+    const shop = await api.createApi({ name: 'shop', basePath: '/shop', routes: [{ method: 'GET', path: '/{id}', function: 'typed' }] });
+    await api.createWebhook({
+      name: 'ping',
+      target_url: 'https://example.com',
+      method: 'POST',
+      headers: { 'x-source': 'switchyard' },
+      payload_template: { a: '{{event}}' },
+      cron: '*/5 * * * *',
+      timezone: 'Europe/Berlin',
+      mock_endpoint: { api_id: shop.id, path: '/1' },
+      events: ['order.created'],
+      enabled: false,
+      secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+      retry: { max_attempts: 3, schedule_s: [1, 2] },
+      timeout_ms: 2000,
+    });
+
+    const exported = await exportProject(api);
+    expect(Object.keys(exported.files).sort()).toEqual(['functions/hello.js', 'functions/typed.ts', 'switchyard.yaml']);
+    expect(exported.files['functions/typed.ts']).toBe('export const handler = (): number => 1;');
+    expect(exported.env_vars).toEqual([
+      { name: 'GREETING', for: 'functions.hello.env.GREETING' },
+      { name: 'HELLO_SHARED', for: 'functions.hello.env.SHARED' },
+      { name: 'TYPED_SHARED', for: 'functions.typed.env.SHARED' },
+      { name: 'WEBHOOK_PING_SECRET', for: 'webhooks.ping.secret' },
+    ]);
+    expect(exported.files['switchyard.yaml']).toContain('GREETING: ${env:GREETING}');
+
+    const env = { GREETING: 'hi', HELLO_SHARED: 'a', TYPED_SHARED: 'b', WEBHOOK_PING_SECRET: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' };
+    const { project } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
+      env,
+      readFile: async (p) => exported.files[p.replace('/x/', '')],
+    });
+    const plan = planProject(project, await readServerState(api, project));
+    expect(plan.changes).toEqual([]);
+
+    // A placeholder set to another value is a change the plan sees.
+    const { project: changed } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
+      env: { ...env, GREETING: 'bonjour' },
+      readFile: async (p) => exported.files[p.replace('/x/', '')],
+    });
+    expect(planProject(changed, await readServerState(api, changed)).changes).toEqual([
+      { action: 'update', kind: 'function', name: 'hello', fields: ['env'] },
+    ]);
+  });
+});
+
+function importFixture(kind: 'serverless' | 'sam') {
+  const dir = join(FIXTURES, kind);
+  const text = readFileSync(join(dir, kind === 'serverless' ? 'serverless.yml' : 'template.yaml'), 'utf8');
+  const exists = (p: string) => existsSync(join(dir, p));
+  return { dir, result: kind === 'serverless' ? importServerless(text, { exists }) : importSam(text, { exists }) };
+}
+
+describe('import serverless.yml', () => {
+  it('maps functions, http (aws-v1) and httpApi (aws-v2) events, environment and variables', () => {
+    const { result } = importFixture('serverless');
+    expect(result.document.functions).toEqual({
+      getUser: {
+        file: 'src/users.js',
+        handler: 'get',
+        env: { SERVICE: 'users-service', TABLE: 'users-test', API_TOKEN: '${env:USERS_API_TOKEN}' },
+        timeout_ms: 6000,
+        memory_mb: 256,
+        event_format: 'aws-v1',
+      },
+      proxy: {
+        file: 'src/proxy.js',
+        handler: 'handler',
+        env: { SERVICE: 'users-service', TABLE: 'users-test', API_TOKEN: '${env:USERS_API_TOKEN}', MODE: 'proxy' },
+        timeout_ms: 3000,
+        memory_mb: 256,
+        event_format: 'aws-v1',
+      },
+      listItems: {
+        file: 'src/items.mjs',
+        handler: 'list',
+        env: { SERVICE: 'users-service', TABLE: 'items-test', API_TOKEN: '${env:USERS_API_TOKEN}' },
+        timeout_ms: 6000,
+        memory_mb: 128,
+        event_format: 'aws-v2',
+      },
+    });
+    expect(result.document.apis).toEqual({
+      'users-service-rest': {
+        base_path: '/',
+        routes: [
+          { method: 'GET', path: '/users/{id}', function: 'getUser' },
+          { method: 'POST', path: '/users', function: 'getUser' },
+          { method: 'ANY', path: '/files/{proxy+}', function: 'proxy' },
+        ],
+      },
+      'users-service-http': {
+        base_path: '/',
+        routes: [
+          { method: 'GET', path: '/items', function: 'listItems' },
+          { method: 'GET', path: '/items/{id}', function: 'listItems' },
+        ],
+      },
+    });
+    expect(result.notes).toEqual([
+      'functions.getUser.events[0]: cors not carried (Switchyard routes have method and path)',
+      'functions.listItems.events[2]: schedule "rate(10 minutes)" is kept for function schedules (a later release); not applied',
+    ]);
+  });
+
+  it('splits a function used by both API kinds, names one API when only one kind is used, reports the rest', () => {
+    const result = importServerless(`
+service: svc
+provider: { name: aws, runtime: python3.12, httpApi: { payload: '1.0' } }
+functions:
+  both:
+    handler: h.main
+    memorySize: 3008
+    environment: { SECRET: '\${ssm:/path/secret}', FALLBACK: "\${env:X, 'dflt'}" }
+    events:
+      - httpApi: '*'
+      - sqs: arn:aws:sqs:region:XXXXXX:queue
+`);
+    expect(result.document.apis).toEqual({ svc: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'both' }] } });
+    expect(result.document.functions!.both).toMatchObject({
+      handler: 'main',
+      memory_mb: 1024,
+      event_format: 'aws-v1',
+      env: { SECRET: '${env:SECRET}', FALLBACK: '${env:X}' },
+    });
+    expect(result.notes.join('\n')).toMatch(/runtime python3\.12 is not JavaScript/);
+    expect(result.notes.join('\n')).toMatch(/memory 3008 MB is above Switchyard's 1024 MB/);
+    expect(result.notes.join('\n')).toMatch(/\$\{ssm:\/path\/secret\} cannot be resolved/);
+    expect(result.notes.join('\n')).toMatch(/sqs events are not carried/);
+
+    const split = importServerless(`
+service: svc
+functions:
+  f:
+    handler: f.handler
+    events: [{ http: 'GET /a' }, { httpApi: 'GET /b' }]
+`);
+    expect(Object.keys(split.document.functions!)).toEqual(['f', 'f-v2']);
+    expect(split.document.apis!['svc-http'].routes).toEqual([{ method: 'GET', path: '/b', function: 'f-v2' }]);
+  });
+
+  it('loads as a valid project', async () => {
+    const { dir, result } = importFixture('serverless');
+    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { USERS_API_TOKEN: 't' } });
+    expect(project.functions.map((f) => `${f.name} ${f.runtime} ${f.code.length > 0}`)).toEqual([
+      'getUser javascript true',
+      'proxy javascript true',
+      'listItems javascript true',
+    ]);
+  });
+});
+
+describe('import SAM', () => {
+  it('parses CloudFormation short tags', () => {
+    expect(parseCfnYaml('a: !Ref X\nb: !GetAtt T.Arn\nc: !Sub "x-${S}"\nd: !Join ["-", [a, !Ref S]]\ne: !If [C, 1, 2]\n')).toEqual({
+      a: { Ref: 'X' },
+      b: { 'Fn::GetAtt': ['T', 'Arn'] },
+      c: { 'Fn::Sub': 'x-${S}' },
+      d: { 'Fn::Join': ['-', ['a', { Ref: 'S' }]] },
+      e: { 'Fn::If': ['C', 1, 2] },
+    });
+  });
+
+  it('maps functions, Api (aws-v1) and HttpApi (aws-v2) events, Globals and Environment', () => {
+    const { result } = importFixture('sam');
+    expect(result.document.functions).toEqual({
+      HelloFunction: {
+        file: 'hello-world/app.mjs',
+        handler: 'lambdaHandler',
+        env: { STAGE: 'test', GREETING: 'hello from test', TABLE_ARN: '${env:TABLE_ARN}' },
+        timeout_ms: 5000,
+        memory_mb: 128,
+        event_format: 'aws-v1',
+      },
+      ItemsFunction: {
+        file: 'items/index.js',
+        handler: 'handler',
+        env: { STAGE: 'test' },
+        timeout_ms: 5000,
+        memory_mb: 256,
+        event_format: 'aws-v2',
+      },
+    });
+    expect(result.document.apis).toEqual({
+      ServerlessRestApi: {
+        base_path: '/',
+        routes: [
+          { method: 'GET', path: '/hello/{name}', function: 'HelloFunction' },
+          { method: 'ANY', path: '/hello/{proxy+}', function: 'HelloFunction' },
+        ],
+      },
+      ServerlessHttpApi: { base_path: '/', routes: [{ method: 'GET', path: '/items/{id}', function: 'ItemsFunction' }] },
+    });
+    expect(result.notes).toHaveLength(2);
+    expect(result.notes[0]).toMatch(/TABLE_ARN: .*Fn::GetAtt.* read from the environment variable TABLE_ARN/);
+    expect(result.notes[1]).toMatch(/Events\.Nightly: schedule "cron\(0 3 \* \* \? \*\)" is kept for function schedules/);
+  });
+
+  it('an HttpApi event without Path and Method is the catch-all; PayloadFormatVersion 1.0 is aws-v1', () => {
+    const result = importSam(`
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: index.handler
+      Events:
+        All: { Type: HttpApi }
+        Old: { Type: HttpApi, Properties: { ApiId: !Ref Legacy, Path: /old, Method: post, PayloadFormatVersion: '1.0' } }
+`);
+    expect(result.document.apis).toEqual({
+      ServerlessHttpApi: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'Fn' }] },
+      Legacy: { base_path: '/', routes: [{ method: 'POST', path: '/old', function: 'Fn-v1' }] },
+    });
+    expect(result.document.functions!.Fn.file).toBe('index.js');
+  });
+
+  it('loads as a valid project', async () => {
+    const { dir, result } = importFixture('sam');
+    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { TABLE_ARN: 'arn' } });
+    expect(project.functions.map((f) => f.name)).toEqual(['HelloFunction', 'ItemsFunction']);
+  });
+});
