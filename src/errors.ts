@@ -109,6 +109,15 @@ export class PayloadTooLargeError extends SwitchyardError {
   }
 }
 
+/** Every server-sent event stream slot is taken; the client retries later. */
+export class TooManyStreamsError extends SwitchyardError {
+  readonly code = 'too_many_streams';
+  readonly status = 503;
+  constructor(max: number) {
+    super(`This server already serves ${max} event streams; close one or try again later`, { max });
+  }
+}
+
 /** Failures of user code during an invocation. `code` is one of docs/errors.md. */
 export type InvocationErrorCode =
   | 'function_error'

@@ -3,7 +3,6 @@
  * Fastify app. `startServer` is what the CLI and the integration tests run.
  */
 import { createServer } from 'node:http';
-import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ChangeBus } from './changes.js';
@@ -13,15 +12,12 @@ import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
-import { registerApiRoutes } from './http/apis.js';
 import { registerAdminAuth } from './http/auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
-import { registerFunctionRoutes } from './http/functions.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { registerOpsRoutes } from './http/ops.js';
+import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
-import { registerWebhookRoutes } from './http/webhooks.js';
 import { nextRequestId } from './ids.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -29,6 +25,7 @@ import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
+import { InvocationHub } from './streams/invocations.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 export interface Service {
@@ -71,11 +68,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics);
+  const invocations = new InvocationHub();
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
   webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
   const events = webhooks.events;
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational);
+  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations);
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
     beforeDelete: (id) => webhookService.assertApiUnused(id),
@@ -120,26 +118,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerErrorHandling(app);
   registerJsonBodyParser(app);
   registerAdminAuth(app, config.adminKey);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchyard management API',
-        version: '0.1.0',
-        description:
-          'Functions, APIs and routes, webhooks, deliveries and events. How invocations behave: docs/functions.md; every error code: docs/errors.md.',
-      },
-      components: {
-        securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },
-      },
-      security: config.adminKey ? [{ adminKey: [] }] : [],
-    },
-  });
-
-  registerOpsRoutes(app, store, metrics);
-  registerFunctionRoutes(app, functions);
-  registerApiRoutes(app, apis);
-  registerWebhookRoutes(app, webhooks.service, events);
+  await registerManagementApi(
+    app,
+    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations },
+    { secured: config.adminKey !== null },
+  );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
     return app.swagger();

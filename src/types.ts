@@ -75,6 +75,15 @@ export interface FunctionLogLine {
   level: LogLevel;
   message: string;
   requestId: string | null;
+  /** The function version that wrote the line, when known (set by the log sink). */
+  version?: number | null;
+}
+
+/** A console line as stored: its id orders every function's lines (streams resume after it). */
+export interface StoredLogLine extends FunctionLogLine {
+  id: number;
+  function: string;
+  version: number | null;
 }
 
 /** Keyset pagination shared by every list: ids sort by creation time. */

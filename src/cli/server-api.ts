@@ -1,16 +1,17 @@
 /**
  * The calls the CLI makes to a Switchyard server, behind one interface
  * (ServerApi) so the verbs never build URLs or read HTTP answers themselves.
- * This implementation is plain fetch against the documented endpoints
- * (docs/api.md); the typed client generated from the OpenAPI document
- * (src/client/) can back the same interface without touching the verbs.
+ * Requests go through the typed client generated from the OpenAPI document
+ * (src/client/), so a path, parameter or body the API does not have fails to
+ * compile; the log stream, which that client cannot read, goes through sse.ts.
  *
  * Every failure becomes a CliError (errors.ts): nothing answering is
  * ServerUnreachableError (exit 3), a 401 ServerAuthError, any other error
  * answer a ServerError with the server's `code` and message. Every call has a
  * deadline.
  */
-import { CommandFailedError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
+import { createClient, type Schemas } from '../client/index.js';
+import { CliError, CommandFailedError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
 import { followEventStream, type StreamEvent } from './sse.js';
 
 export type EventFormat = 'switchyard' | 'aws-v1' | 'aws-v2';
@@ -43,7 +44,8 @@ export type FunctionPatch = Partial<Omit<FunctionInput, 'name'>>;
 export interface LogLine {
   /** Stored lines carry an id (servers with the log stream); lines of one invoke answer do not. */
   id?: number;
-  version?: number;
+  /** null for lines stored before versions were kept. */
+  version?: number | null;
   time: string;
   /** The stream's name for `time`. */
   ts?: string;
@@ -170,72 +172,64 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
   const base = opts.url.replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
   const authHeaders: Record<string, string> = opts.adminKey ? { authorization: `Bearer ${opts.adminKey}` } : {};
+  const client = createClient({ baseUrl: base, adminKey: opts.adminKey, headers: { accept: 'application/json' }, fetch: (request) => doFetch(request) });
+  // A success answer that is not JSON means --url is not a Switchyard server: say so before the client parses it.
+  client.use({
+    onResponse({ response }) {
+      if (response.ok && response.status !== 204 && !response.headers.get('content-type')?.includes('json')) {
+        throw new ServerError(
+          response.status,
+          'not_switchyard',
+          `${base} answered ${response.status} with ${response.headers.get('content-type') ?? 'no content type'}, not JSON (is --url a Switchyard server?)`,
+        );
+      }
+      return undefined;
+    },
+  });
 
   /** Turns an error answer into the matching CliError. */
-  async function failure(res: Response): Promise<never> {
-    if (res.status === 401) throw new ServerAuthError(base, opts.adminKey !== null);
-    const text = await res.text().catch(() => '');
-    let body: { error?: string; code?: string; details?: unknown } | null;
-    try {
-      body = JSON.parse(text) as { error?: string; code?: string; details?: unknown } | null;
-    } catch {
-      body = null;
+  function failure(response: Response, body: unknown): never {
+    if (response.status === 401) throw new ServerAuthError(base, opts.adminKey !== null);
+    const error = body as { error?: string; code?: string; details?: unknown } | null | undefined;
+    if (error && typeof error === 'object' && typeof error.code === 'string') {
+      throw new ServerError(response.status, error.code, error.error ?? error.code, error.details);
     }
-    if (body && typeof body.code === 'string') throw new ServerError(res.status, body.code, body.error ?? body.code, body.details);
     throw new ServerError(
-      res.status,
-      `http_${res.status}`,
-      `${base} answered ${res.status} ${res.statusText} without a Switchyard error body (is --url a Switchyard server?)`,
+      response.status,
+      `http_${response.status}`,
+      `${base} answered ${response.status} ${response.statusText} without a Switchyard error body (is --url a Switchyard server?)`,
     );
   }
 
-  async function send(method: string, path: string, body?: unknown, timeoutMs = CALL_MS): Promise<Response> {
-    const headers: Record<string, string> = { ...authHeaders, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+  /** Runs one typed call: a network failure is ServerUnreachableError, an error answer a ServerError. */
+  async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
+    let answer: { data?: T; error?: unknown; response: Response };
     try {
-      return await doFetch(base + path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      answer = await request;
     } catch (err) {
+      if (err instanceof CliError) throw err;
       throw new ServerUnreachableError(base, networkReason(err));
     }
+    if (!answer.response.ok) failure(answer.response, answer.error);
+    return { data: answer.data as T, response: answer.response };
   }
 
-  /** The JSON of a successful answer; anything else means --url is not a Switchyard server. */
-  async function json<T>(res: Response): Promise<T> {
-    const text = await res.text();
+  const deadline = (ms = CALL_MS) => ({ signal: AbortSignal.timeout(ms) });
+  /** The `after` of a `Link: <...>; rel="next"` header: where the next page starts. */
+  const nextAfter = (response: Response) => {
+    const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    return next ? (new URL(next, base).searchParams.get('after') ?? undefined) : undefined;
+  };
+
+  /** Only for `failure` of the stream: the answer's JSON body, when it has one. */
+  const bodyOf = async (res: Response) => {
+    const text = await res.text().catch(() => '');
     try {
-      return JSON.parse(text) as T;
+      return JSON.parse(text) as unknown;
     } catch {
-      throw new ServerError(
-        res.status,
-        'not_switchyard',
-        `${base} answered ${res.status} with ${res.headers.get('content-type') ?? 'no content type'}, not JSON (is --url a Switchyard server?)`,
-      );
+      return null;
     }
-  }
-
-  async function call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
-    const res = await send(method, path, body, timeoutMs);
-    if (!res.ok) return failure(res);
-    return json<T>(res);
-  }
-
-  /** Every item of a paged list, following `Link: <...>; rel="next"`. */
-  async function all<T>(path: string): Promise<T[]> {
-    const items: T[] = [];
-    let next: string | null = path;
-    while (next) {
-      const res = await send('GET', next);
-      if (!res.ok) return failure(res);
-      items.push(...(await json<T[]>(res)));
-      next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
-    }
-    return items;
-  }
+  };
 
   /** Follows one of the server's log streams (server-sent events), resuming after drops. */
   async function followStream(path: string, follow: FollowOptions): Promise<void> {
@@ -264,7 +258,11 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
             );
           }
         }
-        return failure(res).catch((err: unknown) => err as Error);
+        try {
+          return failure(res, await bodyOf(res));
+        } catch (err) {
+          return err as Error;
+        }
       },
     });
   }
@@ -272,25 +270,54 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
   return {
     url: base,
     async getFunction(name) {
-      const res = await send('GET', `/api/functions/${enc(name)}`);
-      if (res.status === 404) {
-        const body = (await res.json().catch(() => null)) as { code?: string } | null;
-        if (body?.code === 'function_not_found') return null;
-        return failure(new Response(JSON.stringify(body), { status: 404 }));
+      try {
+        const { data } = await call(client.GET('/api/functions/{name}', { params: { path: { name } }, ...deadline() }));
+        return data;
+      } catch (err) {
+        if (err instanceof ServerError && err.status === 404 && err.code === 'function_not_found') return null;
+        throw err;
       }
-      if (!res.ok) return failure(res);
-      return json<FunctionInfo>(res);
     },
-    createFunction: (input) => call('POST', '/api/functions', input),
-    updateFunction: (name, patch) => call('PUT', `/api/functions/${enc(name)}`, patch),
-    invokeFunction: (name, event) => call('POST', `/api/functions/${enc(name)}/invoke`, event ?? {}, INVOKE_MS),
-    functionLogs: (name, { limit }) =>
-      call('GET', `/api/functions/${enc(name)}/logs${limit === undefined ? '' : `?limit=${limit}`}`),
+    async createFunction(input) {
+      // 201: the function (a 200 would be a dry run, which this never asks for).
+      const { data } = await call(client.POST('/api/functions', { body: input, ...deadline() }));
+      return data as Schemas['Function'];
+    },
+    async updateFunction(name, patch) {
+      const { data } = await call(client.PUT('/api/functions/{name}', { params: { path: { name } }, body: patch, ...deadline() }));
+      return data as Schemas['Function'];
+    },
+    async invokeFunction(name, event) {
+      const body = (event ?? {}) as Record<string, unknown> | null;
+      const { data } = await call(client.POST('/api/functions/{name}/invoke', { params: { path: { name } }, body, ...deadline(INVOKE_MS) }));
+      return data;
+    },
+    async functionLogs(name, { limit }) {
+      const query = limit === undefined ? {} : { limit: String(limit) };
+      const { data } = await call(client.GET('/api/functions/{name}/logs', { params: { path: { name }, query }, ...deadline() }));
+      return data;
+    },
     followFunctionLogs: (name, follow) => followStream(`/api/functions/${enc(name)}/logs/stream`, follow),
     followAllLogs: (follow) => followStream('/api/logs/stream', follow),
-    listWebhooks: () => all<WebhookInfo>('/api/webhooks?limit=1000'),
-    testWebhook: (id) => call('POST', `/api/webhooks/${enc(id)}/test`, undefined, WEBHOOK_TEST_MS),
-    listDeliveries: (id, { limit }) =>
-      call('GET', `/api/webhooks/${enc(id)}/deliveries${limit === undefined ? '' : `?limit=${limit}`}`),
+    async listWebhooks() {
+      const items: WebhookInfo[] = [];
+      let after: string | undefined;
+      do {
+        const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
+        const { data, response } = await call(client.GET('/api/webhooks', { params: { query }, ...deadline() }));
+        items.push(...data);
+        after = nextAfter(response);
+      } while (after !== undefined);
+      return items;
+    },
+    async testWebhook(id) {
+      const { data } = await call(client.POST('/api/webhooks/{id}/test', { params: { path: { id } }, ...deadline(WEBHOOK_TEST_MS) }));
+      return data;
+    },
+    async listDeliveries(id, { limit }) {
+      const query = limit === undefined ? {} : { limit: String(limit) };
+      const { data } = await call(client.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...deadline() }));
+      return data;
+    },
   };
 }

@@ -23,11 +23,13 @@ export class FunctionLogSink {
     private readonly log: LogSinkLogger,
   ) {}
 
-  push(functionName: string, lines: FunctionLogLine[]): void {
+  /** `version`: the function version that ran, stored with each line. */
+  push(functionName: string, lines: FunctionLogLine[], version: number | null = null): void {
     if (lines.length === 0) return;
+    const stamped = lines.map((l) => ({ ...l, version }));
     const list = this.buffer.get(functionName);
-    if (list) list.push(...lines);
-    else this.buffer.set(functionName, [...lines]);
+    if (list) list.push(...stamped);
+    else this.buffer.set(functionName, stamped);
     this.buffered += lines.length;
     if (this.buffered >= 500) void this.flush();
     else if (!this.timer) this.timer = setTimeout(() => void this.flush(), 200);

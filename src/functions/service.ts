@@ -18,7 +18,8 @@ import { nextRequestId } from '../ids.js';
 import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
-import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page } from '../types.js';
+import { roundMs, type InvocationHub } from '../streams/invocations.js';
+import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page, StoredLogLine } from '../types.js';
 import type { FunctionLogSink } from './log-sink.js';
 
 export const FUNCTION_DEFAULTS = {
@@ -75,8 +76,10 @@ export function functionView(fn: FunctionRecord, withCode = false) {
   };
 }
 
-export function logView(line: FunctionLogLine) {
-  return { time: line.time, level: line.level, message: line.message, request_id: line.requestId };
+/** A console line in answers; stored lines add their id and the version that wrote them. */
+export function logView(line: FunctionLogLine | StoredLogLine) {
+  const view = { time: line.time, level: line.level, message: line.message, request_id: line.requestId };
+  return 'id' in line ? { id: line.id, version: line.version, ...view } : view;
 }
 
 export class FunctionService {
@@ -86,6 +89,7 @@ export class FunctionService {
     private readonly changes: ChangeBus,
     private readonly logSink: FunctionLogSink,
     private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void = () => undefined,
+    private readonly invocations: InvocationHub | null = null,
   ) {}
 
   private changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): void {
@@ -236,7 +240,7 @@ export class FunctionService {
     return this.store.listFunctions(page);
   }
 
-  async logs(name: string, limit: number): Promise<FunctionLogLine[]> {
+  async logs(name: string, limit: number): Promise<StoredLogLine[]> {
     await this.get(name);
     await this.logSink.flush();
     return this.store.listFunctionLogs(name, limit);
@@ -251,14 +255,30 @@ export class FunctionService {
     const requestId = nextRequestId();
     const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
     const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
-    this.logSink.push(name, outcome.logs);
+    this.logSink.push(name, outcome.logs, fn.version);
     const logs = outcome.logs.map(logView);
-    const duration_ms = Math.round(outcome.durationMs * 100) / 100;
+    const duration_ms = roundMs(outcome.durationMs);
+    let answer: ManualInvocation;
     if (!outcome.ok) {
-      return { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, duration_ms };
+      answer = { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, duration_ms };
+    } else {
+      const mapped = mapResultFor(fn.eventFormat, outcome.result, requestId);
+      const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
+      answer = { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
     }
-    const mapped = mapResultFor(fn.eventFormat, outcome.result, requestId);
-    const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
-    return { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
+    if (this.invocations?.active) {
+      this.invocations.publish({
+        function: name,
+        api_id: null,
+        method: 'POST',
+        path: `/api/functions/${name}/invoke`,
+        status: answer.status,
+        duration_ms,
+        request_id: requestId,
+        ts: new Date().toISOString(),
+        outcome: answer.error?.code ?? 'ok',
+      });
+    }
+    return answer;
   }
 }

@@ -8,6 +8,7 @@ import type { ChangeBus } from '../changes.js';
 import { MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
 import type { FunctionLogSink } from '../functions/log-sink.js';
 import type { Metrics } from '../metrics.js';
+import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import type { FunctionRecord } from '../types.js';
@@ -70,6 +71,7 @@ export class Gateway {
     changes: ChangeBus,
     private readonly logSink: FunctionLogSink,
     private readonly metrics: Metrics,
+    private readonly invocations: InvocationHub | null = null,
   ) {
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
@@ -100,15 +102,18 @@ export class Gateway {
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
+    let outcomeCode = 'function_error';
     if (!fn) {
       // The route outlived its function (deleted on another node mid-flight).
       response = mapFailure('function_error', `Function '${match.route.function}' does not exist`, req.requestId);
     } else {
       const event = buildEventFor(fn.eventFormat, req, match);
       const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
-      if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs);
+      if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
+      outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
+        if (response.invalid !== undefined) outcomeCode = 'invalid_result';
         this.metrics.invocations.inc({ function: fn.name, outcome: 'ok' });
       } else {
         response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);
@@ -118,6 +123,19 @@ export class Gateway {
       }
     }
     this.record(req.apiId, match.route.id, `${match.route.method} ${match.resource}`, response.status, started);
+    if (this.invocations?.active) {
+      this.invocations.publish({
+        function: match.route.function,
+        api_id: req.apiId,
+        method: req.method,
+        path: req.path || '/',
+        status: response.status,
+        duration_ms: roundMs(performance.now() - started),
+        request_id: req.requestId,
+        ts: new Date().toISOString(),
+        outcome: outcomeCode,
+      });
+    }
     return response;
   }
 

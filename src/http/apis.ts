@@ -6,7 +6,8 @@ import { apiView, routeView, type ApiService } from '../gateway/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { deletedSchema, errorResponses, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const newRouteSchema = {
   type: 'object',
@@ -26,28 +27,6 @@ const newRouteSchema = {
   },
 } as const;
 
-const routeSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    method: { type: 'string' },
-    path: { type: 'string' },
-    function: { type: 'string' },
-  },
-} as const;
-
-const apiSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    basePath: { type: 'string' },
-    routes: { type: 'array', items: routeSchema },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
-    invokeUrl: { type: 'string' },
-  },
-} as const;
 
 const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, description: 'Starts with /, static segments' } as const;
@@ -59,6 +38,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'createApi',
         summary: 'Create an API with its routes',
         querystring: dryRunQuerySchema,
         body: {
@@ -71,7 +51,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 201: apiSchema, ...errorResponses },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createApi(request, reply) {
@@ -86,9 +66,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'listApis',
         summary: 'List APIs (oldest first)',
         querystring: pageQuerySchema,
-        response: { 200: { type: 'array', items: apiSchema }, ...errorResponses },
+        response: { 200: { description: 'A page of APIs', headers: LINK_HEADER, ...listOf('Api') }, ...errors() },
       },
     },
     async function listApis(request, reply) {
@@ -101,7 +82,15 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
 
   app.get<{ Params: { id: string } }>(
     '/api/apis/:id',
-    { schema: { tags: ['apis'], summary: 'Get an API', params: idParams, response: { 200: apiSchema, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['apis'],
+        operationId: 'getApi',
+        summary: 'Get an API',
+        params: idParams,
+        response: { 200: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getApi(request) {
       return apiView(await apis.get(request.params.id), originOf(request));
     },
@@ -112,6 +101,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'updateApi',
         summary: 'Update an API (partial; routes, when given, replace all routes)',
         params: idParams,
         querystring: dryRunQuerySchema,
@@ -124,7 +114,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
             routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
           },
         },
-        response: { 200: apiSchema, ...errorResponses },
+        response: { 200: orDryRun('Api', 'The API as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function updateApi(request, reply) {
@@ -138,10 +128,11 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'deleteApi',
         summary: 'Delete an API and its routes',
         params: idParams,
         querystring: dryRunQuerySchema,
-        response: { 200: deletedSchema, ...errorResponses },
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...errors(404, 409, 414) },
       },
     },
     async function deleteApi(request, reply) {
@@ -156,11 +147,12 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'addRoute',
         summary: 'Add one route to an API',
         params: idParams,
         querystring: dryRunQuerySchema,
         body: newRouteSchema,
-        response: { 201: routeSchema, ...errorResponses },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The new route', ...ref('Route') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function addRoute(request, reply) {
@@ -175,6 +167,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     {
       schema: {
         tags: ['apis'],
+        operationId: 'deleteRoute',
         summary: 'Delete one route',
         querystring: dryRunQuerySchema,
         params: {
@@ -182,7 +175,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
           properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
           required: ['id', 'routeId'],
         },
-        response: { 200: deletedSchema, ...errorResponses },
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
       },
     },
     async function deleteRoute(request, reply) {

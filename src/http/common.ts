@@ -5,19 +5,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../types.js';
 
-export const errorSchema = {
-  type: 'object',
-  properties: {
-    error: { type: 'string' },
-    code: { type: 'string' },
-    details: {},
-  },
-  required: ['error', 'code'],
-} as const;
-
-export const deletedSchema = {
-  type: 'object',
-  properties: { deleted: { type: 'boolean' }, id: { type: 'string' }, name: { type: 'string' } },
+/** The `Link` response header of list operations. */
+export const LINK_HEADER = {
+  link: { type: 'string', description: 'Present when there is a next page: `</api/...?limit=N&after=ID>; rel="next"`' },
 } as const;
 
 export const pageQuerySchema = {
@@ -61,10 +51,3 @@ export function pageOf<T>(
 export function originOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
-
-export const errorResponses = {
-  400: errorSchema,
-  401: errorSchema,
-  404: errorSchema,
-  409: errorSchema,
-} as const;

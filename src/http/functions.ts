@@ -11,7 +11,8 @@ import {
 } from '../functions/service.js';
 import { EVENT_FORMATS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { deletedSchema, errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
 
@@ -45,23 +46,6 @@ const eventFormatSchema = {
     'See docs/functions.md, "Event formats".',
 } as const;
 
-const functionSchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    runtime: { type: 'string' },
-    env_keys: { type: 'array', items: { type: 'string' } },
-    timeout_ms: { type: 'integer' },
-    memory_mb: { type: 'integer' },
-    handler: { type: ['string', 'null'] },
-    event_format: { type: 'string', enum: [...EVENT_FORMATS] },
-    version: { type: 'integer' },
-    code_sha256: { type: 'string' },
-    created_at: { type: 'string' },
-    updated_at: { type: 'string' },
-    code: { type: 'string' },
-  },
-} as const;
 
 const nameParams = {
   type: 'object',
@@ -69,15 +53,6 @@ const nameParams = {
   required: ['name'],
 } as const;
 
-const logLineSchema = {
-  type: 'object',
-  properties: {
-    time: { type: 'string' },
-    level: { type: 'string' },
-    message: { type: 'string' },
-    request_id: { type: ['string', 'null'] },
-  },
-} as const;
 
 export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService): void {
   app.post<{ Body: FunctionInput; Querystring: DryRunQuery }>(
@@ -85,6 +60,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'createFunction',
         summary: 'Deploy a function',
         querystring: dryRunQuerySchema,
         body: {
@@ -102,7 +78,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             event_format: eventFormatSchema,
           },
         },
-        response: { 201: functionSchema, ...errorResponses },
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The deployed function (version 1)', ...ref('Function') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createFunction(request, reply) {
@@ -117,9 +93,10 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'listFunctions',
         summary: 'List functions (oldest first, without code)',
         querystring: pageQuerySchema,
-        response: { 200: { type: 'array', items: functionSchema }, ...errorResponses },
+        response: { 200: { description: 'A page of functions', headers: LINK_HEADER, ...listOf('Function') }, ...errors() },
       },
     },
     async function listFunctions(request, reply) {
@@ -134,9 +111,10 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'getFunction',
         summary: 'Get a function with its code',
         params: nameParams,
-        response: { 200: functionSchema, ...errorResponses },
+        response: { 200: { description: 'The function with its code', ...ref('Function') }, ...ERRORS_BY_ID },
       },
     },
     async function getFunction(request) {
@@ -149,6 +127,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'updateFunction',
         summary: 'Update a function (partial; null resets a field); bumps its version',
         params: nameParams,
         querystring: dryRunQuerySchema,
@@ -165,7 +144,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             event_format: { anyOf: [eventFormatSchema, { type: 'null' }] },
           },
         },
-        response: { 200: functionSchema, ...errorResponses },
+        response: { 200: orDryRun('Function', 'The function as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function updateFunction(request, reply) {
@@ -179,10 +158,11 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'deleteFunction',
         summary: 'Delete a function (409 while a route binds it)',
         params: nameParams,
         querystring: dryRunQuerySchema,
-        response: { 200: deletedSchema, ...errorResponses },
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...errors(404, 409, 414) },
       },
     },
     async function deleteFunction(request, reply) {
@@ -197,32 +177,17 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'invokeFunction',
         summary: 'Invoke a function with an event (missing fields defaulted)',
         params: nameParams,
         body: {
           type: ['object', 'null'],
+          additionalProperties: true,
           description:
             "An invocation event in the function's event_format; missing fields are defaulted in that format " +
             '(see docs/functions.md, "Event formats")',
         },
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              status: { type: 'integer' },
-              result: {},
-              error: {
-                anyOf: [
-                  { type: 'null' },
-                  { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
-                ],
-              },
-              logs: { type: 'array', items: logLineSchema },
-              duration_ms: { type: 'number' },
-            },
-          },
-          ...errorResponses,
-        },
+        response: { 200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function invokeFunction(request) {
@@ -235,6 +200,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     {
       schema: {
         tags: ['functions'],
+        operationId: 'listFunctionLogs',
         summary: "Recent console lines of a function's invocations, oldest first",
         params: nameParams,
         querystring: {
@@ -242,7 +208,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
           properties: { limit: { type: 'string', pattern: '^[0-9]{1,4}$' } },
           additionalProperties: false,
         },
-        response: { 200: { type: 'array', items: logLineSchema }, ...errorResponses },
+        response: { 200: { description: 'The newest lines, oldest first', ...listOf('LogEntry') }, ...ERRORS_BY_ID },
       },
     },
     async function functionLogs(request) {

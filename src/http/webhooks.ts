@@ -13,7 +13,8 @@ import {
 } from '../webhooks/service.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { errorResponses, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -30,7 +31,11 @@ const fields = {
       'cookie, names with key/token/secret/auth...) are write-only: answers show them masked ("***"), and a masked ' +
       'value sent back as shown keeps the stored one',
   },
-  payload_template: { type: 'object', description: 'JSON object with optional {{placeholders}}' },
+  payload_template: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'A JSON object (any values, not an array) with optional {{placeholders}}',
+  },
   cron: { type: 'string', maxLength: 200, description: 'Five-field cron expression (see docs/webhooks.md)' },
   timezone: { type: 'string', maxLength: 100, description: 'IANA time zone, default UTC' },
   mock_endpoint: {
@@ -91,10 +96,11 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'createWebhook',
         summary: 'Create a webhook',
         querystring: dryRunQuerySchema,
         body: createBody,
-        response: errorResponses,
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
       },
     },
     async function createWebhook(request, reply) {
@@ -106,7 +112,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Querystring: PageQuery }>(
     '/api/webhooks',
-    { schema: { tags: ['webhooks'], summary: 'List webhooks (oldest first)', querystring: pageQuerySchema } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'listWebhooks',
+        summary: 'List webhooks (oldest first)',
+        querystring: pageQuerySchema,
+        response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
+      },
+    },
     async function listWebhooks(request, reply) {
       const page = readPage(request.query);
       return pageOf(await webhooks.list(page), page, request, reply, (w) => w.id).map((w) => webhookView(w));
@@ -115,7 +129,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Params: { id: string } }>(
     '/api/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Get a webhook with its next 5 fire times', params: idParams } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook with its next 5 fire times',
+        params: idParams,
+        response: { 200: { description: 'The webhook with `next_fires`', ...ref('Webhook') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getWebhook(request) {
       const webhook = await webhooks.get(request.params.id);
       return webhookView(webhook, { nextFires: webhooks.upcoming(webhook) });
@@ -127,10 +149,12 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'updateWebhook',
         summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
         params: idParams,
         querystring: dryRunQuerySchema,
         body: updateBody,
+        response: { 200: orDryRun('Webhook', 'The webhook as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function updateWebhook(request, reply) {
@@ -145,9 +169,11 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook, its schedule and pending retries',
         params: idParams,
         querystring: dryRunQuerySchema,
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
       },
     },
     async function deleteWebhook(request, reply) {
@@ -162,8 +188,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'testWebhook',
         summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
         params: idParams,
+        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
       },
     },
     async function testWebhook(request) {
@@ -176,9 +204,11 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listDeliveries',
         summary: 'Deliveries of a webhook, newest first',
         params: idParams,
         querystring: pageQuerySchema,
+        response: { 200: { description: 'A page of deliveries', headers: LINK_HEADER, ...listOf('Delivery') }, ...ERRORS_BY_ID },
       },
     },
     async function listDeliveries(request, reply) {
@@ -190,7 +220,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
 
   app.get<{ Params: { id: string } }>(
     '/api/deliveries/:id',
-    { schema: { tags: ['webhooks'], summary: 'Get a delivery with its attempts', params: idParams } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getDelivery',
+        summary: 'Get a delivery with its attempts',
+        params: idParams,
+        response: { 200: { description: 'The delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
+      },
+    },
     async function getDelivery(request) {
       return deliveryView(await webhooks.getDelivery(request.params.id));
     },
@@ -201,8 +239,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'retryDelivery',
         summary: 'One more attempt of a finished delivery (same webhook-id, same bytes)',
         params: idParams,
+        response: { 200: { description: 'The delivery after the attempt', ...ref('Delivery') }, ...errors(404, 409, 414) },
       },
     },
     async function retryDelivery(request) {
@@ -215,13 +255,15 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'publishEvent',
         summary: 'Publish an event to every enabled webhook subscribed to it',
         body: {
           type: 'object',
           required: ['event'],
           additionalProperties: false,
-          properties: { event: { type: 'string', maxLength: 200 }, data: {} },
+          properties: { event: { type: 'string', maxLength: 200 }, data: { description: 'Any JSON value' } },
         },
+        response: { 202: { description: 'Accepted: one delivery per subscribed webhook', ...ref('PublishedEvent') }, ...errors(413, 415) },
       },
     },
     async function publishEvent(request, reply) {

@@ -6,7 +6,7 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { ChangeFeed } from '../changes.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod } from '../types.js';
+import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
 import type {
   AttemptOutcome,
   Delivery,
@@ -66,7 +66,14 @@ export interface Store extends WebhookStore {
   routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>>;
   appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void>;
   /** Newest last; at most `limit` lines. */
-  listFunctionLogs(name: string, limit: number): Promise<FunctionLogLine[]>;
+  listFunctionLogs(name: string, limit: number): Promise<StoredLogLine[]>;
+  /**
+   * Lines with an id above `afterId`, oldest first, at most `limit`; of the named
+   * functions only when `names` is given. Streams poll this with an id cursor.
+   */
+  listFunctionLogsAfter(afterId: number, names: readonly string[] | null, limit: number): Promise<StoredLogLine[]>;
+  /** The id of the newest stored line (0 when there is none): where a live stream starts. */
+  lastFunctionLogId(): Promise<number>;
   /** Keeps only the newest `keep` lines per function. */
   pruneFunctionLogs(keep: number): Promise<void>;
 

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkAnswer } from './openapi-check.js';
 import { pgSchemaUrl } from './test-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -40,7 +41,20 @@ export function tempDbUrl(): string {
   return `sqlite:${join(dir, 'switchyard.db')}`;
 }
 
-export async function startService(opts: { dbUrl?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<RunningService> {
+export interface StartOptions {
+  dbUrl?: string;
+  env?: Record<string, string>;
+  args?: string[];
+  /**
+   * Check every answer of `request()` against the OpenAPI document
+   * (test/helpers/openapi-check.ts): on by default, so a test whose call gets an
+   * answer the document does not describe fails. Off for tests that send what
+   * no client would.
+   */
+  checkAnswers?: boolean;
+}
+
+export async function startService(opts: StartOptions = {}): Promise<RunningService> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const dbUrl = opts.dbUrl ?? tempDbUrl();
   const proc = spawn(process.execPath, [CLI, ...(opts.args ?? [])], {
@@ -91,6 +105,9 @@ export async function startService(opts: { dbUrl?: string; env?: Record<string, 
     }
     const res = await fetch(url + path, init);
     const text = await res.text();
+    if (opts.checkAnswers !== false && method !== 'HEAD') {
+      checkAnswer(method, path, res.status, res.headers.get('content-type'), text);
+    }
     let json: unknown = undefined;
     try {
       json = text ? JSON.parse(text) : undefined;

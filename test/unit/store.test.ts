@@ -364,13 +364,32 @@ for (const b of backends()) {
         await store.appendFunctionLogs('f1', [line('one'), line('two', 'warn')]);
         await store.appendFunctionLogs('f1', [line('three'), { ...line('four', 'error'), requestId: null }]);
         await store.appendFunctionLogs('f2', [line('other')]);
+        const stored = { id: expect.any(Number), function: 'f1', version: null };
         expect(await store.listFunctionLogs('f1', 3)).toEqual([
-          line('two', 'warn'),
-          line('three'),
-          { ...line('four', 'error'), requestId: null },
+          { ...line('two', 'warn'), ...stored },
+          { ...line('three'), ...stored },
+          { ...line('four', 'error'), requestId: null, ...stored },
         ]);
         expect((await store.listFunctionLogs('f2', 10)).map((l) => l.message)).toEqual(['other']);
         expect(await store.listFunctionLogs('nobody', 10)).toEqual([]);
+      });
+
+      it('reads lines after an id cursor, of every function or of the named ones, with their version', async () => {
+        expect(await store.lastFunctionLogId()).toBe(0);
+        await store.appendFunctionLogs('f1', [{ ...line('one'), version: 3 }, line('two')]);
+        await store.appendFunctionLogs('f2', [line('other')]);
+        const all = await store.listFunctionLogsAfter(0, null, 10);
+        expect(all.map((l) => [l.function, l.message, l.version])).toEqual([
+          ['f1', 'one', 3],
+          ['f1', 'two', null],
+          ['f2', 'other', null],
+        ]);
+        expect(all[0].id).toBeLessThan(all[1].id);
+        expect(await store.lastFunctionLogId()).toBe(all[2].id);
+        expect((await store.listFunctionLogsAfter(all[0].id, null, 10)).map((l) => l.message)).toEqual(['two', 'other']);
+        expect((await store.listFunctionLogsAfter(all[0].id, null, 1)).map((l) => l.message)).toEqual(['two']);
+        expect((await store.listFunctionLogsAfter(0, ['f2', 'nobody'], 10)).map((l) => l.message)).toEqual(['other']);
+        expect(await store.listFunctionLogsAfter(all[2].id, null, 10)).toEqual([]);
       });
 
       it('prunes to the newest lines per function', async () => {

@@ -186,4 +186,11 @@ ALTER TABLE functions ADD COLUMN handler TEXT NOT NULL DEFAULT '';
 ALTER TABLE functions ADD COLUMN event_format TEXT NOT NULL DEFAULT 'switchyard';
 `,
   },
+  {
+    version: 7,
+    name: 'function_log_version',
+    // Streams of console lines name the function version that wrote each line;
+    // NULL for lines stored before this version.
+    sql: `ALTER TABLE function_logs ADD COLUMN function_version INTEGER;`,
+  },
 ];

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route } from '../../types.js';
+import type { Api, FunctionLogLine, FunctionRecord, Page, Route, StoredLogLine } from '../../types.js';
 import {
   routeShape,
   type ApiPatch,
@@ -187,10 +187,10 @@ export class PgStore extends PgWebhookStore implements Store {
     // and its key-share lock makes it wait for (and then see) a delete in progress.
     const inserted = await this.changes(
       `WITH f AS (SELECT name FROM functions WHERE name = $1 FOR KEY SHARE)
-       INSERT INTO function_logs (function_name, time, level, message, request_id)
-       SELECT f.name, l.time, l.level, l.message, l.request_id
-       FROM f CROSS JOIN unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[])
-         WITH ORDINALITY AS l (time, level, message, request_id, n)
+       INSERT INTO function_logs (function_name, function_version, time, level, message, request_id)
+       SELECT f.name, l.version, l.time, l.level, l.message, l.request_id
+       FROM f CROSS JOIN unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[])
+         WITH ORDINALITY AS l (time, level, message, request_id, version, n)
        ORDER BY l.n`,
       [
         name,
@@ -198,6 +198,7 @@ export class PgStore extends PgWebhookStore implements Store {
         lines.map((l) => l.level),
         lines.map((l) => noNul(l.message)),
         lines.map((l) => (l.requestId === null ? null : noNul(l.requestId))),
+        lines.map((l) => l.version ?? null),
       ],
     );
     if (inserted === 0 || this.logRetention === undefined) return;
@@ -215,15 +216,30 @@ export class PgStore extends PgWebhookStore implements Store {
     }
   }
 
-  async listFunctionLogs(name: string, limit: number): Promise<FunctionLogLine[]> {
+  async listFunctionLogs(name: string, limit: number): Promise<StoredLogLine[]> {
     // Newest `limit` lines, handed back oldest first.
     const rows = await this.rows<LogRow>(
       `SELECT * FROM (
-         SELECT id, time, level, message, request_id FROM function_logs WHERE function_name = $1 ORDER BY id DESC LIMIT $2
+         SELECT * FROM function_logs WHERE function_name = $1 ORDER BY id DESC LIMIT $2
        ) newest ORDER BY id`,
       [name, limit],
     );
     return rows.map(toLogLine);
+  }
+
+  async listFunctionLogsAfter(afterId: number, names: readonly string[] | null, limit: number): Promise<StoredLogLine[]> {
+    const rows = names === null
+      ? await this.rows<LogRow>('SELECT * FROM function_logs WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
+      : await this.rows<LogRow>(
+          'SELECT * FROM function_logs WHERE id > $1 AND function_name = ANY($3::text[]) ORDER BY id LIMIT $2',
+          [afterId, limit, names],
+        );
+    return rows.map(toLogLine);
+  }
+
+  async lastFunctionLogId(): Promise<number> {
+    const rows = await this.rows<{ id: string }>('SELECT COALESCE(MAX(id), 0)::text AS id FROM function_logs');
+    return Number(rows[0].id);
   }
 
   async pruneFunctionLogs(keep: number): Promise<void> {

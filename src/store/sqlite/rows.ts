@@ -4,12 +4,12 @@
  */
 import type {
   Api,
-  FunctionLogLine,
   FunctionRecord,
   EventFormat, FunctionRuntimeName,
   LogLevel,
   Route,
   RouteMethod,
+  StoredLogLine,
 } from '../../types.js';
 
 export interface FunctionRow {
@@ -48,7 +48,9 @@ export interface RouteRow {
 }
 
 export interface LogRow {
-  id: number;
+  id: number | string;
+  function_name: string;
+  function_version: number | null;
   time: string;
   level: string;
   message: string;
@@ -88,6 +90,15 @@ export function toApi(r: ApiRow, routes: RouteRow[]): Api {
   };
 }
 
-export function toLogLine(r: LogRow): FunctionLogLine {
-  return { time: r.time, level: r.level as LogLevel, message: r.message, requestId: r.request_id };
+export function toLogLine(r: LogRow): StoredLogLine {
+  return {
+    // PostgreSQL's BIGINT arrives as text; ids stay far below 2^53.
+    id: Number(r.id),
+    function: r.function_name,
+    version: r.function_version,
+    time: r.time,
+    level: r.level as LogLevel,
+    message: r.message,
+    requestId: r.request_id,
+  };
 }

@@ -10,7 +10,7 @@ import { SqliteChangeFeed } from './changes.js';
 import type Database from 'better-sqlite3';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route } from '../../types.js';
+import type { Api, FunctionLogLine, FunctionRecord, Page, Route, StoredLogLine } from '../../types.js';
 import {
   routeShape,
   type ApiPatch,
@@ -52,11 +52,16 @@ function prepareAll(db: Database.Database) {
     deleteFunction: p('DELETE FROM functions WHERE name = ?'),
     routesUsingFunction: p('SELECT * FROM routes WHERE function_name = ? ORDER BY api_id, position'),
 
-    insertLog: p('INSERT INTO function_logs (function_name, time, level, message, request_id) VALUES (?, ?, ?, ?, ?)'),
+    insertLog: p(`INSERT INTO function_logs (function_name, function_version, time, level, message, request_id)
+      VALUES (?, ?, ?, ?, ?, ?)`),
     // Newest `limit` lines, handed back oldest first.
     listLogs: p(`SELECT * FROM (
-        SELECT id, time, level, message, request_id FROM function_logs WHERE function_name = ? ORDER BY id DESC LIMIT ?
+        SELECT * FROM function_logs WHERE function_name = ? ORDER BY id DESC LIMIT ?
       ) ORDER BY id`),
+    listLogsAfter: p('SELECT * FROM function_logs WHERE id > ? ORDER BY id LIMIT ?'),
+    listLogsAfterOf: p(`SELECT * FROM function_logs
+      WHERE id > ? AND function_name IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`),
+    lastLogId: p('SELECT COALESCE(MAX(id), 0) FROM function_logs').pluck(),
     deleteLogs: p('DELETE FROM function_logs WHERE function_name = ?'),
     // Walks the (function_name, id) index from the newest line; NULL (nothing to trim) deletes nothing.
     trimLogs: p(`DELETE FROM function_logs WHERE function_name = @name AND id <= (
@@ -206,7 +211,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
       // Lines of a function deleted mid-invocation are dropped, so a later function
       // of the same name does not inherit them.
       if (!this.s.functionExists.get(name)) return;
-      for (const l of lines) this.s.insertLog.run(name, l.time, l.level, l.message, l.requestId);
+      for (const l of lines) this.s.insertLog.run(name, l.version ?? null, l.time, l.level, l.message, l.requestId);
       if (this.logRetention === undefined) return;
       const pending = (this.appendedSinceTrim.get(name) ?? 0) + lines.length;
       if (pending >= this.trimEvery) {
@@ -218,8 +223,19 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     });
   }
 
-  async listFunctionLogs(name: string, limit: number): Promise<FunctionLogLine[]> {
+  async listFunctionLogs(name: string, limit: number): Promise<StoredLogLine[]> {
     return (this.s.listLogs.all(name, limit) as LogRow[]).map(toLogLine);
+  }
+
+  async listFunctionLogsAfter(afterId: number, names: readonly string[] | null, limit: number): Promise<StoredLogLine[]> {
+    const rows = names === null
+      ? this.s.listLogsAfter.all(afterId, limit)
+      : this.s.listLogsAfterOf.all(afterId, JSON.stringify(names), limit);
+    return (rows as LogRow[]).map(toLogLine);
+  }
+
+  async lastFunctionLogId(): Promise<number> {
+    return this.s.lastLogId.get() as number;
   }
 
   async pruneFunctionLogs(keep: number): Promise<void> {

@@ -1,0 +1,61 @@
+/**
+ * Mounts the documented HTTP surface on a Fastify app: the named schemas, the
+ * OpenAPI generator and every route module. One function so that the server
+ * and the build (scripts/build-openapi.mjs, which passes stub services and
+ * never calls a handler) describe exactly the same routes.
+ */
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { FunctionService } from '../functions/service.js';
+import type { ApiService } from '../gateway/apis.js';
+import type { Metrics } from '../metrics.js';
+import type { Store } from '../store/store.js';
+import type { InvocationHub } from '../streams/invocations.js';
+import type { EventBus } from '../webhooks/events.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { registerApiRoutes } from './apis.js';
+import { registerFunctionRoutes } from './functions.js';
+import { swaggerOptions, type DocumentOptions } from './openapi.js';
+import { registerOpsRoutes } from './ops.js';
+import { registerSchemas } from './schemas.js';
+import { registerStreamRoutes } from './streams.js';
+import { registerWebhookRoutes } from './webhooks.js';
+
+export interface ManagementDeps {
+  store: Store;
+  metrics: Metrics;
+  functions: FunctionService;
+  apis: ApiService;
+  webhooks: WebhookService;
+  events: EventBus;
+  invocations: InvocationHub;
+}
+
+export async function registerManagementApi(app: FastifyInstance, deps: ManagementDeps, doc: DocumentOptions): Promise<void> {
+  registerSchemas(app);
+  await app.register(swagger, swaggerOptions(doc));
+  registerOpsRoutes(app, deps.store, deps.metrics);
+  registerFunctionRoutes(app, deps.functions);
+  registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
+  registerApiRoutes(app, deps.apis);
+  registerWebhookRoutes(app, deps.webhooks, deps.events);
+}
+
+/**
+ * The document alone, without a server or a database: the routes are mounted
+ * with stub services (no handler runs) and the generator reads them.
+ */
+export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record<string, any>> {
+  const app = Fastify({ logger: false });
+  const stub = {} as never;
+  await registerManagementApi(
+    app,
+    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub },
+    doc,
+  );
+  await app.ready();
+  // A copy: the generator caches its object and later callers may change theirs.
+  const document = structuredClone(app.swagger()) as Record<string, any>;
+  await app.close();
+  return document;
+}

@@ -1,0 +1,96 @@
+/**
+ * The OpenAPI 3.1 document's frame: @fastify/swagger options (info, servers,
+ * security, named components) and the invocation endpoint, which is served
+ * ahead of Fastify (src/http/invoke.ts) and so has no route to describe it.
+ * Used by the running server (`GET /api/openapi.json`) and by the build
+ * (scripts/build-openapi.mjs writes dist/openapi.json for the typed client).
+ */
+import type { SwaggerOptions } from '@fastify/swagger';
+import { HTTP_METHODS } from '../types.js';
+
+const errorAnswer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/** `ANY /api/invoke/fn/{apiId}/{path}`: one operation per method (`invokeGet`, `invokePost`, ...). */
+function invokePathItem() {
+  const item: Record<string, unknown> = {
+    parameters: [
+      { name: 'apiId', in: 'path', required: true, schema: { type: 'string' }, description: 'The API id (`invokeUrl` of the API)' },
+      {
+        name: 'path',
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+        description: "The request path after the API id, starting with the API's basePath (slashes kept as they are)",
+      },
+    ],
+  };
+  for (const method of HTTP_METHODS) {
+    const lower = method.toLowerCase();
+    item[lower] = {
+      tags: ['invoke'],
+      operationId: `invoke${method[0]}${lower.slice(1)}`,
+      summary: `Call the function a route binds (${method})`,
+      description:
+        "Public: no admin key. The function's result becomes the answer (status, headers and body are the function's). " +
+        'Errors of the gateway itself use the Error shape. docs/functions.md explains events and results.',
+      security: [],
+      ...(method === 'GET' || method === 'HEAD' || method === 'OPTIONS'
+        ? {}
+        : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
+      responses: {
+        default: { description: "The function's answer", content: { '*/*': { schema: {} } } },
+        404: errorAnswer('No such API, or no route matches (api_not_found, no_route)'),
+        405: errorAnswer('The route exists for other methods (method_not_allowed; `Allow` lists them)'),
+        413: errorAnswer('Request body larger than the limit'),
+        502: errorAnswer('The function failed or returned an invalid result'),
+        503: errorAnswer('The server is shutting down'),
+        504: errorAnswer('The function ran past its timeout'),
+      },
+    };
+  }
+  return item;
+}
+
+export interface DocumentOptions {
+  /** Whether the management API needs the admin key (it does when SWITCHYARD_ADMIN_KEY is set). */
+  secured: boolean;
+  /** Where the document says the server is; default: relative to where the document was fetched. */
+  servers?: Array<{ url: string; description?: string }>;
+}
+
+export function swaggerOptions(opts: DocumentOptions): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchyard management API',
+        version: '0.1.0',
+        description:
+          'Functions, APIs and routes, webhooks, deliveries and events, log streams, and the invocation endpoint. ' +
+          'How invocations behave: docs/functions.md; every error code: docs/errors.md.',
+      },
+      servers: opts.servers ?? [{ url: '/', description: 'The server that serves this document' }],
+      tags: [
+        { name: 'functions', description: 'Deploy, invoke and watch functions' },
+        { name: 'apis', description: 'APIs and the routes that bind functions' },
+        { name: 'webhooks', description: 'Webhooks, their deliveries, and events' },
+        { name: 'invoke', description: 'The public invocation endpoint' },
+        { name: 'operations', description: 'Probes and metrics (public)' },
+      ],
+      components: {
+        securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },
+      },
+      security: opts.secured ? [{ adminKey: [] }] : [],
+      paths: { '/api/invoke/fn/{apiId}/{path}': invokePathItem() },
+    },
+    // Components are named after their `$id` (src/http/schemas.ts), not `def-N`.
+    refResolver: {
+      buildLocalReference(json, _baseUri, _fragment, i) {
+        return typeof json.$id === 'string' ? json.$id : `def-${i}`;
+      },
+    },
+  };
+}

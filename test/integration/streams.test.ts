@@ -1,0 +1,183 @@
+/**
+ * The server-sent event streams of function activity over real HTTP: console
+ * lines (from the store, resumable by id) and invocation events on both the
+ * per-function and the all-functions stream, the admin key, unknown functions,
+ * keep-alive comments, and a shutdown that an open stream does not hold up.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '../helpers/service.js';
+import { openSse, type SseStream } from '../helpers/sse.js';
+import { until } from '../helpers/until.js';
+
+const KEY = 'stream-test-key';
+const AUTH = { authorization: `Bearer ${KEY}` };
+const TALKER = `exports.handler = async (event) => {
+  console.log('hello ' + (event.body && event.body.n));
+  console.warn('careful');
+  return { statusCode: 200, body: { ok: true } };
+};`;
+
+let svc: RunningService;
+let apiId: string;
+const streams: SseStream[] = [];
+const open = async (path: string, headers: Record<string, string> = AUTH) => {
+  const s = await openSse(svc.url + path, headers);
+  streams.push(s);
+  return s;
+};
+
+beforeAll(async () => {
+  svc = await startService({ env: { SWITCHYARD_ADMIN_KEY: KEY } });
+  for (const name of ['talker', 'quiet']) {
+    const res = await svc.request('POST', '/api/functions', { name, code: TALKER }, AUTH);
+    expect(res.status, res.text).toBe(201);
+  }
+  const thrower = await svc.request('POST', '/api/functions', { name: 'thrower', code: `exports.handler = async () => { throw new Error('no'); };` }, AUTH);
+  expect(thrower.status, thrower.text).toBe(201);
+  const api = await svc.request(
+    'POST',
+    '/api/apis',
+    {
+      name: 'streams',
+      basePath: '/s',
+      routes: [
+        { method: 'POST', path: '/talk', function: 'talker' },
+        { method: 'GET', path: '/fail/:id', function: 'thrower' },
+      ],
+    },
+    AUTH,
+  );
+  expect(api.status, api.text).toBe(201);
+  apiId = api.json.id;
+}, 30_000);
+
+afterAll(async () => {
+  for (const s of streams) s.close();
+  await svc?.stop();
+});
+
+describe('log streams', () => {
+  it('delivers the console lines and invocations of a function on its stream and on the all-functions stream', async () => {
+    const own = await open('/api/functions/talker/logs/stream');
+    const all = await open('/api/logs/stream');
+    const other = await open('/api/logs/stream?function=quiet');
+    for (const s of [own, all, other]) {
+      expect(s.status).toBe(200);
+      expect(s.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(s.headers.get('cache-control')).toBe('no-cache');
+      expect(s.headers.get('x-accel-buffering')).toBe('no');
+    }
+
+    const viaGateway = await svc.request('POST', `/api/invoke/fn/${apiId}/s/talk`, { n: 1 });
+    expect(viaGateway.status).toBe(200);
+    const manual = await svc.request('POST', '/api/functions/talker/invoke', { body: { n: 2 } }, AUTH);
+    expect(manual.status, manual.text).toBe(200);
+
+    for (const s of [own, all]) {
+      const line = await s.waitFor('hello 1', (e) => e.event === 'log' && e.json.message === 'hello 1');
+      expect(line.json).toMatchObject({ function: 'talker', version: 1, level: 'log', request_id: viaGateway.headers.get('x-request-id') });
+      expect(line.id).toBe(String(line.json.id));
+      expect(typeof line.json.ts).toBe('string');
+      await s.waitFor('hello 2', (e) => e.event === 'log' && e.json.message === 'hello 2');
+      await s.waitFor('warn line', (e) => e.event === 'log' && e.json.level === 'warn');
+
+      const gw = await s.waitFor('gateway invocation', (e) => e.event === 'invocation' && e.json.api_id === apiId);
+      expect(gw.id).toBeNull();
+      expect(gw.json).toMatchObject({
+        function: 'talker',
+        method: 'POST',
+        path: '/s/talk',
+        status: 200,
+        outcome: 'ok',
+        request_id: viaGateway.headers.get('x-request-id'),
+      });
+      expect(gw.json.duration_ms).toBeGreaterThanOrEqual(0);
+      const inv = await s.waitFor('manual invocation', (e) => e.event === 'invocation' && e.json.api_id === null);
+      expect(inv.json).toMatchObject({ function: 'talker', status: 200, outcome: 'ok' });
+    }
+    // Ids only grow along a stream.
+    const ids = own.events.filter((e) => e.event === 'log').map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // A stream filtered to another function sees none of it.
+    const quiet = await svc.request('POST', '/api/functions/quiet/invoke', { body: { n: 3 } }, AUTH);
+    expect(quiet.status).toBe(200);
+    await other.waitFor('quiet line', (e) => e.event === 'log' && e.json.message === 'hello 3');
+    expect(other.events.filter((e) => e.json.function === 'talker')).toEqual([]);
+  });
+
+  it("reports a failed invocation with the gateway's status and the failure code", async () => {
+    const s = await open('/api/logs/stream?function=thrower');
+    const res = await svc.request('GET', `/api/invoke/fn/${apiId}/s/fail/7`);
+    expect(res.status).toBe(502);
+    const e = await s.waitFor('failed invocation', (x) => x.event === 'invocation');
+    expect(e.json).toMatchObject({ function: 'thrower', method: 'GET', path: '/s/fail/7', status: 502, outcome: 'function_error' });
+  });
+
+  it('replays stored lines after Last-Event-ID or ?since, then streams live', async () => {
+    const logs = await svc.request('GET', '/api/functions/talker/logs', undefined, AUTH);
+    expect(logs.status).toBe(200);
+    const first = logs.json.find((l: { message: string }) => l.message === 'hello 1');
+    expect(first.id).toEqual(expect.any(Number));
+
+    const resumed = await open('/api/functions/talker/logs/stream', { ...AUTH, 'last-event-id': String(first.id - 1) });
+    const replayed = await resumed.waitFor('replayed line', (e) => e.event === 'log' && e.json.message === 'hello 1');
+    expect(replayed.id).toBe(String(first.id));
+    await resumed.waitFor('replayed second line', (e) => e.event === 'log' && e.json.message === 'hello 2');
+    expect(resumed.events.some((e) => Number(e.id) < first.id)).toBe(false);
+
+    const since = await open(`/api/logs/stream?since=${first.id}`);
+    await since.waitFor('line after since', (e) => e.event === 'log' && e.json.message === 'careful');
+    expect(since.events.some((e) => e.event === 'log' && Number(e.id) <= first.id)).toBe(false);
+
+    // Then live.
+    const res = await svc.request('POST', '/api/functions/talker/invoke', { body: { n: 'live' } }, AUTH);
+    expect(res.status).toBe(200);
+    await resumed.waitFor('live line', (e) => e.event === 'log' && e.json.message === 'hello live');
+  });
+
+  it("shows another node's console lines (read from the shared store), and only its own node's invocations", async () => {
+    const other = await startService({ dbUrl: svc.dbUrl, env: { SWITCHYARD_ADMIN_KEY: KEY } });
+    try {
+      const s = await open('/api/functions/talker/logs/stream');
+      const res = await other.request('POST', '/api/functions/talker/invoke', { body: { n: 'elsewhere' } }, AUTH);
+      expect(res.status, res.text).toBe(200);
+      await s.waitFor('line from the other node', (e) => e.event === 'log' && e.json.message === 'hello elsewhere');
+      expect(s.events.filter((e) => e.event === 'invocation')).toEqual([]);
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
+  it('sends keep-alive comments', async () => {
+    const s = await open('/api/logs/stream?ping_ms=100');
+    await until(() => s.comments.includes('ping'), 'a ping comment');
+  });
+
+  it('refuses without the key, for an unknown function and for a bad cursor', async () => {
+    const noKey = await open('/api/logs/stream', {});
+    expect(noKey.status).toBe(401);
+    expect(JSON.parse(noKey.text).code).toBe('unauthorized');
+    const noKeyFn = await open('/api/functions/talker/logs/stream', {});
+    expect(noKeyFn.status).toBe(401);
+    const unknown = await open('/api/functions/nobody/logs/stream');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.text).code).toBe('function_not_found');
+    const bad = await open('/api/logs/stream', { ...AUTH, 'last-event-id': 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text).error).toContain('Last-Event-ID');
+    const badFilter = await open('/api/logs/stream?function=a,,9x');
+    expect(badFilter.status).toBe(400);
+  });
+
+  it('ends open streams when the server shuts down instead of waiting for them', async () => {
+    const own = await startService({ env: { SWITCHYARD_SHUTDOWN_GRACE_MS: '120000' } });
+    try {
+      const s = await openSse(own.url + '/api/logs/stream');
+      expect(s.status).toBe(200);
+      expect(await own.stop()).toBe(0);
+      await until(() => s.ended(), 'the stream to end');
+    } finally {
+      await own.stop('SIGKILL');
+    }
+  }, 60_000);
+});
