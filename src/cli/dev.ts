@@ -216,7 +216,7 @@ async function streamLogs(ctx: ProjectContext, signal: AbortSignal, out: Output)
         } else {
           const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; function?: string };
           const status = (i.status ?? 0) >= 400 ? out.paintErr('red', String(i.status)) : out.paintErr('green', String(i.status));
-          out.info(`${time(i.ts)} ${i.method ?? 'INVOKE'} ${i.path ?? ''} ${status} ${i.duration_ms} ms ${out.paintErr('dim', `(${i.function})`)}`);
+          out.info(`${time(i.ts)} ${i.method ?? 'INVOKE'} ${i.path ?? ''} ${status} ${Math.round(i.duration_ms ?? 0)} ms ${out.paintErr('dim', `(${i.function})`)}`);
         }
       },
       onReconnect: (reason) => out.info(out.paintErr('dim', `log stream dropped (${reason}); reconnecting`)),

@@ -51,7 +51,7 @@ function printStreamEvent(out: Output, event: FunctionStreamEvent): void {
     const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; outcome?: string };
     const status = i.status !== undefined && i.status >= 400 ? out.paint('red', String(i.status)) : out.paint('green', String(i.status));
     const outcome = i.outcome && i.outcome !== 'ok' ? ` ${i.outcome}` : '';
-    out.line(out.paint('dim', `${i.ts ?? ''} ->   `) + `${i.method} ${i.path} ${status} ${i.duration_ms} ms${outcome}`);
+    out.line(out.paint('dim', `${i.ts ?? ''} ->   `) + `${i.method} ${i.path} ${status} ${Math.round(i.duration_ms ?? 0)} ms${outcome}`);
   }
 }
 

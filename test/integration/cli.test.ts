@@ -389,7 +389,7 @@ describe('logs -f', () => {
     try {
       const run = runCli(['logs', 'greet', '-f', '--since', '0', '--admin-key', 'k'], { SWITCHYARD_URL: stub.url });
       await run.waitForOutput(/after the drop/);
-      await run.waitForOutput(/GET \/hi 200 1\.5 ms/);
+      await run.waitForOutput(/GET \/hi 200 2 ms/);
       expect(stub.requests).toHaveLength(2);
       expect(stub.requests[0]).toMatchObject({ url: '/api/functions/greet/logs/stream?since=0', lastEventId: undefined, auth: 'Bearer k' });
       expect(stub.requests[1]).toMatchObject({ url: '/api/functions/greet/logs/stream', lastEventId: '2' });
