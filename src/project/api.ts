@@ -63,7 +63,8 @@ export interface FunctionBody {
   handler?: string;
   event_format: EventFormat;
 }
-export type FunctionPatchBody = { [K in Exclude<keyof FunctionBody, 'name'>]?: FunctionBody[K] | null };
+/** `code` cannot be reset, only replaced; the other fields reset to their default with null. */
+export type FunctionPatchBody = { code?: string } & { [K in Exclude<keyof FunctionBody, 'name' | 'code'>]?: FunctionBody[K] | null };
 
 export interface ApiBody {
   name: string;

@@ -1,90 +1,100 @@
 /**
- * ProjectApi over HTTP: the documented management endpoints (docs/api.md)
- * with `fetch`, the admin key as a Bearer token, lists followed page by page
- * through their `Link: rel="next"` header. One small file on purpose: a typed
- * client generated from the OpenAPI document can replace it behind the same
- * interface.
+ * ProjectApi over HTTP, through the package's typed client (src/client/,
+ * generated from the OpenAPI document), the same calls the CLI makes: the
+ * admin key as a Bearer token, lists followed page by page through their
+ * `Link: rel="next"` header, every failure a ProjectApiError carrying the
+ * server's status, code and details (status 0 when nothing answered).
  */
-import type { ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, DryRunResult } from './api.js';
+import { createClient } from '../client/index.js';
+import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, WebhookBody } from './api.js';
 import { ProjectApiError } from './types.js';
 
 export interface HttpProjectApiOptions {
   /** Server origin, e.g. http://localhost:3000 */
   baseUrl: string;
   adminKey?: string | null;
-  fetch?: typeof fetch;
+  fetch?: (input: Request) => Promise<Response>;
 }
+
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+const DRY_RUN = { dry_run: 'true' } as const;
 
 export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
+  const client = createClient({ baseUrl: base, adminKey: options.adminKey, fetch: options.fetch });
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<{ data: T; headers: Headers }> {
-    const headers: Record<string, string> = {};
-    if (options.adminKey) headers.authorization = `Bearer ${options.adminKey}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
+  /** The answer's data, or a ProjectApiError naming what the server said. */
+  async function send<T>(what: string, request: Promise<Answer>): Promise<{ data: T; response: Response }> {
+    let answer: Answer;
     try {
-      res = await doFetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      answer = await request;
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
       throw new ProjectApiError(0, 'unreachable', `cannot reach ${base} (${cause})`);
     }
-    const text = await res.text();
-    let data: unknown;
-    try {
-      data = text ? JSON.parse(text) : undefined;
-    } catch {
-      data = text;
+    if (!answer.response.ok) {
+      const e = (answer.error ?? {}) as { error?: string; code?: string; details?: unknown };
+      throw new ProjectApiError(answer.response.status, e.code, e.error ?? `${what} answered ${answer.response.status}`, e.details);
     }
-    if (!res.ok) {
-      const e = (data ?? {}) as { error?: string; code?: string; details?: unknown };
-      throw new ProjectApiError(res.status, e.code, e.error ?? `${method} ${path} answered ${res.status}`, e.details);
-    }
-    return { data: data as T, headers: res.headers };
+    return { data: answer.data as T, response: answer.response };
   }
+  const value = async <T>(what: string, request: Promise<Answer>) => (await send<T>(what, request)).data;
 
-  async function list<T>(path: string): Promise<T[]> {
+  /** Every page of a list: `after` comes from the `Link: <...>; rel="next"` header. */
+  async function list<T>(what: string, page: (after: string | undefined) => Promise<Answer>): Promise<T[]> {
     const items: T[] = [];
-    let next: string | null = `${path}?limit=1000`;
-    while (next) {
-      const page: { data: T[]; headers: Headers } = await call<T[]>('GET', next);
-      const { data, headers } = page;
+    let after: string | undefined;
+    do {
+      const { data, response } = await send<T[]>(what, page(after));
       items.push(...data);
-      next = /<([^>]+)>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1] ?? null;
-    }
+      const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      after = next ? (new URL(next, base).searchParams.get('after') ?? undefined) : undefined;
+    } while (after !== undefined);
     return items;
   }
-
-  const enc = encodeURIComponent;
-  const value = async <T>(p: Promise<{ data: T }>) => (await p).data;
+  const page = (after: string | undefined) => ({ query: { limit: '1000', ...(after === undefined ? {} : { after }) } });
+  const fn = (name: string) => ({ path: { name } });
+  const id = (value: string) => ({ path: { id: value } });
 
   return {
-    listFunctions: () => list<RemoteFunction>('/api/functions'),
-    getFunction: (name) => value(call<RemoteFunction>('GET', `/api/functions/${enc(name)}`)),
-    createFunction: (body) => value(call<RemoteFunction>('POST', '/api/functions', body)),
-    updateFunction: (name, body) => value(call<RemoteFunction>('PUT', `/api/functions/${enc(name)}`, body)),
-    deleteFunction: async (name) => void (await call('DELETE', `/api/functions/${enc(name)}`)),
+    listFunctions: () => list<RemoteFunction>('GET /api/functions', (after) => client.GET('/api/functions', { params: page(after) })),
+    getFunction: (name) => value<RemoteFunction>('GET /api/functions/{name}', client.GET('/api/functions/{name}', { params: fn(name) })),
+    createFunction: (body) => value<RemoteFunction>('POST /api/functions', client.POST('/api/functions', { body })),
+    updateFunction: (name, body) =>
+      value<RemoteFunction>('PUT /api/functions/{name}', client.PUT('/api/functions/{name}', { params: fn(name), body })),
+    deleteFunction: async (name) => void (await send('DELETE /api/functions/{name}', client.DELETE('/api/functions/{name}', { params: fn(name) }))),
     checkFunction: (body, exists) => {
-      if (!exists) return value(call<DryRunResult>('POST', '/api/functions?dry_run=true', body));
+      // A create is checked with the whole body (plan sends one), an update with the fields that change.
+      if (!exists) {
+        return value<DryRunResult>('POST /api/functions?dry_run', client.POST('/api/functions', { params: { query: DRY_RUN }, body: body as FunctionBody }));
+      }
       const { name, ...patch } = body;
-      return value(call<DryRunResult>('PUT', `/api/functions/${enc(name)}?dry_run=true`, patch));
+      return value<DryRunResult>(
+        'PUT /api/functions/{name}?dry_run',
+        client.PUT('/api/functions/{name}', { params: { ...fn(name), query: DRY_RUN }, body: patch }),
+      );
     },
 
-    listApis: () => list<RemoteApi>('/api/apis'),
-    createApi: (body) => value(call<RemoteApi>('POST', '/api/apis', body)),
-    updateApi: (id, body) => value(call<RemoteApi>('PUT', `/api/apis/${enc(id)}`, body)),
-    deleteApi: async (id) => void (await call('DELETE', `/api/apis/${enc(id)}`)),
+    listApis: () => list<RemoteApi>('GET /api/apis', (after) => client.GET('/api/apis', { params: page(after) })),
+    createApi: (body) => value<RemoteApi>('POST /api/apis', client.POST('/api/apis', { body })),
+    updateApi: (apiId, body) => value<RemoteApi>('PUT /api/apis/{id}', client.PUT('/api/apis/{id}', { params: id(apiId), body })),
+    deleteApi: async (apiId) => void (await send('DELETE /api/apis/{id}', client.DELETE('/api/apis/{id}', { params: id(apiId) }))),
 
-    listWebhooks: () => list<RemoteWebhook>('/api/webhooks'),
-    createWebhook: (body) => value(call<RemoteWebhook>('POST', '/api/webhooks', body)),
-    updateWebhook: (id, body) => value(call<RemoteWebhook>('PUT', `/api/webhooks/${enc(id)}`, body)),
-    deleteWebhook: async (id) => void (await call('DELETE', `/api/webhooks/${enc(id)}`)),
-    checkWebhook: (body, id) =>
-      value(
-        id === undefined
-          ? call<DryRunResult>('POST', '/api/webhooks?dry_run=true', body)
-          : call<DryRunResult>('PUT', `/api/webhooks/${enc(id)}?dry_run=true`, body),
+    listWebhooks: () => list<RemoteWebhook>('GET /api/webhooks', (after) => client.GET('/api/webhooks', { params: page(after) })),
+    createWebhook: (body) => value<RemoteWebhook>('POST /api/webhooks', client.POST('/api/webhooks', { body })),
+    updateWebhook: (hookId, body) => value<RemoteWebhook>('PUT /api/webhooks/{id}', client.PUT('/api/webhooks/{id}', { params: id(hookId), body })),
+    deleteWebhook: async (hookId) => void (await send('DELETE /api/webhooks/{id}', client.DELETE('/api/webhooks/{id}', { params: id(hookId) }))),
+    checkWebhook: (body, hookId) =>
+      value<DryRunResult>(
+        'webhook dry run',
+        hookId === undefined
+          ? client.POST('/api/webhooks', { params: { query: DRY_RUN }, body: body as WebhookBody })
+          : client.PUT('/api/webhooks/{id}', { params: { ...id(hookId), query: DRY_RUN }, body }),
       ),
   };
 }

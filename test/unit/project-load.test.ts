@@ -283,14 +283,16 @@ describe('createHttpProjectApi', () => {
   it('sends the admin key, follows Link pages, and turns error answers into ProjectApiError', async () => {
     const { createHttpProjectApi, ProjectApiError } = await import('../../src/project/index.js');
     const seen: Array<{ url: string; auth: string | null }> = [];
-    const fakeFetch = (async (url: string, init: RequestInit) => {
-      seen.push({ url, auth: new Headers(init.headers).get('authorization') });
+    // The typed client hands fetch one Request.
+    const fakeFetch = async (request: Request) => {
+      const url = request.url;
+      seen.push({ url, auth: request.headers.get('authorization') });
       if (url.endsWith('/api/functions?limit=1000')) {
         return new Response(JSON.stringify([{ name: 'a' }]), { headers: { link: '</api/functions?limit=1000&after=a>; rel="next"' } });
       }
       if (url.endsWith('after=a')) return new Response(JSON.stringify([{ name: 'b' }]));
       return new Response(JSON.stringify({ error: 'nope', code: 'function_not_found' }), { status: 404 });
-    }) as unknown as typeof fetch;
+    };
     const api = createHttpProjectApi({ baseUrl: 'http://sy.test/', adminKey: 'k', fetch: fakeFetch });
     expect((await api.listFunctions()).map((f) => f.name)).toEqual(['a', 'b']);
     expect(seen.map((s) => s.url)).toEqual(['http://sy.test/api/functions?limit=1000', 'http://sy.test/api/functions?limit=1000&after=a']);
