@@ -6,10 +6,11 @@
  * function file is one update), and streams every function's console lines
  * and every invocation until Ctrl-C.
  *
- * The dev server is the project's own, so the project is applied with prune
- * (what the file no longer names goes); against `--url` nothing is deleted
- * unless `--prune`. Private targets are allowed on the dev server (webhooks
- * to your own routes or a local receiver), as in the demo.
+ * What you remove from the file while dev runs is deleted on the server; what
+ * the file never named (a function deployed with curl beside it) is left
+ * alone unless `--prune`, which makes the server equal to the file. Private
+ * targets are allowed on the dev server (webhooks to your own routes or a
+ * local receiver), as in the demo.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -23,7 +24,7 @@ import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
 import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
-import type { PlanChange } from '../project/index.js';
+import type { Plan, PlanChange, Project } from '../project/index.js';
 import { asCliError, InvalidProjectError, projectContext, type ProjectContext } from './project-context.js';
 import { describeChange, runProject, shownPath } from './project-run.js';
 import { createServerApi, type FunctionStreamEvent } from './server-api.js';
@@ -50,8 +51,7 @@ export function registerDev(program: Command, io: CliIO): void {
     .option('--database-url <url>', 'the dev server\'s database (default: sqlite:<dir>/.switchyard/dev.db)')
     .option('--url <url>', 'use the running server at this URL instead of starting one')
     .option('--admin-key <key>', 'the admin key (of --url, or set on the dev server) [SWITCHYARD_ADMIN_KEY]')
-    .option('--prune', 'delete what the project no longer names (the default on the dev server)')
-    .option('--no-prune', 'never delete anything')
+    .option('--prune', 'also delete what the file does not name (else only what you remove from it while dev runs)')
     .option('--no-color', 'no colours (also NO_COLOR=1)')
     .action(async (dir: string, flags: DevFlags) => {
       const out = outputFor(io, flags);
@@ -63,14 +63,15 @@ export function registerDev(program: Command, io: CliIO): void {
       if (own) service = await startDevServer(io, flags, root, adminKey, out);
       const url = service ? service.url : flags.url!;
       const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined }, url.replace(/\/+$/, ''));
-      const prune = flags.prune ?? own;
+      const prune = flags.prune === true;
 
       const stop = new AbortController();
       const stopped = waitForStop(stop, out);
       const streaming = streamLogs(ctx, stop.signal, out);
 
-      await applyOnce(ctx, file, io, prune, out, true);
-      const watcher = watchProject(root, () => applyOnce(ctx, file, io, prune, out, false), out);
+      const session = { previous: null as Project | null };
+      await applyOnce(ctx, file, io, prune, session, out);
+      const watcher = watchProject(root, () => applyOnce(ctx, file, io, prune, session, out), out);
       out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root) || '.'} for changes. Ctrl-C stops.`));
 
       await stopped;
@@ -127,11 +128,43 @@ function waitForStop(stop: AbortController, out: Output): Promise<void> {
   });
 }
 
-/** Applies the project; on a problem prints it and keeps the server as it was, waiting for the next save. */
-async function applyOnce(ctx: ProjectContext, file: string, io: CliIO, prune: boolean, out: Output, first: boolean): Promise<void> {
+/** `kind name` (routes: `route api METHOD path`) of everything a project names. */
+function namedIn(project: Project): Set<string> {
+  const keys = new Set<string>();
+  for (const f of project.functions) keys.add(`function ${f.name}`);
+  for (const w of project.webhooks) keys.add(`webhook ${w.name}`);
+  for (const a of project.apis) {
+    keys.add(`api ${a.name}`);
+    for (const r of a.routes) keys.add(`route ${a.name} ${r.method} ${r.path}`);
+  }
+  return keys;
+}
+
+const keyOf = (c: PlanChange) => (c.kind === 'route' ? `route ${c.api} ${c.name}` : `${c.kind} ${c.name}`);
+
+/**
+ * Applies the project; on a problem prints it and keeps the server as it was,
+ * waiting for the next save. Without --prune the plan is pruned, then only
+ * the deletions of what the last applied version named are kept.
+ */
+async function applyOnce(
+  ctx: ProjectContext,
+  file: string,
+  io: CliIO,
+  prune: boolean,
+  session: { previous: Project | null },
+  out: Output,
+): Promise<void> {
+  const first = session.previous === null;
   const started = Date.now();
+  const select = (plan: Plan): Plan => {
+    if (prune) return plan;
+    const before = session.previous ? namedIn(session.previous) : new Set<string>();
+    return { ...plan, changes: plan.changes.filter((c) => c.action !== 'delete' || before.has(keyOf(c))) };
+  };
   try {
-    const run = await runProject({ file, env: io.env, api: ctx.api, prune, dryRun: false });
+    const run = await runProject({ file, env: io.env, api: ctx.api, prune: true, dryRun: false, select });
+    session.previous = run.plan.desired;
     const ms = Date.now() - started;
     if (first || run.applied.length > 0) {
       if (first) out.info(`  ${summarize(run.applied)}`);

@@ -13,6 +13,8 @@ export interface RunProjectOptions {
   api: ProjectApi;
   prune: boolean;
   dryRun: boolean;
+  /** Narrows the plan before it is shown and applied (dev keeps only some deletions). */
+  select?(plan: Plan): Plan;
   /** Called with the plan before anything is written. */
   onPlan?(plan: Plan): void;
   onChange?(change: PlanChange): void;
@@ -29,7 +31,8 @@ export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
   const shown = shownPath(process.cwd(), file);
   const loaded = await loadProject(file, { env: opts.env, readFile: functionReader(dirname(file)) });
   const state = await readServerState(opts.api, loaded.project);
-  const plan = planProject(loaded.project, state, { prune: opts.prune, file: shown });
+  const full = planProject(loaded.project, state, { prune: opts.prune, file: shown });
+  const plan = opts.select ? opts.select(full) : full;
   opts.onPlan?.(plan);
   if (opts.dryRun || plan.changes.length === 0) return { plan, applied: [], generatedSecrets: {} };
   const result = await applyPlan(plan, opts.api, { file: shown, onChange: opts.onChange });

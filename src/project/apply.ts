@@ -123,12 +123,18 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   if (problems.length > 0) throw new ProjectError(problems);
 }
 
-/** Routes to send for an API: the file's, plus (without prune) the server's routes the file does not name. */
-function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, prune: boolean): ApiBody['routes'] {
+/**
+ * Routes to send for an API: the file's, plus the server's routes the file
+ * does not name unless the plan deletes them (with prune it deletes them all;
+ * a caller may narrow a plan to some deletions, as `switchyard dev` does).
+ */
+function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
   const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
-  if (existing && !prune) {
+  if (existing) {
     const named = new Set(routes.map(routeKey));
-    for (const r of existing.routes) if (!named.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+    for (const r of existing.routes) {
+      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+    }
   }
   return routes;
 }
@@ -168,7 +174,8 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
       if (!writtenApis.has(apiName)) {
         writtenApis.add(apiName);
         const desired = find(plan.desired.apis, apiName);
-        const routes = routesFor(desired, existing, plan.prune);
+        const deleted = new Set(plan.changes.filter((c) => c.kind === 'route' && c.action === 'delete' && c.api === apiName).map((c) => c.name));
+        const routes = routesFor(desired, existing, deleted);
         const written = existing
           ? await api.updateApi(existing.id, { basePath: desired.base_path, routes })
           : await api.createApi({ name: apiName, basePath: desired.base_path, routes });

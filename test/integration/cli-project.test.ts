@@ -224,10 +224,24 @@ describe('switchyard import', () => {
   });
 });
 
+const DEV_PROJECT = `functions:
+  dev-hello:
+    file: functions/hello.js
+  dev-bye:
+    file: functions/bye.js
+apis:
+  dev:
+    base_path: /dev
+    routes:
+      - { method: GET, path: /hello, function: dev-hello }
+      - { method: GET, path: /bye, function: dev-bye }
+`;
+
 describe('switchyard dev', () => {
   it('starts its own server, applies the project, reloads a function after a save and streams its logs and invocations', async () => {
     const dir = project('dev', {
-      'switchyard.yaml': 'functions:\n  dev-hello:\n    file: functions/hello.js\napis:\n  dev:\n    base_path: /dev\n    routes:\n      - { method: GET, path: /hello, function: dev-hello }\n',
+      'switchyard.yaml': DEV_PROJECT,
+      'functions/bye.js': 'exports.handler = async () => ({ statusCode: 200, body: "bye" });',
       'functions/hello.js': 'exports.handler = async () => { console.log("serving v1"); return { statusCode: 200, body: { v: 1 } }; };',
     });
     const run = runCli(['dev', dir, '--port', '0'], { FORCE_COLOR: '0', NO_COLOR: '1' });
@@ -250,6 +264,22 @@ describe('switchyard dev', () => {
       writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { return { statusCode: 200, body: ');
       await run.waitForOutput(/server keeps the last good version/, 10_000);
       expect(await call()).toEqual({ v: 2 });
+
+      // Removed from the file while dev runs: deleted. Never in the file (deployed beside it): left alone.
+      const server = new URL(route).origin;
+      const made = await fetch(`${server}/api/functions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'made-with-curl', code: 'exports.handler = async () => ({ statusCode: 200 })' }),
+      });
+      expect(made.status).toBe(201);
+      writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("serving v3"); return { statusCode: 200, body: { v: 3 } }; };');
+      writeFileSync(join(dir, 'switchyard.yaml'), DEV_PROJECT.replace(/  dev-bye:\n    file: functions\/bye.js\n/, '').replace(/      - \{ method: GET, path: \/bye, function: dev-bye \}\n/, ''));
+      await run.waitForOutput(/deleted function dev-bye/, 10_000);
+      expect(run.stderr()).toContain('deleted route GET /bye (api dev)');
+      expect(await call()).toEqual({ v: 3 });
+      expect((await fetch(`${server}/api/functions/dev-bye`)).status).toBe(404);
+      expect((await fetch(`${server}/api/functions/made-with-curl`)).status).toBe(200);
 
       run.proc.kill('SIGINT');
       const exit = await run.exit;
