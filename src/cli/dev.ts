@@ -72,7 +72,7 @@ export function registerDev(program: Command, io: CliIO): void {
       const session = { previous: null as Project | null };
       await applyOnce(ctx, file, io, prune, session, out);
       const watcher = watchProject(root, () => applyOnce(ctx, file, io, prune, session, out), out);
-      out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root) || '.'} for changes. Ctrl-C stops.`));
+      out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root)} for changes. Ctrl-C stops.`));
 
       await stopped;
       watcher.close();

@@ -42,7 +42,8 @@ export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
 /** A path as people read it: relative when under `cwd`, else absolute. */
 export function shownPath(cwd: string, path: string): string {
   const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+  if (rel === '') return '.';
+  return !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 /** One applied change as a past-tense line (`created function hello`). */
