@@ -131,15 +131,9 @@ export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch): AwsV1E
   if (!spelling.has('x-forwarded-port')) put('X-Forwarded-Port', forwardedPort(req));
   if (!spelling.has('x-forwarded-proto')) put('X-Forwarded-Proto', FORWARDED_PROTO);
 
-  let query: Record<string, string> | null = null;
-  let multiQuery: Record<string, string[]> | null = null;
-  if (req.rawQuery !== '') {
-    const q = parseQuery(req.rawQuery);
-    if (q !== null) {
-      query = q.single;
-      multiQuery = q.multi;
-    }
-  }
+  const q = parseQuery(req.rawQuery);
+  const query = q?.single ?? null;
+  const multiQuery = q?.multi ?? null;
 
   const path = req.path === '' ? '/' : req.path;
   const { body, isBase64Encoded } = awsBody(req.body);

@@ -78,15 +78,9 @@ export function buildEvent(req: RequestFacts, match: EventMatch): InvocationEven
     }
   }
 
-  let query: Record<string, string> | null = null;
-  let multiQuery: Record<string, string[]> | null = null;
-  if (req.rawQuery !== '') {
-    const q = parseQuery(req.rawQuery);
-    if (q !== null) {
-      query = q.single;
-      multiQuery = q.multi;
-    }
-  }
+  const q = parseQuery(req.rawQuery);
+  const query = q?.single ?? null;
+  const multiQuery = q?.multi ?? null;
 
   const path = req.path === '' ? '/' : req.path;
   const { body, isBase64Encoded } = decodeBody(req.body, headers['content-type']);
@@ -119,7 +113,7 @@ function decodeComponent(s: string): string {
   return s.indexOf('%') === -1 ? s : qsUnescape(s);
 }
 
-/** null when the query holds no parameter at all (`?` or `?&`). */
+/** null when the query holds no parameter at all (``, `?` or `?&`). */
 export function parseQuery(
   raw: string,
 ): { single: Record<string, string>; multi: Record<string, string[]> } | null {

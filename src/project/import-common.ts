@@ -9,6 +9,9 @@ import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
 import type { ProjectDocument, ProjectRoute } from './types.js';
 
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export interface ImportOptions {
   /** Whether a file exists, relative to the imported file: picks the handler file's extension. Default: `.js`. */
   exists?: (relativePath: string) => boolean;

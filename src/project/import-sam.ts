@@ -20,12 +20,12 @@ import {
   routePath,
   splitHandler,
   timeoutMs,
+  isObj,
   type ImportOptions,
   type ImportResult,
+  type Obj,
 } from './import-common.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const PSEUDO: Record<string, string> = {
   'AWS::Region': 'us-east-1',
