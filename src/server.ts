@@ -9,6 +9,7 @@ import { ChangeBus } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
+import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
@@ -70,10 +71,29 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub();
   const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
-  webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
+  // Late-bound: the background invocations need the engine to wake, the engine needs them to run functions.
+  let background: FunctionInvocations | undefined;
+  webhooks = createWebhooks({
+    config,
+    store,
+    clock,
+    gateway,
+    metrics,
+    log,
+    functionTargets: {
+      prepare: (delivery) => background?.prepare(delivery) ?? Promise.resolve(null),
+      finished: (delivery) => background?.finished(delivery),
+    },
+  });
+  const engine = webhooks.engine;
+  const scheduler = webhooks.scheduler;
+  background = new FunctionInvocations({ store, runtime, logSink, clock, wake: () => engine.wake(), hub: invocations });
   const events = webhooks.events;
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations);
+  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations, {
+    clock,
+    changed: () => scheduler.wake(),
+  });
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
     beforeDelete: (id) => webhookService.assertApiUnused(id),
@@ -120,7 +140,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerAdminAuth(app, config.adminKey);
   await registerManagementApi(
     app,
-    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations },
+    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background },
     { secured: config.adminKey !== null },
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);

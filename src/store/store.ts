@@ -6,11 +6,13 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { ChangeFeed } from '../changes.js';
+import { NotFoundError } from '../errors.js';
 import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
 import type {
   AttemptOutcome,
   Delivery,
   DeliveryRequest,
+  DeliveryStatus,
   NewDelivery,
   NewWebhook,
   Webhook,
@@ -36,8 +38,19 @@ export interface ApiPatch {
   routes?: NewRoute[];
 }
 
-export type NewFunction = Omit<FunctionRecord, 'version' | 'createdAt' | 'updatedAt'>;
-export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'createdAt' | 'updatedAt'>>;
+type TriggerFields = 'schedules' | 'events' | 'async';
+/** Triggers default to none, and async to 2 retries without destinations. */
+export type NewFunction = Omit<FunctionRecord, 'version' | 'createdAt' | 'updatedAt' | TriggerFields> &
+  Partial<Pick<FunctionRecord, TriggerFields>> & ScheduleFires;
+export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'createdAt' | 'updatedAt'>> & ScheduleFires;
+
+interface ScheduleFires {
+  /**
+   * With `schedules`: each schedule's first fire time (ISO; null: never), as the
+   * scheduler computed it. The schedules' slot rows are replaced with these.
+   */
+  scheduleFires?: Array<string | null>;
+}
 
 export interface Store extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -155,6 +168,13 @@ export interface ClaimedSlots {
 export const CLAIM_WINDOW = 128;
 export const CLAIM_VISITS = 1000;
 
+/** A delivery naming a missing webhook or function. */
+export function targetNotFound(d: NewDelivery): NotFoundError {
+  return d.functionName
+    ? new NotFoundError('function_not_found', `Function '${d.functionName}' does not exist`)
+    : new NotFoundError('webhook_not_found', `Webhook '${d.webhookId}' does not exist`);
+}
+
 /** `perWebhook` when a claim sets no share: no webhook is limited. */
 export const NO_SHARE = 2 ** 31 - 1;
 
@@ -197,6 +217,8 @@ export interface WebhookStore {
   getDelivery(id: string): Promise<Delivery | null>;
   /** Newest first; `page.after` is a delivery id (older than it). */
   listDeliveries(webhookId: string, page: Page): Promise<Delivery[]>;
+  /** A function's invocations (function-target deliveries), newest first, of one status when given. */
+  listFunctionDeliveries(functionName: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]>;
   /**
    * Leases up to `limit` pending deliveries due at `now` whose lease is free or
    * expired, to `owner` until `now + leaseMs`, so that no webhook ends up with
@@ -211,6 +233,8 @@ export interface WebhookStore {
    * or expired, whatever its due time. Null otherwise.
    */
   leaseDelivery(id: string, owner: string, now: string, leaseMs: number): Promise<Delivery | null>;
+  /** Moves `owner`'s unexpired-or-not lease on one delivery to `until` (a function run longer than a lease). False when not held. */
+  extendLease(id: string, owner: string, until: string): Promise<boolean>;
   /** Keeps the rendered request of a delivery (once, before its first attempt). */
   saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void>;
   /**

@@ -12,7 +12,7 @@ import type { Page } from '../../types.js';
 import type { NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
 import type { ClaimedSlots, SlotPlan, WebhookStore } from '../store.js';
 import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
-import { DELIVERY_INSERT, PgDeliveryStore } from './deliveries.js';
+import { PgDeliveryStore } from './deliveries.js';
 import { toDelivery, toWebhook, webhookParams, type PgDeliveryRow, type PgWebhookRow } from './rows.js';
 
 const OPERATIONAL_PREFIX = 'switchyard.';
@@ -166,8 +166,9 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
       // A slot fired before conflicts on its unique (webhook, slot) key and is skipped.
       const inserted = fires.length
         ? await this.rows<PgDeliveryRow>(
-            `${DELIVERY_INSERT}
-             SELECT u.id, u.webhook_id, 'schedule', 'pending', u.slot, NULL, NULL, $4, $5
+            `INSERT INTO deliveries
+               (id, target, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
+             SELECT u.id, u.webhook_id, u.webhook_id, 'schedule', 'pending', u.slot, NULL, NULL, $4, $5
              FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(id, webhook_id, slot)
              ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
             [fires.map((f) => f.id), fires.map((f) => f.webhookId), fires.map((f) => f.slot), now, stamp],

@@ -39,8 +39,13 @@ export interface WebhookRow {
 
 export interface DeliveryRow {
   id: string;
-  webhook_id: string;
+  target: string;
+  webhook_id: string | null;
+  function_name: string | null;
+  schedule_id: string | null;
   trigger: string;
+  trigger_json: string | null;
+  result_json: string | null;
   status: string;
   error: string | null;
   scheduled_for: string | null;
@@ -63,6 +68,8 @@ export interface AttemptRow {
   duration_ms: number;
   response_status: number | null;
   error: string | null;
+  outcome: string | null;
+  request_id: string | null;
 }
 
 const parseOrNull = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
@@ -122,13 +129,20 @@ export function toAttempt(r: AttemptRow): Attempt {
     durationMs: r.duration_ms,
     responseStatus: r.response_status,
     error: r.error,
+    outcome: r.outcome ?? null,
+    requestId: r.request_id ?? null,
   };
 }
 
 export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
   return {
     id: r.id,
+    target: r.target,
     webhookId: r.webhook_id,
+    functionName: r.function_name,
+    scheduleId: r.schedule_id,
+    triggerDetail: parseOrNull<Record<string, unknown>>(r.trigger_json),
+    result: parseOrNull<unknown>(r.result_json),
     trigger: r.trigger as DeliveryTrigger,
     status: r.status as DeliveryStatus,
     error: r.error,

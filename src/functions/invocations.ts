@@ -1,0 +1,173 @@
+/**
+ * Background invocations of functions: asynchronous invokes
+ * (`x-invocation-type: Event`), and later schedules, events and destinations.
+ * Each one is a function-target delivery of the one delivery pipeline
+ * (src/webhooks/engine.ts): stored before it is attempted (outbox), claimed
+ * under a lease with a fair share per function, retried on error, kept with
+ * its attempts. This module creates them, runs one attempt for the engine
+ * through the same FunctionRuntime as a manual invoke, and shows them.
+ */
+import type { Clock } from '../clock.js';
+import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
+import { defaultEventFor } from '../gateway/formats.js';
+import type { FunctionRuntime } from '../runtime/types.js';
+import type { Store } from '../store/store.js';
+import { roundMs, type InvocationHub } from '../streams/invocations.js';
+import type { Page } from '../types.js';
+import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
+import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
+import type { FunctionLogSink } from './log-sink.js';
+
+export const invocationNotFound = (name: string, id: string) =>
+  new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
+
+/** An invocation (a function-target delivery) as the API shows it. */
+export function invocationView(d: Delivery) {
+  const detail = d.triggerDetail ?? { type: d.trigger };
+  return {
+    id: d.id,
+    function: d.functionName,
+    trigger: { ...detail, type: d.trigger },
+    status: d.status,
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.startedAt,
+      duration_ms: a.durationMs,
+      outcome: a.outcome ?? (a.error ? 'error' : 'ok'),
+      error: a.error,
+      request_id: a.requestId,
+    })),
+    event: d.eventData ?? null,
+    result: d.status === 'succeeded' ? (d.result ?? null) : null,
+    error: d.error,
+    next_attempt_at: d.nextAttemptAt,
+    created_at: d.createdAt,
+    completed_at: d.completedAt,
+  };
+}
+
+export type InvocationView = ReturnType<typeof invocationView>;
+
+export interface NewInvocation {
+  trigger: DeliveryTrigger;
+  /** Details shown under `trigger` besides its type (cron and slot, event name and id, source invocation). */
+  detail?: Record<string, unknown>;
+  event: unknown;
+  scheduleId?: string | null;
+  scheduledFor?: string | null;
+  eventName?: string | null;
+}
+
+export interface FunctionInvocationsDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  logSink: FunctionLogSink;
+  clock: Clock;
+  /** Tells the delivery engine that a delivery is due now. */
+  wake(): void;
+  hub?: InvocationHub | null;
+}
+
+export class FunctionInvocations {
+  constructor(private readonly deps: FunctionInvocationsDeps) {}
+
+  private iso(ms = this.deps.clock.now()): string {
+    return new Date(ms).toISOString();
+  }
+
+  /** Stores one pending invocation of `name`, due now, and wakes the engine. Throws when the function does not exist. */
+  async enqueue(name: string, inv: NewInvocation): Promise<Delivery> {
+    const delivery = await this.deps.store.createDelivery({
+      functionName: name,
+      trigger: inv.trigger,
+      triggerDetail: { type: inv.trigger, ...(inv.detail ?? {}) },
+      scheduleId: inv.scheduleId ?? null,
+      scheduledFor: inv.scheduledFor ?? null,
+      event: inv.eventName ?? null,
+      eventData: inv.event ?? null,
+      nextAttemptAt: this.iso(),
+    });
+    this.deps.wake();
+    return delivery;
+  }
+
+  /** `POST /api/functions/:name/invoke` with `x-invocation-type: Event`: stored, answered at once, run in the background. */
+  async invokeAsync(name: string, event: unknown): Promise<Delivery> {
+    if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+    return this.enqueue(name, { trigger: 'async', event: event ?? {} });
+  }
+
+  /**
+   * For the engine: the function of a function-target delivery and how to run
+   * it once. The request id is the invocation id, the same on every attempt
+   * (as Lambda's for asynchronous retries): a handler deduplicates with it.
+   */
+  async prepare(delivery: Delivery): Promise<PreparedFunctionRun | null> {
+    const name = delivery.functionName;
+    if (name === null) return null;
+    const fn = await this.deps.store.getFunction(name);
+    if (!fn) return null;
+    const requestId = delivery.id;
+    // An asynchronous invoke's event is completed in the function's format, as a manual invoke's is.
+    const event =
+      delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
+    const run = async (): Promise<FunctionRun> => {
+      const outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+      this.deps.logSink.push(name, outcome.logs, fn.version);
+      const durationMs = roundMs(outcome.durationMs);
+      const code = outcome.ok ? 'ok' : outcome.error.code;
+      const hub = this.deps.hub;
+      if (hub?.active) {
+        hub.publish({
+          function: name,
+          api_id: null,
+          method: 'EVENT',
+          path: `/api/functions/${name}/invocations/${delivery.id}`,
+          status: outcome.ok ? 200 : 502,
+          duration_ms: durationMs,
+          request_id: requestId,
+          ts: new Date().toISOString(),
+          outcome: code,
+        });
+      }
+      return outcome.ok
+        ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
+        : { outcome: code, error: outcome.error.message, result: null, durationMs, requestId };
+    };
+    return { retries: fn.async.retries, timeoutMs: fn.timeoutMs, run };
+  }
+
+  /**
+   * The engine's word that an invocation finished (succeeded, or failed for
+   * good): its destination, if the function has one, gets the outcome record.
+   */
+  finished(delivery: Delivery): void {
+    void delivery;
+  }
+
+  async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {
+    if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+    return this.deps.store.listFunctionDeliveries(name, status, page);
+  }
+
+  async get(name: string, id: string): Promise<Delivery> {
+    const delivery = await this.deps.store.getDelivery(id);
+    if (!delivery || delivery.functionName !== name) {
+      if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+      throw invocationNotFound(name, id);
+    }
+    return delivery;
+  }
+
+  /** Runs a failed invocation once more, in the background (one attempt; its retries were spent). */
+  async retry(name: string, id: string): Promise<Delivery> {
+    const current = await this.get(name, id);
+    if (current.status !== 'failed') {
+      throw new ConflictError('invocation_not_failed', `Invocation '${id}' is ${current.status}; only a failed one can be retried`);
+    }
+    const reopened = await this.deps.store.reopenDelivery(id, this.iso());
+    if (!reopened) throw new ConflictError('invocation_not_failed', `Invocation '${id}' is already being retried`);
+    this.deps.wake();
+    return reopened;
+  }
+}

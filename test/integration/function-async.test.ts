@@ -1,0 +1,233 @@
+/**
+ * Asynchronous invocations of functions over real HTTP: `x-invocation-type:
+ * Event` answers 202 at once; the invocation is a function-target delivery of
+ * the one pipeline (stored first, retried on Lambda's spacing, kept with its
+ * attempts). The hand-moved test clock stands in for the minutes between retries.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const ENV = { SWITCHYARD_TEST_HOOKS: '1', SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' };
+const EVENT = { 'x-invocation-type': 'Event' };
+
+/** Logs a line with the event's `tag`, then answers with it. */
+const ECHO = `export const handler = async (event, context) => {
+  console.log('ran ' + event.tag + ' ' + context.awsRequestId);
+  return { tag: event.tag };
+};`;
+/** Fails unless its env says OK. */
+const FLAKY = `export const handler = async (event) => {
+  console.log('try ' + event.tag);
+  if (process.env.OK !== '1') throw new Error('not yet');
+  return 'fine';
+};`;
+
+let svc: RunningService;
+
+async function deploy(name: string, code: string, extra: Record<string, unknown> = {}) {
+  const res = await svc.request('POST', '/api/functions', { name, code, ...extra });
+  expect(res.status, res.text).toBe(201);
+  return res.json;
+}
+
+async function advance(ms: number, on: RunningService = svc) {
+  const res = await on.request('PUT', '/api/_test/clock', { advance_ms: ms });
+  expect(res.status).toBe(200);
+}
+
+async function invocation(name: string, id: string, on: RunningService = svc) {
+  const res = await on.request('GET', `/api/functions/${name}/invocations/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+
+function settled(name: string, id: string, status: string, on: RunningService = svc) {
+  return until(async () => {
+    const inv = await invocation(name, id, on);
+    return inv.status === status ? inv : null;
+  }, `invocation ${id} ${status}`);
+}
+
+async function logLines(name: string, on: RunningService = svc): Promise<string[]> {
+  const res = await on.request('GET', `/api/functions/${name}/logs?limit=1000`);
+  return res.json.map((l: { message: string }) => l.message);
+}
+
+beforeAll(async () => {
+  svc = await startService({ env: ENV });
+});
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('asynchronous invocation', () => {
+  it('answers 202 at once with an invocation id, runs the function once and keeps its result', async () => {
+    await deploy('echo', ECHO);
+    const res = await svc.request('POST', '/api/functions/echo/invoke', { tag: 'a1' }, EVENT);
+    expect(res.status).toBe(202);
+    expect(res.json).toEqual({ invocation_id: expect.stringMatching(/^dlv_/), status: 'pending' });
+    const id = res.json.invocation_id;
+
+    const done = await settled('echo', id, 'succeeded');
+    expect(done).toMatchObject({
+      id,
+      function: 'echo',
+      trigger: { type: 'async' },
+      status: 'succeeded',
+      result: { tag: 'a1' },
+      error: null,
+      event: { tag: 'a1' },
+    });
+    expect(done.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'ok', error: null, request_id: id }),
+    ]);
+    expect(done.completed_at).not.toBeNull();
+    // Once: one log line, carrying the invocation id as the request id.
+    await until(async () => (await logLines('echo')).length > 0, 'log lines');
+    expect((await logLines('echo')).filter((l) => l.startsWith('ran a1'))).toEqual([`ran a1 ${id}`]);
+  });
+
+  it("accepts Lambda's X-Amz-Invocation-Type, and keeps the synchronous answer without the header", async () => {
+    const res = await svc.request('POST', '/api/functions/echo/invoke', { tag: 'amz' }, { 'X-Amz-Invocation-Type': 'Event' });
+    expect(res.status).toBe(202);
+    await settled('echo', res.json.invocation_id, 'succeeded');
+
+    const sync = await svc.request('POST', '/api/functions/echo/invoke', { tag: 'sync' });
+    expect(sync.status).toBe(200);
+    expect(sync.json.result).toEqual({ tag: 'sync' });
+    const explicit = await svc.request('POST', '/api/functions/echo/invoke', { tag: 'rr' }, { 'x-invocation-type': 'RequestResponse' });
+    expect(explicit.status).toBe(200);
+  });
+
+  it('refuses an unknown invocation type and an unknown function', async () => {
+    const bad = await svc.request('POST', '/api/functions/echo/invoke', {}, { 'x-invocation-type': 'Later' });
+    expect(bad.status).toBe(400);
+    const missing = await svc.request('POST', '/api/functions/nope/invoke', {}, EVENT);
+    expect(missing.status).toBe(404);
+    expect(missing.json.code).toBe('function_not_found');
+  });
+
+  it('retries a throwing function exactly `retries` times on the retry schedule, then keeps it failed with its attempts', async () => {
+    await deploy('thrower', FLAKY, { async: { retries: 2 } });
+    const res = await svc.request('POST', '/api/functions/thrower/invoke', { tag: 't' }, EVENT);
+    expect(res.status).toBe(202);
+    const id = res.json.invocation_id;
+
+    const first = await until(async () => {
+      const inv = await invocation('thrower', id);
+      return inv.attempts.length === 1 ? inv : null;
+    }, 'first attempt');
+    expect(first.status).toBe('pending');
+    expect(first.attempts[0]).toMatchObject({ attempt: 1, outcome: 'function_error', error: expect.stringContaining('not yet') });
+    const due = Date.parse(first.next_attempt_at) - Date.parse(first.attempts[0].started_at);
+    expect(due).toBe(60_000);
+
+    // Not before it is due.
+    await advance(30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await invocation('thrower', id)).attempts).toHaveLength(1);
+
+    await advance(31_000);
+    const second = await until(async () => {
+      const inv = await invocation('thrower', id);
+      return inv.attempts.length === 2 ? inv : null;
+    }, 'second attempt');
+    expect(second.status).toBe('pending');
+    expect(Date.parse(second.next_attempt_at) - Date.parse(second.attempts[1].started_at)).toBe(120_000);
+
+    await advance(121_000);
+    const failed = await settled('thrower', id, 'failed');
+    expect(failed.attempts.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([
+      [1, 'function_error'],
+      [2, 'function_error'],
+      [3, 'function_error'],
+    ]);
+    expect(failed.error).toContain('not yet');
+    expect(failed.next_attempt_at).toBeNull();
+
+    // No fourth attempt, however long we wait.
+    await advance(3_600_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await invocation('thrower', id)).attempts).toHaveLength(3);
+
+    const list = await svc.request('GET', '/api/functions/thrower/invocations?status=failed');
+    expect(list.status).toBe(200);
+    expect(list.json.map((i: { id: string }) => i.id)).toEqual([id]);
+    const none = await svc.request('GET', '/api/functions/thrower/invocations?status=succeeded');
+    expect(none.json).toEqual([]);
+  });
+
+  it('retries a failed invocation by hand: 202, pending, then one more attempt', async () => {
+    const listed = await svc.request('GET', '/api/functions/thrower/invocations?status=failed');
+    const id = listed.json[0].id;
+    const fixed = await svc.request('PUT', '/api/functions/thrower', { env: { OK: '1' } });
+    expect(fixed.status).toBe(200);
+
+    const retry = await svc.request('POST', `/api/functions/thrower/invocations/${id}/retry`);
+    expect(retry.status).toBe(202);
+    expect(retry.json).toMatchObject({ id, status: 'pending' });
+    const done = await settled('thrower', id, 'succeeded');
+    expect(done.attempts).toHaveLength(4);
+    expect(done.attempts[3]).toMatchObject({ attempt: 4, outcome: 'ok' });
+    expect(done.result).toBe('fine');
+
+    const again = await svc.request('POST', `/api/functions/thrower/invocations/${id}/retry`);
+    expect(again.status).toBe(409);
+    expect(again.json.code).toBe('invocation_not_failed');
+    const unknown = await svc.request('POST', '/api/functions/thrower/invocations/dlv_nope/retry');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('invocation_not_found');
+  });
+
+  it('with retries 0, a failure is final at once', async () => {
+    await deploy('once', FLAKY, { async: { retries: 0 } });
+    const got = await svc.request('GET', '/api/functions/once');
+    expect(got.json.async).toEqual({ retries: 0, on_success: null, on_failure: null });
+    const res = await svc.request('POST', '/api/functions/once/invoke', { tag: 'o' }, EVENT);
+    const failed = await settled('once', res.json.invocation_id, 'failed');
+    expect(failed.attempts).toHaveLength(1);
+  });
+
+  it('validates async, and defaults it', async () => {
+    const defaults = await deploy('plain', ECHO);
+    expect(defaults).toMatchObject({ schedules: [], events: [], async: { retries: 2, on_success: null, on_failure: null } });
+    const tooMany = await svc.request('POST', '/api/functions', { name: 'bad1', code: ECHO, async: { retries: 6 } });
+    expect(tooMany.status).toBe(400);
+    const ghost = await svc.request('POST', '/api/functions', {
+      name: 'bad2',
+      code: ECHO,
+      async: { on_failure: { type: 'webhook', id: 'wh_missing' } },
+    });
+    expect(ghost.status).toBe(400);
+    expect(ghost.json.details).toEqual({ field: 'async.on_failure' });
+  });
+});
+
+describe('restart', () => {
+  it('keeps a pending invocation across a restart on the same database, and runs it', async () => {
+    const first = await startService({ env: ENV });
+    let second: RunningService | undefined;
+    try {
+      const res = await first.request('POST', '/api/functions', { name: 'later', code: FLAKY, async: { retries: 1 } });
+      expect(res.status).toBe(201);
+      const queued = await first.request('POST', '/api/functions/later/invoke', { tag: 'r' }, EVENT);
+      const id = queued.json.invocation_id;
+      await until(async () => (await invocation('later', id, first)).attempts.length === 1, 'first attempt');
+      expect(await first.stop()).toBe(0);
+
+      second = await startService({ env: ENV, dbUrl: first.dbUrl });
+      const kept = await invocation('later', id, second);
+      expect(kept.status).toBe('pending');
+      expect(kept.attempts).toHaveLength(1);
+      expect((await second.request('PUT', '/api/functions/later', { env: { OK: '1' } })).status).toBe(200);
+      await advance(61_000, second);
+      const done = await settled('later', id, 'succeeded', second);
+      expect(done.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['function_error', 'ok']);
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  });
+});
