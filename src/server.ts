@@ -87,7 +87,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const engine = webhooks.engine;
   const scheduler = webhooks.scheduler;
-  background = new FunctionInvocations({ store, runtime, logSink, clock, wake: () => engine.wake(), hub: invocations });
+  background = new FunctionInvocations({ store, runtime, logSink, clock, wake: () => engine.wake(), hub: invocations, log });
   const events = webhooks.events;
   const emitOperational = events.emitOperational.bind(events);
   const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations, {

@@ -7,6 +7,7 @@
  * its attempts. This module creates them, runs one attempt for the engine
  * through the same FunctionRuntime as a manual invoke, and shows them.
  */
+import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
 import { defaultEventFor } from '../gateway/formats.js';
@@ -17,6 +18,37 @@ import type { Page } from '../types.js';
 import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
 import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
 import type { FunctionLogSink } from './log-sink.js';
+
+/** A chain of destinations (A's record runs B, whose record runs C, ...) stops after this many hops. */
+export const MAX_DESTINATION_HOPS = 16;
+
+/**
+ * The record a destination receives: the shape of Lambda's asynchronous
+ * invocation record. `requestId` is the invocation id; on failure
+ * `responsePayload` is `{errorMessage, errorType}` with Switchyard's error
+ * code as the type.
+ */
+export function destinationRecord(functionName: string, d: Delivery) {
+  const success = d.status === 'succeeded';
+  const last = d.attempts[d.attempts.length - 1];
+  return {
+    version: '1.0',
+    timestamp: d.completedAt ?? d.createdAt,
+    requestContext: {
+      requestId: d.id,
+      functionArn: `arn:aws:lambda:${AWS_REGION}:${AWS_ACCOUNT_ID}:function:${functionName}:$LATEST`,
+      condition: success ? ('Success' as const) : ('RetriesExhausted' as const),
+      approximateInvokeCount: d.attempts.length,
+    },
+    requestPayload: d.eventData ?? null,
+    responseContext: success
+      ? { statusCode: 200, executedVersion: '$LATEST' }
+      : { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    responsePayload: success
+      ? (d.result ?? null)
+      : { errorMessage: d.error ?? 'unknown error', errorType: last?.outcome ?? 'function_error' },
+  };
+}
 
 export const invocationNotFound = (name: string, id: string) =>
   new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
@@ -66,6 +98,7 @@ export interface FunctionInvocationsDeps {
   /** Tells the delivery engine that a delivery is due now. */
   wake(): void;
   hub?: InvocationHub | null;
+  log?: { warn(obj: object, msg?: string): void };
 }
 
 export class FunctionInvocations {
@@ -140,9 +173,50 @@ export class FunctionInvocations {
   /**
    * The engine's word that an invocation finished (succeeded, or failed for
    * good): its destination, if the function has one, gets the outcome record.
+   * Never throws: a destination that cannot be reached is logged.
    */
   finished(delivery: Delivery): void {
-    void delivery;
+    this.sendToDestination(delivery).catch((err) =>
+      this.deps.log?.warn({ err, invocation: delivery.id }, 'could not hand an invocation record to its destination'),
+    );
+  }
+
+  private async sendToDestination(delivery: Delivery): Promise<void> {
+    const name = delivery.functionName;
+    if (name === null || delivery.status === 'pending') return;
+    const fn = await this.deps.store.getFunction(name);
+    if (!fn) return;
+    const success = delivery.status === 'succeeded';
+    const destination = success ? fn.async.onSuccess : fn.async.onFailure;
+    if (!destination) return;
+    const depth = delivery.trigger === 'destination' ? Number(delivery.triggerDetail?.depth ?? 1) : 0;
+    if (depth >= MAX_DESTINATION_HOPS) {
+      this.deps.log?.warn({ invocation: delivery.id, function: name, depth }, 'destination chain too long: record not sent');
+      return;
+    }
+    const record = destinationRecord(name, delivery);
+    if (destination.type === 'webhook') {
+      await this.deps.store.createDelivery({
+        webhookId: destination.id,
+        trigger: 'destination',
+        scheduledFor: null,
+        event: null,
+        eventData: record,
+        nextAttemptAt: this.iso(),
+      });
+      this.deps.wake();
+      return;
+    }
+    await this.enqueue(destination.name, {
+      trigger: 'destination',
+      detail: {
+        source_function: name,
+        source_invocation_id: delivery.id,
+        condition: record.requestContext.condition,
+        depth: depth + 1,
+      },
+      event: record,
+    });
   }
 
   async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {

@@ -272,7 +272,11 @@ const DeliverySchema = {
   properties: {
     id: string,
     webhook_id: string,
-    trigger: { type: 'string', enum: ['test', 'schedule', 'event'] },
+    trigger: {
+      type: 'string',
+      enum: ['test', 'schedule', 'event', 'destination'],
+      description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
+    },
     event: nullableString,
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
     error: nullableString,

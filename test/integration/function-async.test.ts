@@ -5,6 +5,7 @@
  * attempts). The hand-moved test clock stands in for the minutes between retries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
@@ -24,6 +25,7 @@ const FLAKY = `export const handler = async (event) => {
 };`;
 
 let svc: RunningService;
+let receiver: Receiver;
 
 async function deploy(name: string, code: string, extra: Record<string, unknown> = {}) {
   const res = await svc.request('POST', '/api/functions', { name, code, ...extra });
@@ -56,10 +58,12 @@ async function logLines(name: string, on: RunningService = svc): Promise<string[
 
 beforeAll(async () => {
   svc = await startService({ env: ENV });
+  receiver = await startReceiver();
 });
 
 afterAll(async () => {
   await svc?.stop();
+  await receiver?.close();
 });
 
 describe('asynchronous invocation', () => {
@@ -202,6 +206,78 @@ describe('asynchronous invocation', () => {
     });
     expect(ghost.status).toBe(400);
     expect(ghost.json.details).toEqual({ field: 'async.on_failure' });
+  });
+});
+
+describe('destinations', () => {
+  it("sends a success record to a webhook as the payload, in Lambda's invocation record shape", async () => {
+    const hook = await svc.request('POST', '/api/webhooks', {
+      name: 'records',
+      target_url: receiver.url + '/records',
+      method: 'POST',
+      payload_template: { ignored: true },
+    });
+    expect(hook.status).toBe(201);
+    await deploy('good', ECHO, { async: { on_success: { type: 'webhook', id: hook.json.id } } });
+    const res = await svc.request('POST', '/api/functions/good/invoke', { tag: 'g' }, EVENT);
+    const id = res.json.invocation_id;
+    const done = await settled('good', id, 'succeeded');
+
+    const got = await until(() => receiver.requests.find((r) => r.url === '/records'), 'the record at the webhook');
+    const record = JSON.parse(got.body);
+    expect(record).toEqual({
+      version: '1.0',
+      timestamp: done.completed_at,
+      requestContext: {
+        requestId: id,
+        functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:good:$LATEST',
+        condition: 'Success',
+        approximateInvokeCount: 1,
+      },
+      requestPayload: { tag: 'g' },
+      responseContext: { statusCode: 200, executedVersion: '$LATEST' },
+      responsePayload: { tag: 'g' },
+    });
+    const deliveries = await svc.request('GET', `/api/webhooks/${hook.json.id}/deliveries`);
+    expect(deliveries.json.map((d: { trigger: string; status: string }) => [d.trigger, d.status])).toEqual([['destination', 'succeeded']]);
+
+    // No record on a failure when only on_success is set.
+    await deploy('good-but-failing', FLAKY, { async: { retries: 0, on_success: { type: 'webhook', id: hook.json.id } } });
+    const failing = await svc.request('POST', '/api/functions/good-but-failing/invoke', { tag: 'x' }, EVENT);
+    await settled('good-but-failing', failing.json.invocation_id, 'failed');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter((r) => r.url === '/records')).toHaveLength(1);
+  });
+
+  it('runs the on-failure function with the record once the retries are spent', async () => {
+    await deploy('sink', ECHO);
+    await deploy('doomed', FLAKY, { async: { retries: 1, on_failure: { type: 'function', name: 'sink' } } });
+    const res = await svc.request('POST', '/api/functions/doomed/invoke', { tag: 'd' }, EVENT);
+    const id = res.json.invocation_id;
+    await until(async () => (await invocation('doomed', id)).attempts.length === 1, 'first attempt');
+    // Nothing reaches the destination while retries are left.
+    expect((await svc.request('GET', '/api/functions/sink/invocations')).json).toEqual([]);
+    await advance(61_000);
+    await settled('doomed', id, 'failed');
+
+    const sinkRun = await until(async () => {
+      const list = await svc.request('GET', '/api/functions/sink/invocations?status=succeeded');
+      return list.json[0];
+    }, 'the destination run');
+    expect(sinkRun.trigger).toEqual({
+      type: 'destination',
+      source_function: 'doomed',
+      source_invocation_id: id,
+      condition: 'RetriesExhausted',
+      depth: 1,
+    });
+    expect(sinkRun.event).toMatchObject({
+      version: '1.0',
+      requestContext: { requestId: id, condition: 'RetriesExhausted', approximateInvokeCount: 2 },
+      requestPayload: { tag: 'd' },
+      responseContext: { statusCode: 200, functionError: 'Unhandled' },
+      responsePayload: { errorMessage: expect.stringContaining('not yet'), errorType: 'function_error' },
+    });
   });
 });
 
