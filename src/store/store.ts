@@ -7,7 +7,7 @@
  */
 import type { ChangeFeed } from '../changes.js';
 import { NotFoundError } from '../errors.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
+import type { Api, EventFormat, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
 import type {
   AttemptOutcome,
   Delivery,
@@ -127,6 +127,25 @@ export interface SlotPlan {
   next: string | null;
 }
 
+/** A function schedule whose slot is due (claimDueFunctionSlots), with what its event needs. */
+export interface DueFunctionSchedule {
+  id: string;
+  functionName: string;
+  /** 0-based position in the function's `schedules`. */
+  position: number;
+  cron: string;
+  timezone: string;
+  payload: Record<string, unknown> | null;
+  nextFireAt: string;
+  eventFormat: EventFormat;
+}
+
+/** A function slot to fire: the slot plan, plus the event and trigger details of its invocation. */
+export interface FunctionSlotPlan extends SlotPlan {
+  event: unknown;
+  detail: Record<string, unknown>;
+}
+
 export interface ClaimedSlots {
   /** Due webhooks this call took and moved on; fewer than `limit` means none are left for this node now. */
   claimed: number;
@@ -212,6 +231,15 @@ export interface WebhookStore {
    * `nextFireAt` moved back by hand): that webhook is moved on without a delivery.
    */
   claimDueSlots(now: string, limit: number, plan: (webhook: Webhook) => SlotPlan): Promise<ClaimedSlots>;
+  /** The earliest `nextFireAt` of any function schedule. */
+  nextFunctionFireAt(): Promise<string | null>;
+  /**
+   * claimDueSlots for function schedules: takes up to `limit` due schedules
+   * (skipping rows another node is claiming), moves each to `plan`'s next fire
+   * time and inserts one pending `schedule` invocation per slot, due at `now`,
+   * under the unique (schedule, slot) key; `alreadyFired` lists schedule ids.
+   */
+  claimDueFunctionSlots(now: string, limit: number, plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan): Promise<ClaimedSlots>;
 
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
   getDelivery(id: string): Promise<Delivery | null>;

@@ -9,6 +9,7 @@ import { SwitchyardError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
+import { scheduledInvocation } from '../functions/schedule-event.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import { DeliveryEngine, type PreparedFunctionRun } from './engine.js';
@@ -116,6 +117,7 @@ export function createWebhooks(deps: {
     onClaimed: () => engine.wake(),
     log,
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
+    functionSlot: deps.functionTargets ? scheduledInvocation : undefined,
   });
   const service = new WebhookService({
     store,

@@ -196,6 +196,45 @@ for (const backend of backends()) {
       expect(stolen).toBeNull();
     });
 
+    it('claims a function schedule slot once, moving it on, and creates its invocation with the planned event', async () => {
+      await fn('cronned', {
+        schedules: [{ cron: '* * * * *', timezone: 'UTC', payload: null }],
+        scheduleFires: ['2026-03-01T12:01:00.000Z'],
+      });
+      expect(await store.nextFunctionFireAt()).toBe('2026-03-01T12:01:00.000Z');
+      const seen: string[] = [];
+      const plan = (s: { functionName: string; nextFireAt: string; position: number }) => {
+        seen.push(`${s.functionName}@${s.nextFireAt}#${s.position}`);
+        return { slot: s.nextFireAt, next: '2026-03-01T12:02:00.000Z', event: { hello: 1 }, detail: { cron: '* * * * *' } };
+      };
+      expect((await store.claimDueFunctionSlots('2026-03-01T12:00:59.000Z', 10, plan)).claimed).toBe(0);
+      const first = await store.claimDueFunctionSlots('2026-03-01T12:01:00.000Z', 10, plan);
+      expect(first.claimed).toBe(1);
+      expect(first.deliveries).toHaveLength(1);
+      expect(first.deliveries[0]).toMatchObject({
+        functionName: 'cronned',
+        target: 'fn:cronned',
+        trigger: 'schedule',
+        scheduledFor: '2026-03-01T12:01:00.000Z',
+        eventData: { hello: 1 },
+        triggerDetail: { type: 'schedule', cron: '* * * * *' },
+        status: 'pending',
+      });
+      expect(seen).toEqual(['cronned@2026-03-01T12:01:00.000Z#0']);
+      // Moved on: nothing due until the next slot.
+      expect((await store.claimDueFunctionSlots('2026-03-01T12:01:30.000Z', 10, plan)).claimed).toBe(0);
+      expect(await store.nextFunctionFireAt()).toBe('2026-03-01T12:02:00.000Z');
+      // A plan that points at the slot already fired inserts nothing: the (schedule, slot) key refuses it.
+      const again = await store.claimDueFunctionSlots('2026-03-01T12:02:00.000Z', 10, () => ({
+        slot: '2026-03-01T12:01:00.000Z',
+        next: '2026-03-01T12:03:00.000Z',
+        event: null,
+        detail: {},
+      }));
+      expect(again.deliveries).toEqual([]);
+      expect(again.alreadyFired).toHaveLength(1);
+    });
+
     it('keeps subscriptions and schedules with the function, and lists its invocations newest first by status', async () => {
       await fn('sub', {
         events: ['order.created', '*'],

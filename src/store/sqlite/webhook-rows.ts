@@ -14,6 +14,8 @@ import type {
   Webhook,
   WebhookMethod,
 } from '../../webhooks/types.js';
+import type { EventFormat } from '../../types.js';
+import type { DueFunctionSchedule } from '../store.js';
 
 export interface WebhookRow {
   id: string;
@@ -155,5 +157,29 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     nextAttemptAt: r.next_attempt_at,
     createdAt: r.created_at,
     completedAt: r.completed_at,
+  };
+}
+
+export interface FunctionScheduleRow {
+  id: string;
+  function_name: string;
+  position: number;
+  cron: string;
+  timezone: string;
+  payload_json: string | null;
+  next_fire_at: string;
+  event_format: string;
+}
+
+export function toDueFunctionSchedule(r: FunctionScheduleRow): DueFunctionSchedule {
+  return {
+    id: r.id,
+    functionName: r.function_name,
+    position: r.position,
+    cron: r.cron,
+    timezone: r.timezone,
+    payload: parseOrNull<Record<string, unknown>>(r.payload_json),
+    nextFireAt: r.next_fire_at,
+    eventFormat: r.event_format as EventFormat,
   };
 }

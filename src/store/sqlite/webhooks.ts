@@ -21,9 +21,10 @@ import type {
   WebhookPatch,
 } from '../../webhooks/types.js';
 import { functionTarget } from '../../webhooks/types.js';
-import { NO_SHARE, targetNotFound, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { NO_SHARE, targetNotFound, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
-import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
+import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
+import type { FunctionScheduleRow } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
 export function sqliteCode(err: unknown): string | undefined {
@@ -63,6 +64,17 @@ function prepareWebhookStatements(db: Database.Database) {
       (id, target, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
       VALUES (@id, @webhook_id, @webhook_id, 'schedule', 'pending', @slot, NULL, NULL, @due, @now)
       ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *`),
+
+    dueFunctionSchedules: p(`SELECT s.*, f.event_format FROM function_schedules s JOIN functions f ON f.name = s.function_name
+      WHERE s.next_fire_at <= ? ORDER BY s.next_fire_at, s.id LIMIT ?`),
+    nextFunctionFireAt: p('SELECT MIN(next_fire_at) FROM function_schedules').pluck(),
+    moveFunctionFire: p('UPDATE function_schedules SET next_fire_at = @next WHERE id = @id'),
+    // A slot fired before conflicts on the unique (schedule_id, scheduled_for) key and inserts nothing.
+    insertFunctionSlot: p(`INSERT INTO deliveries
+      (id, target, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event_data_json, next_attempt_at,
+        created_at)
+      VALUES (@id, @target, @function_name, @schedule_id, 'schedule', @trigger_json, 'pending', @slot, @event_json, @due, @now)
+      ON CONFLICT (schedule_id, scheduled_for) DO NOTHING RETURNING *`),
 
     insertDelivery: p(`INSERT INTO deliveries
       (id, target, webhook_id, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event,
@@ -232,6 +244,43 @@ export class SqliteWebhookStore implements WebhookStore {
           id: newId('dlv'),
           webhook_id: row.id,
           slot,
+          due: now,
+          now: stamp,
+        }) as DeliveryRow | undefined;
+        if (inserted) claimed.deliveries.push(toDelivery(inserted, []));
+        else claimed.alreadyFired.push(row.id);
+      }
+      return claimed;
+    });
+  }
+
+  async nextFunctionFireAt(): Promise<string | null> {
+    return (this.w.nextFunctionFireAt.get() as string | null) ?? null;
+  }
+
+  async claimDueFunctionSlots(
+    now: string,
+    limit: number,
+    plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan,
+  ): Promise<ClaimedSlots> {
+    // As claimDueSlots: one IMMEDIATE transaction holds the file's write lock over read, plan and move.
+    return this.write(() => {
+      const rows = this.w.dueFunctionSchedules.all(now, limit) as FunctionScheduleRow[];
+      const stamp = this.stamp();
+      const claimed: ClaimedSlots = { claimed: rows.length, deliveries: [], alreadyFired: [] };
+      for (const row of rows) {
+        const due = toDueFunctionSchedule(row);
+        const { slot, next, event, detail } = plan(due);
+        this.w.moveFunctionFire.run({ id: row.id, next });
+        if (slot === null) continue;
+        const inserted = this.w.insertFunctionSlot.get({
+          id: newId('dlv'),
+          target: functionTarget(row.function_name),
+          function_name: row.function_name,
+          schedule_id: row.id,
+          trigger_json: JSON.stringify({ type: 'schedule', ...detail }),
+          slot,
+          event_json: JSON.stringify(event ?? null),
           due: now,
           now: stamp,
         }) as DeliveryRow | undefined;
