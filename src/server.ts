@@ -55,13 +55,23 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   clock = await chooseClock(config, store, log);
   // Late-bound: functions can emit events once the webhook half exists (just below).
   let webhooks: Webhooks | undefined;
+  // Late-bound: the background invocations need the engine to wake, the engine needs them to run functions.
+  let background: FunctionInvocations | undefined;
   const runtime = createRuntime({
     workers: config.workers,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName, event, dataJson) {
-      webhooks?.events
-        .publish(event, JSON.parse(dataJson))
+      const bus = webhooks?.events;
+      if (!bus || !background) return;
+      background
+        .emitFrom(
+          functionName,
+          event,
+          JSON.parse(dataJson),
+          (e, data, depth) => bus.publish(e, data, depth),
+          (e, data) => bus.emitOperational(e, data),
+        )
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
@@ -71,8 +81,6 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub();
   const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
-  // Late-bound: the background invocations need the engine to wake, the engine needs them to run functions.
-  let background: FunctionInvocations | undefined;
   webhooks = createWebhooks({
     config,
     store,
@@ -89,6 +97,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const scheduler = webhooks.scheduler;
   background = new FunctionInvocations({ store, runtime, logSink, clock, wake: () => engine.wake(), hub: invocations, log });
   const events = webhooks.events;
+  const runs = background;
+  events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));
   const emitOperational = events.emitOperational.bind(events);
   const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations, {
     clock,

@@ -7,6 +7,7 @@
  * its attempts. This module creates them, runs one attempt for the engine
  * through the same FunctionRuntime as a manual invoke, and shows them.
  */
+import { randomUUID } from 'node:crypto';
 import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
@@ -17,7 +18,14 @@ import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { Page } from '../types.js';
 import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
 import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
+import { subscribedEvent } from './bus-event.js';
 import type { FunctionLogSink } from './log-sink.js';
+
+/**
+ * A chain of events (a function run by an event emits the event that runs the
+ * next, ...) stops after this many hops: the emit past it is refused.
+ */
+export const MAX_EVENT_HOPS = 16;
 
 /** A chain of destinations (A's record runs B, whose record runs C, ...) stops after this many hops. */
 export const MAX_DESTINATION_HOPS = 16;
@@ -101,8 +109,82 @@ export interface FunctionInvocationsDeps {
   log?: { warn(obj: object, msg?: string): void };
 }
 
+/** An event-triggered run in progress on this node: its chain depth, and a refused emit, if any. */
+interface EventRun {
+  depth: number;
+  stopped: string | null;
+}
+
 export class FunctionInvocations {
+  /** Event-triggered runs in progress here, per function, by invocation id (the emit loop guard). */
+  private readonly eventRuns = new Map<string, Map<string, EventRun>>();
+
   constructor(private readonly deps: FunctionInvocationsDeps) {}
+
+  /**
+   * The invocations of the functions subscribed to a published event (the
+   * EventBus's function fan-out), one per function, due now.
+   */
+  async fanOut(event: string, data: unknown, depth: number): Promise<Array<{ name: string; invocationId: string }>> {
+    const functions = await this.deps.store.functionsForEvent(event);
+    if (functions.length === 0) return [];
+    const id = randomUUID();
+    const time = this.iso();
+    const reached: Array<{ name: string; invocationId: string }> = [];
+    for (const fn of functions) {
+      try {
+        const created = await this.deps.store.createDelivery({
+          functionName: fn.name,
+          trigger: 'event',
+          triggerDetail: { type: 'event', event, event_id: id, depth },
+          scheduledFor: null,
+          event,
+          eventData: subscribedEvent(fn.eventFormat, event, id, time, data),
+          nextAttemptAt: time,
+        });
+        reached.push({ name: fn.name, invocationId: created.id });
+      } catch (err) {
+        // Deleted since it was listed: it is no longer subscribed.
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+    }
+    if (reached.length > 0) this.deps.wake();
+    return reached;
+  }
+
+  /**
+   * A function's `emit(event, data)`, with the loop guard. An emit made while
+   * the function has event-triggered runs in progress on this node carries the
+   * deepest of their depths plus one (the runtime does not say which run
+   * emitted; with one run at a time, the usual case of a loop, it is exact).
+   * Past MAX_EVENT_HOPS the emit is refused: those runs are recorded as failed
+   * (`loop_stopped`, not retried) and `switchyard.function.loop_stopped` is published.
+   */
+  async emitFrom(
+    functionName: string,
+    event: string,
+    data: unknown,
+    publish: (event: string, data: unknown, depth: number) => Promise<unknown>,
+    emitOperational: (event: `switchyard.${string}`, data: unknown) => void,
+  ): Promise<void> {
+    const runs = this.eventRuns.get(functionName);
+    let depth = 0;
+    if (runs) for (const run of runs.values()) depth = Math.max(depth, run.depth + 1);
+    if (depth <= MAX_EVENT_HOPS) {
+      await publish(event, data, depth);
+      return;
+    }
+    const why = `emit of '${event}' refused: the chain of events reached ${MAX_EVENT_HOPS} hops (a loop?)`;
+    for (const run of runs!.values()) run.stopped = why;
+    this.deps.log?.warn({ function: functionName, event, depth }, 'event loop stopped');
+    emitOperational('switchyard.function.loop_stopped', {
+      function: functionName,
+      invocation_ids: [...runs!.keys()],
+      event,
+      depth,
+      max_hops: MAX_EVENT_HOPS,
+    });
+  }
 
   private iso(ms = this.deps.clock.now()): string {
     return new Date(ms).toISOString();
@@ -145,7 +227,13 @@ export class FunctionInvocations {
     const event =
       delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
     const run = async (): Promise<FunctionRun> => {
-      const outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+      const eventRun = delivery.trigger === 'event' ? this.startEventRun(name, delivery) : null;
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+      } finally {
+        if (eventRun) this.endEventRun(name, delivery.id);
+      }
       this.deps.logSink.push(name, outcome.logs, fn.version);
       const durationMs = roundMs(outcome.durationMs);
       const code = outcome.ok ? 'ok' : outcome.error.code;
@@ -162,6 +250,9 @@ export class FunctionInvocations {
           ts: new Date().toISOString(),
           outcome: code,
         });
+      }
+      if (eventRun?.stopped) {
+        return { outcome: 'loop_stopped', error: eventRun.stopped, result: null, durationMs, requestId, retryable: false };
       }
       return outcome.ok
         ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
@@ -217,6 +308,20 @@ export class FunctionInvocations {
       },
       event: record,
     });
+  }
+
+  private startEventRun(name: string, delivery: Delivery): EventRun {
+    const run: EventRun = { depth: Number(delivery.triggerDetail?.depth ?? 0), stopped: null };
+    let runs = this.eventRuns.get(name);
+    if (!runs) this.eventRuns.set(name, (runs = new Map()));
+    runs.set(delivery.id, run);
+    return run;
+  }
+
+  private endEventRun(name: string, id: string): void {
+    const runs = this.eventRuns.get(name);
+    runs?.delete(id);
+    if (runs?.size === 0) this.eventRuns.delete(name);
   }
 
   async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {

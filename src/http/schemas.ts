@@ -390,8 +390,17 @@ const PublishedEventSchema = {
   properties: {
     event: string,
     deliveries: { type: 'array', items: string, description: 'Ids of the deliveries created, one per subscribed webhook' },
+    functions: {
+      type: 'array',
+      description: 'The subscribed functions reached, each with the id of its invocation',
+      items: {
+        type: 'object',
+        properties: { name: string, invocation_id: string },
+        required: ['name', 'invocation_id'],
+      },
+    },
   },
-  required: ['event', 'deliveries'],
+  required: ['event', 'deliveries', 'functions'],
 } as const;
 
 const DryRunSchema = {

@@ -75,6 +75,11 @@ export interface Store extends WebhookStore {
   updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null>;
   /** Throws ConflictError('function_in_use', ..., {routes}) while a route binds it. False when absent. */
   deleteFunction(name: string): Promise<boolean>;
+  /**
+   * Functions subscribed to `event` (their `events`): listed by name, or by `*`
+   * unless the event is an operational `switchyard.*` one (as webhooksForEvent).
+   */
+  functionsForEvent(event: string): Promise<FunctionRecord[]>;
   /** Routes (with their API id) that bind the function. */
   routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>>;
   appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void>;

@@ -60,6 +60,8 @@ export interface FunctionRun {
   durationMs: number;
   /** The request id of the run's log lines. */
   requestId: string;
+  /** False: a failure retrying cannot mend (a refused emit loop); it fails at once. */
+  retryable?: boolean;
 }
 
 /** A function target ready to run: what the engine needs to know before it runs it. */
@@ -475,7 +477,7 @@ export class DeliveryEngine {
     const ran = await prepared.run();
     const ok = ran.outcome === 'ok';
     let nextAttemptAt: string | null = null;
-    if (!ok && !final && number <= prepared.retries) {
+    if (!ok && !final && ran.retryable !== false && number <= prepared.retries) {
       const delayS = FUNCTION_RETRY_SCHEDULE_S[Math.min(number - 1, FUNCTION_RETRY_SCHEDULE_S.length - 1)];
       nextAttemptAt = iso(this.clock.now() + delayS * 1000);
     }

@@ -228,6 +228,15 @@ export class PgStore extends PgWebhookStore implements Store {
     return deleted;
   }
 
+  async functionsForEvent(event: string): Promise<FunctionRecord[]> {
+    const star = event.startsWith('switchyard.') ? event : '*';
+    const rows = await this.rows<FunctionRow>(
+      `SELECT * FROM functions WHERE name IN (SELECT function_name FROM function_events WHERE event IN ($1, $2)) ORDER BY seq`,
+      [event, star],
+    );
+    return rows.map(toFunction);
+  }
+
   async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {
     const rows = await this.rows<RouteRow>('SELECT * FROM routes WHERE function_name = $1 ORDER BY api_id, position', [
       name,

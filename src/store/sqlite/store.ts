@@ -43,6 +43,9 @@ function prepareAll(db: Database.Database) {
       VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, @handler, @event_format, @schedules_json,
         @events_json, @async_json, 1, @code_sha256, @now, @now)
       RETURNING *`),
+    functionsForEvent: p(`SELECT * FROM functions WHERE name IN (
+        SELECT function_name FROM function_events WHERE event IN (@event, @star)
+      ) ORDER BY seq`),
     deleteFunctionEvents: p('DELETE FROM function_events WHERE function_name = ?'),
     insertFunctionEvent: p('INSERT OR IGNORE INTO function_events (event, function_name) VALUES (?, ?)'),
     deleteFunctionSchedules: p('DELETE FROM function_schedules WHERE function_name = ?'),
@@ -237,6 +240,11 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     });
     this.appendedSinceTrim.delete(name);
     return deleted;
+  }
+
+  async functionsForEvent(event: string): Promise<FunctionRecord[]> {
+    const star = event.startsWith('switchyard.') ? event : '*';
+    return (this.s.functionsForEvent.all({ event, star }) as FunctionRow[]).map(toFunction);
   }
 
   async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {
