@@ -5,6 +5,7 @@
  * and two server processes on one database fire each slot once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHoldingReceiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { sleep, until } from '../helpers/until.js';
 
@@ -192,6 +193,46 @@ describe('two processes on one database', () => {
     } finally {
       await a.stop();
       await b.stop();
+    }
+  });
+});
+
+describe('a node killed mid-run', () => {
+  it('loses nothing: the scheduled run is taken over by the next process on the database', async () => {
+    const target = await startHoldingReceiver();
+    const env = { ...ENV, SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' };
+    const a = await startService({ env });
+    let b: RunningService | undefined;
+    try {
+      await setClock('2026-08-01T10:00:30.000Z', a);
+      const code = `export const handler = async (event) => {
+        const res = await fetch('${target.url}/run/' + event.id);
+        return { status: res.status, slot: event.time };
+      };`;
+      expect((await a.request('POST', '/api/functions', { name: 'held', code, schedules: [{ cron: '* * * * *' }] })).status).toBe(201);
+      await setClock('2026-08-01T10:01:00.000Z', a);
+      // The run is in the middle of its fetch when the node dies.
+      await until(() => target.requests.length === 1, 'the run on the first node');
+      const [slotRun] = await invocations('held', a);
+      expect(slotRun).toMatchObject({ status: 'pending', attempts: [] });
+      await a.stop('SIGKILL');
+
+      target.release();
+      b = await startService({ env, dbUrl: a.dbUrl });
+      const done = await until(async () => {
+        const inv = (await invocations('held', b)).find((i) => i.id === slotRun.id);
+        return inv?.status === 'succeeded' ? inv : null;
+      }, 'the run taken over');
+      expect(done.result).toEqual({ status: 200, slot: '2026-08-01T10:01:00.000Z' });
+      expect(done.attempts).toHaveLength(1);
+      // At least once: the same event ran twice, the second time to completion.
+      expect(target.requests.filter((r) => r.url === `/run/${slotRun.event.id}`)).toHaveLength(2);
+      const ofSlot = (await invocations('held', b)).filter((i) => i.trigger.scheduled_for === '2026-08-01T10:01:00.000Z');
+      expect(ofSlot).toHaveLength(1);
+    } finally {
+      await a.stop('SIGKILL');
+      await b?.stop();
+      await target.close();
     }
   });
 });
