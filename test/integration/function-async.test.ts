@@ -180,6 +180,9 @@ describe('asynchronous invocation', () => {
     const again = await svc.request('POST', `/api/functions/thrower/invocations/${id}/retry`);
     expect(again.status).toBe(409);
     expect(again.json.code).toBe('invocation_not_failed');
+    // An invocation is not a webhook delivery.
+    expect((await svc.request('GET', `/api/deliveries/${id}`)).status).toBe(404);
+    expect((await svc.request('POST', `/api/deliveries/${id}/retry`)).status).toBe(404);
     const unknown = await svc.request('POST', '/api/functions/thrower/invocations/dlv_nope/retry');
     expect(unknown.status).toBe(404);
     expect(unknown.json.code).toBe('invocation_not_found');
