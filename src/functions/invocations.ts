@@ -1,6 +1,7 @@
 /**
  * Background invocations of functions: asynchronous invokes
- * (`x-invocation-type: Event`), and later schedules, events and destinations.
+ * (`x-invocation-type: Event`), schedule slots (created by the scheduler),
+ * events (the EventBus's fan-out, with the emit loop guard) and destinations.
  * Each one is a function-target delivery of the one delivery pipeline
  * (src/webhooks/engine.ts): stored before it is attempted (outbox), claimed
  * under a lease with a fair share per function, retried on error, kept with

@@ -16,7 +16,7 @@ const eventBridgeTime = (iso: string) => iso.replace(/\.\d{3}Z$/, 'Z');
 export const scheduleRuleName = (functionName: string, position: number) => `${functionName}-schedule-${position + 1}`;
 
 export function scheduledInvocation(s: DueFunctionSchedule, slot: string): { event: unknown; detail: Record<string, unknown> } {
-  const detail = { cron: s.cron, timezone: s.timezone, scheduled_for: slot, schedule: position(s) };
+  const detail = { cron: s.cron, timezone: s.timezone, scheduled_for: slot, schedule: s.position + 1 };
   const id = randomUUID();
   const payload = s.payload ?? {};
   if (s.eventFormat === 'switchyard') {
@@ -47,5 +47,3 @@ export function scheduledInvocation(s: DueFunctionSchedule, slot: string): { eve
     },
   };
 }
-
-const position = (s: DueFunctionSchedule) => s.position + 1;
