@@ -284,6 +284,25 @@ describe('destinations', () => {
   });
 });
 
+describe('destination chains', () => {
+  it('stop after 16 hops: a function that is its own on-success destination runs 17 times', async () => {
+    await deploy('selfish', ECHO);
+    const set = await svc.request('PUT', '/api/functions/selfish', { async: { on_success: { type: 'function', name: 'selfish' } } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.json.async.on_success).toEqual({ type: 'function', name: 'selfish' });
+    await svc.request('POST', '/api/functions/selfish/invoke', { tag: 's' }, EVENT);
+    const list = async () => (await svc.request('GET', '/api/functions/selfish/invocations?limit=100')).json as Array<{ status: string; trigger: { depth?: number } }>;
+    await until(async () => {
+      const all = await list();
+      return all.length === 17 && all.every((i) => i.status === 'succeeded');
+    }, '17 runs', 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const all = await list();
+    expect(all).toHaveLength(17);
+    expect(Math.max(...all.map((i) => i.trigger.depth ?? 0))).toBe(16);
+  });
+});
+
 describe('restart', () => {
   it('keeps a pending invocation across a restart on the same database, and runs it', async () => {
     const first = await startService({ env: ENV });
