@@ -95,7 +95,17 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const engine = webhooks.engine;
   const scheduler = webhooks.scheduler;
-  background = new FunctionInvocations({ store, runtime, logSink, clock, wake: () => engine.wake(), hub: invocations, log });
+  const bus = webhooks.events;
+  background = new FunctionInvocations({
+    store,
+    runtime,
+    logSink,
+    clock,
+    wake: () => engine.wake(),
+    hub: invocations,
+    log,
+    emitOperational: (event, data) => bus.emitOperational(event, data),
+  });
   const events = webhooks.events;
   const runs = background;
   events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));

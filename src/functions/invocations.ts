@@ -108,6 +108,8 @@ export interface FunctionInvocationsDeps {
   wake(): void;
   hub?: InvocationHub | null;
   log?: { warn(obj: object, msg?: string): void };
+  /** Publishes the service's own events (`switchyard.function.invocation_failed`). */
+  emitOperational?(event: `switchyard.${string}`, data: unknown): void;
 }
 
 /** An event-triggered run in progress on this node: its chain depth, and a refused emit, if any. */
@@ -268,6 +270,16 @@ export class FunctionInvocations {
    * Never throws: a destination that cannot be reached is logged.
    */
   finished(delivery: Delivery): void {
+    // Runs of switchyard.* events never raise it, so a failing subscriber of it cannot loop.
+    if (delivery.status === 'failed' && !(delivery.event ?? '').startsWith('switchyard.')) {
+      this.deps.emitOperational?.('switchyard.function.invocation_failed', {
+        function: delivery.functionName,
+        invocation_id: delivery.id,
+        trigger: delivery.trigger,
+        error: delivery.error,
+        attempts: delivery.attempts.length,
+      });
+    }
     this.sendToDestination(delivery).catch((err) =>
       this.deps.log?.warn({ err, invocation: delivery.id }, 'could not hand an invocation record to its destination'),
     );

@@ -188,13 +188,29 @@ describe('asynchronous invocation', () => {
     expect(unknown.json.code).toBe('invocation_not_found');
   });
 
-  it('with retries 0, a failure is final at once', async () => {
+  it('with retries 0, a failure is final at once, and raises switchyard.function.invocation_failed', async () => {
+    const hook = await svc.request('POST', '/api/webhooks', {
+      name: 'failures',
+      target_url: receiver.url + '/failures',
+      method: 'POST',
+      payload_template: { data: {} },
+      events: ['switchyard.function.invocation_failed'],
+    });
+    expect(hook.status).toBe(201);
     await deploy('once', FLAKY, { async: { retries: 0 } });
     const got = await svc.request('GET', '/api/functions/once');
     expect(got.json.async).toEqual({ retries: 0, on_success: null, on_failure: null });
     const res = await svc.request('POST', '/api/functions/once/invoke', { tag: 'o' }, EVENT);
     const failed = await settled('once', res.json.invocation_id, 'failed');
     expect(failed.attempts).toHaveLength(1);
+    const notice = await until(() => receiver.requests.find((r) => r.url === '/failures'), 'the operational event');
+    expect(JSON.parse(notice.body).data).toEqual({
+      function: 'once',
+      invocation_id: failed.id,
+      trigger: 'async',
+      error: failed.error,
+      attempts: 1,
+    });
   });
 
   it('validates async, and defaults it', async () => {
