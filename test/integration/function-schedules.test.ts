@@ -22,7 +22,7 @@ async function setClock(iso: string, on: RunningService = svc) {
 async function invocations(name: string, on: RunningService = svc) {
   const res = await on.request('GET', `/api/functions/${name}/invocations?limit=1000`);
   expect(res.status, res.text).toBe(200);
-  return res.json as Array<{ id: string; status: string; trigger: Record<string, unknown>; event: any; result: any }>;
+  return res.json as Array<{ id: string; status: string; trigger: Record<string, unknown>; event: any; result: any; attempts: unknown[] }>;
 }
 
 async function slots(name: string, on: RunningService = svc): Promise<string[]> {
