@@ -9,6 +9,7 @@ import { ChangeBus } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
+import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
@@ -54,13 +55,23 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   clock = await chooseClock(config, store, log);
   // Late-bound: functions can emit events once the webhook half exists (just below).
   let webhooks: Webhooks | undefined;
+  // Late-bound: the background invocations need the engine to wake, the engine needs them to run functions.
+  let background: FunctionInvocations | undefined;
   const runtime = createRuntime({
     workers: config.workers,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName, event, dataJson) {
-      webhooks?.events
-        .publish(event, JSON.parse(dataJson))
+      const bus = webhooks?.events;
+      if (!bus || !background) return;
+      background
+        .emitFrom(
+          functionName,
+          event,
+          JSON.parse(dataJson),
+          (e, data, depth) => bus.publish(e, data, depth),
+          (e, data) => bus.emitOperational(e, data),
+        )
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
@@ -70,10 +81,39 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub();
   const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
-  webhooks = createWebhooks({ config, store, clock, gateway, metrics, log });
+  webhooks = createWebhooks({
+    config,
+    store,
+    clock,
+    gateway,
+    metrics,
+    log,
+    functionTargets: {
+      prepare: (delivery) => background?.prepare(delivery) ?? Promise.resolve(null),
+      finished: (delivery) => background?.finished(delivery),
+    },
+  });
+  const engine = webhooks.engine;
+  const scheduler = webhooks.scheduler;
+  const bus = webhooks.events;
+  background = new FunctionInvocations({
+    store,
+    runtime,
+    logSink,
+    clock,
+    wake: () => engine.wake(),
+    hub: invocations,
+    log,
+    emitOperational: (event, data) => bus.emitOperational(event, data),
+  });
   const events = webhooks.events;
+  const runs = background;
+  events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations);
+  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations, {
+    clock,
+    changed: () => scheduler.wake(),
+  });
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
     beforeDelete: (id) => webhookService.assertApiUnused(id),
@@ -120,7 +160,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerAdminAuth(app, config.adminKey);
   await registerManagementApi(
     app,
-    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations },
+    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background },
     { secured: config.adminKey !== null },
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);

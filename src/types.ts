@@ -62,11 +62,37 @@ export interface FunctionRecord {
    */
   handler: string | null;
   eventFormat: EventFormat;
+  /** Cron schedules that invoke the function (src/functions/triggers.ts); [] when none. */
+  schedules: FunctionSchedule[];
+  /** Event names (or `*`) whose events invoke the function, matched as webhooks' `events`. */
+  events: string[];
+  /** Asynchronous invocations: retries and destinations. */
+  async: AsyncConfig;
   version: number;
   codeSha256: string;
   createdAt: string;
   updatedAt: string;
 }
+
+export interface FunctionSchedule {
+  cron: string;
+  /** IANA time zone; UTC by default. */
+  timezone: string;
+  /** The event's `detail`; null sends `{}`. */
+  payload: Record<string, unknown> | null;
+}
+
+/** Where an asynchronous invocation's outcome record goes: a webhook, or another function (asynchronously). */
+export type Destination = { type: 'webhook'; id: string } | { type: 'function'; name: string };
+
+export interface AsyncConfig {
+  /** Attempts after the first on error or timeout, 0 to 5 (default 2). */
+  retries: number;
+  onSuccess: Destination | null;
+  onFailure: Destination | null;
+}
+
+export const DEFAULT_ASYNC: Readonly<AsyncConfig> = { retries: 2, onSuccess: null, onFailure: null };
 
 export type LogLevel = 'debug' | 'info' | 'log' | 'warn' | 'error';
 

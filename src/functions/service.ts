@@ -21,6 +21,15 @@ import type { FunctionPatch, Store } from '../store/store.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page, StoredLogLine } from '../types.js';
 import type { FunctionLogSink } from './log-sink.js';
+import {
+  readAsync,
+  readEvents,
+  readSchedules,
+  scheduleFires,
+  triggersView,
+  type AsyncInput,
+  type ScheduleInput,
+} from './triggers.js';
 
 export const FUNCTION_DEFAULTS = {
   runtime: 'javascript' as FunctionRuntimeName,
@@ -38,6 +47,9 @@ export interface FunctionInput {
   memory_mb?: number;
   handler?: string;
   event_format?: EventFormat;
+  schedules?: ScheduleInput[];
+  events?: string[];
+  async?: AsyncInput;
 }
 
 /** PUT body: fields present replace; null resets to the default. */
@@ -49,6 +61,9 @@ export interface FunctionUpdate {
   memory_mb?: number | null;
   handler?: string | null;
   event_format?: EventFormat | null;
+  schedules?: ScheduleInput[] | null;
+  events?: string[] | null;
+  async?: AsyncInput | null;
 }
 
 export interface ManualInvocation {
@@ -68,6 +83,7 @@ export function functionView(fn: FunctionRecord, withCode = false) {
     memory_mb: fn.memoryMb,
     handler: fn.handler,
     event_format: fn.eventFormat,
+    ...triggersView(fn),
     version: fn.version,
     code_sha256: fn.codeSha256,
     created_at: fn.createdAt,
@@ -90,7 +106,13 @@ export class FunctionService {
     private readonly logSink: FunctionLogSink,
     private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void = () => undefined,
     private readonly invocations: InvocationHub | null = null,
+    /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
+    private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
   ) {}
+
+  private now(): number {
+    return this.schedules?.clock.now() ?? Date.now();
+  }
 
   private changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): void {
     this.changes.publish({ kind: 'function', name: fn.name });
@@ -118,8 +140,10 @@ export class FunctionService {
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
     const memoryMb = input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb;
     const handler = input.handler ?? null;
+    const triggers = await this.readTriggers(input);
     const built = await this.build(input.name, input.code, runtime, { timeoutMs, memoryMb, env: input.env ?? {}, handler });
     const fn = await this.store.createFunction({
+      ...triggers,
       name: input.name,
       runtime,
       code: input.code,
@@ -132,7 +156,20 @@ export class FunctionService {
       eventFormat: input.event_format ?? FUNCTION_DEFAULTS.eventFormat,
     });
     this.changed(fn, 'created');
+    if (fn.schedules.length > 0) this.schedules?.changed();
     return fn;
+  }
+
+  /** Checks and defaults the trigger fields present in a create or update body (null: back to the default). */
+  private async readTriggers(input: FunctionInput | FunctionUpdate, all = true): Promise<Pick<FunctionPatch, 'schedules' | 'scheduleFires' | 'events' | 'async'>> {
+    const out: Pick<FunctionPatch, 'schedules' | 'scheduleFires' | 'events' | 'async'> = {};
+    if (all || input.schedules !== undefined) {
+      out.schedules = readSchedules(input.schedules ?? []);
+      out.scheduleFires = scheduleFires(out.schedules, this.now());
+    }
+    if (all || input.events !== undefined) out.events = readEvents(input.events ?? []);
+    if (all || input.async !== undefined) out.async = await readAsync(input.async, this.store);
+    return out;
   }
 
   /** `POST ?dry_run=true`: every check of create, the code compiled in a worker; nothing stored. */
@@ -141,6 +178,7 @@ export class FunctionService {
       throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
+    await this.readTriggers(input);
     await this.build(input.name, input.code, runtime, {
       timeoutMs: input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs,
       memoryMb: input.memory_mb ?? FUNCTION_DEFAULTS.memoryMb,
@@ -162,7 +200,11 @@ export class FunctionService {
     if (patch.memoryMb !== undefined && patch.memoryMb !== current.memoryMb) changes.push('memory_mb');
     if (patch.handler !== undefined && patch.handler !== current.handler) changes.push('handler');
     if (patch.eventFormat !== undefined && patch.eventFormat !== current.eventFormat) changes.push('event_format');
-    if (changes.some((c) => c !== 'event_format')) {
+    const triggers = await this.readTriggers(input, false);
+    if (triggers.schedules !== undefined && !sameJson(triggers.schedules, current.schedules)) changes.push('schedules');
+    if (triggers.events !== undefined && !sameJson(triggers.events, current.events)) changes.push('events');
+    if (triggers.async !== undefined && !sameJson(triggers.async, current.async)) changes.push('async');
+    if (changes.some((c) => !['event_format', 'schedules', 'events', 'async'].includes(c))) {
       await this.build(name, patch.code ?? current.code, patch.runtime ?? current.runtime, {
         timeoutMs: patch.timeoutMs ?? current.timeoutMs,
         memoryMb: patch.memoryMb ?? current.memoryMb,
@@ -187,7 +229,7 @@ export class FunctionService {
 
   async update(name: string, input: FunctionUpdate): Promise<FunctionRecord> {
     const current = await this.get(name);
-    const patch = this.patchOf(input);
+    const patch: FunctionPatch = { ...this.patchOf(input), ...(await this.readTriggers(input, false)) };
     const code = patch.code ?? current.code;
     const runtime = patch.runtime ?? current.runtime;
     // Limits and env take part in validation (a top level may need 2 s, or read process.env).
@@ -208,6 +250,7 @@ export class FunctionService {
     if (!fn) throw functionNotFound(name);
     this.runtime.retire(name, fn.version);
     this.changed(fn, 'updated');
+    if (patch.schedules !== undefined) this.schedules?.changed();
     return fn;
   }
 

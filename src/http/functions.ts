@@ -1,5 +1,5 @@
 /**
- * Management routes for functions: /api/functions[/:name[/invoke|/logs]].
+ * Management routes for functions: /api/functions[/:name[/invoke|/logs|/invocations[/:id[/retry]]]].
  */
 import type { FastifyInstance } from 'fastify';
 import {
@@ -9,6 +9,9 @@ import {
   type FunctionService,
   type FunctionUpdate,
 } from '../functions/service.js';
+import { invocationView, type FunctionInvocations } from '../functions/invocations.js';
+import { MAX_EVENTS, MAX_SCHEDULES } from '../functions/triggers.js';
+import { InvalidRequestError } from '../errors.js';
 import { EVENT_FORMATS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
@@ -46,6 +49,64 @@ const eventFormatSchema = {
     'See docs/functions.md, "Event formats".',
 } as const;
 
+const destinationSchema = {
+  anyOf: [
+    {
+      type: 'object',
+      required: ['type', 'id'],
+      additionalProperties: false,
+      properties: { type: { type: 'string', const: 'webhook' }, id: { type: 'string', minLength: 1, maxLength: 200 } },
+    },
+    {
+      type: 'object',
+      required: ['type', 'name'],
+      additionalProperties: false,
+      properties: { type: { type: 'string', const: 'function' }, name: { type: 'string', pattern: NAME_PATTERN } },
+    },
+    { type: 'null' },
+  ],
+} as const;
+const schedulesSchema = {
+  type: 'array',
+  maxItems: MAX_SCHEDULES,
+  description: 'Cron schedules that invoke the function (see docs/functions.md, "Schedules")',
+  items: {
+    type: 'object',
+    required: ['cron'],
+    additionalProperties: false,
+    properties: {
+      cron: { type: 'string', minLength: 1, maxLength: 1000 },
+      timezone: { type: 'string', minLength: 1, maxLength: 100, description: 'IANA time zone (default UTC)' },
+      payload: { type: ['object', 'null'], additionalProperties: true, description: "The event's `detail`" },
+    },
+  },
+} as const;
+const eventsSchema = {
+  type: 'array',
+  maxItems: MAX_EVENTS,
+  items: { type: 'string', minLength: 1, maxLength: 200 },
+  description: 'Event names (or `*`) whose events invoke the function, matched as a webhook\'s `events`',
+} as const;
+const asyncSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Asynchronous invocations: retries after a failed attempt, and where the outcome record goes',
+  properties: {
+    retries: { type: 'integer', minimum: 0, maximum: 5, description: 'Default 2' },
+    on_success: destinationSchema,
+    on_failure: destinationSchema,
+  },
+} as const;
+const invocationStatusSchema = { type: 'string', enum: ['pending', 'succeeded', 'failed'] } as const;
+
+/** `x-invocation-type` (or Lambda's `X-Amz-Invocation-Type`): `Event` runs in the background; `RequestResponse` (default) waits. */
+function invocationType(headers: Record<string, string | string[] | undefined>): 'Event' | 'RequestResponse' {
+  const given = headers['x-invocation-type'] ?? headers['x-amz-invocation-type'];
+  const value = Array.isArray(given) ? given[0] : given;
+  if (value === undefined || value === 'RequestResponse') return 'RequestResponse';
+  if (value === 'Event') return 'Event';
+  throw new InvalidRequestError(`x-invocation-type must be Event or RequestResponse, not '${value}'`, { field: 'x-invocation-type' });
+}
 
 const nameParams = {
   type: 'object',
@@ -54,7 +115,7 @@ const nameParams = {
 } as const;
 
 
-export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService): void {
+export function registerFunctionRoutes(app: FastifyInstance, functions: FunctionService, background: FunctionInvocations): void {
   app.post<{ Body: FunctionInput; Querystring: DryRunQuery }>(
     '/api/functions',
     {
@@ -76,6 +137,9 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             memory_mb: memorySchema,
             handler: handlerSchema,
             event_format: eventFormatSchema,
+            schedules: schedulesSchema,
+            events: eventsSchema,
+            async: asyncSchema,
           },
         },
         response: { 200: DRY_RUN_ANSWER, 201: { description: 'The deployed function (version 1)', ...ref('Function') }, ...ERRORS_WITH_BODY },
@@ -142,6 +206,9 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             memory_mb: { anyOf: [memorySchema, { type: 'null' }] },
             handler: { anyOf: [handlerSchema, { type: 'null' }] },
             event_format: { anyOf: [eventFormatSchema, { type: 'null' }] },
+            schedules: { anyOf: [schedulesSchema, { type: 'null' }] },
+            events: { anyOf: [eventsSchema, { type: 'null' }] },
+            async: { anyOf: [asyncSchema, { type: 'null' }] },
           },
         },
         response: { 200: orDryRun('Function', 'The function as updated'), ...ERRORS_BY_ID_WITH_BODY },
@@ -178,8 +245,18 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
       schema: {
         tags: ['functions'],
         operationId: 'invokeFunction',
-        summary: 'Invoke a function with an event (missing fields defaulted)',
+        summary: 'Invoke a function with an event (missing fields defaulted); in the background with `x-invocation-type: Event`',
         params: nameParams,
+        headers: {
+          type: 'object',
+          properties: {
+            'x-invocation-type': {
+              type: 'string',
+              enum: ['Event', 'RequestResponse'],
+              description: "`Event`: store it, answer 202 at once and run it in the background with retries (Lambda's asynchronous invocation; `X-Amz-Invocation-Type` is read too). Default `RequestResponse`: wait for the result.",
+            },
+          },
+        },
         body: {
           type: ['object', 'null'],
           additionalProperties: true,
@@ -187,11 +264,80 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
             "An invocation event in the function's event_format; missing fields are defaulted in that format " +
             '(see docs/functions.md, "Event formats")',
         },
-        response: { 200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: {
+          200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') },
+          202: { description: 'Stored; it runs in the background (`x-invocation-type: Event`)', ...ref('InvocationAccepted') },
+          ...ERRORS_BY_ID_WITH_BODY,
+        },
       },
     },
-    async function invokeFunction(request) {
+    async function invokeFunction(request, reply) {
+      if (invocationType(request.headers) === 'Event') {
+        const queued = await background.invokeAsync(request.params.name, request.body ?? {});
+        return reply.code(202).send({ invocation_id: queued.id, status: queued.status });
+      }
       return functions.invoke(request.params.name, request.body ?? {});
+    },
+  );
+
+  app.get<{ Params: { name: string }; Querystring: PageQuery & { status?: 'pending' | 'succeeded' | 'failed' } }>(
+    '/api/functions/:name/invocations',
+    {
+      schema: {
+        tags: ['functions'],
+        operationId: 'listFunctionInvocations',
+        summary: 'Background invocations of a function (asynchronous, scheduled, event, destination), newest first',
+        params: nameParams,
+        querystring: {
+          ...pageQuerySchema,
+          properties: { ...pageQuerySchema.properties, status: invocationStatusSchema },
+        },
+        response: { 200: { description: 'A page of invocations', headers: LINK_HEADER, ...listOf('FunctionInvocation') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function listFunctionInvocations(request, reply) {
+      const page = readPage(request.query);
+      const items = await background.list(request.params.name, request.query.status ?? null, page);
+      return pageOf(items, page, request, reply, (d) => d.id).map(invocationView);
+    },
+  );
+
+  const invocationParams = {
+    type: 'object',
+    properties: { name: { type: 'string', pattern: NAME_PATTERN }, id: { type: 'string', minLength: 1, maxLength: 200 } },
+    required: ['name', 'id'],
+  } as const;
+
+  app.get<{ Params: { name: string; id: string } }>(
+    '/api/functions/:name/invocations/:id',
+    {
+      schema: {
+        tags: ['functions'],
+        operationId: 'getFunctionInvocation',
+        summary: 'One background invocation with its attempts',
+        params: invocationParams,
+        response: { 200: { description: 'The invocation', ...ref('FunctionInvocation') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function getFunctionInvocation(request) {
+      return invocationView(await background.get(request.params.name, request.params.id));
+    },
+  );
+
+  app.post<{ Params: { name: string; id: string } }>(
+    '/api/functions/:name/invocations/:id/retry',
+    {
+      schema: {
+        tags: ['functions'],
+        operationId: 'retryFunctionInvocation',
+        summary: 'Run a failed invocation once more, in the background',
+        params: invocationParams,
+        response: { 202: { description: 'Pending again', ...ref('FunctionInvocation') }, ...errors(404, 409, 414) },
+      },
+    },
+    async function retryFunctionInvocation(request, reply) {
+      const reopened = await background.retry(request.params.name, request.params.id);
+      return reply.code(202).send(invocationView(reopened));
     },
   );
 

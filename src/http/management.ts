@@ -6,6 +6,7 @@
  */
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { FunctionInvocations } from '../functions/invocations.js';
 import type { FunctionService } from '../functions/service.js';
 import type { ApiService } from '../gateway/apis.js';
 import type { Metrics } from '../metrics.js';
@@ -29,13 +30,15 @@ export interface ManagementDeps {
   webhooks: WebhookService;
   events: EventBus;
   invocations: InvocationHub;
+  /** Background invocations (asynchronous, scheduled, event-triggered) of functions. */
+  background: FunctionInvocations;
 }
 
 export async function registerManagementApi(app: FastifyInstance, deps: ManagementDeps, doc: DocumentOptions): Promise<void> {
   registerSchemas(app);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics);
-  registerFunctionRoutes(app, deps.functions);
+  registerFunctionRoutes(app, deps.functions, deps.background);
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, deps.apis);
   registerWebhookRoutes(app, deps.webhooks, deps.events);
@@ -50,7 +53,7 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub },
+    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub, background: stub },
     doc,
   );
   await app.ready();

@@ -55,6 +55,24 @@ const FunctionSchema = {
     memory_mb: { type: 'integer' },
     handler: { ...nullableString, description: 'The export called; null: `handler`, else the default export, else the only exported function' },
     event_format: { type: 'string', enum: [...EVENT_FORMATS] },
+    schedules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { cron: string, timezone: string, payload: { type: 'object', additionalProperties: true } },
+        required: ['cron', 'timezone'],
+      },
+    },
+    events: { type: 'array', items: string },
+    async: {
+      type: 'object',
+      properties: {
+        retries: { type: 'integer' },
+        on_success: { anyOf: [{ type: 'null' }, { $ref: 'Destination#' }] },
+        on_failure: { anyOf: [{ type: 'null' }, { $ref: 'Destination#' }] },
+      },
+      required: ['retries', 'on_success', 'on_failure'],
+    },
     version: { type: 'integer', description: 'Starts at 1; every update adds one' },
     code_sha256: string,
     created_at: instant,
@@ -69,6 +87,9 @@ const FunctionSchema = {
     'memory_mb',
     'handler',
     'event_format',
+    'schedules',
+    'events',
+    'async',
     'version',
     'code_sha256',
     'created_at',
@@ -251,7 +272,11 @@ const DeliverySchema = {
   properties: {
     id: string,
     webhook_id: string,
-    trigger: { type: 'string', enum: ['test', 'schedule', 'event'] },
+    trigger: {
+      type: 'string',
+      enum: ['test', 'schedule', 'event', 'destination'],
+      description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
+    },
     event: nullableString,
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
     error: nullableString,
@@ -300,14 +325,82 @@ const DeliverySchema = {
   ],
 } as const;
 
+const DestinationSchema = {
+  $id: 'Destination',
+  description: "Where an asynchronous invocation's outcome record goes: a webhook, or another function (run asynchronously)",
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: ['webhook', 'function'] },
+    id: { type: 'string', description: 'The webhook id (type webhook)' },
+    name: { type: 'string', description: 'The function name (type function)' },
+  },
+  required: ['type'],
+} as const;
+
+const InvocationAcceptedSchema = {
+  $id: 'InvocationAccepted',
+  type: 'object',
+  description: 'An asynchronous invocation, stored: it runs in the background (`GET /api/functions/{name}/invocations/{id}`)',
+  properties: { invocation_id: string, status: { type: 'string', const: 'pending' } },
+  required: ['invocation_id', 'status'],
+} as const;
+
+const FunctionInvocationSchema = {
+  $id: 'FunctionInvocation',
+  type: 'object',
+  description: 'A background invocation of a function: asynchronous, scheduled, event-triggered or a destination',
+  properties: {
+    id: { type: 'string', description: 'Also the request id the function sees (awsRequestId) on every attempt: deduplicate with it' },
+    function: string,
+    trigger: {
+      type: 'object',
+      additionalProperties: true,
+      properties: { type: { type: 'string', enum: ['async', 'schedule', 'event', 'destination'] } },
+      required: ['type'],
+    },
+    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+    attempts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          attempt: { type: 'integer' },
+          started_at: instant,
+          duration_ms: { type: 'number' },
+          outcome: { type: 'string', description: '`ok`, or the error code (function_error, function_timeout, ...)' },
+          error: nullableString,
+          request_id: nullableString,
+        },
+        required: ['attempt', 'started_at', 'duration_ms', 'outcome', 'error'],
+      },
+    },
+    event: { description: 'The event as stored (an asynchronous invoke is completed in the function\'s format when run)' },
+    result: { description: "The function's result once it succeeded; else null" },
+    error: nullableString,
+    next_attempt_at: nullableInstant,
+    created_at: instant,
+    completed_at: nullableInstant,
+  },
+  required: ['id', 'function', 'trigger', 'status', 'attempts', 'event', 'result', 'error', 'created_at', 'completed_at'],
+} as const;
+
 const PublishedEventSchema = {
   $id: 'PublishedEvent',
   type: 'object',
   properties: {
     event: string,
     deliveries: { type: 'array', items: string, description: 'Ids of the deliveries created, one per subscribed webhook' },
+    functions: {
+      type: 'array',
+      description: 'The subscribed functions reached, each with the id of its invocation',
+      items: {
+        type: 'object',
+        properties: { name: string, invocation_id: string },
+        required: ['name', 'invocation_id'],
+      },
+    },
   },
-  required: ['event', 'deliveries'],
+  required: ['event', 'deliveries', 'functions'],
 } as const;
 
 const DryRunSchema = {
@@ -347,6 +440,9 @@ export const COMPONENT_SCHEMAS = [
   WebhookSchema,
   AttemptSchema,
   DeliverySchema,
+  DestinationSchema,
+  InvocationAcceptedSchema,
+  FunctionInvocationSchema,
   PublishedEventSchema,
   DryRunSchema,
   HealthSchema,

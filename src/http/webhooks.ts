@@ -256,20 +256,27 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
       schema: {
         tags: ['webhooks'],
         operationId: 'publishEvent',
-        summary: 'Publish an event to every enabled webhook subscribed to it',
+        summary: 'Publish an event to every enabled webhook and every function subscribed to it',
         body: {
           type: 'object',
           required: ['event'],
           additionalProperties: false,
           properties: { event: { type: 'string', maxLength: 200 }, data: { description: 'Any JSON value' } },
         },
-        response: { 202: { description: 'Accepted: one delivery per subscribed webhook', ...ref('PublishedEvent') }, ...errors(413, 415) },
+        response: {
+          202: { description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function', ...ref('PublishedEvent') },
+          ...errors(413, 415),
+        },
       },
     },
     async function publishEvent(request, reply) {
       EventBus.checkUserEvent(request.body.event);
-      const deliveries = await events.publish(request.body.event, request.body.data ?? null);
-      return reply.code(202).send({ event: request.body.event, deliveries });
+      const published = await events.publish(request.body.event, request.body.data ?? null);
+      return reply.code(202).send({
+        event: request.body.event,
+        deliveries: published.deliveries,
+        functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+      });
     },
   );
 }

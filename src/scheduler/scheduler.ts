@@ -1,5 +1,5 @@
 /**
- * Fires cron webhooks. Each tick claims the webhooks whose `nextFireAt` has
+ * Fires cron webhooks and functions' cron schedules. Each tick claims the webhooks whose `nextFireAt` has
  * passed, a batch per store transaction (rows other nodes are claiming are
  * skipped, not waited for), and inserts each slot's delivery under a unique
  * (webhook, slot) key, so a slot fires at most once however many processes
@@ -10,7 +10,7 @@
  * a second.
  */
 import type { Clock } from '../clock.js';
-import type { SlotPlan, WebhookStore } from '../store/store.js';
+import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store/store.js';
 import type { Delivery, Webhook } from '../webhooks/types.js';
 import { type CronSchedule, latestSlotAtOrBefore, nextFire, parseCron } from './cron.js';
 
@@ -32,6 +32,11 @@ export interface SchedulerOptions {
   lateness?: { observe(seconds: number): void };
   /** Webhooks read per store query. */
   batch?: number;
+  /**
+   * The event and trigger details of a function schedule's slot (src/functions/schedule-event.ts).
+   * Without it, function schedules are not fired by this scheduler.
+   */
+  functionSlot?(schedule: DueFunctionSchedule, slot: string): { event: unknown; detail: Record<string, unknown> };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -126,7 +131,9 @@ export class Scheduler {
     this.again = false;
     try {
       await this.tick();
-      const next = await this.opts.store.nextFireAt();
+      const nexts = [await this.opts.store.nextFireAt()];
+      if (this.opts.functionSlot) nexts.push(await this.opts.store.nextFunctionFireAt());
+      const next = nexts.filter((n): n is string => n !== null).sort()[0] ?? null;
       if (next !== null) {
         delay = Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, Date.parse(next) - this.opts.clock.now()));
       }
@@ -137,11 +144,25 @@ export class Scheduler {
   }
 
   private async fireDue(): Promise<number> {
-    const { store, log } = this.opts;
     const now = this.opts.clock.now();
+    let fired = await this.fireClaims(now, (limit) =>
+      this.opts.store.claimDueSlots(iso(now), limit, (webhook) => this.plan(webhook, now)),
+    );
+    const functionSlot = this.opts.functionSlot;
+    if (functionSlot) {
+      fired += await this.fireClaims(now, (limit) =>
+        this.opts.store.claimDueFunctionSlots(iso(now), limit, (schedule) => this.planFunction(schedule, now, functionSlot)),
+      );
+    }
+    return fired;
+  }
+
+  /** Claims batch after batch while full ones come back; webhooks and function schedules alike. */
+  private async fireClaims(now: number, claimBatch: (limit: number) => Promise<ClaimedSlots>): Promise<number> {
+    const { log } = this.opts;
     let fired = 0;
     for (let batches = 0; batches < MAX_BATCHES_PER_TICK; batches++) {
-      const claim = await store.claimDueSlots(iso(now), this.batch, (webhook) => this.plan(webhook, now));
+      const claim = await claimBatch(this.batch);
       for (const delivery of claim.deliveries) {
         this.opts.lateness?.observe(Math.max(0, now - Date.parse(delivery.scheduledFor!)) / 1000);
         try {
@@ -152,13 +173,31 @@ export class Scheduler {
       }
       if (claim.alreadyFired.length > 0) {
         // Only after nextFireAt was moved back onto a fired slot (by hand, or a clock set back).
-        log.warn({ webhooks: claim.alreadyFired }, 'slot already fired; moved on to the next one');
+        log.warn({ schedules: claim.alreadyFired }, 'slot already fired; moved on to the next one');
       }
       fired += claim.deliveries.length;
       // Fewer than a batch: nothing else is due, or other nodes hold the rest (SKIP LOCKED).
       if (claim.claimed < this.batch) break;
     }
     return fired;
+  }
+
+  /** As `plan`, for one of a function's schedules: its slot, its next one, and the slot's event. */
+  private planFunction(
+    s: DueFunctionSchedule,
+    now: number,
+    build: NonNullable<SchedulerOptions['functionSlot']>,
+  ): FunctionSlotPlan {
+    try {
+      const schedule = cachedSchedule(s.cron);
+      const slot = iso(latestSlotAtOrBefore(schedule, s.timezone, Date.parse(s.nextFireAt), now));
+      const next = nextFire(schedule, s.timezone, now);
+      return { slot, next: next === null ? null : iso(next), ...build(s, slot) };
+    } catch (err) {
+      const context = { err, function: s.functionName, cron: s.cron, timezone: s.timezone };
+      this.opts.log.error(context, 'unschedulable function schedule: clearing its next fire time');
+      return { slot: null, next: null, event: null, detail: {} };
+    }
   }
 
   /**

@@ -6,11 +6,13 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { ChangeFeed } from '../changes.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
+import { NotFoundError } from '../errors.js';
+import type { Api, EventFormat, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
 import type {
   AttemptOutcome,
   Delivery,
   DeliveryRequest,
+  DeliveryStatus,
   NewDelivery,
   NewWebhook,
   Webhook,
@@ -36,8 +38,19 @@ export interface ApiPatch {
   routes?: NewRoute[];
 }
 
-export type NewFunction = Omit<FunctionRecord, 'version' | 'createdAt' | 'updatedAt'>;
-export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'createdAt' | 'updatedAt'>>;
+type TriggerFields = 'schedules' | 'events' | 'async';
+/** Triggers default to none, and async to 2 retries without destinations. */
+export type NewFunction = Omit<FunctionRecord, 'version' | 'createdAt' | 'updatedAt' | TriggerFields> &
+  Partial<Pick<FunctionRecord, TriggerFields>> & ScheduleFires;
+export type FunctionPatch = Partial<Omit<FunctionRecord, 'name' | 'version' | 'createdAt' | 'updatedAt'>> & ScheduleFires;
+
+interface ScheduleFires {
+  /**
+   * With `schedules`: each schedule's first fire time (ISO; null: never), as the
+   * scheduler computed it. The schedules' slot rows are replaced with these.
+   */
+  scheduleFires?: Array<string | null>;
+}
 
 export interface Store extends WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -62,6 +75,11 @@ export interface Store extends WebhookStore {
   updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null>;
   /** Throws ConflictError('function_in_use', ..., {routes}) while a route binds it. False when absent. */
   deleteFunction(name: string): Promise<boolean>;
+  /**
+   * Functions subscribed to `event` (their `events`): listed by name, or by `*`
+   * unless the event is an operational `switchyard.*` one (as webhooksForEvent).
+   */
+  functionsForEvent(event: string): Promise<FunctionRecord[]>;
   /** Routes (with their API id) that bind the function. */
   routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>>;
   appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void>;
@@ -114,6 +132,25 @@ export interface SlotPlan {
   next: string | null;
 }
 
+/** A function schedule whose slot is due (claimDueFunctionSlots), with what its event needs. */
+export interface DueFunctionSchedule {
+  id: string;
+  functionName: string;
+  /** 0-based position in the function's `schedules`. */
+  position: number;
+  cron: string;
+  timezone: string;
+  payload: Record<string, unknown> | null;
+  nextFireAt: string;
+  eventFormat: EventFormat;
+}
+
+/** A function slot to fire: the slot plan, plus the event and trigger details of its invocation. */
+export interface FunctionSlotPlan extends SlotPlan {
+  event: unknown;
+  detail: Record<string, unknown>;
+}
+
 export interface ClaimedSlots {
   /** Due webhooks this call took and moved on; fewer than `limit` means none are left for this node now. */
   claimed: number;
@@ -155,6 +192,13 @@ export interface ClaimedSlots {
 export const CLAIM_WINDOW = 128;
 export const CLAIM_VISITS = 1000;
 
+/** A delivery naming a missing webhook or function. */
+export function targetNotFound(d: NewDelivery): NotFoundError {
+  return d.functionName
+    ? new NotFoundError('function_not_found', `Function '${d.functionName}' does not exist`)
+    : new NotFoundError('webhook_not_found', `Webhook '${d.webhookId}' does not exist`);
+}
+
 /** `perWebhook` when a claim sets no share: no webhook is limited. */
 export const NO_SHARE = 2 ** 31 - 1;
 
@@ -192,11 +236,22 @@ export interface WebhookStore {
    * `nextFireAt` moved back by hand): that webhook is moved on without a delivery.
    */
   claimDueSlots(now: string, limit: number, plan: (webhook: Webhook) => SlotPlan): Promise<ClaimedSlots>;
+  /** The earliest `nextFireAt` of any function schedule. */
+  nextFunctionFireAt(): Promise<string | null>;
+  /**
+   * claimDueSlots for function schedules: takes up to `limit` due schedules
+   * (skipping rows another node is claiming), moves each to `plan`'s next fire
+   * time and inserts one pending `schedule` invocation per slot, due at `now`,
+   * under the unique (schedule, slot) key; `alreadyFired` lists schedule ids.
+   */
+  claimDueFunctionSlots(now: string, limit: number, plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan): Promise<ClaimedSlots>;
 
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
   getDelivery(id: string): Promise<Delivery | null>;
   /** Newest first; `page.after` is a delivery id (older than it). */
   listDeliveries(webhookId: string, page: Page): Promise<Delivery[]>;
+  /** A function's invocations (function-target deliveries), newest first, of one status when given. */
+  listFunctionDeliveries(functionName: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]>;
   /**
    * Leases up to `limit` pending deliveries due at `now` whose lease is free or
    * expired, to `owner` until `now + leaseMs`, so that no webhook ends up with
@@ -211,6 +266,8 @@ export interface WebhookStore {
    * or expired, whatever its due time. Null otherwise.
    */
   leaseDelivery(id: string, owner: string, now: string, leaseMs: number): Promise<Delivery | null>;
+  /** Moves `owner`'s unexpired-or-not lease on one delivery to `until` (a function run longer than a lease). False when not held. */
+  extendLease(id: string, owner: string, until: string): Promise<boolean>;
   /** Keeps the rendered request of a delivery (once, before its first attempt). */
   saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void>;
   /**

@@ -38,10 +38,40 @@ const DEFAULT_LEASE_MS = 90_000;
  * is fewer hung targets before healthy ones wait.
  */
 const DEFAULT_CONCURRENCY = 1000;
+/**
+ * Seconds before each retry of a function target (an asynchronous invocation):
+ * Lambda's spacing for its asynchronous retries (about 1 minute, then 2),
+ * doubling on for the up to 5 retries a function may ask for.
+ */
+export const FUNCTION_RETRY_SCHEDULE_S: readonly number[] = [60, 120, 240, 480, 960];
+/** Added to a function's timeout when its run outlasts the lease: loading, and recording the attempt. */
+const FUNCTION_LEASE_MARGIN_MS = 30_000;
 const DEFAULT_PER_WEBHOOK = 50;
 const OPERATIONAL_PREFIX = 'switchyard.';
 
 export type { BatchAttemptRecorder } from './attempt-recorder.js';
+
+/** One run of a function target, as the function runner reports it. */
+export interface FunctionRun {
+  /** `ok`, or the invocation's error code (function_error, function_timeout, ...). */
+  outcome: string;
+  error: string | null;
+  result: unknown;
+  durationMs: number;
+  /** The request id of the run's log lines. */
+  requestId: string;
+  /** False: a failure retrying cannot mend (a refused emit loop); it fails at once. */
+  retryable?: boolean;
+}
+
+/** A function target ready to run: what the engine needs to know before it runs it. */
+export interface PreparedFunctionRun {
+  /** Retries the function allows after a first failed attempt. */
+  retries: number;
+  /** The function's own timeout: the lease is stretched to outlast it. */
+  timeoutMs: number;
+  run(): Promise<FunctionRun>;
+}
 
 export interface EngineLogger {
   info(o: object, m?: string): void;
@@ -58,6 +88,13 @@ export interface DeliveryEngineOptions {
   fetchMock(apiId: string, path: string): Promise<{ status: number; body: unknown; error?: string }>;
   onFinalFailure?(webhook: Webhook, delivery: Delivery): void;
   onDisabled?(webhook: Webhook): void;
+  /**
+   * Function targets: the function to run for a delivery, null when it is gone
+   * (its deliveries go with it). Without it, function targets are left alone.
+   */
+  prepareFunction?(delivery: Delivery): Promise<PreparedFunctionRun | null>;
+  /** A function target finished (succeeded, or failed for good): destinations, events. */
+  onFunctionFinished?(delivery: Delivery): void;
   log: EngineLogger;
   metrics?: { outcome(outcome: string): void; attemptSeconds(s: number): void };
   /** In-flight attempts at most (default 1000); also the agent's connections per origin. */
@@ -190,14 +227,14 @@ export class DeliveryEngine {
       throw busy();
     }
     // Sent on request, right after an edit as often as not: the webhook as stored now, not as cached.
-    this.webhooks.delete(leased.webhookId);
+    if (leased.webhookId) this.webhooks.delete(leased.webhookId);
     const attempt = this.attempt(leased, true);
-    this.inflight.add(deliveryId, leased.webhookId, attempt);
+    this.inflight.add(deliveryId, leased.target, attempt);
     try {
       const recorded = await attempt;
       if (recorded) return recorded;
     } finally {
-      if (this.inflight.remove(deliveryId, leased.webhookId, attempt) && this.running) this.wake();
+      if (this.inflight.remove(deliveryId, leased.target, attempt) && this.running) this.wake();
     }
     const current = await this.store.getDelivery(deliveryId);
     if (!current) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' no longer exists`);
@@ -220,7 +257,7 @@ export class DeliveryEngine {
           const share = this.inflight.perWebhook;
           const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, share);
           for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
-          again = this.inflight.claimed(held, batch.map((d) => d.webhookId));
+          again = this.inflight.claimed(held, batch.map((d) => d.target));
         } catch (err) {
           this.opts.log.error({ err }, 'claiming due deliveries failed');
         }
@@ -273,9 +310,9 @@ export class DeliveryEngine {
         this.giveBack(delivery.id);
       })
       .finally(() => {
-        if (this.inflight.remove(delivery.id, delivery.webhookId, run) && this.running) this.wake();
+        if (this.inflight.remove(delivery.id, delivery.target, run) && this.running) this.wake();
       });
-    this.inflight.add(delivery.id, delivery.webhookId, run);
+    this.inflight.add(delivery.id, delivery.target, run);
     return true;
   }
 
@@ -343,7 +380,8 @@ export class DeliveryEngine {
 
   /** Renders when needed, sends, records. Null when there was nothing to do or the lease was lost. */
   private async attempt(delivery: Delivery, final: boolean): Promise<Delivery | null> {
-    const webhook = await this.webhook(delivery.webhookId);
+    if (delivery.functionName !== null) return this.attemptFunction(delivery, final);
+    const webhook = await this.webhook(delivery.webhookId!);
     // A deleted webhook took its deliveries with it.
     if (!webhook) return null;
     const number = delivery.attempts.length + 1;
@@ -390,6 +428,8 @@ export class DeliveryEngine {
       durationMs: result.durationMs,
       responseStatus: status ?? null,
       error: attemptError,
+      outcome: null,
+      requestId: null,
     };
     const outcome: AttemptOutcome = { attempt, status: outcomeStatus, nextAttemptAt, error: attemptError, response };
     if (fresh && request !== null) outcome.request = request;
@@ -412,6 +452,67 @@ export class DeliveryEngine {
     if (outcomeStatus === 'failed' && !(delivery.event ?? '').startsWith(OPERATIONAL_PREFIX)) {
       this.notify(() => this.opts.onFinalFailure?.(webhook, recorded));
     }
+    return recorded;
+  }
+
+  /**
+   * Runs a function target once through the runtime and records the attempt:
+   * `ok` succeeds; any error (the function threw, timed out, crashed) is
+   * retried on FUNCTION_RETRY_SCHEDULE_S while the function allows retries,
+   * then fails. Null when there was nothing to do or the lease was lost.
+   */
+  private async attemptFunction(delivery: Delivery, final: boolean): Promise<Delivery | null> {
+    const prepared = this.opts.prepareFunction ? await this.opts.prepareFunction(delivery) : null;
+    if (!prepared) {
+      // No runner (a store-only engine), or the function is gone (its deliveries went with it).
+      await this.store.releaseLease(delivery.id, this.opts.owner).catch(() => false);
+      return null;
+    }
+    if (prepared.timeoutMs + FUNCTION_LEASE_MARGIN_MS > this.leaseMs) {
+      const until = iso(this.clock.now() + prepared.timeoutMs + FUNCTION_LEASE_MARGIN_MS);
+      if (!(await this.store.extendLease(delivery.id, this.opts.owner, until))) return null;
+    }
+    const number = delivery.attempts.length + 1;
+    const startedMs = this.clock.now();
+    const ran = await prepared.run();
+    const ok = ran.outcome === 'ok';
+    let nextAttemptAt: string | null = null;
+    if (!ok && !final && ran.retryable !== false && number <= prepared.retries) {
+      const delayS = FUNCTION_RETRY_SCHEDULE_S[Math.min(number - 1, FUNCTION_RETRY_SCHEDULE_S.length - 1)];
+      nextAttemptAt = iso(this.clock.now() + delayS * 1000);
+    }
+    const outcomeStatus = ok ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed';
+    const attempt: Attempt = {
+      attempt: number,
+      startedAt: iso(startedMs),
+      durationMs: ran.durationMs,
+      responseStatus: null,
+      error: ok ? null : ran.error,
+      outcome: ran.outcome,
+      requestId: ran.requestId,
+    };
+    const outcome: AttemptOutcome = {
+      attempt,
+      status: outcomeStatus,
+      nextAttemptAt,
+      error: ok ? null : ran.error,
+      response: null,
+      ...(ok ? { result: ran.result ?? null } : {}),
+    };
+    this.opts.metrics?.attemptSeconds(ran.durationMs / 1000);
+    this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
+    const recorded = await this.recorder.record(delivery.id, outcome);
+    if (!recorded) {
+      this.opts.log.warn(
+        { delivery: delivery.id, function: delivery.functionName, attempt: number },
+        'invocation lease lost before its attempt was recorded; another worker will retry it',
+      );
+      return null;
+    }
+    if (outcomeStatus === 'failed') {
+      this.opts.log.info({ delivery: delivery.id, function: delivery.functionName, attempt: number, error: ran.error }, 'invocation failed');
+    }
+    if (outcomeStatus !== 'pending') this.notify(() => this.opts.onFunctionFinished?.(recorded));
     return recorded;
   }
 

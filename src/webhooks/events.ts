@@ -2,7 +2,8 @@
  * Event fan-out: `POST /api/events`, functions' `emit(event, data)` and the
  * service's own `switchyard.*` events all end here. Each enabled webhook
  * subscribed to the event gets a delivery row (the outbox) before anything is
- * sent; the delivery engine takes it from there.
+ * sent, and each subscribed function a function-target delivery (an `event`
+ * invocation); the delivery engine takes it from there.
  */
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
@@ -13,6 +14,17 @@ export const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,200}$/;
 export interface EventLogger {
   warn(obj: object, msg?: string): void;
 }
+
+/** What one published event reached. */
+export interface Published {
+  /** Webhook deliveries created. */
+  deliveries: string[];
+  /** Function invocations created, one per subscribed function. */
+  functions: Array<{ name: string; invocationId: string }>;
+}
+
+/** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
+export type FunctionFanOut = (event: string, data: unknown, depth: number) => Promise<Published['functions']>;
 
 export class EventBus {
   constructor(
@@ -34,8 +46,25 @@ export class EventBus {
     }
   }
 
-  /** Creates one pending delivery per subscribed webhook; returns their ids. */
-  async publish(event: string, data: unknown): Promise<string[]> {
+  private functionFanOut: FunctionFanOut | null = null;
+
+  /** Functions subscribed to events are reached through this (set once the function half exists). */
+  setFunctionFanOut(fanOut: FunctionFanOut): void {
+    this.functionFanOut = fanOut;
+  }
+
+  /**
+   * Creates one pending delivery per subscribed webhook and one invocation per
+   * subscribed function. `depth` counts the emits that led here (0: from
+   * outside a function's event run; see FunctionInvocations.emitFrom).
+   */
+  async publish(event: string, data: unknown, depth = 0): Promise<Published> {
+    const functions = this.functionFanOut ? await this.functionFanOut(event, data ?? null, depth) : [];
+    const deliveries = await this.publishToWebhooks(event, data);
+    return { deliveries, functions };
+  }
+
+  private async publishToWebhooks(event: string, data: unknown): Promise<string[]> {
     const webhooks = await this.store.webhooksForEvent(event);
     if (webhooks.length === 0) return [];
     const now = new Date(this.clock.now()).toISOString();

@@ -9,9 +9,11 @@ import { SwitchyardError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
+import { scheduledInvocation } from '../functions/schedule-event.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
-import { DeliveryEngine } from './engine.js';
+import { DeliveryEngine, type PreparedFunctionRun } from './engine.js';
+import type { Delivery } from './types.js';
 import { EventBus } from './events.js';
 import { isDeadOwnerOnThisHost, newLeaseOwner } from './lease-owner.js';
 import { WebhookService } from './service.js';
@@ -68,6 +70,11 @@ export function createWebhooks(deps: {
   gateway: Gateway;
   metrics: Metrics;
   log: WebhookLogger;
+  /** Function targets of the pipeline (src/functions/invocations.ts): how to run one, and what to do once one finished. */
+  functionTargets?: {
+    prepare(delivery: Delivery): Promise<PreparedFunctionRun | null>;
+    finished(delivery: Delivery): void;
+  };
 }) {
   const { config, store, clock, metrics, log } = deps;
   const owner = newLeaseOwner();
@@ -92,6 +99,8 @@ export function createWebhooks(deps: {
         attempts: delivery.attempts.length,
       });
     },
+    prepareFunction: deps.functionTargets ? (delivery) => deps.functionTargets!.prepare(delivery) : undefined,
+    onFunctionFinished: (delivery) => deps.functionTargets?.finished(delivery),
     onDisabled(webhook) {
       log.warn({ webhook: webhook.id }, 'webhook disabled: its target answered 410 Gone');
       events.emitOperational('switchyard.webhook.disabled', { webhook_id: webhook.id, name: webhook.name, reason: 'gone' });
@@ -108,6 +117,7 @@ export function createWebhooks(deps: {
     onClaimed: () => engine.wake(),
     log,
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
+    functionSlot: deps.functionTargets ? scheduledInvocation : undefined,
   });
   const service = new WebhookService({
     store,

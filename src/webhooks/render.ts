@@ -137,7 +137,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
  * The request of a delivery, rendered once: method, URL, the webhook's
  * headers plus `content-type` (when there is a body) and `user-agent` unless
  * set, `webhook-id`; the payload as JSON (no body for GET). `mock` is the mock
- * endpoint's body when the webhook has one. The data rule: a template that
+ * endpoint's body when the webhook has one. A `destination` delivery (a
+ * function's invocation record) sends the record as the payload. The data rule: a template that
  * places neither `data` nor `mock` carries the mock body, or else
  * an event's data, as its top-level `data` field.
  */
@@ -154,7 +155,9 @@ export function buildRequest(webhook: Webhook, delivery: Delivery, mock: unknown
     mock: hasMock ? mock : undefined,
   };
   let payload = renderPayload(webhook.payloadTemplate, vars);
-  if (hasMock) payload = applyMockRule(webhook.payloadTemplate, payload, mock);
+  // A function's destination record is the payload itself, as Lambda sends it (no template).
+  if (delivery.trigger === 'destination') payload = delivery.eventData ?? null;
+  else if (hasMock) payload = applyMockRule(webhook.payloadTemplate, payload, mock);
   else if (delivery.trigger === 'event') payload = applyMockRule(webhook.payloadTemplate, payload, vars.data);
 
   const headers: Record<string, string> = {};

@@ -358,9 +358,10 @@ export class WebhookService {
     return this.deps.engine.attemptNow(delivery.id);
   }
 
+  /** Webhook deliveries only: a function target's is an invocation (`/api/functions/:name/invocations/:id`). */
   async getDelivery(id: string): Promise<Delivery> {
     const delivery = await this.deps.store.getDelivery(id);
-    if (!delivery) throw deliveryNotFound(id);
+    if (!delivery || delivery.webhookId === null) throw deliveryNotFound(id);
     return delivery;
   }
 

@@ -11,6 +11,10 @@
  * - Slot: one scheduled fire time of a cron webhook (UTC instant). A delivery
  *   of trigger `schedule` carries its slot in `scheduledFor`; (webhook, slot)
  *   is unique in the store, so a slot fires at most once across processes.
+ * - Target: what a delivery reaches: a webhook (an HTTP request) or a
+ *   function (one invocation, through the runtime manual invoke uses). A
+ *   function-target delivery is an invocation (`GET /api/functions/:name/invocations`);
+ *   it has no rendered request and keeps the function's result instead.
  * - Lease: a worker's claim on a due delivery until `leaseUntil`; an expired
  *   lease (a crashed worker) lets another worker take the delivery.
  */
@@ -56,7 +60,8 @@ export interface Webhook {
 export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt'>;
 export type WebhookPatch = Partial<NewWebhook>;
 
-export type DeliveryTrigger = 'test' | 'schedule' | 'event';
+/** Webhooks: test, schedule, event, destination. Functions: async, schedule, event, destination. */
+export type DeliveryTrigger = 'test' | 'schedule' | 'event' | 'async' | 'destination';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface Attempt {
@@ -65,6 +70,10 @@ export interface Attempt {
   durationMs: number;
   responseStatus: number | null;
   error: string | null;
+  /** Function targets: `ok` or the invocation's error code; null for webhook attempts. */
+  outcome: string | null;
+  /** Function targets: the request id the invocation's log lines carry. */
+  requestId: string | null;
 }
 
 export interface DeliveryRequest {
@@ -82,9 +91,22 @@ export interface DeliveryResponse {
   body: string;
 }
 
+/** The fair-share key of a function target (a webhook's is its id). */
+export const functionTarget = (name: string) => `fn:${name}`;
+
 export interface Delivery {
   id: string;
-  webhookId: string;
+  /** The claim's fair-share key: the webhook id, or `fn:<function name>`. */
+  target: string;
+  /** Exactly one of webhookId and functionName is set. */
+  webhookId: string | null;
+  functionName: string | null;
+  /** The function schedule whose slot this is (function schedule deliveries). */
+  scheduleId: string | null;
+  /** What fired a function target, as the API shows it (`trigger` plus details); null for webhooks. */
+  triggerDetail: Record<string, unknown> | null;
+  /** Function targets: the function's result once it succeeded. */
+  result: unknown;
   trigger: DeliveryTrigger;
   status: DeliveryStatus;
   error: string | null;
@@ -105,7 +127,11 @@ export interface Delivery {
 }
 
 export interface NewDelivery {
-  webhookId: string;
+  /** One of webhookId and functionName. */
+  webhookId?: string | null;
+  functionName?: string | null;
+  scheduleId?: string | null;
+  triggerDetail?: Record<string, unknown> | null;
   trigger: DeliveryTrigger;
   scheduledFor: string | null;
   event: string | null;
@@ -124,4 +150,6 @@ export interface AttemptOutcome {
   response: DeliveryResponse | null;
   /** Present on the first attempt: the rendered request to keep for retries. */
   request?: DeliveryRequest;
+  /** Function targets: the result to keep. */
+  result?: unknown;
 }

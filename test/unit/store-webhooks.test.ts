@@ -51,7 +51,7 @@ function dlv(webhookId: string, extra: Partial<NewDelivery> = {}): NewDelivery {
 
 function outcome(attempt: number, extra: Partial<AttemptOutcome> = {}): AttemptOutcome {
   return {
-    attempt: { attempt, startedAt: T(attempt), durationMs: 12.5, responseStatus: 200, error: null },
+    attempt: { attempt, startedAt: T(attempt), durationMs: 12.5, responseStatus: 200, error: null, outcome: null, requestId: null },
     status: 'succeeded',
     nextAttemptAt: null,
     error: null,
@@ -62,7 +62,7 @@ function outcome(attempt: number, extra: Partial<AttemptOutcome> = {}): AttemptO
 
 const failed503 = (attempt: number, next: string): AttemptOutcome =>
   outcome(attempt, {
-    attempt: { attempt, startedAt: T(attempt), durationMs: 3, responseStatus: 503, error: 'HTTP 503' },
+    attempt: { attempt, startedAt: T(attempt), durationMs: 3, responseStatus: 503, error: 'HTTP 503', outcome: null, requestId: null },
     status: 'pending',
     nextAttemptAt: next,
     error: 'HTTP 503',
@@ -526,7 +526,7 @@ for (const b of backends()) {
           completedAt: null,
         });
         expect(retry!.attempts).toEqual([
-          { attempt: 1, startedAt: T(1), durationMs: 3, responseStatus: 503, error: 'HTTP 503' },
+          { attempt: 1, startedAt: T(1), durationMs: 3, responseStatus: 503, error: 'HTTP 503', outcome: null, requestId: null },
         ]);
         // The lease went with the attempt: not due yet, and then anyone may take it.
         expect(await store.recordAttempt(d.id, 'w', outcome(2))).toBeNull();
@@ -659,8 +659,8 @@ for (const b of backends()) {
     describe('fair share of an owner\'s leases per webhook', () => {
       /** `n` pending deliveries of `webhookId` due at `due`, written in one statement. */
       async function bulk(url: string, webhookId: string, n: number, due: string, tag: string): Promise<void> {
-        const values = `'dlv_${tag}_' || %I, '${webhookId}', 'event', 'pending', '${due}', '${due}'`;
-        const columns = 'id, webhook_id, trigger, status, next_attempt_at, created_at';
+        const values = `'dlv_${tag}_' || %I, '${webhookId}', '${webhookId}', 'event', 'pending', '${due}', '${due}'`;
+        const columns = 'id, target, webhook_id, trigger, status, next_attempt_at, created_at';
         await b.exec(
           url,
           b.name === 'sqlite'
@@ -671,10 +671,10 @@ for (const b of backends()) {
         );
       }
 
-      const webhookOf = (ds: Array<{ webhookId: string }>) => ds.map((d) => d.webhookId);
-      const countBy = (ds: Array<{ webhookId: string }>) => {
+      const webhookOf = (ds: Array<{ webhookId: string | null }>) => ds.map((d) => d.webhookId);
+      const countBy = (ds: Array<{ webhookId: string | null }>) => {
         const m: Record<string, number> = {};
-        for (const d of ds) m[d.webhookId] = (m[d.webhookId] ?? 0) + 1;
+        for (const d of ds) m[d.webhookId!] = (m[d.webhookId!] ?? 0) + 1;
         return m;
       };
 
@@ -752,8 +752,8 @@ for (const b of backends()) {
             : `SELECT lpad(i::text, 5, '0') AS k FROM generate_series(1, 5000) AS i`;
           await b.exec(url, `INSERT INTO webhooks (id, name, target_url, method, max_attempts, timeout_ms, created_at, updated_at)
             SELECT 'wh_waiting_' || k, 'waiting', 'https://example.com/w', 'POST', 8, 15000, '${T(0)}', '${T(0)}' FROM (${series}) s`);
-          await b.exec(url, `INSERT INTO deliveries (id, webhook_id, trigger, status, next_attempt_at, created_at)
-            SELECT 'dlv_waiting_' || k, 'wh_waiting_' || k, 'event', 'pending', '${T(60)}', '${T(0)}' FROM (${series}) s`);
+          await b.exec(url, `INSERT INTO deliveries (id, target, webhook_id, trigger, status, next_attempt_at, created_at)
+            SELECT 'dlv_waiting_' || k, 'wh_waiting_' || k, 'wh_waiting_' || k, 'event', 'pending', '${T(60)}', '${T(0)}' FROM (${series}) s`);
           if (b.name === 'postgres') await b.exec(url, 'ANALYZE deliveries');
           expect(await s.claimDueDeliveries('w', T(1), 60_000, 50, 50)).toHaveLength(50);
           for (const h of healthy) await s.createDelivery(dlv(h.id, { nextAttemptAt: T(1) }));

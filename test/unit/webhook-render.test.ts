@@ -126,7 +126,12 @@ describe('buildRequest', () => {
   };
   const delivery: Delivery = {
     id: 'dlv_1',
+    target: 'wh_1',
     webhookId: 'wh_1',
+    functionName: null,
+    scheduleId: null,
+    triggerDetail: null,
+    result: null,
     trigger: 'schedule',
     status: 'pending',
     error: null,

@@ -205,4 +205,52 @@ ALTER TABLE functions ADD COLUMN event_format TEXT NOT NULL DEFAULT 'switchyard'
     // NULL for lines stored before this version.
     sql: `ALTER TABLE function_logs ADD COLUMN function_version INTEGER;`,
   },
+  {
+    version: 8,
+    name: 'function_targets',
+    // As on SQLite: a delivery goes to a webhook or runs a function; `target` is
+    // the claim's fair-share key (the webhook id, or 'fn:' and the function name).
+    sql: `
+ALTER TABLE functions ADD COLUMN schedules_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE functions ADD COLUMN events_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE functions ADD COLUMN async_json TEXT;
+
+CREATE TABLE function_events (
+  event         TEXT NOT NULL,
+  function_name TEXT NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  PRIMARY KEY (event, function_name)
+);
+CREATE INDEX function_events_by_function ON function_events (function_name);
+
+CREATE TABLE function_schedules (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  position      INTEGER NOT NULL,
+  cron          TEXT    NOT NULL,
+  timezone      TEXT    NOT NULL,
+  payload_json  TEXT,
+  next_fire_at  TIMESTAMPTZ,
+  UNIQUE (function_name, position)
+);
+CREATE INDEX function_schedules_due ON function_schedules (next_fire_at);
+
+ALTER TABLE deliveries ADD COLUMN target TEXT COLLATE "C";
+UPDATE deliveries SET target = webhook_id;
+ALTER TABLE deliveries ALTER COLUMN target SET NOT NULL;
+ALTER TABLE deliveries ALTER COLUMN webhook_id DROP NOT NULL;
+ALTER TABLE deliveries ADD COLUMN function_name TEXT REFERENCES functions (name) ON DELETE CASCADE;
+ALTER TABLE deliveries ADD COLUMN schedule_id TEXT COLLATE "C";
+ALTER TABLE deliveries ADD COLUMN trigger_json TEXT;
+ALTER TABLE deliveries ADD COLUMN result_json TEXT;
+ALTER TABLE deliveries ADD CONSTRAINT deliveries_schedule_slot UNIQUE (schedule_id, scheduled_for);
+ALTER TABLE deliveries ADD CONSTRAINT deliveries_one_target CHECK ((webhook_id IS NULL) <> (function_name IS NULL));
+ALTER TABLE delivery_attempts ADD COLUMN outcome TEXT;
+ALTER TABLE delivery_attempts ADD COLUMN request_id TEXT;
+DROP INDEX deliveries_pending_by_webhook;
+DROP INDEX deliveries_leases;
+CREATE INDEX deliveries_pending_by_webhook ON deliveries (target, next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX deliveries_leases ON deliveries (lease_owner, target, lease_until) WHERE lease_owner IS NOT NULL;
+CREATE INDEX deliveries_by_function ON deliveries (function_name, id);
+`,
+  },
 ];

@@ -193,4 +193,102 @@ ALTER TABLE functions ADD COLUMN event_format TEXT NOT NULL DEFAULT 'switchyard'
     // NULL for lines stored before this version.
     sql: `ALTER TABLE function_logs ADD COLUMN function_version INTEGER;`,
   },
+  {
+    version: 8,
+    name: 'function_targets',
+    // One delivery pipeline, two kinds of target: a delivery goes to a webhook or
+    // runs a function (an asynchronous, scheduled or event-triggered invocation).
+    // SQLite cannot drop NOT NULL from webhook_id, so deliveries and their attempts
+    // are rebuilt (renamed away first, so the attempts' foreign key follows, then
+    // copied and dropped, children before parents). `target` is the claim's
+    // fair-share key: the webhook id, or 'fn:' and the function name.
+    // UNIQUE (schedule_id, scheduled_for) is a function schedule's slot key, as
+    // (webhook_id, scheduled_for) is a webhook's.
+    sql: `
+ALTER TABLE functions ADD COLUMN schedules_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE functions ADD COLUMN events_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE functions ADD COLUMN async_json TEXT;
+
+CREATE TABLE function_events (
+  event         TEXT NOT NULL,
+  function_name TEXT NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  PRIMARY KEY (event, function_name)
+);
+CREATE INDEX function_events_by_function ON function_events (function_name);
+
+CREATE TABLE function_schedules (
+  id            TEXT    PRIMARY KEY,
+  function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  position      INTEGER NOT NULL,
+  cron          TEXT    NOT NULL,
+  timezone      TEXT    NOT NULL,
+  payload_json  TEXT,
+  next_fire_at  TEXT,
+  UNIQUE (function_name, position)
+);
+CREATE INDEX function_schedules_due ON function_schedules (next_fire_at);
+
+ALTER TABLE delivery_attempts RENAME TO delivery_attempts_old;
+ALTER TABLE deliveries RENAME TO deliveries_old;
+DROP INDEX deliveries_due;
+DROP INDEX deliveries_by_webhook;
+DROP INDEX deliveries_finished;
+DROP INDEX deliveries_pending_by_webhook;
+DROP INDEX deliveries_leases;
+
+CREATE TABLE deliveries (
+  id              TEXT    PRIMARY KEY,
+  target          TEXT    NOT NULL,
+  webhook_id      TEXT    REFERENCES webhooks (id) ON DELETE CASCADE,
+  function_name   TEXT    REFERENCES functions (name) ON DELETE CASCADE,
+  schedule_id     TEXT,
+  trigger         TEXT    NOT NULL,
+  trigger_json    TEXT,
+  status          TEXT    NOT NULL DEFAULT 'pending',
+  error           TEXT,
+  scheduled_for   TEXT,
+  event           TEXT,
+  event_data_json TEXT,
+  request_json    TEXT,
+  response_json   TEXT,
+  result_json     TEXT,
+  attempt_count   INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT,
+  lease_owner     TEXT,
+  lease_until     TEXT,
+  created_at      TEXT    NOT NULL,
+  completed_at    TEXT,
+  UNIQUE (webhook_id, scheduled_for),
+  UNIQUE (schedule_id, scheduled_for),
+  CHECK ((webhook_id IS NULL) <> (function_name IS NULL))
+);
+CREATE TABLE delivery_attempts (
+  delivery_id     TEXT    NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+  attempt         INTEGER NOT NULL,
+  started_at      TEXT    NOT NULL,
+  duration_ms     REAL    NOT NULL,
+  response_status INTEGER,
+  error           TEXT,
+  outcome         TEXT,
+  request_id      TEXT,
+  PRIMARY KEY (delivery_id, attempt)
+);
+INSERT INTO deliveries (id, target, webhook_id, trigger, status, error, scheduled_for, event, event_data_json,
+    request_json, response_json, attempt_count, next_attempt_at, lease_owner, lease_until, created_at, completed_at)
+  SELECT id, webhook_id, webhook_id, trigger, status, error, scheduled_for, event, event_data_json,
+    request_json, response_json, attempt_count, next_attempt_at, lease_owner, lease_until, created_at, completed_at
+  FROM deliveries_old ORDER BY rowid;
+INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+  SELECT delivery_id, attempt, started_at, duration_ms, response_status, error FROM delivery_attempts_old;
+DROP TABLE delivery_attempts_old;
+DROP TABLE deliveries_old;
+
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, id);
+CREATE INDEX deliveries_by_function ON deliveries (function_name, id);
+CREATE INDEX deliveries_finished ON deliveries (created_at) WHERE status <> 'pending';
+CREATE INDEX deliveries_pending_by_webhook ON deliveries (target, next_attempt_at) WHERE status = 'pending';
+CREATE INDEX deliveries_leases ON deliveries (lease_owner, target, lease_until) WHERE lease_owner IS NOT NULL;
+`,
+  },
 ];

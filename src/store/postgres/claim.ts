@@ -1,5 +1,6 @@
 /**
- * The delivery claim on PostgreSQL: each webhook gets at most its share of an
+ * The delivery claim on PostgreSQL: each target (a webhook, or a function: the
+ * `target` column; "webhook" below stands for either) gets at most its share of an
  * owner's leases (the two steps and their cost are in CLAIM_WINDOW, store.ts).
  * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
  * at the same moment take different deliveries instead of waiting on each other.
@@ -17,26 +18,26 @@ const freeAndDue = (d: string) =>
 
 /** The owner's unexpired leases per webhook (read from the deliveries_leases index). */
 const HELD = `held AS (
-  SELECT webhook_id, count(*)::int AS n FROM deliveries
-  WHERE lease_owner = $1 AND lease_until >= $2 GROUP BY webhook_id)`;
+  SELECT target, count(*)::int AS n FROM deliveries
+  WHERE lease_owner = $1 AND lease_until >= $2 GROUP BY target)`;
 
 /**
- * For each row of `hooks` (webhook_id, room), in its order, leases up to `room`
+ * For each row of `hooks` (target, room), in its order, leases up to `room`
  * of that webhook's oldest free due deliveries, $4 in all. The nested loop
  * stops as soon as $4 rows came out, so no webhook past that is read or locked.
  *
  * The webhook is matched with `>= AND <=`, not `=`, on purpose: with `=` the
- * planner drops webhook_id from the sort key and may take deliveries_pending_due,
+ * planner drops target from the sort key and may take deliveries_pending_due,
  * which holds due order too, filtering by webhook through another webhook's
  * whole backlog (300 ms behind 100,000 rows: its statistics said one webhook
- * has them all). Sorted by webhook_id first, only deliveries_pending_by_webhook
+ * has them all). Sorted by target first, only deliveries_pending_by_webhook
  * gives the order, and it reads just this webhook's pending rows.
  */
 const LEASE = `pick AS (
   SELECT x.id FROM hooks h CROSS JOIN LATERAL (
     SELECT d.id FROM deliveries d
-    WHERE d.webhook_id >= h.webhook_id AND d.webhook_id <= h.webhook_id AND ${freeAndDue('d')}
-    ORDER BY d.webhook_id, d.next_attempt_at, d.id LIMIT h.room FOR UPDATE SKIP LOCKED) x
+    WHERE d.target >= h.target AND d.target <= h.target AND ${freeAndDue('d')}
+    ORDER BY d.target, d.next_attempt_at, d.id LIMIT h.room FOR UPDATE SKIP LOCKED) x
   LIMIT $4),
 leased AS (
   UPDATE deliveries d SET lease_owner = $1, lease_until = $3 FROM pick WHERE d.id = pick.id
@@ -52,11 +53,11 @@ leased AS (
  */
 const CLAIM_OLDEST = `WITH ${HELD},
   win AS (
-    SELECT d.webhook_id, d.next_attempt_at, d.id FROM deliveries d WHERE ${freeAndDue('d')}
+    SELECT d.target, d.next_attempt_at, d.id FROM deliveries d WHERE ${freeAndDue('d')}
     ORDER BY d.next_attempt_at, d.id LIMIT $6),
   hooks AS (
-    SELECT w.webhook_id, $5::int - COALESCE(max(h.n), 0) AS room FROM win w LEFT JOIN held h USING (webhook_id)
-    GROUP BY w.webhook_id HAVING $5::int - COALESCE(max(h.n), 0) > 0
+    SELECT w.target, $5::int - COALESCE(max(h.n), 0) AS room FROM win w LEFT JOIN held h USING (target)
+    GROUP BY w.target HAVING $5::int - COALESCE(max(h.n), 0) > 0
     ORDER BY min(w.next_attempt_at), min(w.id)),
   ${LEASE}
   SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
@@ -66,26 +67,26 @@ const CLAIM_OLDEST = `WITH ${HELD},
  * the room each has left of the share $3. One index seek per webhook skips it
  * with all its backlog; a webhook with nothing due costs one index entry. The
  * sort key is that of deliveries_pending_by_webhook, so the seek is in it and
- * never walks a webhook's finished deliveries (the other indexes on webhook_id
+ * never walks a webhook's finished deliveries (the other indexes on target
  * hold those).
  */
 const WALK = `WITH RECURSIVE ${HELD},
-  walk (webhook_id, pos) AS (
-    SELECT (SELECT webhook_id FROM deliveries WHERE status = 'pending' AND webhook_id > $4 AND next_attempt_at <= $2
-            ORDER BY webhook_id, next_attempt_at LIMIT 1), 1
+  walk (target, pos) AS (
+    SELECT (SELECT target FROM deliveries WHERE status = 'pending' AND target > $4 AND next_attempt_at <= $2
+            ORDER BY target, next_attempt_at LIMIT 1), 1
     UNION ALL
-    SELECT (SELECT d.webhook_id FROM deliveries d
-            WHERE d.status = 'pending' AND d.webhook_id > w.webhook_id AND d.next_attempt_at <= $2
-            ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1), w.pos + 1
-    FROM walk w WHERE w.webhook_id IS NOT NULL AND w.pos < $5)
-  SELECT w.webhook_id, $3::int - COALESCE(h.n, 0) AS room
-  FROM walk w LEFT JOIN held h USING (webhook_id) WHERE w.webhook_id IS NOT NULL ORDER BY w.pos`;
+    SELECT (SELECT d.target FROM deliveries d
+            WHERE d.status = 'pending' AND d.target > w.target AND d.next_attempt_at <= $2
+            ORDER BY d.target, d.next_attempt_at LIMIT 1), w.pos + 1
+    FROM walk w WHERE w.target IS NOT NULL AND w.pos < $5)
+  SELECT w.target, $3::int - COALESCE(h.n, 0) AS room
+  FROM walk w LEFT JOIN held h USING (target) WHERE w.target IS NOT NULL ORDER BY w.pos`;
 
 /** Step 2's lease: the webhooks $6, in that order, each up to its room. */
 const CLAIM_LISTED = `WITH ${HELD},
   hooks AS (
-    SELECT w.webhook_id, $5::int - COALESCE(h.n, 0) AS room
-    FROM unnest($6::text[]) WITH ORDINALITY AS w (webhook_id, pos) LEFT JOIN held h USING (webhook_id)
+    SELECT w.target, $5::int - COALESCE(h.n, 0) AS room
+    FROM unnest($6::text[]) WITH ORDINALITY AS w (target, pos) LEFT JOIN held h USING (target)
     WHERE $5::int - COALESCE(h.n, 0) > 0 ORDER BY w.pos),
   ${LEASE}
   SELECT * FROM leased`;
@@ -117,18 +118,18 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
   const start = cursors.get(a.owner) ?? '';
   const walk = async (after: string, max: number) =>
     (await db.query({ name: 'sy-claim-walk', text: WALK, values: [a.owner, a.now, a.perWebhook, after, max] }))
-      .rows as Array<{ webhook_id: string; room: number }>;
+      .rows as Array<{ target: string; room: number }>;
   let walked = await walk(start, CLAIM_VISITS);
   let circled = walked.length < CLAIM_VISITS && start === '';
   if (walked.length < CLAIM_VISITS && start !== '') {
     // Round the circle: from the first webhook up to where this walk started.
     const max = CLAIM_VISITS - walked.length;
     const rest = await walk('', max);
-    const past = rest.findIndex((r) => r.webhook_id > start);
+    const past = rest.findIndex((r) => r.target > start);
     circled = past !== -1 || rest.length < max;
     walked = walked.concat(past === -1 ? rest : rest.slice(0, past));
   }
-  const listed = walked.filter((r) => r.room > 0).map((r) => r.webhook_id);
+  const listed = walked.filter((r) => r.room > 0).map((r) => r.target);
   const wanted = a.limit - leased.length;
   const more =
     listed.length === 0
@@ -142,12 +143,12 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
         ).rows as PgDeliveryRow[]);
   if (more.length >= wanted) {
     // Filled up: the next walk starts after the last webhook served.
-    const position = new Map(walked.map((r, i) => [r.webhook_id, i]));
-    cursors.set(a.owner, walked[Math.max(...more.map((r) => position.get(r.webhook_id) ?? 0))].webhook_id);
+    const position = new Map(walked.map((r, i) => [r.target, i]));
+    cursors.set(a.owner, walked[Math.max(...more.map((r) => position.get(r.target) ?? 0))].target);
   } else if (circled || walked.length === 0) {
     cursors.delete(a.owner);
   } else {
-    cursors.set(a.owner, walked[walked.length - 1].webhook_id);
+    cursors.set(a.owner, walked[walked.length - 1].target);
   }
   return leased.concat(more);
 }

@@ -8,19 +8,21 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type { AttemptOutcome, Delivery, DeliveryRequest, NewDelivery } from '../../webhooks/types.js';
-import { NO_SHARE } from '../store.js';
+import { functionTarget, type AttemptOutcome, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../webhooks/types.js';
+import { NO_SHARE, targetNotFound } from '../store.js';
 import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
 
-export const DELIVERY_INSERT = `INSERT INTO deliveries
-  (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)`;
+const DELIVERY_INSERT = `INSERT INTO deliveries
+  (id, target, webhook_id, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event,
+    event_data_json, next_attempt_at, created_at)`;
 
-export function deliveryValues(d: NewDelivery, now: string): unknown[] {
+function deliveryValues(d: NewDelivery, now: string): unknown[] {
   return [
-    newId('dlv'), d.webhookId, d.trigger, d.scheduledFor ?? null, d.event ?? null,
-    jsonOrNull(d.eventData), d.nextAttemptAt, now,
+    newId('dlv'), d.functionName ? functionTarget(d.functionName) : d.webhookId, d.webhookId ?? null,
+    d.functionName ?? null, d.scheduleId ?? null, d.trigger, jsonOrNull(d.triggerDetail), d.scheduledFor ?? null,
+    d.event ?? null, jsonOrNull(d.eventData), d.nextAttemptAt, now,
   ];
 }
 
@@ -28,17 +30,16 @@ export class PgDeliveryStore extends PgBase {
   async createDelivery(delivery: NewDelivery): Promise<Delivery> {
     try {
       const [row] = await this.rows<PgDeliveryRow>(
-        `${DELIVERY_INSERT} VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7, $8) RETURNING *, '[]'::json AS attempts`,
+        `${DELIVERY_INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12)
+         RETURNING *, '[]'::json AS attempts`,
         deliveryValues(delivery, this.stamp()),
       );
       return toDelivery(row);
     } catch (err) {
       const code = pgCode(err);
-      if (code === FOREIGN_KEY_VIOLATION) {
-        throw new NotFoundError('webhook_not_found', `Webhook '${delivery.webhookId}' does not exist`);
-      }
+      if (code === FOREIGN_KEY_VIOLATION) throw targetNotFound(delivery);
       if (code === UNIQUE_VIOLATION) {
-        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of webhook '${delivery.webhookId}' was already fired`);
+        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of '${delivery.webhookId ?? delivery.functionName}' was already fired`);
       }
       throw err;
     }
@@ -61,6 +62,16 @@ export class PgDeliveryStore extends PgBase {
              ORDER BY d.id DESC LIMIT $3`,
             [webhookId, page.after, page.limit],
           );
+    return rows.map(toDelivery);
+  }
+
+  async listFunctionDeliveries(functionName: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {
+    const rows = await this.rows<PgDeliveryRow>(
+      `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d
+       WHERE d.function_name = $1 AND ($2::text IS NULL OR d.status = $2) AND ($3::text IS NULL OR d.id < $3)
+       ORDER BY d.id DESC LIMIT $4`,
+      [functionName, status, page.after ?? null, page.limit],
+    );
     return rows.map(toDelivery);
   }
 
@@ -95,6 +106,10 @@ export class PgDeliveryStore extends PgBase {
       [id, owner, now, leaseUntil(now, leaseMs)],
     );
     return row ? toDelivery(row) : null;
+  }
+
+  async extendLease(id: string, owner: string, until: string): Promise<boolean> {
+    return (await this.changes('UPDATE deliveries SET lease_until = $1 WHERE id = $2 AND lease_owner = $3', [until, id, owner])) > 0;
   }
 
   async saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void> {
@@ -139,19 +154,22 @@ export class PgDeliveryStore extends PgBase {
     const rows = await this.rows<PgDeliveryRow & { n: string }>(
       `WITH i AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[],
-             $8::text[], $9::int[], $10::timestamptz[], $11::float8[], $12::int[], $13::text[])
+             $8::text[], $9::int[], $10::timestamptz[], $11::float8[], $12::int[], $13::text[], $14::text[], $15::text[],
+             $16::text[])
            WITH ORDINALITY AS i (id, status, error, response_json, next_attempt_at, completed_at, request_json,
-             attempt, started_at, duration_ms, response_status, attempt_error, n)),
+             attempt, started_at, duration_ms, response_status, attempt_error, result_json, outcome, request_id, n)),
        d AS (
          UPDATE deliveries x SET status = i.status, error = i.error, response_json = i.response_json,
            next_attempt_at = i.next_attempt_at, completed_at = i.completed_at,
-           request_json = COALESCE(i.request_json, x.request_json), attempt_count = x.attempt_count + 1,
+           request_json = COALESCE(i.request_json, x.request_json), result_json = COALESCE(i.result_json, x.result_json),
+           attempt_count = x.attempt_count + 1,
            lease_owner = NULL, lease_until = NULL
          FROM i WHERE x.id = i.id AND x.lease_owner = $1
          RETURNING x.*, i.n),
        added AS (
-         INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
-         SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error
+         INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome,
+           request_id)
+         SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error, i.outcome, i.request_id
          FROM i JOIN d ON d.n = i.n
          RETURNING *)
        SELECT d.*, (
@@ -176,6 +194,9 @@ export class PgDeliveryStore extends PgBase {
         col((o) => o.attempt.durationMs),
         col((o) => o.attempt.responseStatus ?? null),
         col((o) => o.attempt.error ?? null),
+        col((o) => (o.result === undefined ? null : JSON.stringify(o.result))),
+        col((o) => o.attempt.outcome ?? null),
+        col((o) => o.attempt.requestId ?? null),
       ],
       on,
     );
@@ -218,12 +239,12 @@ export class PgDeliveryStore extends PgBase {
   }
 
   async pendingByWebhook(limit: number): Promise<Array<[string, number]>> {
-    const rows = await this.rows<{ webhook_id: string; n: number }>(
-      `SELECT webhook_id, count(*)::int AS n FROM deliveries WHERE status = 'pending'
-       GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT $1`,
+    const rows = await this.rows<{ target: string; n: number }>(
+      `SELECT target, count(*)::int AS n FROM deliveries WHERE status = 'pending'
+       GROUP BY target ORDER BY n DESC, target LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => [r.webhook_id, r.n]);
+    return rows.map((r) => [r.target, r.n]);
   }
 
   async pruneDeliveries(before: string): Promise<number> {

@@ -29,7 +29,8 @@ export const isoSql = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY
 /** The JSON object of one attempt row `a`, keyed like AttemptRow. */
 export const attemptJsonSql = (a: string) =>
   `json_build_object('delivery_id', ${a}.delivery_id, 'attempt', ${a}.attempt, 'started_at', ${isoSql(`${a}.started_at`)},
-    'duration_ms', ${a}.duration_ms, 'response_status', ${a}.response_status, 'error', ${a}.error)`;
+    'duration_ms', ${a}.duration_ms, 'response_status', ${a}.response_status, 'error', ${a}.error,
+    'outcome', ${a}.outcome, 'request_id', ${a}.request_id)`;
 
 /** The `attempts` column for delivery alias `d`: its attempts in order, as of the statement's snapshot. */
 export const attemptsOfSql = (d: string) =>

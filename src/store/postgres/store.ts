@@ -19,7 +19,7 @@ import {
   type NewRoute,
   type Store,
 } from '../store.js';
-import { routesOfSql, toApi, toFunction, toLogLine, toRoute } from './rows.js';
+import { jsonOrNull, routesOfSql, toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { FunctionRow, LogRow, PgApiRow, RouteRow } from './rows.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { PgWebhookStore } from './webhooks.js';
@@ -76,29 +76,75 @@ export class PgStore extends PgWebhookStore implements Store {
 
   // ---- functions
 
+  /** Keeps function_events and function_schedules in step with the function's fields (inside `c`'s transaction). */
+  private async setTriggers(
+    c: Queryable,
+    name: string,
+    fields: Pick<FunctionPatch, 'events' | 'schedules' | 'scheduleFires'>,
+  ): Promise<void> {
+    if (fields.events !== undefined) {
+      await c.query('DELETE FROM function_events WHERE function_name = $1', [name]);
+      if (fields.events.length > 0) {
+        await c.query(
+          `INSERT INTO function_events (event, function_name) SELECT DISTINCT e, $2::text FROM unnest($1::text[]) AS e
+           ON CONFLICT DO NOTHING`,
+          [fields.events, name],
+        );
+      }
+    }
+    if (fields.schedules !== undefined) {
+      await c.query('DELETE FROM function_schedules WHERE function_name = $1', [name]);
+      const list = fields.schedules;
+      if (list.length > 0) {
+        await c.query(
+          `INSERT INTO function_schedules (id, function_name, position, cron, timezone, payload_json, next_fire_at)
+           SELECT u.id, $1, u.position, u.cron, u.timezone, u.payload_json, u.next_fire_at
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+             AS u(id, position, cron, timezone, payload_json, next_fire_at)`,
+          [
+            name,
+            list.map(() => newId('fsch')),
+            list.map((_, i) => i),
+            list.map((x) => x.cron),
+            list.map((x) => x.timezone),
+            list.map((x) => jsonOrNull(x.payload)),
+            list.map((_, i) => fields.scheduleFires?.[i] ?? null),
+          ],
+        );
+      }
+    }
+  }
+
   async createFunction(fn: NewFunction): Promise<FunctionRecord> {
     try {
       const now = this.stamp();
-      const [row] = await this.rows<FunctionRow>(
-        `INSERT INTO functions
-           (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256,
-            created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, 1, $8, $9, $9) RETURNING *`,
-        [
-          fn.name,
-          fn.runtime,
-          fn.code,
-          fn.compiled,
-          JSON.stringify(fn.env),
-          fn.timeoutMs,
-          fn.memoryMb,
-          fn.codeSha256,
-          now,
-          fn.handler ?? '',
-          fn.eventFormat,
-        ],
-      );
-      return toFunction(row);
+      return await this.tx(async (c) => {
+        const [row] = await this.rows<FunctionRow>(
+          `INSERT INTO functions
+             (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256,
+              created_at, updated_at, schedules_json, events_json, async_json)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, 1, $8, $9, $9, $12, $13, $14) RETURNING *`,
+          [
+            fn.name,
+            fn.runtime,
+            fn.code,
+            fn.compiled,
+            JSON.stringify(fn.env),
+            fn.timeoutMs,
+            fn.memoryMb,
+            fn.codeSha256,
+            now,
+            fn.handler ?? '',
+            fn.eventFormat,
+            JSON.stringify(fn.schedules ?? []),
+            JSON.stringify(fn.events ?? []),
+            jsonOrNull(fn.async),
+          ],
+          c,
+        );
+        await this.setTriggers(c, fn.name, { events: fn.events ?? [], schedules: fn.schedules ?? [], scheduleFires: fn.scheduleFires });
+        return toFunction(row);
+      });
     } catch (err) {
       if (pgCode(err) === UNIQUE_VIOLATION) {
         throw new ConflictError('function_exists', `Function '${fn.name}' already exists`);
@@ -125,29 +171,40 @@ export class PgStore extends PgWebhookStore implements Store {
   }
 
   async updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null> {
-    // One statement, so concurrent patches apply one after the other (row lock) and none is lost.
-    // Every column is NOT NULL: a NULL parameter means "not in the patch".
-    const [row] = await this.rows<FunctionRow>(
-      `UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
-         env_json = COALESCE($5, env_json), timeout_ms = COALESCE($6, timeout_ms), memory_mb = COALESCE($7, memory_mb),
-         code_sha256 = COALESCE($8, code_sha256), handler = COALESCE($10, handler),
-         event_format = COALESCE($11, event_format), version = version + 1, updated_at = $9
-       WHERE name = $1 RETURNING *`,
-      [
-        name,
-        patch.runtime ?? null,
-        patch.code ?? null,
-        patch.compiled ?? null,
-        patch.env !== undefined ? JSON.stringify(patch.env) : null,
-        patch.timeoutMs ?? null,
-        patch.memoryMb ?? null,
-        patch.codeSha256 ?? null,
-        this.stamp(),
-        patch.handler === undefined ? null : (patch.handler ?? ''),
-        patch.eventFormat ?? null,
-      ],
-    );
-    return row ? toFunction(row) : null;
+    // One statement for the row, so concurrent patches apply one after the other (row lock) and none is lost.
+    // Every column but async_json is NOT NULL: a NULL parameter means "not in the patch".
+    return this.tx(async (c) => {
+      const [row] = await this.rows<FunctionRow>(
+        `UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
+           env_json = COALESCE($5, env_json), timeout_ms = COALESCE($6, timeout_ms), memory_mb = COALESCE($7, memory_mb),
+           code_sha256 = COALESCE($8, code_sha256), handler = COALESCE($10, handler),
+           event_format = COALESCE($11, event_format), schedules_json = COALESCE($12, schedules_json),
+           events_json = COALESCE($13, events_json), async_json = CASE WHEN $15 THEN $14 ELSE async_json END,
+           version = version + 1, updated_at = $9
+         WHERE name = $1 RETURNING *`,
+        [
+          name,
+          patch.runtime ?? null,
+          patch.code ?? null,
+          patch.compiled ?? null,
+          patch.env !== undefined ? JSON.stringify(patch.env) : null,
+          patch.timeoutMs ?? null,
+          patch.memoryMb ?? null,
+          patch.codeSha256 ?? null,
+          this.stamp(),
+          patch.handler === undefined ? null : (patch.handler ?? ''),
+          patch.eventFormat ?? null,
+          patch.schedules !== undefined ? JSON.stringify(patch.schedules) : null,
+          patch.events !== undefined ? JSON.stringify(patch.events) : null,
+          jsonOrNull(patch.async),
+          patch.async !== undefined,
+        ],
+        c,
+      );
+      if (!row) return null;
+      await this.setTriggers(c, name, patch);
+      return toFunction(row);
+    });
   }
 
   async deleteFunction(name: string): Promise<boolean> {
@@ -169,6 +226,15 @@ export class PgStore extends PgWebhookStore implements Store {
     });
     this.appendedSinceTrim.delete(name);
     return deleted;
+  }
+
+  async functionsForEvent(event: string): Promise<FunctionRecord[]> {
+    const star = event.startsWith('switchyard.') ? event : '*';
+    const rows = await this.rows<FunctionRow>(
+      `SELECT * FROM functions WHERE name IN (SELECT function_name FROM function_events WHERE event IN ($1, $2)) ORDER BY seq`,
+      [event, star],
+    );
+    return rows.map(toFunction);
   }
 
   async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {

@@ -10,9 +10,10 @@ import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
 import type { NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
-import type { ClaimedSlots, SlotPlan, WebhookStore } from '../store.js';
+import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store.js';
+import { toDueFunctionSchedule, type FunctionScheduleRow } from '../sqlite/webhook-rows.js';
 import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
-import { DELIVERY_INSERT, PgDeliveryStore } from './deliveries.js';
+import { PgDeliveryStore } from './deliveries.js';
 import { toDelivery, toWebhook, webhookParams, type PgDeliveryRow, type PgWebhookRow } from './rows.js';
 
 const OPERATIONAL_PREFIX = 'switchyard.';
@@ -166,8 +167,9 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
       // A slot fired before conflicts on its unique (webhook, slot) key and is skipped.
       const inserted = fires.length
         ? await this.rows<PgDeliveryRow>(
-            `${DELIVERY_INSERT}
-             SELECT u.id, u.webhook_id, 'schedule', 'pending', u.slot, NULL, NULL, $4, $5
+            `INSERT INTO deliveries
+               (id, target, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
+             SELECT u.id, u.webhook_id, u.webhook_id, 'schedule', 'pending', u.slot, NULL, NULL, $4, $5
              FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(id, webhook_id, slot)
              ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
             [fires.map((f) => f.id), fires.map((f) => f.webhookId), fires.map((f) => f.slot), now, stamp],
@@ -179,6 +181,80 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
         claimed: rows.length,
         deliveries: inserted.map((r) => toDelivery(r)),
         alreadyFired: fires.filter((f) => !fired.has(f.webhookId)).map((f) => f.webhookId),
+      };
+    });
+  }
+
+  async nextFunctionFireAt(): Promise<string | null> {
+    const [row] = await this.rows<{ next: string | null }>('SELECT MIN(next_fire_at) AS next FROM function_schedules');
+    return row?.next ?? null;
+  }
+
+  async claimDueFunctionSlots(
+    now: string,
+    limit: number,
+    plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan,
+  ): Promise<ClaimedSlots> {
+    return this.tx(async (c) => {
+      // SKIP LOCKED, as for webhooks: nodes ticking together split the due schedules.
+      const rows = await this.rows<FunctionScheduleRow>(
+        `SELECT s.*, f.event_format FROM function_schedules s JOIN functions f ON f.name = s.function_name
+         WHERE s.next_fire_at <= $1 ORDER BY s.next_fire_at, s.id LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+        [now, limit],
+        c,
+      );
+      if (rows.length === 0) return { claimed: 0, deliveries: [], alreadyFired: [] };
+      const stamp = this.stamp();
+      const ids: string[] = [];
+      const nexts: Array<string | null> = [];
+      const fires: Array<{ id: string; row: FunctionScheduleRow; slot: string; event: string; detail: string }> = [];
+      for (const row of rows) {
+        const { slot, next, event, detail } = plan(toDueFunctionSchedule(row));
+        ids.push(row.id);
+        nexts.push(next);
+        if (slot !== null) {
+          fires.push({
+            id: newId('dlv'),
+            row,
+            slot,
+            event: JSON.stringify(event ?? null),
+            detail: JSON.stringify({ type: 'schedule', ...detail }),
+          });
+        }
+      }
+      await c.query(
+        `UPDATE function_schedules s SET next_fire_at = u.next
+         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, next) WHERE s.id = u.id`,
+        [ids, nexts],
+      );
+      // A slot fired before conflicts on its unique (schedule, slot) key and is skipped.
+      const inserted = fires.length
+        ? await this.rows<PgDeliveryRow>(
+            `INSERT INTO deliveries
+               (id, target, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event_data_json,
+                next_attempt_at, created_at)
+             SELECT u.id, 'fn:' || u.fn, u.fn, u.schedule_id, 'schedule', u.detail, 'pending', u.slot, u.event, $7, $8
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[])
+               AS u(id, fn, schedule_id, slot, event, detail)
+             ON CONFLICT (schedule_id, scheduled_for) DO NOTHING RETURNING *, '[]'::json AS attempts`,
+            [
+              fires.map((f) => f.id),
+              fires.map((f) => f.row.function_name),
+              fires.map((f) => f.row.id),
+              fires.map((f) => f.slot),
+              fires.map((f) => f.event),
+              fires.map((f) => f.detail),
+              now,
+              stamp,
+            ],
+            c,
+          )
+        : [];
+      const fired = new Set(inserted.map((r) => r.schedule_id));
+      return {
+        claimed: rows.length,
+        deliveries: inserted.map((r) => toDelivery(r)),
+        alreadyFired: fires.filter((f) => !fired.has(f.row.id)).map((f) => f.row.id),
       };
     });
   }

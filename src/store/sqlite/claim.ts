@@ -1,5 +1,6 @@
 /**
- * Which due deliveries a claim leases on SQLite: each webhook gets at most its
+ * Which due deliveries a claim leases on SQLite: each target (a webhook, or a
+ * function: the `target` column; "webhook" below stands for either) gets at most its
  * share of an owner's leases (the two steps and their cost are in
  * CLAIM_WINDOW, store.ts). Runs inside the store's IMMEDIATE transaction, so
  * what it reads is still free when the store leases it; better-sqlite3 steps
@@ -14,19 +15,19 @@ export function prepareClaim(db: Database.Database) {
   return {
     // Ties on next_attempt_at go in insertion order (rowid): the (status, next_attempt_at)
     // index already holds that order, whereas `, id` sorted every due row on each claim.
-    dueWindow: p(`SELECT rowid AS rid, webhook_id FROM deliveries
+    dueWindow: p(`SELECT rowid AS rid, target FROM deliveries
       WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
       ORDER BY next_attempt_at, rowid LIMIT @limit`).raw(),
     // One range of the deliveries_leases index: (owner, webhook) then unexpired.
     heldOfWebhook: p(`SELECT COUNT(*) FROM deliveries
-      WHERE lease_owner = @owner AND webhook_id = @webhook AND lease_until >= @now`).pluck(),
+      WHERE lease_owner = @owner AND target = @webhook AND lease_until >= @now`).pluck(),
     // The next webhook with a due delivery: one seek in deliveries_pending_by_webhook skips
     // a webhook with all its pending rows, and webhooks with nothing due cost one index
     // entry each (left to itself the planner takes deliveries_due and sorts them all).
-    nextDueWebhook: p(`SELECT webhook_id FROM deliveries INDEXED BY deliveries_pending_by_webhook
-      WHERE status = 'pending' AND webhook_id > @after AND next_attempt_at <= @now ORDER BY webhook_id LIMIT 1`).pluck(),
+    nextDueWebhook: p(`SELECT target FROM deliveries INDEXED BY deliveries_pending_by_webhook
+      WHERE status = 'pending' AND target > @after AND next_attempt_at <= @now ORDER BY target LIMIT 1`).pluck(),
     dueOfWebhook: p(`SELECT rowid FROM deliveries
-      WHERE webhook_id = @webhook AND status = 'pending' AND next_attempt_at <= @now
+      WHERE target = @webhook AND status = 'pending' AND next_attempt_at <= @now
         AND (lease_until IS NULL OR lease_until < @now)
       ORDER BY next_attempt_at, rowid LIMIT @limit`).pluck(),
   };

@@ -2,6 +2,11 @@
  * Row shapes as SQLite returns them, and their mapping to domain objects.
  * Column names are snake_case; domain objects follow src/types.ts.
  */
+import {
+  DEFAULT_ASYNC,
+  type AsyncConfig,
+  type FunctionSchedule,
+} from '../../types.js';
 import type {
   Api,
   FunctionRecord,
@@ -23,6 +28,9 @@ export interface FunctionRow {
   memory_mb: number;
   handler: string;
   event_format: string;
+  schedules_json: string;
+  events_json: string;
+  async_json: string | null;
   version: number;
   code_sha256: string;
   created_at: string;
@@ -68,6 +76,9 @@ export function toFunction(r: FunctionRow): FunctionRecord {
     memoryMb: r.memory_mb,
     handler: r.handler === '' ? null : r.handler,
     eventFormat: r.event_format as EventFormat,
+    schedules: JSON.parse(r.schedules_json) as FunctionSchedule[],
+    events: JSON.parse(r.events_json) as string[],
+    async: r.async_json === null ? { ...DEFAULT_ASYNC } : (JSON.parse(r.async_json) as AsyncConfig),
     version: r.version,
     codeSha256: r.code_sha256,
     createdAt: r.created_at,

@@ -23,6 +23,7 @@ import {
 import { toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { ApiRow, FunctionRow, LogRow, RouteRow } from './rows.js';
 import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
+import { jsonOrNull } from './webhook-rows.js';
 
 export interface SqliteStoreOptions {
   /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
@@ -37,9 +38,19 @@ function prepareAll(db: Database.Database) {
     ping: p('SELECT 1').pluck(),
 
     insertFunction: p(`INSERT INTO functions
-      (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256, created_at, updated_at)
-      VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, @handler, @event_format, 1, @code_sha256, @now, @now)
+      (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, schedules_json, events_json,
+        async_json, version, code_sha256, created_at, updated_at)
+      VALUES (@name, @runtime, @code, @compiled, @env_json, @timeout_ms, @memory_mb, @handler, @event_format, @schedules_json,
+        @events_json, @async_json, 1, @code_sha256, @now, @now)
       RETURNING *`),
+    functionsForEvent: p(`SELECT * FROM functions WHERE name IN (
+        SELECT function_name FROM function_events WHERE event IN (@event, @star)
+      ) ORDER BY seq`),
+    deleteFunctionEvents: p('DELETE FROM function_events WHERE function_name = ?'),
+    insertFunctionEvent: p('INSERT OR IGNORE INTO function_events (event, function_name) VALUES (?, ?)'),
+    deleteFunctionSchedules: p('DELETE FROM function_schedules WHERE function_name = ?'),
+    insertFunctionSchedule: p(`INSERT INTO function_schedules (id, function_name, position, cron, timezone, payload_json, next_fire_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
     getFunction: p('SELECT * FROM functions WHERE name = ?'),
     functionExists: p('SELECT 1 FROM functions WHERE name = ?').pluck(),
     listFunctionsFirst: p('SELECT * FROM functions ORDER BY seq LIMIT ?'),
@@ -47,6 +58,7 @@ function prepareAll(db: Database.Database) {
     listFunctionsAfter: p('SELECT * FROM functions WHERE seq > (SELECT seq FROM functions WHERE name = ?) ORDER BY seq LIMIT ?'),
     updateFunction: p(`UPDATE functions SET runtime = @runtime, code = @code, compiled = @compiled, env_json = @env_json,
       timeout_ms = @timeout_ms, memory_mb = @memory_mb, handler = @handler, event_format = @event_format, code_sha256 = @code_sha256,
+      schedules_json = @schedules_json, events_json = @events_json, async_json = @async_json,
       version = version + 1, updated_at = @now
       WHERE name = @name RETURNING *`),
     deleteFunction: p('DELETE FROM functions WHERE name = ?'),
@@ -124,8 +136,31 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
 
   // ---- functions
 
+  /** Keeps function_events and function_schedules in step with the function's fields. */
+  private setTriggers(name: string, fields: Pick<FunctionPatch, 'events' | 'schedules' | 'scheduleFires'>): void {
+    if (fields.events !== undefined) {
+      this.s.deleteFunctionEvents.run(name);
+      for (const e of fields.events) this.s.insertFunctionEvent.run(e, name);
+    }
+    if (fields.schedules !== undefined) {
+      this.s.deleteFunctionSchedules.run(name);
+      fields.schedules.forEach((sch, i) =>
+        this.s.insertFunctionSchedule.run(
+          newId('fsch'),
+          name,
+          i,
+          sch.cron,
+          sch.timezone,
+          jsonOrNull(sch.payload),
+          fields.scheduleFires?.[i] ?? null,
+        ),
+      );
+    }
+  }
+
   async createFunction(fn: NewFunction): Promise<FunctionRecord> {
     try {
+      return this.write(() => {
       const row = this.s.insertFunction.get({
         name: fn.name,
         runtime: fn.runtime,
@@ -136,10 +171,15 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         memory_mb: fn.memoryMb,
         handler: fn.handler ?? '',
         event_format: fn.eventFormat,
+        schedules_json: JSON.stringify(fn.schedules ?? []),
+        events_json: JSON.stringify(fn.events ?? []),
+        async_json: jsonOrNull(fn.async),
         code_sha256: fn.codeSha256,
         now: this.stamp(),
       }) as FunctionRow;
+      this.setTriggers(fn.name, { events: fn.events ?? [], schedules: fn.schedules ?? [], scheduleFires: fn.scheduleFires });
       return toFunction(row);
+      });
     } catch (err) {
       if (sqliteCode(err) === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new ConflictError('function_exists', `Function '${fn.name}' already exists`);
@@ -176,9 +216,13 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         memory_mb: patch.memoryMb ?? cur.memory_mb,
         handler: patch.handler === undefined ? cur.handler : (patch.handler ?? ''),
         event_format: patch.eventFormat ?? cur.event_format,
+        schedules_json: patch.schedules !== undefined ? JSON.stringify(patch.schedules) : cur.schedules_json,
+        events_json: patch.events !== undefined ? JSON.stringify(patch.events) : cur.events_json,
+        async_json: patch.async !== undefined ? jsonOrNull(patch.async) : cur.async_json,
         code_sha256: patch.codeSha256 ?? cur.code_sha256,
         now: this.stamp(),
       }) as FunctionRow;
+      this.setTriggers(name, patch);
       return toFunction(row);
     });
   }
@@ -196,6 +240,11 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     });
     this.appendedSinceTrim.delete(name);
     return deleted;
+  }
+
+  async functionsForEvent(event: string): Promise<FunctionRecord[]> {
+    const star = event.startsWith('switchyard.') ? event : '*';
+    return (this.s.functionsForEvent.all({ event, star }) as FunctionRow[]).map(toFunction);
   }
 
   async routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>> {

@@ -14,6 +14,8 @@ import type {
   Webhook,
   WebhookMethod,
 } from '../../webhooks/types.js';
+import type { EventFormat } from '../../types.js';
+import type { DueFunctionSchedule } from '../store.js';
 
 export interface WebhookRow {
   id: string;
@@ -39,8 +41,13 @@ export interface WebhookRow {
 
 export interface DeliveryRow {
   id: string;
-  webhook_id: string;
+  target: string;
+  webhook_id: string | null;
+  function_name: string | null;
+  schedule_id: string | null;
   trigger: string;
+  trigger_json: string | null;
+  result_json: string | null;
   status: string;
   error: string | null;
   scheduled_for: string | null;
@@ -63,6 +70,8 @@ export interface AttemptRow {
   duration_ms: number;
   response_status: number | null;
   error: string | null;
+  outcome: string | null;
+  request_id: string | null;
 }
 
 const parseOrNull = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
@@ -122,13 +131,20 @@ export function toAttempt(r: AttemptRow): Attempt {
     durationMs: r.duration_ms,
     responseStatus: r.response_status,
     error: r.error,
+    outcome: r.outcome ?? null,
+    requestId: r.request_id ?? null,
   };
 }
 
 export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
   return {
     id: r.id,
+    target: r.target,
     webhookId: r.webhook_id,
+    functionName: r.function_name,
+    scheduleId: r.schedule_id,
+    triggerDetail: parseOrNull<Record<string, unknown>>(r.trigger_json),
+    result: parseOrNull<unknown>(r.result_json),
     trigger: r.trigger as DeliveryTrigger,
     status: r.status as DeliveryStatus,
     error: r.error,
@@ -141,5 +157,29 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     nextAttemptAt: r.next_attempt_at,
     createdAt: r.created_at,
     completedAt: r.completed_at,
+  };
+}
+
+export interface FunctionScheduleRow {
+  id: string;
+  function_name: string;
+  position: number;
+  cron: string;
+  timezone: string;
+  payload_json: string | null;
+  next_fire_at: string;
+  event_format: string;
+}
+
+export function toDueFunctionSchedule(r: FunctionScheduleRow): DueFunctionSchedule {
+  return {
+    id: r.id,
+    functionName: r.function_name,
+    position: r.position,
+    cron: r.cron,
+    timezone: r.timezone,
+    payload: parseOrNull<Record<string, unknown>>(r.payload_json),
+    nextFireAt: r.next_fire_at,
+    eventFormat: r.event_format as EventFormat,
   };
 }

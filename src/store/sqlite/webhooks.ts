@@ -14,14 +14,17 @@ import type {
   AttemptOutcome,
   Delivery,
   DeliveryRequest,
+  DeliveryStatus,
   NewDelivery,
   NewWebhook,
   Webhook,
   WebhookPatch,
 } from '../../webhooks/types.js';
-import { NO_SHARE, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { functionTarget } from '../../webhooks/types.js';
+import { NO_SHARE, targetNotFound, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
-import { jsonOrNull, toDelivery, toWebhook, webhookParams } from './webhook-rows.js';
+import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
+import type { FunctionScheduleRow } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
 export function sqliteCode(err: unknown): string | undefined {
@@ -58,14 +61,31 @@ function prepareWebhookStatements(db: Database.Database) {
     moveNextFire: p('UPDATE webhooks SET next_fire_at = @next, updated_at = @now WHERE id = @id'),
     // A slot fired before conflicts on the unique (webhook, slot) key and inserts nothing.
     insertSlotDelivery: p(`INSERT INTO deliveries
-      (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
-      VALUES (@id, @webhook_id, 'schedule', 'pending', @slot, NULL, NULL, @due, @now)
+      (id, target, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
+      VALUES (@id, @webhook_id, @webhook_id, 'schedule', 'pending', @slot, NULL, NULL, @due, @now)
       ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *`),
 
+    dueFunctionSchedules: p(`SELECT s.*, f.event_format FROM function_schedules s JOIN functions f ON f.name = s.function_name
+      WHERE s.next_fire_at <= ? ORDER BY s.next_fire_at, s.id LIMIT ?`),
+    nextFunctionFireAt: p('SELECT MIN(next_fire_at) FROM function_schedules').pluck(),
+    moveFunctionFire: p('UPDATE function_schedules SET next_fire_at = @next WHERE id = @id'),
+    // A slot fired before conflicts on the unique (schedule_id, scheduled_for) key and inserts nothing.
+    insertFunctionSlot: p(`INSERT INTO deliveries
+      (id, target, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event_data_json, next_attempt_at,
+        created_at)
+      VALUES (@id, @target, @function_name, @schedule_id, 'schedule', @trigger_json, 'pending', @slot, @event_json, @due, @now)
+      ON CONFLICT (schedule_id, scheduled_for) DO NOTHING RETURNING *`),
+
     insertDelivery: p(`INSERT INTO deliveries
-      (id, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
-      VALUES (@id, @webhook_id, @trigger, 'pending', @scheduled_for, @event, @event_data_json, @next_attempt_at, @now)
+      (id, target, webhook_id, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event,
+        event_data_json, next_attempt_at, created_at)
+      VALUES (@id, @target, @webhook_id, @function_name, @schedule_id, @trigger, @trigger_json, 'pending', @scheduled_for,
+        @event, @event_data_json, @next_attempt_at, @now)
       RETURNING *`),
+    listInvocationsFirst: p(`SELECT * FROM deliveries WHERE function_name = @fn AND (@status IS NULL OR status = @status)
+      ORDER BY id DESC LIMIT @limit`),
+    listInvocationsAfter: p(`SELECT * FROM deliveries WHERE function_name = @fn AND (@status IS NULL OR status = @status)
+      AND id < @after ORDER BY id DESC LIMIT @limit`),
     getDelivery: p('SELECT * FROM deliveries WHERE id = ?'),
     listDeliveriesFirst: p('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?'),
     listDeliveriesAfter: p('SELECT * FROM deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
@@ -78,22 +98,25 @@ function prepareWebhookStatements(db: Database.Database) {
     leaseOne: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now)
       RETURNING *`),
+    extendLease: p('UPDATE deliveries SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     saveRequest: p('UPDATE deliveries SET request_json = ? WHERE id = ?'),
     applyOutcome: p(`UPDATE deliveries SET status = @status, error = @error, response_json = @response_json,
         next_attempt_at = @next_attempt_at, completed_at = @completed_at,
-        request_json = COALESCE(@request_json, request_json), attempt_count = attempt_count + 1,
+        request_json = COALESCE(@request_json, request_json), result_json = COALESCE(@result_json, result_json),
+        attempt_count = attempt_count + 1,
         lease_owner = NULL, lease_until = NULL
       WHERE id = @id AND lease_owner = @owner RETURNING *`),
-    insertAttempt: p(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
-      VALUES (?, ?, ?, ?, ?, ?)`),
+    insertAttempt: p(`INSERT INTO delivery_attempts
+      (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
     releaseLease: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     leaseOwners: p('SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL').pluck(),
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
-    pendingByWebhook: p(`SELECT webhook_id, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
-      WHERE status = 'pending' GROUP BY webhook_id ORDER BY n DESC, webhook_id LIMIT ?`).raw(),
+    pendingByWebhook: p(`SELECT target, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
+      WHERE status = 'pending' GROUP BY target ORDER BY n DESC, target LIMIT ?`).raw(),
     // Attempts go with them: ON DELETE CASCADE.
     prune: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?`),
   };
@@ -231,12 +254,53 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
+  async nextFunctionFireAt(): Promise<string | null> {
+    return (this.w.nextFunctionFireAt.get() as string | null) ?? null;
+  }
+
+  async claimDueFunctionSlots(
+    now: string,
+    limit: number,
+    plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan,
+  ): Promise<ClaimedSlots> {
+    // As claimDueSlots: one IMMEDIATE transaction holds the file's write lock over read, plan and move.
+    return this.write(() => {
+      const rows = this.w.dueFunctionSchedules.all(now, limit) as FunctionScheduleRow[];
+      const stamp = this.stamp();
+      const claimed: ClaimedSlots = { claimed: rows.length, deliveries: [], alreadyFired: [] };
+      for (const row of rows) {
+        const due = toDueFunctionSchedule(row);
+        const { slot, next, event, detail } = plan(due);
+        this.w.moveFunctionFire.run({ id: row.id, next });
+        if (slot === null) continue;
+        const inserted = this.w.insertFunctionSlot.get({
+          id: newId('dlv'),
+          target: functionTarget(row.function_name),
+          function_name: row.function_name,
+          schedule_id: row.id,
+          trigger_json: JSON.stringify({ type: 'schedule', ...detail }),
+          slot,
+          event_json: JSON.stringify(event ?? null),
+          due: now,
+          now: stamp,
+        }) as DeliveryRow | undefined;
+        if (inserted) claimed.deliveries.push(toDelivery(inserted, []));
+        else claimed.alreadyFired.push(row.id);
+      }
+      return claimed;
+    });
+  }
+
   // ---- deliveries
 
   private insertDelivery(d: NewDelivery, now: string): Delivery {
     const row = this.w.insertDelivery.get({
       id: newId('dlv'),
-      webhook_id: d.webhookId,
+      target: d.functionName ? functionTarget(d.functionName) : d.webhookId,
+      webhook_id: d.webhookId ?? null,
+      function_name: d.functionName ?? null,
+      schedule_id: d.scheduleId ?? null,
+      trigger_json: jsonOrNull(d.triggerDetail),
       trigger: d.trigger,
       scheduled_for: d.scheduledFor ?? null,
       event: d.event ?? null,
@@ -268,11 +332,9 @@ export class SqliteWebhookStore implements WebhookStore {
       return this.insertDelivery(delivery, this.stamp());
     } catch (err) {
       const code = sqliteCode(err);
-      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new NotFoundError('webhook_not_found', `Webhook '${delivery.webhookId}' does not exist`);
-      }
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw targetNotFound(delivery);
       if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of webhook '${delivery.webhookId}' was already fired`);
+        throw new ConflictError('slot_taken', `Slot ${delivery.scheduledFor} of '${delivery.webhookId ?? delivery.functionName}' was already fired`);
       }
       throw err;
     }
@@ -291,6 +353,18 @@ export class SqliteWebhookStore implements WebhookStore {
         page.after === undefined
           ? this.w.listDeliveriesFirst.all(webhookId, page.limit)
           : this.w.listDeliveriesAfter.all(webhookId, page.after, page.limit)
+      ) as DeliveryRow[];
+      return this.withAttemptsMany(rows);
+    });
+  }
+
+  async listFunctionDeliveries(functionName: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {
+    return this.read(() => {
+      const params = { fn: functionName, status, limit: page.limit };
+      const rows = (
+        page.after === undefined
+          ? this.w.listInvocationsFirst.all(params)
+          : this.w.listInvocationsAfter.all({ ...params, after: page.after })
       ) as DeliveryRow[];
       return this.withAttemptsMany(rows);
     });
@@ -326,6 +400,10 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
+  async extendLease(id: string, owner: string, until: string): Promise<boolean> {
+    return this.w.extendLease.run(until, id, owner).changes > 0;
+  }
+
   async saveDeliveryRequest(id: string, request: DeliveryRequest): Promise<void> {
     this.w.saveRequest.run(JSON.stringify(request), id);
   }
@@ -357,6 +435,7 @@ export class SqliteWebhookStore implements WebhookStore {
       next_attempt_at: pending ? (outcome.nextAttemptAt ?? this.stamp()) : null,
       completed_at: pending ? null : this.stamp(),
       request_json: jsonOrNull(outcome.request),
+      result_json: outcome.result === undefined ? null : JSON.stringify(outcome.result),
     }) as DeliveryRow | undefined;
     if (!row) return null;
     const a = outcome.attempt;
@@ -367,8 +446,12 @@ export class SqliteWebhookStore implements WebhookStore {
       duration_ms: a.durationMs,
       response_status: a.responseStatus ?? null,
       error: a.error ?? null,
+      outcome: a.outcome ?? null,
+      request_id: a.requestId ?? null,
     };
-    this.w.insertAttempt.run(id, a.attempt, a.startedAt, a.durationMs, attempt.response_status, attempt.error);
+    this.w.insertAttempt.run(
+      id, a.attempt, a.startedAt, a.durationMs, attempt.response_status, attempt.error, attempt.outcome, attempt.request_id,
+    );
     // attempt_count counts the attempt rows, so a first attempt needs no read-back.
     return row.attempt_count === 1 ? toDelivery(row, [attempt]) : this.withAttempts(row);
   }

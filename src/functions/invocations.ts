@@ -1,0 +1,365 @@
+/**
+ * Background invocations of functions: asynchronous invokes
+ * (`x-invocation-type: Event`), schedule slots (created by the scheduler),
+ * events (the EventBus's fan-out, with the emit loop guard) and destinations.
+ * Each one is a function-target delivery of the one delivery pipeline
+ * (src/webhooks/engine.ts): stored before it is attempted (outbox), claimed
+ * under a lease with a fair share per function, retried on error, kept with
+ * its attempts. This module creates them, runs one attempt for the engine
+ * through the same FunctionRuntime as a manual invoke, and shows them.
+ */
+import { randomUUID } from 'node:crypto';
+import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
+import type { Clock } from '../clock.js';
+import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
+import { defaultEventFor } from '../gateway/formats.js';
+import type { FunctionRuntime } from '../runtime/types.js';
+import type { Store } from '../store/store.js';
+import { roundMs, type InvocationHub } from '../streams/invocations.js';
+import type { Page } from '../types.js';
+import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
+import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
+import { subscribedEvent } from './bus-event.js';
+import type { FunctionLogSink } from './log-sink.js';
+
+/**
+ * A chain of events (a function run by an event emits the event that runs the
+ * next, ...) stops after this many hops: the emit past it is refused.
+ */
+export const MAX_EVENT_HOPS = 16;
+
+/** A chain of destinations (A's record runs B, whose record runs C, ...) stops after this many hops. */
+export const MAX_DESTINATION_HOPS = 16;
+
+/**
+ * The record a destination receives: the shape of Lambda's asynchronous
+ * invocation record. `requestId` is the invocation id; on failure
+ * `responsePayload` is `{errorMessage, errorType}` with Switchyard's error
+ * code as the type.
+ */
+export function destinationRecord(functionName: string, d: Delivery) {
+  const success = d.status === 'succeeded';
+  const last = d.attempts[d.attempts.length - 1];
+  return {
+    version: '1.0',
+    timestamp: d.completedAt ?? d.createdAt,
+    requestContext: {
+      requestId: d.id,
+      functionArn: `arn:aws:lambda:${AWS_REGION}:${AWS_ACCOUNT_ID}:function:${functionName}:$LATEST`,
+      condition: success ? ('Success' as const) : ('RetriesExhausted' as const),
+      approximateInvokeCount: d.attempts.length,
+    },
+    requestPayload: d.eventData ?? null,
+    responseContext: success
+      ? { statusCode: 200, executedVersion: '$LATEST' }
+      : { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    responsePayload: success
+      ? (d.result ?? null)
+      : { errorMessage: d.error ?? 'unknown error', errorType: last?.outcome ?? 'function_error' },
+  };
+}
+
+export const invocationNotFound = (name: string, id: string) =>
+  new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
+
+/** An invocation (a function-target delivery) as the API shows it. */
+export function invocationView(d: Delivery) {
+  const detail = d.triggerDetail ?? { type: d.trigger };
+  return {
+    id: d.id,
+    function: d.functionName,
+    trigger: { ...detail, type: d.trigger },
+    status: d.status,
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt,
+      started_at: a.startedAt,
+      duration_ms: a.durationMs,
+      outcome: a.outcome ?? (a.error ? 'error' : 'ok'),
+      error: a.error,
+      request_id: a.requestId,
+    })),
+    event: d.eventData ?? null,
+    result: d.status === 'succeeded' ? (d.result ?? null) : null,
+    error: d.error,
+    next_attempt_at: d.nextAttemptAt,
+    created_at: d.createdAt,
+    completed_at: d.completedAt,
+  };
+}
+
+export type InvocationView = ReturnType<typeof invocationView>;
+
+export interface NewInvocation {
+  trigger: DeliveryTrigger;
+  /** Details shown under `trigger` besides its type (cron and slot, event name and id, source invocation). */
+  detail?: Record<string, unknown>;
+  event: unknown;
+  scheduleId?: string | null;
+  scheduledFor?: string | null;
+  eventName?: string | null;
+}
+
+export interface FunctionInvocationsDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  logSink: FunctionLogSink;
+  clock: Clock;
+  /** Tells the delivery engine that a delivery is due now. */
+  wake(): void;
+  hub?: InvocationHub | null;
+  log?: { warn(obj: object, msg?: string): void };
+  /** Publishes the service's own events (`switchyard.function.invocation_failed`). */
+  emitOperational?(event: `switchyard.${string}`, data: unknown): void;
+}
+
+/** An event-triggered run in progress on this node: its chain depth, and a refused emit, if any. */
+interface EventRun {
+  depth: number;
+  stopped: string | null;
+}
+
+export class FunctionInvocations {
+  /** Event-triggered runs in progress here, per function, by invocation id (the emit loop guard). */
+  private readonly eventRuns = new Map<string, Map<string, EventRun>>();
+
+  constructor(private readonly deps: FunctionInvocationsDeps) {}
+
+  /**
+   * The invocations of the functions subscribed to a published event (the
+   * EventBus's function fan-out), one per function, due now.
+   */
+  async fanOut(event: string, data: unknown, depth: number): Promise<Array<{ name: string; invocationId: string }>> {
+    const functions = await this.deps.store.functionsForEvent(event);
+    if (functions.length === 0) return [];
+    const id = randomUUID();
+    const time = this.iso();
+    const reached: Array<{ name: string; invocationId: string }> = [];
+    for (const fn of functions) {
+      try {
+        const created = await this.deps.store.createDelivery({
+          functionName: fn.name,
+          trigger: 'event',
+          triggerDetail: { type: 'event', event, event_id: id, depth },
+          scheduledFor: null,
+          event,
+          eventData: subscribedEvent(fn.eventFormat, event, id, time, data),
+          nextAttemptAt: time,
+        });
+        reached.push({ name: fn.name, invocationId: created.id });
+      } catch (err) {
+        // Deleted since it was listed: it is no longer subscribed.
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+    }
+    if (reached.length > 0) this.deps.wake();
+    return reached;
+  }
+
+  /**
+   * A function's `emit(event, data)`, with the loop guard. An emit made while
+   * the function has event-triggered runs in progress on this node carries the
+   * deepest of their depths plus one (the runtime does not say which run
+   * emitted; with one run at a time, the usual case of a loop, it is exact).
+   * Past MAX_EVENT_HOPS the emit is refused: those runs are recorded as failed
+   * (`loop_stopped`, not retried) and `switchyard.function.loop_stopped` is published.
+   */
+  async emitFrom(
+    functionName: string,
+    event: string,
+    data: unknown,
+    publish: (event: string, data: unknown, depth: number) => Promise<unknown>,
+    emitOperational: (event: `switchyard.${string}`, data: unknown) => void,
+  ): Promise<void> {
+    const runs = this.eventRuns.get(functionName);
+    let depth = 0;
+    if (runs) for (const run of runs.values()) depth = Math.max(depth, run.depth + 1);
+    if (depth <= MAX_EVENT_HOPS) {
+      await publish(event, data, depth);
+      return;
+    }
+    const why = `emit of '${event}' refused: the chain of events reached ${MAX_EVENT_HOPS} hops (a loop?)`;
+    for (const run of runs!.values()) run.stopped = why;
+    this.deps.log?.warn({ function: functionName, event, depth }, 'event loop stopped');
+    emitOperational('switchyard.function.loop_stopped', {
+      function: functionName,
+      invocation_ids: [...runs!.keys()],
+      event,
+      depth,
+      max_hops: MAX_EVENT_HOPS,
+    });
+  }
+
+  private iso(ms = this.deps.clock.now()): string {
+    return new Date(ms).toISOString();
+  }
+
+  /** Stores one pending invocation of `name`, due now, and wakes the engine. Throws when the function does not exist. */
+  async enqueue(name: string, inv: NewInvocation): Promise<Delivery> {
+    const delivery = await this.deps.store.createDelivery({
+      functionName: name,
+      trigger: inv.trigger,
+      triggerDetail: { type: inv.trigger, ...(inv.detail ?? {}) },
+      scheduleId: inv.scheduleId ?? null,
+      scheduledFor: inv.scheduledFor ?? null,
+      event: inv.eventName ?? null,
+      eventData: inv.event ?? null,
+      nextAttemptAt: this.iso(),
+    });
+    this.deps.wake();
+    return delivery;
+  }
+
+  /** `POST /api/functions/:name/invoke` with `x-invocation-type: Event`: stored, answered at once, run in the background. */
+  async invokeAsync(name: string, event: unknown): Promise<Delivery> {
+    if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+    return this.enqueue(name, { trigger: 'async', event: event ?? {} });
+  }
+
+  /**
+   * For the engine: the function of a function-target delivery and how to run
+   * it once. The request id is the invocation id, the same on every attempt
+   * (as Lambda's for asynchronous retries): a handler deduplicates with it.
+   */
+  async prepare(delivery: Delivery): Promise<PreparedFunctionRun | null> {
+    const name = delivery.functionName;
+    if (name === null) return null;
+    const fn = await this.deps.store.getFunction(name);
+    if (!fn) return null;
+    const requestId = delivery.id;
+    // An asynchronous invoke's event is completed in the function's format, as a manual invoke's is.
+    const event =
+      delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
+    const run = async (): Promise<FunctionRun> => {
+      const eventRun = delivery.trigger === 'event' ? this.startEventRun(name, delivery) : null;
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+      } finally {
+        if (eventRun) this.endEventRun(name, delivery.id);
+      }
+      this.deps.logSink.push(name, outcome.logs, fn.version);
+      const durationMs = roundMs(outcome.durationMs);
+      const code = outcome.ok ? 'ok' : outcome.error.code;
+      const hub = this.deps.hub;
+      if (hub?.active) {
+        hub.publish({
+          function: name,
+          api_id: null,
+          method: 'EVENT',
+          path: `/api/functions/${name}/invocations/${delivery.id}`,
+          status: outcome.ok ? 200 : 502,
+          duration_ms: durationMs,
+          request_id: requestId,
+          ts: new Date().toISOString(),
+          outcome: code,
+        });
+      }
+      if (eventRun?.stopped) {
+        return { outcome: 'loop_stopped', error: eventRun.stopped, result: null, durationMs, requestId, retryable: false };
+      }
+      return outcome.ok
+        ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
+        : { outcome: code, error: outcome.error.message, result: null, durationMs, requestId };
+    };
+    return { retries: fn.async.retries, timeoutMs: fn.timeoutMs, run };
+  }
+
+  /**
+   * The engine's word that an invocation finished (succeeded, or failed for
+   * good): its destination, if the function has one, gets the outcome record.
+   * Never throws: a destination that cannot be reached is logged.
+   */
+  finished(delivery: Delivery): void {
+    // Runs of switchyard.* events never raise it, so a failing subscriber of it cannot loop.
+    if (delivery.status === 'failed' && !(delivery.event ?? '').startsWith('switchyard.')) {
+      this.deps.emitOperational?.('switchyard.function.invocation_failed', {
+        function: delivery.functionName,
+        invocation_id: delivery.id,
+        trigger: delivery.trigger,
+        error: delivery.error,
+        attempts: delivery.attempts.length,
+      });
+    }
+    this.sendToDestination(delivery).catch((err) =>
+      this.deps.log?.warn({ err, invocation: delivery.id }, 'could not hand an invocation record to its destination'),
+    );
+  }
+
+  private async sendToDestination(delivery: Delivery): Promise<void> {
+    const name = delivery.functionName;
+    if (name === null || delivery.status === 'pending') return;
+    const fn = await this.deps.store.getFunction(name);
+    if (!fn) return;
+    const success = delivery.status === 'succeeded';
+    const destination = success ? fn.async.onSuccess : fn.async.onFailure;
+    if (!destination) return;
+    const depth = delivery.trigger === 'destination' ? Number(delivery.triggerDetail?.depth ?? 1) : 0;
+    if (depth >= MAX_DESTINATION_HOPS) {
+      this.deps.log?.warn({ invocation: delivery.id, function: name, depth }, 'destination chain too long: record not sent');
+      return;
+    }
+    const record = destinationRecord(name, delivery);
+    if (destination.type === 'webhook') {
+      await this.deps.store.createDelivery({
+        webhookId: destination.id,
+        trigger: 'destination',
+        scheduledFor: null,
+        event: null,
+        eventData: record,
+        nextAttemptAt: this.iso(),
+      });
+      this.deps.wake();
+      return;
+    }
+    await this.enqueue(destination.name, {
+      trigger: 'destination',
+      detail: {
+        source_function: name,
+        source_invocation_id: delivery.id,
+        condition: record.requestContext.condition,
+        depth: depth + 1,
+      },
+      event: record,
+    });
+  }
+
+  private startEventRun(name: string, delivery: Delivery): EventRun {
+    const run: EventRun = { depth: Number(delivery.triggerDetail?.depth ?? 0), stopped: null };
+    let runs = this.eventRuns.get(name);
+    if (!runs) this.eventRuns.set(name, (runs = new Map()));
+    runs.set(delivery.id, run);
+    return run;
+  }
+
+  private endEventRun(name: string, id: string): void {
+    const runs = this.eventRuns.get(name);
+    runs?.delete(id);
+    if (runs?.size === 0) this.eventRuns.delete(name);
+  }
+
+  async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {
+    if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+    return this.deps.store.listFunctionDeliveries(name, status, page);
+  }
+
+  async get(name: string, id: string): Promise<Delivery> {
+    const delivery = await this.deps.store.getDelivery(id);
+    if (!delivery || delivery.functionName !== name) {
+      if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
+      throw invocationNotFound(name, id);
+    }
+    return delivery;
+  }
+
+  /** Runs a failed invocation once more, in the background (one attempt; its retries were spent). */
+  async retry(name: string, id: string): Promise<Delivery> {
+    const current = await this.get(name, id);
+    if (current.status !== 'failed') {
+      throw new ConflictError('invocation_not_failed', `Invocation '${id}' is ${current.status}; only a failed one can be retried`);
+    }
+    const reopened = await this.deps.store.reopenDelivery(id, this.iso());
+    if (!reopened) throw new ConflictError('invocation_not_failed', `Invocation '${id}' is already being retried`);
+    this.deps.wake();
+    return reopened;
+  }
+}
