@@ -22,6 +22,59 @@ import { FakeProjectApi } from '../helpers/project-fake.js';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
 describe('export', () => {
+  it('writes function schedules, events and async destinations by name, and applies back as nothing to do', async () => {
+    const api = new FakeProjectApi();
+    const alerts = await api.createWebhook({
+      name: 'alerts',
+      target_url: 'https://example.com/alerts',
+      method: 'POST',
+      headers: {},
+      payload_template: {},
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: null,
+      events: [],
+      enabled: true,
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+    const base = { runtime: 'javascript' as const, env: {}, timeout_ms: 10000, memory_mb: 128, event_format: 'switchyard' as const };
+    await api.createFunction({ ...base, name: 'audit', code: 'export const handler = () => 1;' });
+    await api.createFunction({
+      ...base,
+      name: 'report',
+      code: 'export const handler = () => 2;',
+      schedules: [
+        { cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } },
+        { cron: '@hourly', timezone: 'UTC' },
+      ],
+      events: ['order.*'],
+      async: { retries: 5, on_success: { type: 'function', name: 'audit' }, on_failure: { type: 'webhook', id: alerts.id } },
+    });
+    const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { functions: Record<string, Record<string, unknown>> };
+    expect(doc.functions.report).toMatchObject({
+      schedules: [{ cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } }, { cron: '@hourly' }],
+      events: ['order.*'],
+      async: { retries: 5, on_success: { function: 'audit' }, on_failure: { webhook: 'alerts' } },
+    });
+    expect(doc.functions.audit).toEqual({ file: 'functions/audit.js' });
+    const { project } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
+      readFile: async (p) => exported.files[p.replace('/x/', '')],
+    });
+    expect(planProject(project, await readServerState(api, project)).changes).toEqual([]);
+
+    // Applied to an empty server, the export recreates the destinations once their targets exist.
+    const fresh = new FakeProjectApi();
+    await applyPlan(planProject(project, await readServerState(fresh, project)), fresh);
+    expect(fresh.functions.get('report')!.async).toEqual({
+      retries: 5,
+      on_success: { type: 'function', name: 'audit' },
+      on_failure: { type: 'webhook', id: fresh.webhooks[0].id },
+    });
+    expect(planProject(project, await readServerState(fresh, project)).changes).toEqual([]);
+  });
+
   it('writes a project that plans nothing once its env placeholders are set', async () => {
     const api = new FakeProjectApi();
     await api.createFunction({
