@@ -275,13 +275,13 @@ webhooks:
     expect(renderPlan(p).split('\n')[0]).toBe('~ function hello (async)');
     expect(p.changes).toHaveLength(1);
     await applyPlan(p, api);
-    expect(api.functions.get('hello')!.async.on_success).toEqual({ type: 'function', name: 'users' });
+    expect(api.functions.get('hello')!.async!.on_success).toEqual({ type: 'function', name: 'users' });
   });
 
   it('an existing function gaining a destination on a new webhook: only the second write, unless async changes otherwise', async () => {
     const without = TRIGGERS.replace(/webhooks:[\s\S]*$/, '').replace(/on_failure: \{ webhook: alerts \}, /, '');
     await apply(without);
-    expect(api.functions.get('hello')!.async.on_failure).toBeNull();
+    expect(api.functions.get('hello')!.async!.on_failure).toBeNull();
     api.writes = [];
     const p = await plan(TRIGGERS);
     expect(renderPlan(p).split('\n').slice(0, 2)).toEqual(['+ webhook alerts', '~ function hello (async destinations, once they exist)']);
