@@ -8,6 +8,72 @@ import { stringify } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
 import type { ProjectDocument, ProjectRoute } from './types.js';
+import { awsScheduleToCron } from './aws-schedule.js';
+
+type FunctionSpec = NonNullable<ProjectDocument['functions']>[string];
+type ScheduleSpec = NonNullable<FunctionSpec['schedules']>[number];
+
+/** An AWS schedule's `input`: a JSON object (or its text) becomes the payload; anything else is reported. */
+export function schedulePayload(input: unknown, where: string, notes: string[]): Record<string, unknown> | undefined {
+  if (input === undefined || input === null) return undefined;
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      notes.push(`${where}: the input is not JSON; not carried`);
+      return undefined;
+    }
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  notes.push(`${where}: the input ${JSON.stringify(value)} is not a JSON object (a schedule's payload is one); not carried`);
+  return undefined;
+}
+
+/**
+ * An AWS schedule expression as a function schedule, or undefined after a
+ * note saying why it cannot be (see aws-schedule.ts for the translation).
+ */
+export function scheduleFrom(
+  expression: unknown,
+  where: string,
+  notes: string[],
+  extra: { timezone?: unknown; input?: unknown } = {},
+): ScheduleSpec | undefined {
+  if (typeof expression !== 'string') {
+    notes.push(`${where}: schedule ${JSON.stringify(expression)} is not a rate(...) or cron(...) text; not carried`);
+    return undefined;
+  }
+  const result = awsScheduleToCron(expression);
+  if ('refused' in result) {
+    notes.push(`${where}: ${result.refused}; not carried`);
+    return undefined;
+  }
+  if (result.note) notes.push(`${where}: ${expression.trim()} is '${result.cron}' (${result.note})`);
+  const spec: ScheduleSpec = { cron: result.cron };
+  if (typeof extra.timezone === 'string' && extra.timezone !== 'UTC') spec.timezone = extra.timezone;
+  const payload = schedulePayload(extra.input, where, notes);
+  if (payload) spec.payload = payload;
+  return spec;
+}
+
+/**
+ * An EventBridge pattern's `detail-type` list as event names to subscribe
+ * to; the rest of the pattern (`source`, `detail`...) is reported, since
+ * Switchyard matches on the event name alone.
+ */
+export function eventsFromPattern(pattern: unknown, where: string, notes: string[]): string[] {
+  const p = typeof pattern === 'object' && pattern !== null && !Array.isArray(pattern) ? (pattern as Record<string, unknown>) : {};
+  const types = p['detail-type'];
+  const names = Array.isArray(types) ? types.filter((t): t is string => typeof t === 'string' && t.length > 0 && t.length <= 200) : [];
+  if (names.length === 0 || (Array.isArray(types) && names.length !== types.length)) {
+    notes.push(`${where}: only a pattern with a detail-type list of names maps to function events; not carried`);
+    return [];
+  }
+  const rest = Object.keys(p).filter((k) => k !== 'detail-type');
+  if (rest.length > 0) notes.push(`${where}: ${rest.join(', ')} of the pattern not carried (functions subscribe by event name: the detail-type)`);
+  return names;
+}
 
 export interface ImportOptions {
   /** Whether a file exists, relative to the imported file: picks the handler file's extension. Default: `.js`. */
@@ -83,6 +149,31 @@ export class ProjectBuilder {
     this.document.functions![name] = spec;
   }
 
+  /** A schedule of the function (at most 20, as the server takes). */
+  addSchedule(name: string, schedule: ScheduleSpec, where: string): void {
+    const fn = this.document.functions![name];
+    fn.schedules ??= [];
+    if (fn.schedules.length >= 20) {
+      this.notes.push(`${where}: a function has at most 20 schedules; not carried`);
+      return;
+    }
+    fn.schedules.push(schedule);
+  }
+
+  /** Event names the function subscribes to (once each, at most 50). */
+  addEvents(name: string, names: string[], where: string): void {
+    const fn = this.document.functions![name];
+    fn.events ??= [];
+    for (const event of names) {
+      if (fn.events.includes(event)) continue;
+      if (fn.events.length >= 50) {
+        this.notes.push(`${where}: a function subscribes to at most 50 events; '${event}' not carried`);
+        continue;
+      }
+      fn.events.push(event);
+    }
+  }
+
   /** The function to route for this event format: the function itself, or a copy named `<name>-v1`/`-v2` for the other format. */
   functionFor(name: string, format: EventFormat): string {
     const fns = this.document.functions!;
@@ -94,7 +185,9 @@ export class ProjectBuilder {
     if (fn.event_format === format) return name;
     const copy = `${name}-${format === 'aws-v1' ? 'v1' : 'v2'}`.slice(0, 64);
     if (!fns[copy]) {
-      fns[copy] = { ...fn, event_format: format };
+      // The copy serves HTTP only: schedules and events stay with the function, or they would run twice.
+      const { schedules: _schedules, events: _events, ...http } = fn;
+      fns[copy] = { ...http, event_format: format };
       this.notes.push(`function '${name}' serves both a REST and an HTTP API: '${copy}' is a copy with the ${format} event format`);
     }
     return copy;

@@ -8,13 +8,19 @@
  * Switchyard API per SAM API (`ServerlessRestApi` and `ServerlessHttpApi`
  * when implicit). Short tags (`!Ref`, `!Sub`, `!GetAtt`...) parse; `!Ref`
  * and `!Sub` of parameters with a default resolve, other values are read
- * from the environment and reported.
+ * from the environment and reported. `Schedule` and `ScheduleV2` events
+ * become function schedules (AWS's rate() and cron() translated by
+ * aws-schedule.ts, `Input` as the payload, ScheduleV2's time zone kept),
+ * `EventBridgeRule` / `CloudWatchEvent` events with a `Pattern.detail-type`
+ * list event subscriptions.
  */
 import { ProjectError } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
+  eventsFromPattern,
   functionName,
+  scheduleFrom,
   memoryMb,
   routeMethod,
   routePath,
@@ -64,6 +70,37 @@ class Values {
     }
     return undefined;
   }
+}
+
+/** Properties of a schedule Switchyard has no use for (names, descriptions), dropped without a word. */
+const SCHEDULE_SILENT = ['Name', 'Description', 'OmitName', 'GroupName', 'RoleArn', 'PermissionsBoundary', 'KmsKeyArn'];
+
+/**
+ * `Schedule` (`Schedule`, `Input`, `Enabled`, `State`) and `ScheduleV2`
+ * (`ScheduleExpression`, `ScheduleExpressionTimezone`, `Input`, `State`):
+ * one function schedule; a disabled one is reported and skipped.
+ */
+function scheduleEvent(b: ProjectBuilder, fn: string, type: 'Schedule' | 'ScheduleV2', p: Obj, at: string, values: Values): void {
+  const expressionKey = type === 'Schedule' ? 'Schedule' : 'ScheduleExpression';
+  const expression = values.resolve(p[expressionKey]);
+  const state = values.resolve(p.State);
+  const enabled = values.resolve(p.Enabled);
+  if (enabled === 'false' || state === 'DISABLED') {
+    b.notes.push(`${at}: schedule ${expression ?? JSON.stringify(p[expressionKey])} is disabled (${enabled === 'false' ? 'Enabled: false' : 'State: DISABLED'}); not carried`);
+    return;
+  }
+  if (expression === undefined) {
+    b.notes.push(`${at}: ${expressionKey} ${JSON.stringify(p[expressionKey])} cannot be resolved here; not carried`);
+    return;
+  }
+  const known = [expressionKey, 'Input', 'Enabled', 'State', ...(type === 'ScheduleV2' ? ['ScheduleExpressionTimezone'] : []), ...SCHEDULE_SILENT];
+  const ignored = Object.keys(p).filter((k) => !known.includes(k));
+  if (ignored.length > 0) b.notes.push(`${at}: ${ignored.join(', ')} not carried (a function schedule has a cron, a time zone and a payload; retries are the function's async settings)`);
+  const timezone = type === 'ScheduleV2' ? values.resolve(p.ScheduleExpressionTimezone) : undefined;
+  const input = p.Input === undefined ? undefined : values.resolve(p.Input);
+  if (p.Input !== undefined && input === undefined) b.notes.push(`${at}: Input ${JSON.stringify(p.Input)} cannot be resolved here; not carried`);
+  const schedule = scheduleFrom(expression, at, b.notes, { timezone, input });
+  if (schedule) b.addSchedule(fn, schedule, at);
 }
 
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
@@ -134,7 +171,15 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
       if (!isObj(event)) continue;
       const p = isObj(event.Properties) ? event.Properties : {};
       if (event.Type === 'Schedule' || event.Type === 'ScheduleV2') {
-        b.notes.push(`${at}: schedule ${JSON.stringify(p.Schedule ?? p.ScheduleExpression)} is kept for function schedules (a later release); not applied`);
+        scheduleEvent(b, name, event.Type, p, at, values);
+        continue;
+      }
+      if (event.Type === 'EventBridgeRule' || event.Type === 'CloudWatchEvent') {
+        const names = eventsFromPattern(p.Pattern, at, b.notes);
+        if (names.length === 0) continue;
+        const ignored = Object.keys(p).filter((k) => k !== 'Pattern');
+        if (ignored.length > 0) b.notes.push(`${at}: ${ignored.join(', ')} not carried (a subscribed function receives the event)`);
+        b.addEvents(name, names, at);
         continue;
       }
       if (event.Type !== 'Api' && event.Type !== 'HttpApi') {
