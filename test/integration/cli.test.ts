@@ -55,7 +55,7 @@ describe('help and version', () => {
   it('--help lists every verb and the serve options; exit 0', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    for (const verb of ['serve', 'invoke <function>', 'logs <function>', 'webhooks test <webhook>', 'deliveries <webhook>', 'deploy <file>']) {
+    for (const verb of ['serve', 'invoke <function>', 'invocations <function>', 'invocations retry <function> <id>', 'logs <function>', 'webhooks test <webhook>', 'deliveries <webhook>', 'deploy <file>']) {
       expect(r.stdout).toContain(verb);
     }
     expect(r.stdout).toContain('--database-url');
