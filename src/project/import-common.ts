@@ -123,6 +123,21 @@ export function routePath(path: string): string {
   return p.length > 1 ? p.replace(/\/+$/, '') : p;
 }
 
+/** Lambda's MaximumRetryAttempts (0 to 2) as `async.retries`; undefined when absent or not a number. */
+export function retriesOf(value: unknown, where: string, notes: string[]): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    notes.push(`${where}: ${JSON.stringify(value)} is not a number of retries; not carried`);
+    return undefined;
+  }
+  if (n > 5) {
+    notes.push(`${where}: ${n} retries is above Switchyard's 5; set to 5`);
+    return 5;
+  }
+  return n;
+}
+
 /** Lambda's seconds to timeout_ms, within Switchyard's 1 to 900000. */
 export function timeoutMs(seconds: unknown): number | undefined {
   const n = Number(seconds);
@@ -158,6 +173,20 @@ export class ProjectBuilder {
       return;
     }
     fn.schedules.push(schedule);
+  }
+
+  /**
+   * Lambda's asynchronous invocation settings: `retries` (Lambda's 0 to 2
+   * fit Switchyard's 0 to 5), and destinations that name another function of
+   * the file (checked in result(): one the import did not carry is dropped).
+   */
+  setAsync(name: string, async: NonNullable<FunctionSpec['async']>): void {
+    const fn = this.document.functions![name];
+    const out: NonNullable<FunctionSpec['async']> = {};
+    if (async.retries !== undefined) out.retries = async.retries;
+    if (async.on_success) out.on_success = async.on_success;
+    if (async.on_failure) out.on_failure = async.on_failure;
+    if (Object.keys(out).length > 0) fn.async = out;
   }
 
   /** Event names the function subscribes to (once each, at most 50). */
@@ -211,7 +240,15 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     const fns = this.document.functions!;
-    for (const fn of Object.values(fns)) {
+    for (const [name, fn] of Object.entries(fns)) {
+      for (const key of ['on_success', 'on_failure'] as const) {
+        const d = fn.async?.[key];
+        if (d && 'function' in d && !fns[d.function]) {
+          this.notes.push(`functions.${name}: the ${key} destination '${d.function}' was not carried; left out`);
+          delete fn.async![key];
+        }
+      }
+      if (fn.async && Object.keys(fn.async).length === 0) delete fn.async;
       // A function no HTTP event calls still gets a Lambda event format: its code expects one.
       if (fn.event_format === undefined) fn.event_format = 'aws-v2';
       if (Object.keys(fn.env ?? {}).length === 0) delete fn.env;

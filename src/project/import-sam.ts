@@ -22,6 +22,7 @@ import {
   functionName,
   scheduleFrom,
   memoryMb,
+  retriesOf,
   routeMethod,
   routePath,
   splitHandler,
@@ -70,6 +71,33 @@ class Values {
     }
     return undefined;
   }
+}
+
+/**
+ * `EventInvokeConfig`: `MaximumRetryAttempts` as `async.retries`, a
+ * `DestinationConfig` of `Type: Lambda` whose `Destination` is `!GetAtt
+ * Fn.Arn` or `!Ref Fn` of a function of the template as a function
+ * destination; other types (SQS, SNS, EventBridge, S3) and
+ * `MaximumEventAgeInSeconds` reported.
+ */
+function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, where: string, functionNames: Map<string, string>): void {
+  if (!isObj(config)) return;
+  const at = `${where}.Properties.EventInvokeConfig`;
+  const retries = retriesOf(config.MaximumRetryAttempts, `${at}.MaximumRetryAttempts`, b.notes);
+  if (config.MaximumEventAgeInSeconds !== undefined) b.notes.push(`${at}.MaximumEventAgeInSeconds: not carried (Switchyard keeps an invocation until its retries are spent)`);
+  const destinations = isObj(config.DestinationConfig) ? config.DestinationConfig : {};
+  const target = (key: 'OnSuccess' | 'OnFailure') => {
+    const d = destinations[key];
+    if (d === undefined) return undefined;
+    const dest = isObj(d) ? d.Destination : undefined;
+    const getAtt = isObj(dest) ? dest['Fn::GetAtt'] : undefined;
+    const logical = Array.isArray(getAtt) ? getAtt[0] : typeof getAtt === 'string' ? getAtt.split('.')[0] : isObj(dest) ? dest.Ref : undefined;
+    const fn = typeof logical === 'string' ? functionNames.get(logical) : undefined;
+    if (isObj(d) && d.Type === 'Lambda' && fn) return { function: fn };
+    b.notes.push(`${at}.DestinationConfig.${key}: ${JSON.stringify(d)} is not a function of this template; not carried (a webhook destination can stand in)`);
+    return undefined;
+  };
+  b.setAsync(name, { retries, on_success: target('OnSuccess'), on_failure: target('OnFailure') });
 }
 
 /** Properties of a schedule Switchyard has no use for (names, descriptions), dropped without a word. */
@@ -131,6 +159,15 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
     return env;
   };
 
+  // Logical id -> function name, for destinations that point at another function of the template.
+  const functionNames = new Map<string, string>();
+  for (const [logicalId, resource] of Object.entries(doc.Resources)) {
+    if (isObj(resource) && resource.Type === 'AWS::Serverless::Function') {
+      const props = isObj(resource.Properties) ? resource.Properties : {};
+      functionNames.set(logicalId, functionName(values.resolve(props.FunctionName) ?? logicalId, []));
+    }
+  }
+
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
     const where = `Resources.${logicalId}`;
@@ -164,6 +201,7 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
     const memory = memoryMb(values.resolve(prop('MemorySize')), where, b.notes);
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
+    eventInvokeConfig(b, name, prop('EventInvokeConfig'), where, functionNames);
 
     const events = isObj(props.Events) ? props.Events : {};
     for (const [eventId, event] of Object.entries(events)) {

@@ -19,6 +19,7 @@ import {
   functionName,
   scheduleFrom,
   memoryMb,
+  retriesOf,
   routeMethod,
   routePath,
   splitHandler,
@@ -150,6 +151,26 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
   return null;
 }
 
+/**
+ * `maximumRetryAttempts` as `async.retries`; `destinations.onSuccess` /
+ * `onFailure` naming another function of the service as a function
+ * destination (an ARN, or `{type, arn}`, is reported: Switchyard has no
+ * queues or topics; a webhook can stand in); `maximumEventAge` reported.
+ */
+function asyncSettings(b: ProjectBuilder, name: string, fn: Obj, where: string, functions: Obj): void {
+  const retries = retriesOf(fn.maximumRetryAttempts, `${where}.maximumRetryAttempts`, b.notes);
+  if (fn.maximumEventAge !== undefined) b.notes.push(`${where}.maximumEventAge: not carried (Switchyard keeps an invocation until its retries are spent)`);
+  const destinations = isObj(fn.destinations) ? fn.destinations : {};
+  const target = (key: 'onSuccess' | 'onFailure') => {
+    const value = destinations[key];
+    if (value === undefined) return undefined;
+    if (typeof value === 'string' && isObj(functions[value])) return { function: functionName(value, []) };
+    b.notes.push(`${where}.destinations.${key}: ${JSON.stringify(value)} is not a function of this service; not carried (a webhook destination can stand in)`);
+    return undefined;
+  };
+  b.setAsync(name, { retries, on_success: target('onSuccess'), on_failure: target('onFailure') });
+}
+
 /** Keys of a schedule event Switchyard has no use for (names, descriptions) and so drops without a word. */
 const SCHEDULE_SILENT = ['name', 'description'];
 
@@ -255,6 +276,7 @@ export function importServerless(yamlText: string, options: ImportOptions = {}):
     const memory = memoryMb(fn.memorySize ?? provider.memorySize, where, b.notes);
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
+    asyncSettings(b, name, fn, where, doc.functions as Obj);
 
     (Array.isArray(fn.events) ? fn.events : []).forEach((event, i) => {
       const at = `${where}.events[${i}]`;

@@ -218,6 +218,7 @@ describe('import serverless.yml', () => {
           { cron: '0 9 * * MON-FRI', payload: { source: 'scheduler' } },
         ],
         events: ['order.created', 'order.updated'],
+        async: { retries: 1, on_failure: { function: 'getUser' } },
       },
     });
     expect(result.document.apis).toEqual({
@@ -327,6 +328,27 @@ functions:
     expect(result.document.functions!['both-v2']).not.toHaveProperty('schedules');
   });
 
+  it('maximumRetryAttempts and destinations to functions of the service; ARNs and event age reported', () => {
+    const result = importServerless(`
+service: svc
+functions:
+  a:
+    handler: a.handler
+    maximumRetryAttempts: 2
+    maximumEventAge: 3600
+    destinations: { onSuccess: b, onFailure: 'arn:aws:sqs:eu-west-1:1:q' }
+  b:
+    handler: b.handler
+    destinations: { onFailure: gone }
+`);
+    expect(result.document.functions!.a.async).toEqual({ retries: 2, on_success: { function: 'b' } });
+    expect(result.document.functions!.b).not.toHaveProperty('async');
+    const notes = result.notes.join('\n');
+    expect(notes).toContain('functions.a.maximumEventAge: not carried');
+    expect(notes).toContain('functions.a.destinations.onFailure: "arn:aws:sqs:eu-west-1:1:q" is not a function of this service');
+    expect(notes).toContain('functions.b.destinations.onFailure: "gone" is not a function of this service');
+  });
+
   it('loads as a valid project', async () => {
     const { dir, result } = importFixture('serverless');
     const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { USERS_API_TOKEN: 't' } });
@@ -372,6 +394,7 @@ describe('import SAM', () => {
           { cron: '30 8 * * 1-5', timezone: 'Europe/Paris' },
         ],
         events: ['order.created'],
+        async: { retries: 0, on_failure: { function: 'HelloFunction' } },
       },
     });
     expect(result.document.apis).toEqual({
@@ -444,6 +467,33 @@ Resources:
     expect(notes).toContain('Events.G: the input "text" is not a JSON object');
     expect(notes).toContain('Events.H: detail of the pattern not carried');
     expect(notes).not.toMatch(/Name|Description/);
+  });
+
+  it('EventInvokeConfig: retries, a Lambda destination on a function of the template; other destinations reported', () => {
+    const result = importSam(`
+Globals:
+  Function:
+    EventInvokeConfig: { MaximumRetryAttempts: 1 }
+Resources:
+  A:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: a.handler
+      EventInvokeConfig:
+        MaximumRetryAttempts: 2
+        MaximumEventAgeInSeconds: 60
+        DestinationConfig:
+          OnSuccess: { Type: Lambda, Destination: !Ref B }
+          OnFailure: { Type: SQS, Destination: !GetAtt Queue.Arn }
+  B:
+    Type: AWS::Serverless::Function
+    Properties: { Handler: b.handler, FunctionName: audit }
+`);
+    expect(result.document.functions!.A.async).toEqual({ retries: 2, on_success: { function: 'audit' } });
+    expect(result.document.functions!.audit.async).toEqual({ retries: 1 });
+    const notes = result.notes.join('\n');
+    expect(notes).toContain('EventInvokeConfig.MaximumEventAgeInSeconds: not carried');
+    expect(notes).toContain('EventInvokeConfig.DestinationConfig.OnFailure: {"Type":"SQS"');
   });
 
   it('loads as a valid project', async () => {
