@@ -20,6 +20,7 @@ import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { CliError, CommandFailedError, EXIT, ServerError } from './errors.js';
 import { registerInvoke } from './invoke.js';
+import { registerInvocations } from './invocations.js';
 import { registerLogs } from './logs.js';
 import { SERVE_USAGE, serve } from './serve.js';
 import { registerWebhooks } from './webhooks.js';
@@ -36,6 +37,8 @@ export function buildProgram(io: CliIO): Command {
       outputError: (text, write) => write(`switchyard: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError(true)
+    // Options after a verb are the verb's (and after `invocations retry`, retry's, not the list's).
+    .enablePositionalOptions()
     .helpCommand('help [command]', 'Show the help of a command');
   program.helpInformation = () => topHelp(program);
 
@@ -52,6 +55,7 @@ export function buildProgram(io: CliIO): Command {
   serveCommand.helpInformation = () => helpText(SERVE_USAGE);
 
   registerInvoke(program, io);
+  registerInvocations(program, io);
   registerLogs(program, io);
   registerWebhooks(program, io);
   registerDeliveries(program, io);
@@ -68,7 +72,10 @@ function topHelp(program: Command): string {
     const args = c.name() === 'serve' ? [] : c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`));
     return [`${prefix}${c.name()}${args.length ? ` ${args.join(' ')}` : ''}`, c.description()];
   };
-  const rows = program.commands.flatMap((c) => (c.commands.length ? c.commands.map((s) => usage(s, `${c.name()} `)) : [usage(c)]));
+  // A command with arguments of its own and subcommands (`invocations <function>`, `invocations retry`) is listed with them.
+  const rows = program.commands.flatMap((c) =>
+    c.commands.length ? [...(c.registeredArguments.length ? [usage(c)] : []), ...c.commands.map((s) => usage(s, `${c.name()} `))] : [usage(c)],
+  );
 
   rows.push(['help [command]', 'Show the help of a command']);
   const width = Math.max(...rows.map((r) => r[0].length));

@@ -4,6 +4,9 @@
  * goes to stdout as JSON, its status, duration and console lines to stderr, so
  * `switchyard invoke f | jq` reads the result; --json prints the whole answer.
  * Exits 1 when the invocation failed (a throw, a timeout, an invalid result).
+ * With --async the server queues the invocation (`x-invocation-type: Event`,
+ * Lambda's header) and answers at once: the invocation id goes to stdout,
+ * and `switchyard invocations <function>` follows its attempts.
  */
 import { Option, type Command } from 'commander';
 import { clientContext, withClientOptions, type CliIO, type ClientFlags } from './context.js';
@@ -17,6 +20,7 @@ const EVENT_FORMATS: EventFormat[] = ['switchyard', 'aws-v1', 'aws-v2'];
 interface InvokeFlags extends ClientFlags {
   data?: string;
   eventFormat?: EventFormat;
+  async?: boolean;
 }
 
 export function printLogLine(out: Output, line: LogLine, prefix = ''): void {
@@ -35,7 +39,8 @@ export function registerInvoke(program: Command, io: CliIO): void {
         new Option('--event-format <format>', "the format the event is written in: refuses to invoke a function that expects another").choices(
           EVENT_FORMATS,
         ),
-      ),
+      )
+      .option('--async', 'queue the invocation and print its id at once (x-invocation-type: Event); retried on failure as the function says'),
   ).action(async (name: string, flags: InvokeFlags) => {
     const { api, out } = clientContext(io, flags);
     const event = await readJsonArgument('--data', flags.data ?? '{}', io.cwd);
@@ -50,6 +55,15 @@ export function registerInvoke(program: Command, io: CliIO): void {
           `function '${name}' takes ${fn.event_format} events, not ${flags.eventFormat}: write the event in ${fn.event_format} or change the function's event_format`,
         );
       }
+    }
+    if (flags.async) {
+      const queued = await api.invokeFunctionAsync(name, event);
+      if (out.json) out.data(queued);
+      else {
+        out.line(queued.invocation_id);
+        out.info(out.paintErr('dim', `${queued.status}; attempts: switchyard invocations ${name}`));
+      }
+      return;
     }
     const answer = await api.invokeFunction(name, event);
     if (out.json) out.data(answer);

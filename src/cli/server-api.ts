@@ -94,6 +94,35 @@ export interface Delivery {
   completed_at: string | null;
 }
 
+/** The answer of an asynchronous invoke (`x-invocation-type: Event`): 202 at once, the run comes later. */
+export interface AsyncInvocation {
+  invocation_id: string;
+  status: string;
+}
+
+export interface InvocationAttempt {
+  attempt: number;
+  started_at: string;
+  duration_ms: number | null;
+  outcome: string;
+  /** The server's error: a message, or `{code, message}`. */
+  error: string | { code?: string; message?: string } | null;
+}
+
+/** A scheduled, event-triggered, asynchronous or destination run of a function, with its attempts. */
+export interface InvocationRecord {
+  id: string;
+  function: string;
+  trigger: { type: 'async' | 'schedule' | 'event' | 'destination'; [key: string]: unknown };
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: InvocationAttempt[];
+  event: unknown;
+  result: unknown;
+  error: InvocationAttempt['error'];
+  created_at: string;
+  completed_at: string | null;
+}
+
 /** A line of the log stream: `ts` always, `time` not necessarily. */
 export type StreamLogLine = Omit<LogLine, 'time'> & { time?: string; ts?: string; function?: string };
 
@@ -126,6 +155,12 @@ export interface ServerApi {
   listWebhooks(): Promise<WebhookInfo[]>;
   testWebhook(id: string): Promise<Delivery>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
+  /** Queues an invocation (`x-invocation-type: Event`): answered 202 before the function runs. */
+  invokeFunctionAsync(name: string, event: unknown): Promise<AsyncInvocation>;
+  /** The function's recorded invocations, newest first. */
+  listInvocations(name: string, opts: { status?: InvocationRecord['status']; limit?: number }): Promise<InvocationRecord[]>;
+  /** Runs a failed invocation again. */
+  retryInvocation(name: string, id: string): Promise<InvocationRecord>;
 }
 
 export interface ServerApiOptions {
@@ -267,6 +302,39 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     });
   }
 
+  /**
+   * A call the generated client does not know yet (invocation records arrived
+   * after the document it was generated from): the same headers, deadline and
+   * error handling as `call`, with a typed answer. A 404 `not_found` (no such
+   * route) means an older server, said in words.
+   */
+  async function untyped<T>(method: 'GET' | 'POST', path: string, query: Record<string, string> = {}): Promise<T> {
+    const qs = new URLSearchParams(query).toString();
+    let response: Response;
+    try {
+      response = await doFetch(`${base}${path}${qs ? `?${qs}` : ''}`, {
+        method,
+        headers: { accept: 'application/json', ...authHeaders, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        body: method === 'POST' ? '{}' : undefined,
+        ...deadline(),
+      });
+    } catch (err) {
+      throw new ServerUnreachableError(base, networkReason(err));
+    }
+    const body = await bodyOf(response);
+    if (!response.ok) {
+      if (response.status === 404 && (body as { code?: string } | null)?.code === 'not_found') {
+        throw new CommandFailedError(
+          'no_invocation_records',
+          `the server at ${base} keeps no invocation records (${method} ${path} is not a route there): it is older than this CLI`,
+        );
+      }
+      failure(response, body);
+    }
+    if (body === null) throw new ServerError(response.status, 'not_switchyard', `${base} answered ${response.status} without JSON (is --url a Switchyard server?)`);
+    return body as T;
+  }
+
   return {
     url: base,
     async getFunction(name) {
@@ -319,6 +387,34 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const query = limit === undefined ? {} : { limit: String(limit) };
       const { data } = await call(client.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...deadline() }));
       return data;
+    },
+    async invokeFunctionAsync(name, event) {
+      const body = (event ?? {}) as Record<string, unknown> | null;
+      // The generated types know this operation's 200 (a synchronous run), not yet its 202: the answer is read as the 202's.
+      const { data, response } = await call(
+        client.POST('/api/functions/{name}/invoke', {
+          params: { path: { name } },
+          body,
+          headers: { 'x-invocation-type': 'Event' },
+          ...deadline(),
+        }),
+      );
+      if (response.status !== 202) {
+        throw new CommandFailedError(
+          'no_async_invoke',
+          `the server at ${base} ran '${name}' at once instead of queueing it (it answered ${response.status}, not 202): it is older than this CLI and has no asynchronous invocation`,
+        );
+      }
+      return data as unknown as AsyncInvocation;
+    },
+    async listInvocations(name, { status, limit }) {
+      const query: Record<string, string> = {};
+      if (status !== undefined) query.status = status;
+      if (limit !== undefined) query.limit = String(limit);
+      return untyped<InvocationRecord[]>('GET', `/api/functions/${enc(name)}/invocations`, query);
+    },
+    async retryInvocation(name, id) {
+      return untyped<InvocationRecord>('POST', `/api/functions/${enc(name)}/invocations/${enc(id)}/retry`);
     },
   };
 }

@@ -17,6 +17,25 @@ export interface RemoteFunction {
   version: number;
   code_sha256: string;
   code?: string;
+  /** Absent on servers older than function schedules, events and async invocation: read as the defaults. */
+  schedules?: RemoteSchedule[];
+  events?: string[];
+  async?: RemoteAsync;
+}
+
+export interface RemoteSchedule {
+  cron: string;
+  timezone?: string;
+  payload?: Record<string, unknown> | null;
+}
+
+/** A destination as the API takes it: webhooks by id, functions by name. */
+export type RemoteDestination = { type: 'webhook'; id: string } | { type: 'function'; name: string };
+
+export interface RemoteAsync {
+  retries: number;
+  on_success: RemoteDestination | null;
+  on_failure: RemoteDestination | null;
 }
 
 export interface RemoteRoute {
@@ -62,6 +81,10 @@ export interface FunctionBody {
   memory_mb: number;
   handler?: string;
   event_format: EventFormat;
+  /** Sent only when not the default, so a server without them takes a project that does not use them. */
+  schedules?: RemoteSchedule[];
+  events?: string[];
+  async?: RemoteAsync;
 }
 /** `code` cannot be reset, only replaced; the other fields reset to their default with null. */
 export type FunctionPatchBody = { code?: string } & { [K in Exclude<keyof FunctionBody, 'name' | 'code'>]?: FunctionBody[K] | null };

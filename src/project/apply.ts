@@ -4,11 +4,16 @@
  * function code compiled in a worker); any problem stops the apply before
  * the first write. Then the changes run in the plan's order. An API's route
  * changes go in one `PUT /api/apis/:id` (its routes replaced at once, the
- * routes the file does not name kept unless pruning).
+ * routes the file does not name kept unless pruning). A function's `async`
+ * destinations are resolved to the API's `{type, id|name}` at the moment of
+ * each write; those the plan marks pending are left out of the first write
+ * and set by the plan's later `destinations` change, once the webhooks (and
+ * functions) they name exist.
  */
 import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
+import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, type DestinationLookup } from './function-triggers.js';
 import { ProjectApiError, ProjectError, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
@@ -24,7 +29,15 @@ export interface ApplyResult {
   generated_secrets: Record<string, string>;
 }
 
-export function functionBody(fn: ProjectFunction): FunctionBody {
+/** Resolves nothing: for callers that write a function whose destinations are all null. */
+const NO_LOOKUP: DestinationLookup = { webhookId: () => undefined, hasFunction: () => false };
+
+/**
+ * The create body. Schedules, events and async go only when not the
+ * default (a server without them takes a project that does not use them);
+ * `pending` destinations are left out (set by a later write).
+ */
+export function functionBody(fn: ProjectFunction, lookup: DestinationLookup = NO_LOOKUP, pending: PlanChange['pending'] = []): FunctionBody {
   const body: FunctionBody = {
     name: fn.name,
     code: fn.code,
@@ -35,11 +48,19 @@ export function functionBody(fn: ProjectFunction): FunctionBody {
     event_format: fn.event_format,
   };
   if (fn.handler !== null) body.handler = fn.handler;
+  if (fn.schedules.length > 0) body.schedules = remoteSchedules(fn.schedules);
+  if (fn.events.length > 0) body.events = [...fn.events];
+  const async = asyncWithout(fn.async, pending ?? []);
+  if (!isDefaultAsync(async)) body.async = resolveAsync(async, lookup);
   return body;
 }
 
-function functionPatch(fn: ProjectFunction, fields: string[]): FunctionPatchBody {
-  const full = functionBody(fn) as unknown as Record<string, unknown>;
+function functionPatch(fn: ProjectFunction, fields: string[], lookup: DestinationLookup, pending: PlanChange['pending'] = []): FunctionPatchBody {
+  const full = functionBody(fn, lookup, pending) as unknown as Record<string, unknown>;
+  // Left out of the create body when default, but an update to the default sends it.
+  full.schedules = remoteSchedules(fn.schedules);
+  full.events = [...fn.events];
+  full.async = resolveAsync(asyncWithout(fn.async, pending ?? []), lookup);
   const patch: Record<string, unknown> = {};
   for (const field of fields) patch[field] = full[field] ?? null;
   return patch as FunctionPatchBody;
@@ -89,6 +110,11 @@ function problemFrom(file: string, path: string, err: unknown): ProjectProblem {
   throw err;
 }
 
+/** Destinations looked up in what the server holds now (webhook name -> id, function names), as the apply goes. */
+function lookupOf(hooks: Map<string, string>, functions: Set<string>): DestinationLookup {
+  return { webhookId: (name) => hooks.get(name), hasFunction: (name) => functions.has(name) };
+}
+
 const find = <T extends { name: string }>(items: T[], name: string): T => {
   const found = items.find((i) => i.name === name);
   if (!found) throw new Error(`plan names '${name}', which the project does not hold`);
@@ -102,12 +128,17 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const apiIds = new Map(plan.current.apis.map((a) => [a.name, a.id]));
   const invokeUrls = new Map(plan.current.apis.map((a) => [a.name, a.invokeUrl]));
   const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
+  const lookup = lookupOf(hooks, new Set(plan.current.functions.map((f) => f.name)));
   for (const change of plan.changes) {
-    if (change.action === 'delete') continue;
+    // A second write of destinations names what this apply creates: nothing to check it against yet.
+    if (change.action === 'delete' || change.destinations) continue;
     try {
       if (change.kind === 'function') {
         const fn = find(plan.desired.functions, change.name);
-        const body = change.action === 'create' ? functionBody(fn) : { name: fn.name, ...functionPatch(fn, change.fields ?? []) };
+        const body =
+          change.action === 'create'
+            ? functionBody(fn, lookup, change.pending)
+            : { name: fn.name, ...functionPatch(fn, change.fields ?? [], lookup, change.pending) };
         await api.checkFunction(body, change.action === 'update');
       } else if (change.kind === 'webhook') {
         const hook = find(plan.desired.webhooks, change.name);
@@ -155,12 +186,26 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const apiId = (name: string) => apis.get(name)?.id;
   const invokeUrlOf = (name: string) => apis.get(name)?.invokeUrl;
   const writtenApis = new Set<string>();
+  const functions = new Set(plan.current.functions.map((f) => f.name));
+  const lookup = lookupOf(hooks, functions);
 
   for (const change of plan.changes) {
     if (change.kind === 'function') {
-      if (change.action === 'create') await api.createFunction(functionBody(find(plan.desired.functions, change.name)));
-      else if (change.action === 'update') await api.updateFunction(change.name, functionPatch(find(plan.desired.functions, change.name), change.fields ?? []));
-      else await api.deleteFunction(change.name);
+      if (change.action === 'create') {
+        await api.createFunction(functionBody(find(plan.desired.functions, change.name), lookup, change.pending));
+        functions.add(change.name);
+      } else if (change.action === 'update') {
+        const fn = find(plan.desired.functions, change.name);
+        const patch = functionPatch(fn, change.fields ?? [], lookup, change.destinations ? [] : change.pending);
+        if (change.destinations) {
+          const missing = (['on_success', 'on_failure'] as const).filter((k) => fn.async[k] !== null && patch.async?.[k] === null);
+          if (missing.length > 0) throw new Error(`functions.${fn.name}.async: ${missing.join(', ')} names what this apply did not create`);
+        }
+        await api.updateFunction(change.name, patch);
+      } else {
+        await api.deleteFunction(change.name);
+        functions.delete(change.name);
+      }
       done(change);
     } else if (change.kind === 'api' || change.kind === 'route') {
       const apiName = change.kind === 'api' ? change.name : change.api!;
@@ -185,9 +230,14 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
     } else {
       if (change.action === 'delete') {
         await api.deleteWebhook(hooks.get(change.name)!);
+        hooks.delete(change.name);
       } else {
         const hook = find(plan.desired.webhooks, change.name);
-        if (change.action === 'create') keepSecret(hook.name, await api.createWebhook(webhookBody(hook, apiId, invokeUrlOf) as WebhookBody));
+        if (change.action === 'create') {
+          const created = await api.createWebhook(webhookBody(hook, apiId, invokeUrlOf) as WebhookBody);
+          hooks.set(hook.name, created.id);
+          keepSecret(hook.name, created);
+        }
         else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, invokeUrlOf, change.fields)));
       }
       done(change);

@@ -5,6 +5,9 @@
  */
 export const PROJECT_DEFAULTS = {
   function: { runtime: 'javascript', handler: null, event_format: 'switchyard', timeout_ms: 10_000, memory_mb: 128 },
+  /** A function schedule's zone, and asynchronous invocation's retries (0 to 5). */
+  schedule: { timezone: 'UTC' },
+  async: { retries: 2 },
   webhook: { timezone: 'UTC', max_attempts: 8, timeout_ms: 15_000, enabled: true },
 } as const;
 

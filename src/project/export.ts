@@ -4,10 +4,13 @@
  * nothing. Values the API never shows (function env, sensitive webhook
  * headers, webhook secrets) become `${env:NAME}` placeholders, listed in
  * `env_vars`: set them to the real values before applying the export.
+ * A function's schedules, events and async settings are written when not the
+ * default, its destinations by name (`{webhook: name}`, `{function: name}`).
  */
 import { stringify } from 'yaml';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
+import { exportTriggers } from './function-triggers.js';
 
 export interface ExportedProject {
   /** Relative path -> content: `switchyard.yaml` and `functions/<name>.<js|ts>`. */
@@ -37,6 +40,14 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   const holders = new Map<string, number>();
   for (const fn of functions) for (const key of fn.env_keys) holders.set(key, (holders.get(key) ?? 0) + 1);
 
+  // Webhook names for destinations: only those the export writes (a duplicated name is left out below).
+  const hookNames = new Map<string, string>();
+  const seenHookNames = new Set<string>();
+  for (const w of webhooks) {
+    if (seenHookNames.has(w.name)) continue;
+    seenHookNames.add(w.name);
+    hookNames.set(w.id, w.name);
+  }
   const fnDoc: Record<string, Record<string, unknown>> = {};
   for (const listed of functions) {
     const fn = await api.getFunction(listed.name);
@@ -56,6 +67,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     }
     if (fn.timeout_ms !== fd.timeout_ms) entry.timeout_ms = fn.timeout_ms;
     if (fn.memory_mb !== fd.memory_mb) entry.memory_mb = fn.memory_mb;
+    Object.assign(entry, exportTriggers(fn, (id) => hookNames.get(id), notes));
     fnDoc[fn.name] = entry;
   }
 

@@ -8,6 +8,72 @@ import { stringify } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
 import type { ProjectDocument, ProjectRoute } from './types.js';
+import { awsScheduleToCron } from './aws-schedule.js';
+
+type FunctionSpec = NonNullable<ProjectDocument['functions']>[string];
+type ScheduleSpec = NonNullable<FunctionSpec['schedules']>[number];
+
+/** An AWS schedule's `input`: a JSON object (or its text) becomes the payload; anything else is reported. */
+export function schedulePayload(input: unknown, where: string, notes: string[]): Record<string, unknown> | undefined {
+  if (input === undefined || input === null) return undefined;
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch {
+      notes.push(`${where}: the input is not JSON; not carried`);
+      return undefined;
+    }
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  notes.push(`${where}: the input ${JSON.stringify(value)} is not a JSON object (a schedule's payload is one); not carried`);
+  return undefined;
+}
+
+/**
+ * An AWS schedule expression as a function schedule, or undefined after a
+ * note saying why it cannot be (see aws-schedule.ts for the translation).
+ */
+export function scheduleFrom(
+  expression: unknown,
+  where: string,
+  notes: string[],
+  extra: { timezone?: unknown; input?: unknown } = {},
+): ScheduleSpec | undefined {
+  if (typeof expression !== 'string') {
+    notes.push(`${where}: schedule ${JSON.stringify(expression)} is not a rate(...) or cron(...) text; not carried`);
+    return undefined;
+  }
+  const result = awsScheduleToCron(expression);
+  if ('refused' in result) {
+    notes.push(`${where}: ${result.refused}; not carried`);
+    return undefined;
+  }
+  if (result.note) notes.push(`${where}: ${expression.trim()} is '${result.cron}' (${result.note})`);
+  const spec: ScheduleSpec = { cron: result.cron };
+  if (typeof extra.timezone === 'string' && extra.timezone !== 'UTC') spec.timezone = extra.timezone;
+  const payload = schedulePayload(extra.input, where, notes);
+  if (payload) spec.payload = payload;
+  return spec;
+}
+
+/**
+ * An EventBridge pattern's `detail-type` list as event names to subscribe
+ * to; the rest of the pattern (`source`, `detail`...) is reported, since
+ * Switchyard matches on the event name alone.
+ */
+export function eventsFromPattern(pattern: unknown, where: string, notes: string[]): string[] {
+  const p = typeof pattern === 'object' && pattern !== null && !Array.isArray(pattern) ? (pattern as Record<string, unknown>) : {};
+  const types = p['detail-type'];
+  const names = Array.isArray(types) ? types.filter((t): t is string => typeof t === 'string' && t.length > 0 && t.length <= 200) : [];
+  if (names.length === 0 || (Array.isArray(types) && names.length !== types.length)) {
+    notes.push(`${where}: only a pattern with a detail-type list of names maps to function events; not carried`);
+    return [];
+  }
+  const rest = Object.keys(p).filter((k) => k !== 'detail-type');
+  if (rest.length > 0) notes.push(`${where}: ${rest.join(', ')} of the pattern not carried (functions subscribe by event name: the detail-type)`);
+  return names;
+}
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,6 +126,21 @@ export function routePath(path: string): string {
   return p.length > 1 ? p.replace(/\/+$/, '') : p;
 }
 
+/** Lambda's MaximumRetryAttempts (0 to 2) as `async.retries`; undefined when absent or not a number. */
+export function retriesOf(value: unknown, where: string, notes: string[]): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    notes.push(`${where}: ${JSON.stringify(value)} is not a number of retries; not carried`);
+    return undefined;
+  }
+  if (n > 5) {
+    notes.push(`${where}: ${n} retries is above Switchyard's 5; set to 5`);
+    return 5;
+  }
+  return n;
+}
+
 /** Lambda's seconds to timeout_ms, within Switchyard's 1 to 900000. */
 export function timeoutMs(seconds: unknown): number | undefined {
   const n = Number(seconds);
@@ -86,6 +167,45 @@ export class ProjectBuilder {
     this.document.functions![name] = spec;
   }
 
+  /** A schedule of the function (at most 20, as the server takes). */
+  addSchedule(name: string, schedule: ScheduleSpec, where: string): void {
+    const fn = this.document.functions![name];
+    fn.schedules ??= [];
+    if (fn.schedules.length >= 20) {
+      this.notes.push(`${where}: a function has at most 20 schedules; not carried`);
+      return;
+    }
+    fn.schedules.push(schedule);
+  }
+
+  /**
+   * Lambda's asynchronous invocation settings: `retries` (Lambda's 0 to 2
+   * fit Switchyard's 0 to 5), and destinations that name another function of
+   * the file (checked in result(): one the import did not carry is dropped).
+   */
+  setAsync(name: string, async: NonNullable<FunctionSpec['async']>): void {
+    const fn = this.document.functions![name];
+    const out: NonNullable<FunctionSpec['async']> = {};
+    if (async.retries !== undefined) out.retries = async.retries;
+    if (async.on_success) out.on_success = async.on_success;
+    if (async.on_failure) out.on_failure = async.on_failure;
+    if (Object.keys(out).length > 0) fn.async = out;
+  }
+
+  /** Event names the function subscribes to (once each, at most 50). */
+  addEvents(name: string, names: string[], where: string): void {
+    const fn = this.document.functions![name];
+    fn.events ??= [];
+    for (const event of names) {
+      if (fn.events.includes(event)) continue;
+      if (fn.events.length >= 50) {
+        this.notes.push(`${where}: a function subscribes to at most 50 events; '${event}' not carried`);
+        continue;
+      }
+      fn.events.push(event);
+    }
+  }
+
   /** The function to route for this event format: the function itself, or a copy named `<name>-v1`/`-v2` for the other format. */
   functionFor(name: string, format: EventFormat): string {
     const fns = this.document.functions!;
@@ -97,7 +217,9 @@ export class ProjectBuilder {
     if (fn.event_format === format) return name;
     const copy = `${name}-${format === 'aws-v1' ? 'v1' : 'v2'}`.slice(0, 64);
     if (!fns[copy]) {
-      fns[copy] = { ...fn, event_format: format };
+      // The copy serves HTTP only: schedules and events stay with the function, or they would run twice.
+      const { schedules: _schedules, events: _events, ...http } = fn;
+      fns[copy] = { ...http, event_format: format };
       this.notes.push(`function '${name}' serves both a REST and an HTTP API: '${copy}' is a copy with the ${format} event format`);
     }
     return copy;
@@ -121,7 +243,15 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     const fns = this.document.functions!;
-    for (const fn of Object.values(fns)) {
+    for (const [name, fn] of Object.entries(fns)) {
+      for (const key of ['on_success', 'on_failure'] as const) {
+        const d = fn.async?.[key];
+        if (d && 'function' in d && !fns[d.function]) {
+          this.notes.push(`functions.${name}: the ${key} destination '${d.function}' was not carried; left out`);
+          delete fn.async![key];
+        }
+      }
+      if (fn.async && Object.keys(fn.async).length === 0) delete fn.async;
       // A function no HTTP event calls still gets a Lambda event format: its code expects one.
       if (fn.event_format === undefined) fn.event_format = 'aws-v2';
       if (Object.keys(fn.env ?? {}).length === 0) delete fn.env;

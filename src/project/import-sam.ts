@@ -8,14 +8,21 @@
  * Switchyard API per SAM API (`ServerlessRestApi` and `ServerlessHttpApi`
  * when implicit). Short tags (`!Ref`, `!Sub`, `!GetAtt`...) parse; `!Ref`
  * and `!Sub` of parameters with a default resolve, other values are read
- * from the environment and reported.
+ * from the environment and reported. `Schedule` and `ScheduleV2` events
+ * become function schedules (AWS's rate() and cron() translated by
+ * aws-schedule.ts, `Input` as the payload, ScheduleV2's time zone kept),
+ * `EventBridgeRule` / `CloudWatchEvent` events with a `Pattern.detail-type`
+ * list event subscriptions.
  */
 import { ProjectError } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
+  eventsFromPattern,
   functionName,
+  scheduleFrom,
   memoryMb,
+  retriesOf,
   routeMethod,
   routePath,
   splitHandler,
@@ -66,6 +73,64 @@ class Values {
   }
 }
 
+/**
+ * `EventInvokeConfig`: `MaximumRetryAttempts` as `async.retries`, a
+ * `DestinationConfig` of `Type: Lambda` whose `Destination` is `!GetAtt
+ * Fn.Arn` or `!Ref Fn` of a function of the template as a function
+ * destination; other types (SQS, SNS, EventBridge, S3) and
+ * `MaximumEventAgeInSeconds` reported.
+ */
+function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, where: string, functionNames: Map<string, string>): void {
+  if (!isObj(config)) return;
+  const at = `${where}.Properties.EventInvokeConfig`;
+  const retries = retriesOf(config.MaximumRetryAttempts, `${at}.MaximumRetryAttempts`, b.notes);
+  if (config.MaximumEventAgeInSeconds !== undefined) b.notes.push(`${at}.MaximumEventAgeInSeconds: not carried (Switchyard keeps an invocation until its retries are spent)`);
+  const destinations = isObj(config.DestinationConfig) ? config.DestinationConfig : {};
+  const target = (key: 'OnSuccess' | 'OnFailure') => {
+    const d = destinations[key];
+    if (d === undefined) return undefined;
+    const dest = isObj(d) ? d.Destination : undefined;
+    const getAtt = isObj(dest) ? dest['Fn::GetAtt'] : undefined;
+    const logical = Array.isArray(getAtt) ? getAtt[0] : typeof getAtt === 'string' ? getAtt.split('.')[0] : isObj(dest) ? dest.Ref : undefined;
+    const fn = typeof logical === 'string' ? functionNames.get(logical) : undefined;
+    if (isObj(d) && d.Type === 'Lambda' && fn) return { function: fn };
+    b.notes.push(`${at}.DestinationConfig.${key}: ${JSON.stringify(d)} is not a function of this template; not carried (a webhook destination can stand in)`);
+    return undefined;
+  };
+  b.setAsync(name, { retries, on_success: target('OnSuccess'), on_failure: target('OnFailure') });
+}
+
+/** Properties of a schedule Switchyard has no use for (names, descriptions), dropped without a word. */
+const SCHEDULE_SILENT = ['Name', 'Description', 'OmitName', 'GroupName', 'RoleArn', 'PermissionsBoundary', 'KmsKeyArn'];
+
+/**
+ * `Schedule` (`Schedule`, `Input`, `Enabled`, `State`) and `ScheduleV2`
+ * (`ScheduleExpression`, `ScheduleExpressionTimezone`, `Input`, `State`):
+ * one function schedule; a disabled one is reported and skipped.
+ */
+function scheduleEvent(b: ProjectBuilder, fn: string, type: 'Schedule' | 'ScheduleV2', p: Obj, at: string, values: Values): void {
+  const expressionKey = type === 'Schedule' ? 'Schedule' : 'ScheduleExpression';
+  const expression = values.resolve(p[expressionKey]);
+  const state = values.resolve(p.State);
+  const enabled = values.resolve(p.Enabled);
+  if (enabled === 'false' || state === 'DISABLED') {
+    b.notes.push(`${at}: schedule ${expression ?? JSON.stringify(p[expressionKey])} is disabled (${enabled === 'false' ? 'Enabled: false' : 'State: DISABLED'}); not carried`);
+    return;
+  }
+  if (expression === undefined) {
+    b.notes.push(`${at}: ${expressionKey} ${JSON.stringify(p[expressionKey])} cannot be resolved here; not carried`);
+    return;
+  }
+  const known = [expressionKey, 'Input', 'Enabled', 'State', ...(type === 'ScheduleV2' ? ['ScheduleExpressionTimezone'] : []), ...SCHEDULE_SILENT];
+  const ignored = Object.keys(p).filter((k) => !known.includes(k));
+  if (ignored.length > 0) b.notes.push(`${at}: ${ignored.join(', ')} not carried (a function schedule has a cron, a time zone and a payload; retries are the function's async settings)`);
+  const timezone = type === 'ScheduleV2' ? values.resolve(p.ScheduleExpressionTimezone) : undefined;
+  const input = p.Input === undefined ? undefined : values.resolve(p.Input);
+  if (p.Input !== undefined && input === undefined) b.notes.push(`${at}: Input ${JSON.stringify(p.Input)} cannot be resolved here; not carried`);
+  const schedule = scheduleFrom(expression, at, b.notes, { timezone, input });
+  if (schedule) b.addSchedule(fn, schedule, at);
+}
+
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -93,6 +158,15 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
     }
     return env;
   };
+
+  // Logical id -> function name, for destinations that point at another function of the template.
+  const functionNames = new Map<string, string>();
+  for (const [logicalId, resource] of Object.entries(doc.Resources)) {
+    if (isObj(resource) && resource.Type === 'AWS::Serverless::Function') {
+      const props = isObj(resource.Properties) ? resource.Properties : {};
+      functionNames.set(logicalId, functionName(values.resolve(props.FunctionName) ?? logicalId, []));
+    }
+  }
 
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
@@ -127,6 +201,7 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
     const memory = memoryMb(values.resolve(prop('MemorySize')), where, b.notes);
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
+    eventInvokeConfig(b, name, prop('EventInvokeConfig'), where, functionNames);
 
     const events = isObj(props.Events) ? props.Events : {};
     for (const [eventId, event] of Object.entries(events)) {
@@ -134,7 +209,15 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
       if (!isObj(event)) continue;
       const p = isObj(event.Properties) ? event.Properties : {};
       if (event.Type === 'Schedule' || event.Type === 'ScheduleV2') {
-        b.notes.push(`${at}: schedule ${JSON.stringify(p.Schedule ?? p.ScheduleExpression)} is kept for function schedules (a later release); not applied`);
+        scheduleEvent(b, name, event.Type, p, at, values);
+        continue;
+      }
+      if (event.Type === 'EventBridgeRule' || event.Type === 'CloudWatchEvent') {
+        const names = eventsFromPattern(p.Pattern, at, b.notes);
+        if (names.length === 0) continue;
+        const ignored = Object.keys(p).filter((k) => k !== 'Pattern');
+        if (ignored.length > 0) b.notes.push(`${at}: ${ignored.join(', ')} not carried (a subscribed function receives the event)`);
+        b.addEvents(name, names, at);
         continue;
       }
       if (event.Type !== 'Api' && event.Type !== 'HttpApi') {

@@ -7,13 +7,19 @@
  * `provider.httpApi.payload: '1.0'`). Variables: `${self:...}`, `${sls:stage}`,
  * `${opt:stage}`/`${opt:region}` and fallbacks are resolved; `${env:NAME}` is
  * kept (the project file reads it the same way); anything else is reported.
+ * `schedule` events become function schedules (AWS's rate() and cron()
+ * translated by aws-schedule.ts, `input` as the payload), `eventBridge`
+ * events with a `pattern.detail-type` list event subscriptions.
  */
 import { parse } from 'yaml';
 import { ProjectError } from './types.js';
 import {
   ProjectBuilder,
+  eventsFromPattern,
   functionName,
+  scheduleFrom,
   memoryMb,
+  retriesOf,
   routeMethod,
   routePath,
   splitHandler,
@@ -145,6 +151,90 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
   return null;
 }
 
+/**
+ * `maximumRetryAttempts` as `async.retries`; `destinations.onSuccess` /
+ * `onFailure` naming another function of the service as a function
+ * destination (an ARN, or `{type, arn}`, is reported: Switchyard has no
+ * queues or topics; a webhook can stand in); `maximumEventAge` reported.
+ */
+function asyncSettings(b: ProjectBuilder, name: string, fn: Obj, where: string, functions: Obj): void {
+  const retries = retriesOf(fn.maximumRetryAttempts, `${where}.maximumRetryAttempts`, b.notes);
+  if (fn.maximumEventAge !== undefined) b.notes.push(`${where}.maximumEventAge: not carried (Switchyard keeps an invocation until its retries are spent)`);
+  const destinations = isObj(fn.destinations) ? fn.destinations : {};
+  const target = (key: 'onSuccess' | 'onFailure') => {
+    const value = destinations[key];
+    if (value === undefined) return undefined;
+    if (typeof value === 'string' && isObj(functions[value])) return { function: functionName(value, []) };
+    b.notes.push(`${where}.destinations.${key}: ${JSON.stringify(value)} is not a function of this service; not carried (a webhook destination can stand in)`);
+    return undefined;
+  };
+  b.setAsync(name, { retries, on_success: target('onSuccess'), on_failure: target('onFailure') });
+}
+
+/** Keys of a schedule event Switchyard has no use for (names, descriptions) and so drops without a word. */
+const SCHEDULE_SILENT = ['name', 'description'];
+
+/**
+ * `schedule: rate(...)|cron(...)` or `{rate: [...], enabled, input, timezone,
+ * ...}`: one function schedule per expression; a disabled one is reported
+ * and skipped.
+ */
+function scheduleEvent(b: ProjectBuilder, fn: string, spec: unknown, at: string, vars: Variables): void {
+  const text = (v: unknown, where: string) => (typeof v === 'string' ? (vars.resolve(v, where) ?? null) : v);
+  if (typeof spec === 'string') {
+    const expression = text(spec, at);
+    if (expression === null) return;
+    const schedule = scheduleFrom(expression, at, b.notes);
+    if (schedule) b.addSchedule(fn, schedule, at);
+    return;
+  }
+  if (!isObj(spec)) {
+    b.notes.push(`${at}: schedule ${JSON.stringify(spec)} is not a rate(...) or cron(...) text or a mapping; not carried`);
+    return;
+  }
+  const rates = Array.isArray(spec.rate) ? spec.rate : spec.rate === undefined ? [] : [spec.rate];
+  if (spec.enabled === false) {
+    b.notes.push(`${at}: schedule ${rates.map((r) => String(r)).join(', ')} is disabled (enabled: false); not carried`);
+    return;
+  }
+  if (rates.length === 0) {
+    b.notes.push(`${at}: schedule without a rate; not carried`);
+    return;
+  }
+  const ignored = Object.keys(spec).filter((k) => !['rate', 'enabled', 'input', 'timezone', 'method', ...SCHEDULE_SILENT].includes(k));
+  if (ignored.length > 0) b.notes.push(`${at}: ${ignored.join(', ')} not carried (a function schedule has a cron, a time zone and a payload)`);
+  rates.forEach((rate, i) => {
+    const where = rates.length > 1 ? `${at}.rate[${i}]` : at;
+    const expression = text(rate, where);
+    if (expression === null) return;
+    const schedule = scheduleFrom(expression, where, b.notes, { input: spec.input, timezone: text(spec.timezone, `${at}.timezone`) });
+    if (schedule) b.addSchedule(fn, schedule, where);
+  });
+}
+
+/** `eventBridge` with a `pattern` whose `detail-type` lists names: the function subscribes to them; with a `schedule`, a schedule. */
+function eventBridgeEvent(b: ProjectBuilder, fn: string, spec: unknown, at: string, vars: Variables): void {
+  if (!isObj(spec)) {
+    b.notes.push(`${at}: eventBridge ${JSON.stringify(spec)} is not a mapping; not carried`);
+    return;
+  }
+  if (spec.enabled === false) {
+    b.notes.push(`${at}: eventBridge rule is disabled (enabled: false); not carried`);
+    return;
+  }
+  if (spec.schedule !== undefined) {
+    scheduleEvent(b, fn, { rate: spec.schedule, input: spec.input }, at, vars);
+    return;
+  }
+  const names = eventsFromPattern(spec.pattern, at, b.notes);
+  if (names.length === 0) return;
+  if (spec.eventBus !== undefined) b.notes.push(`${at}: eventBus not carried (Switchyard has one event bus)`);
+  if (spec.input !== undefined || spec.inputPath !== undefined || spec.inputTransformer !== undefined) {
+    b.notes.push(`${at}: input, inputPath and inputTransformer not carried (a subscribed function receives the event)`);
+  }
+  b.addEvents(fn, names, at);
+}
+
 export function importServerless(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -186,13 +276,18 @@ export function importServerless(yamlText: string, options: ImportOptions = {}):
     const memory = memoryMb(fn.memorySize ?? provider.memorySize, where, b.notes);
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
+    asyncSettings(b, name, fn, where, doc.functions as Obj);
 
     (Array.isArray(fn.events) ? fn.events : []).forEach((event, i) => {
       const at = `${where}.events[${i}]`;
       if (!isObj(event)) return;
       const kind = Object.keys(event)[0];
       if (kind === 'schedule') {
-        b.notes.push(`${at}: schedule ${JSON.stringify(event.schedule)} is kept for function schedules (a later release); not applied`);
+        scheduleEvent(b, name, event.schedule, at, vars);
+        return;
+      }
+      if (kind === 'eventBridge') {
+        eventBridgeEvent(b, name, event.eventBridge, at, vars);
         return;
       }
       if (kind !== 'http' && kind !== 'httpApi') {

@@ -12,11 +12,14 @@ import { dirname, extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
+import { parseCron, validTimezone } from '../scheduler/cron.js';
+import { normalizeSchedule } from './function-triggers.js';
 import { PROJECT_DEFAULTS, RUNTIME_BY_EXTENSION } from './defaults.js';
 import {
   ProjectError,
   type Project,
   type ProjectApiDef,
+  type ProjectDestination,
   type ProjectFunction,
   type ProjectProblem,
   type ProjectWebhook,
@@ -113,23 +116,6 @@ function ajvMessage(error: ErrorObject): string {
   }
 }
 
-/** Keys a later release will support; refused with a clear reason rather than "unknown key". */
-function refuseFutureKeys(raw: unknown, problems: Problems): void {
-  const functions = (raw as { functions?: unknown } | null)?.functions;
-  if (!functions || typeof functions !== 'object') return;
-  for (const [name, fn] of Object.entries(functions)) {
-    if (!fn || typeof fn !== 'object') continue;
-    for (const key of ['schedules', 'events'] as const) {
-      if (key in fn) {
-        problems.add(
-          ['functions', name, key],
-          `function ${key} are not supported yet; remove the key (a webhook with a cron or events can call a route of the function meanwhile)`,
-        );
-      }
-    }
-  }
-}
-
 /** Replaces `${env:NAME}` in every string of the document; a missing variable is a problem naming it. */
 function interpolate(value: unknown, path: Path, env: EnvMap, problems: Problems, used: Set<string>): unknown {
   if (typeof value === 'string') {
@@ -163,6 +149,9 @@ interface RawFunction {
   env?: Record<string, string | number | boolean>;
   timeout_ms?: number;
   memory_mb?: number;
+  schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
+  events?: string[];
+  async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
 }
 interface RawApi {
   base_path: string;
@@ -206,12 +195,19 @@ export async function parseProject(text: string, file: string, options: LoadOpti
     problems.add([], 'the file must be a mapping with functions, apis and webhooks');
     problems.throwIfAny();
   }
-  refuseFutureKeys(raw, problems);
-  problems.throwIfAny();
   const validate = schemaValidator();
   if (!validate(raw)) {
+    const destinations = new Set<string>();
     for (const error of validate.errors ?? []) {
       if (error.keyword === 'if') continue;
+      // A destination is null, {webhook} or {function}: one problem, not one per branch.
+      if (error.schemaPath.startsWith('#/$defs/destination/')) {
+        if (!destinations.has(error.instancePath)) {
+          destinations.add(error.instancePath);
+          problems.add(ajvPath({ ...error, keyword: 'oneOf' }), 'must be null, {webhook: <name>} or {function: <name>}');
+        }
+        continue;
+      }
       // target_url or target, exactly one: said in build()'s own words.
       if (error.keyword === 'oneOf' || error.schemaPath.includes('/oneOf/')) continue;
       problems.add(ajvPath(error), ajvMessage(error));
@@ -236,6 +232,16 @@ export async function loadProject(file: string, options: LoadOptions = {}): Prom
     throw new ProjectError([{ file, path: '', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})` }]);
   }
   return parseProject(text, file, options);
+}
+
+/** A schedule's cron in Switchyard's dialect and its zone, checked here so the problem has a line. */
+function checkSchedule(s: { cron: string; timezone?: string }, at: Path, problems: Problems): void {
+  try {
+    parseCron(s.cron);
+  } catch (err) {
+    problems.add([...at, 'cron'], (err as Error).message.replace(/^cron: /, ''));
+  }
+  if (s.timezone !== undefined && !validTimezone(s.timezone)) problems.add([...at, 'timezone'], `'${s.timezone}' is not an IANA time zone`);
 }
 
 async function build(raw: RawProject, file: string, options: LoadOptions, problems: Problems): Promise<Project> {
@@ -264,6 +270,16 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       env: Object.fromEntries(Object.entries(fn.env ?? {}).map(([k, v]) => [k, String(v)])),
       timeout_ms: fn.timeout_ms ?? d.timeout_ms,
       memory_mb: fn.memory_mb ?? d.memory_mb,
+      schedules: (fn.schedules ?? []).map((s, i) => {
+        checkSchedule(s, ['functions', name, 'schedules', i], problems);
+        return normalizeSchedule(s);
+      }),
+      events: fn.events ?? [],
+      async: {
+        retries: fn.async?.retries ?? PROJECT_DEFAULTS.async.retries,
+        on_success: fn.async?.on_success ?? null,
+        on_failure: fn.async?.on_failure ?? null,
+      },
     });
   }
 
@@ -286,6 +302,16 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       else seen.set(key, i);
     });
     apis.push({ name, base_path: api.base_path, routes: routes.map((r) => ({ ...r })) });
+  }
+
+  const webhookNames = new Set(Object.keys(raw.webhooks ?? {}));
+  for (const fn of functions) {
+    for (const key of ['on_success', 'on_failure'] as const) {
+      const d = fn.async[key];
+      const at = ['functions', fn.name, 'async', key];
+      if (d && 'webhook' in d && !webhookNames.has(d.webhook)) problems.add([...at, 'webhook'], `no webhook '${d.webhook}' in this file`);
+      if (d && 'function' in d && !known.has(d.function)) problems.add([...at, 'function'], `no function '${d.function}' in this file`);
+    }
   }
 
   const apiNames = new Set(apis.map((a) => a.name));

@@ -5,10 +5,16 @@
  * setting; env values and sensitive webhook values by the server's own dry
  * run (state.ts). Without `prune` nothing is deleted. The plan is pure data:
  * it renders as text and as JSON, and apply.ts executes it.
+ *
+ * A function's `async` destination may name a webhook (or a function) that
+ * this apply creates: the function is written first without it, and a second
+ * change `~ function f (async)`, marked `destinations: true`, sets it once
+ * the webhooks are written.
  */
 import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
+import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, type DestinationLookup } from './function-triggers.js';
 import {
   ProjectError,
   type Project,
@@ -33,6 +39,13 @@ export interface PlanChange {
   function?: string;
   /** For updates: the fields that change. */
   fields?: string[];
+  /**
+   * For a function: the second write that sets the `async` destinations
+   * naming a webhook or function this apply creates (after the webhooks).
+   */
+  destinations?: true;
+  /** For a function's first write: the destinations left out until the second one. */
+  pending?: Array<'on_success' | 'on_failure'>;
 }
 
 export interface Plan {
@@ -68,7 +81,12 @@ export function canonical(value: unknown): string {
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const sortedKeys = (o: Record<string, unknown>) => Object.keys(o).sort();
 
-export function functionChanges(fn: ProjectFunction, current: RemoteFunction, envDiffers: boolean): string[] {
+export function functionChanges(
+  fn: ProjectFunction,
+  current: RemoteFunction,
+  envDiffers: boolean,
+  webhookNameOf: (id: string) => string | undefined = () => undefined,
+): string[] {
   const fields: string[] = [];
   if (codeSha256(fn.code) !== current.code_sha256) fields.push('code');
   if (fn.runtime !== current.runtime) fields.push('runtime');
@@ -77,6 +95,7 @@ export function functionChanges(fn: ProjectFunction, current: RemoteFunction, en
   if (envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort())) fields.push('env');
   if (fn.timeout_ms !== current.timeout_ms) fields.push('timeout_ms');
   if (fn.memory_mb !== current.memory_mb) fields.push('memory_mb');
+  fields.push(...triggerChanges(fn, current, webhookNameOf));
   return fields;
 }
 
@@ -162,12 +181,32 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   const webhookWrites: PlanChange[] = [];
   const deletions: { webhooks: PlanChange[]; apis: PlanChange[]; functions: PlanChange[] } = { webhooks: [], apis: [], functions: [] };
 
+  const webhookNames = new Map(current.webhooks.map((w) => [w.id, w.name]));
+  const webhookNameOf = (id: string) => webhookNames.get(id);
+  // What exists before this apply writes anything: a destination naming anything else waits for the second write.
+  const before: DestinationLookup = {
+    webhookId: (name) => {
+      const found = current.webhooks.filter((w) => w.name === name);
+      return found.length === 1 ? found[0].id : undefined;
+    },
+    hasFunction: (name) => current.functions.some((f) => f.name === name),
+  };
+  const destinationWrites: PlanChange[] = [];
   for (const fn of desired.functions) {
     const existing = current.functions.find((f) => f.name === fn.name);
-    if (!existing) functionWrites.push({ action: 'create', kind: 'function', name: fn.name });
+    const pending = pendingDestinations(fn.async, before);
+    if (pending.length > 0) {
+      destinationWrites.push({ action: 'update', kind: 'function', name: fn.name, fields: ['async'], destinations: true });
+    }
+    const marks = pending.length > 0 ? { pending } : {};
+    if (!existing) functionWrites.push({ action: 'create', kind: 'function', name: fn.name, ...marks });
     else {
-      const fields = functionChanges(fn, existing, current.env_differs.includes(fn.name));
-      if (fields.length > 0) functionWrites.push({ action: 'update', kind: 'function', name: fn.name, fields });
+      let fields = functionChanges(fn, existing, current.env_differs.includes(fn.name), webhookNameOf);
+      // The first write sets async only when it changes something besides the destinations that wait.
+      if (pending.length > 0 && fields.includes('async') && same(asyncWithout(fn.async, pending), remoteAsync(existing.async, webhookNameOf))) {
+        fields = fields.filter((f) => f !== 'async');
+      }
+      if (fields.length > 0) functionWrites.push({ action: 'update', kind: 'function', name: fn.name, fields, ...marks });
     }
   }
 
@@ -207,7 +246,15 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   if (problems.length > 0) throw new ProjectError(problems);
   return {
     prune,
-    changes: [...functionWrites, ...apiWrites, ...webhookWrites, ...deletions.webhooks, ...deletions.apis, ...deletions.functions],
+    changes: [
+      ...functionWrites,
+      ...apiWrites,
+      ...webhookWrites,
+      ...destinationWrites,
+      ...deletions.webhooks,
+      ...deletions.apis,
+      ...deletions.functions,
+    ],
     desired,
     current,
   };
@@ -254,6 +301,7 @@ export function renderPlan(plan: Plan): string {
   const lines = plan.changes.map((c) => {
     let line = `${sign[c.action]} ${c.kind} ${c.name}`;
     if (c.kind === 'route') line += ` (api ${c.api})${c.action === 'delete' ? '' : ` -> ${c.function}`}`;
+    else if (c.destinations) line += ' (async destinations, once they exist)';
     else if (c.fields) line += ` (${c.fields.join(', ')})`;
     return line;
   });

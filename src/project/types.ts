@@ -4,7 +4,9 @@
  * compares with the server. Field names are the management API's, except
  * `base_path` (the API's `basePath`, snake_case like every other key of the
  * file), `mock_endpoint.api` and `target.api` (an API's name: ids and invoke
- * URLs are not portable).
+ * URLs are not portable), and a function's `async` destinations, which name
+ * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
+ * where the API takes `{type, id|name}`.
  */
 import type { EventFormat, FunctionRuntimeName, RouteMethod } from '../types.js';
 import type { WebhookMethod } from '../webhooks/types.js';
@@ -20,6 +22,27 @@ export interface ProjectFunction {
   env: Record<string, string>;
   timeout_ms: number;
   memory_mb: number;
+  /** Cron schedules that invoke the function; `timezone` filled (UTC), `payload` absent when empty. */
+  schedules: ProjectSchedule[];
+  /** Event-name patterns (`*` allowed) the function subscribes to. */
+  events: string[];
+  /** Asynchronous invocation: retries and where the outcome goes. */
+  async: ProjectAsync;
+}
+
+export interface ProjectSchedule {
+  cron: string;
+  timezone: string;
+  payload?: Record<string, unknown>;
+}
+
+/** Where an asynchronous invocation's outcome goes, by name in the file. */
+export type ProjectDestination = { webhook: string } | { function: string };
+
+export interface ProjectAsync {
+  retries: number;
+  on_success: ProjectDestination | null;
+  on_failure: ProjectDestination | null;
 }
 
 export interface ProjectRoute {
@@ -67,7 +90,17 @@ export interface ProjectDocument {
   version?: 1;
   functions?: Record<
     string,
-    { file: string; handler?: string; event_format?: EventFormat; env?: Record<string, string>; timeout_ms?: number; memory_mb?: number }
+    {
+      file: string;
+      handler?: string;
+      event_format?: EventFormat;
+      env?: Record<string, string>;
+      timeout_ms?: number;
+      memory_mb?: number;
+      schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
+      events?: string[];
+      async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
+    }
   >;
   apis?: Record<string, { base_path: string; routes?: ProjectRoute[] }>;
   webhooks?: Record<string, Record<string, unknown>>;

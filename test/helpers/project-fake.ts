@@ -4,7 +4,17 @@
  * integration suite checks the real server). Every write is recorded.
  */
 import { createHash } from 'node:crypto';
-import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, WebhookBody } from '../../src/project/index.js';
+import type {
+  DryRunResult,
+  FunctionBody,
+  ProjectApi,
+  RemoteApi,
+  RemoteAsync,
+  RemoteFunction,
+  RemoteSchedule,
+  RemoteWebhook,
+  WebhookBody,
+} from '../../src/project/index.js';
 
 interface StoredFunction extends RemoteFunction {
   env: Record<string, string>;
@@ -43,7 +53,12 @@ export class FakeProjectApi implements ProjectApi {
       version: 1,
       code: body.code,
       code_sha256: createHash('sha256').update(body.code).digest('hex'),
+      // As the server answers them: timezone filled, async defaults.
+      schedules: (body.schedules ?? []).map((s) => ({ cron: s.cron, timezone: s.timezone ?? 'UTC', payload: s.payload ?? null })),
+      events: body.events ?? [],
+      async: body.async ?? { retries: 2, on_success: null, on_failure: null },
     };
+    this.checkDestinations(fn.async);
     this.functions.set(fn.name, fn);
     return this.view(fn);
   }
@@ -52,9 +67,18 @@ export class FakeProjectApi implements ProjectApi {
     const fn = this.functions.get(name)!;
     Object.assign(fn, Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null)));
     if ('handler' in body) fn.handler = (body.handler as string | null) ?? null;
+    if (body.schedules) fn.schedules = (body.schedules as RemoteSchedule[]).map((s) => ({ cron: s.cron, timezone: s.timezone ?? 'UTC', payload: s.payload ?? null }));
+    if (body.async) this.checkDestinations(body.async as RemoteAsync);
     fn.code_sha256 = createHash('sha256').update(fn.code).digest('hex');
     fn.version++;
     return this.view(fn);
+  }
+  /** The server refuses a destination naming a webhook or function it does not hold. */
+  private checkDestinations(a: RemoteAsync | undefined) {
+    for (const d of [a?.on_success, a?.on_failure]) {
+      if (d?.type === 'webhook' && !this.webhooks.some((w) => w.id === d.id)) throw new Error(`unknown webhook ${d.id}`);
+      if (d?.type === 'function' && !this.functions.has(d.name)) throw new Error(`unknown function ${d.name}`);
+    }
   }
   async deleteFunction(name: string) {
     this.writes.push(`delete function ${name}`);

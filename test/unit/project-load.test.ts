@@ -71,6 +71,9 @@ webhooks:
         env: {},
         timeout_ms: 10000,
         memory_mb: 128,
+        schedules: [],
+        events: [],
+        async: { retries: 2, on_success: null, on_failure: null },
       },
       {
         name: 'typed',
@@ -82,6 +85,9 @@ webhooks:
         env: { GREETING: 'hi', PORT: '8080', TOKEN: 'Bearer abc' },
         timeout_ms: 2000,
         memory_mb: 64,
+        schedules: [],
+        events: [],
+        async: { retries: 2, on_success: null, on_failure: null },
       },
     ]);
     expect(project.apis).toEqual([
@@ -197,10 +203,74 @@ apis:
     ]);
   });
 
-  it('function schedules and events are refused as not supported yet', async () => {
-    const problems = await problemsOf('functions:\n  hello:\n    file: functions/hello.js\n    schedules: [{ cron: "* * * * *" }]\n');
-    expect(problems[0]).toMatchObject({ path: 'functions.hello.schedules' });
-    expect(problems[0].message).toMatch(/not supported yet/);
+  it('function schedules, events and async: defaults filled, checked, destinations by name of the file', async () => {
+    const text = `
+functions:
+  hello:
+    file: functions/hello.js
+    schedules:
+      - { cron: '0 9 * * 1-5', timezone: America/New_York, payload: { kind: daily } }
+      - { cron: '*/15 * * * *', payload: {} }
+    events: [order.created, 'user.*']
+    async: { retries: 0, on_failure: { webhook: alerts }, on_success: { function: typed } }
+  typed: { file: functions/typed.ts, async: { on_success: null } }
+webhooks:
+  alerts: { target_url: https://example.com/a, method: POST, payload_template: {} }
+`;
+    const { project } = await parse(text);
+    expect(project.functions[0]).toMatchObject({
+      schedules: [
+        { cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } },
+        { cron: '*/15 * * * *', timezone: 'UTC' },
+      ],
+      events: ['order.created', 'user.*'],
+      async: { retries: 0, on_success: { function: 'typed' }, on_failure: { webhook: 'alerts' } },
+    });
+    expect(project.functions[0].schedules[1]).not.toHaveProperty('payload');
+    expect(project.functions[1].async).toEqual({ retries: 2, on_success: null, on_failure: null });
+  });
+
+  it('refuses a cron Switchyard cannot run, an unknown zone, a destination the file lacks, a bad destination, too many retries', async () => {
+    const problems = await problemsOf(`
+functions:
+  hello:
+    file: functions/hello.js
+    schedules:
+      - { cron: '0 9 ? * MON-FRI' }
+      - { cron: '0 9 * * *', timezone: Mars/Olympus }
+    async: { on_failure: { webhook: nowhere }, on_success: { function: ghost } }
+  typed:
+    file: functions/typed.ts
+    async: { retries: 9, on_success: { queue: q } }
+`);
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p]));
+    expect(Object.keys(byPath).sort()).toEqual(['functions.typed.async.on_success', 'functions.typed.async.retries']);
+    expect(byPath['functions.typed.async.on_success'].message).toBe('must be null, {webhook: <name>} or {function: <name>}');
+    expect(byPath['functions.typed.async.on_success'].line).toBe(11);
+
+    // Once the schema passes, the checks of the cron dialect, the zone and the references.
+    const later = await problemsOf(`
+functions:
+  hello:
+    file: functions/hello.js
+    schedules:
+      - { cron: '0 9 ? * MON-FRI' }
+      - { cron: '0 9 * * *', timezone: Mars/Olympus }
+    async: { on_failure: { webhook: nowhere }, on_success: { function: ghost } }
+`);
+    expect(later.map((p) => [p.path, p.message])).toEqual([
+      ['functions.hello.schedules[0].cron', "'?' is not supported; use '*' in day-of-month"],
+      ['functions.hello.schedules[1].timezone', "'Mars/Olympus' is not an IANA time zone"],
+      ['functions.hello.async.on_success.function', "no function 'ghost' in this file"],
+      ['functions.hello.async.on_failure.webhook', "no webhook 'nowhere' in this file"],
+    ]);
+    expect(later[0].line).toBe(6);
+  });
+
+  it('a function schedule list is bounded (20) as the server bounds it', async () => {
+    const many = Array.from({ length: 21 }, () => "      - { cron: '* * * * *' }").join('\n');
+    const problems = await problemsOf(`functions:\n  hello:\n    file: functions/hello.js\n    schedules:\n${many}\n`);
+    expect(problems[0]).toMatchObject({ path: 'functions.hello.schedules', message: 'must NOT have more than 20 items' });
   });
 
   it('checks what the schema cannot: route paths, references, files, duplicates', async () => {

@@ -221,3 +221,129 @@ apis:
     await expect(plan(BASE)).rejects.toThrow(/apis\.shop: the server holds 2 items named 'shop'/);
   });
 });
+
+describe('function schedules, events and async', () => {
+  const TRIGGERS = `
+functions:
+  hello:
+    file: hello.js
+    schedules:
+      - { cron: '0 9 * * 1-5', timezone: America/New_York, payload: { kind: daily } }
+      - { cron: '*/15 * * * *' }
+    events: [order.created]
+    async: { retries: 4, on_failure: { webhook: alerts }, on_success: { function: users } }
+  users:
+    file: users.js
+webhooks:
+  alerts:
+    target_url: https://example.com/alerts
+    method: POST
+    payload_template: {}
+`;
+
+  it('a destination on a webhook of the same apply is set by a second write, after the webhook exists', async () => {
+    const p = await plan(TRIGGERS);
+    expect(renderPlan(p).split('\n').slice(0, 4)).toEqual([
+      '+ function hello',
+      '+ function users',
+      '+ webhook alerts',
+      '~ function hello (async destinations, once they exist)',
+    ]);
+    expect(p.changes[0]).toMatchObject({ action: 'create', name: 'hello', pending: ['on_success', 'on_failure'] });
+    // The fake refuses a destination that does not exist, as the server does: the order is what makes this pass.
+    await applyPlan(p, api);
+    expect(api.writes).toEqual(['create function hello', 'create function users', 'create webhook alerts', 'update function hello async']);
+    const hello = api.functions.get('hello')!;
+    expect(hello.async).toEqual({
+      retries: 4,
+      on_success: { type: 'function', name: 'users' },
+      on_failure: { type: 'webhook', id: api.webhooks[0].id },
+    });
+    expect(hello.schedules).toEqual([
+      { cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } },
+      { cron: '*/15 * * * *', timezone: 'UTC', payload: null },
+    ]);
+    expect(hello.events).toEqual(['order.created']);
+    // The server answers timezone UTC and payload null where the file wrote nothing: still no change.
+    expect((await plan(TRIGGERS)).changes).toEqual([]);
+  });
+
+  it('a destination on what the server holds already goes in the first write', async () => {
+    await apply(TRIGGERS.replace("on_success: { function: users } }", "on_success: null }"));
+    api.writes = [];
+    const p = await plan(TRIGGERS);
+    expect(renderPlan(p).split('\n')[0]).toBe('~ function hello (async)');
+    expect(p.changes).toHaveLength(1);
+    await applyPlan(p, api);
+    expect(api.functions.get('hello')!.async!.on_success).toEqual({ type: 'function', name: 'users' });
+  });
+
+  it('an existing function gaining a destination on a new webhook: only the second write, unless async changes otherwise', async () => {
+    const without = TRIGGERS.replace(/webhooks:[\s\S]*$/, '').replace(/on_failure: \{ webhook: alerts \}, /, '');
+    await apply(without);
+    expect(api.functions.get('hello')!.async!.on_failure).toBeNull();
+    api.writes = [];
+    const p = await plan(TRIGGERS);
+    expect(renderPlan(p).split('\n').slice(0, 2)).toEqual(['+ webhook alerts', '~ function hello (async destinations, once they exist)']);
+    await applyPlan(p, api);
+    expect(api.writes).toEqual(['create webhook alerts', 'update function hello async']);
+
+    // retries changes as well: the first write sets retries (without the pending destination), the second the destination.
+    api = new FakeProjectApi();
+    await apply(without);
+    const p2 = await plan(TRIGGERS.replace('retries: 4', 'retries: 1').replace(/\n {2}alerts:/, '\n  alerts2:').replace('webhook: alerts', 'webhook: alerts2'));
+    expect(renderPlan(p2).split('\n').slice(0, 3)).toEqual([
+      '~ function hello (async)',
+      '+ webhook alerts2',
+      '~ function hello (async destinations, once they exist)',
+    ]);
+    await applyPlan(p2, api);
+    expect(api.functions.get('hello')!.async).toMatchObject({ retries: 1, on_failure: { type: 'webhook' } });
+  });
+
+  it('defaults equal absent; edits name schedules, events and async; removing them resets them', async () => {
+    const plain = `
+functions:
+  hello:
+    file: hello.js
+    schedules: []
+    events: []
+    async: { retries: 2, on_success: null }
+`;
+    await apply(plain);
+    expect(api.writes).toEqual(['create function hello']);
+    expect((await plan('functions:\n  hello:\n    file: hello.js\n')).changes).toEqual([]);
+
+    const edited = `
+functions:
+  hello:
+    file: hello.js
+    schedules: [{ cron: '0 * * * *', timezone: Europe/Paris }]
+    events: ['user.*']
+    async: { retries: 0 }
+`;
+    const p = await plan(edited);
+    expect(renderPlan(p).split('\n')[0]).toBe('~ function hello (schedules, events, async)');
+    await applyPlan(p, api);
+    expect((await plan(edited)).changes).toEqual([]);
+    // Schedules in another order are the same schedules.
+    const hello = api.functions.get('hello')!;
+    hello.schedules = [{ cron: '0 * * * *', timezone: 'Europe/Paris', payload: {} }];
+    expect((await plan(edited)).changes).toEqual([]);
+
+    const back = await plan('functions:\n  hello:\n    file: hello.js\n');
+    expect(renderPlan(back).split('\n')[0]).toBe('~ function hello (schedules, events, async)');
+    await applyPlan(back, api);
+    expect(api.writes.at(-1)).toBe('update function hello async,events,schedules');
+    expect(api.functions.get('hello')).toMatchObject({ schedules: [], events: [], async: { retries: 2, on_success: null, on_failure: null } });
+  });
+
+  it('a server older than function triggers (no such fields) plans nothing for a file without them', async () => {
+    await apply('functions:\n  hello:\n    file: hello.js\n');
+    const fn = api.functions.get('hello')! as unknown as Record<string, unknown>;
+    delete fn.schedules;
+    delete fn.events;
+    delete fn.async;
+    expect((await plan('functions:\n  hello:\n    file: hello.js\n')).changes).toEqual([]);
+  });
+});

@@ -22,6 +22,59 @@ import { FakeProjectApi } from '../helpers/project-fake.js';
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
 describe('export', () => {
+  it('writes function schedules, events and async destinations by name, and applies back as nothing to do', async () => {
+    const api = new FakeProjectApi();
+    const alerts = await api.createWebhook({
+      name: 'alerts',
+      target_url: 'https://example.com/alerts',
+      method: 'POST',
+      headers: {},
+      payload_template: {},
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: null,
+      events: [],
+      enabled: true,
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+    const base = { runtime: 'javascript' as const, env: {}, timeout_ms: 10000, memory_mb: 128, event_format: 'switchyard' as const };
+    await api.createFunction({ ...base, name: 'audit', code: 'export const handler = () => 1;' });
+    await api.createFunction({
+      ...base,
+      name: 'report',
+      code: 'export const handler = () => 2;',
+      schedules: [
+        { cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } },
+        { cron: '@hourly', timezone: 'UTC' },
+      ],
+      events: ['order.*'],
+      async: { retries: 5, on_success: { type: 'function', name: 'audit' }, on_failure: { type: 'webhook', id: alerts.id } },
+    });
+    const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { functions: Record<string, Record<string, unknown>> };
+    expect(doc.functions.report).toMatchObject({
+      schedules: [{ cron: '0 9 * * 1-5', timezone: 'America/New_York', payload: { kind: 'daily' } }, { cron: '@hourly' }],
+      events: ['order.*'],
+      async: { retries: 5, on_success: { function: 'audit' }, on_failure: { webhook: 'alerts' } },
+    });
+    expect(doc.functions.audit).toEqual({ file: 'functions/audit.js' });
+    const { project } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
+      readFile: async (p) => exported.files[p.replace('/x/', '')],
+    });
+    expect(planProject(project, await readServerState(api, project)).changes).toEqual([]);
+
+    // Applied to an empty server, the export recreates the destinations once their targets exist.
+    const fresh = new FakeProjectApi();
+    await applyPlan(planProject(project, await readServerState(fresh, project)), fresh);
+    expect(fresh.functions.get('report')!.async).toEqual({
+      retries: 5,
+      on_success: { type: 'function', name: 'audit' },
+      on_failure: { type: 'webhook', id: fresh.webhooks[0].id },
+    });
+    expect(planProject(project, await readServerState(fresh, project)).changes).toEqual([]);
+  });
+
   it('writes a project that plans nothing once its env placeholders are set', async () => {
     const api = new FakeProjectApi();
     await api.createFunction({
@@ -159,6 +212,13 @@ describe('import serverless.yml', () => {
         timeout_ms: 6000,
         memory_mb: 128,
         event_format: 'aws-v2',
+        schedules: [
+          { cron: '*/10 * * * *' },
+          { cron: '0 * * * *', payload: { source: 'scheduler' } },
+          { cron: '0 9 * * MON-FRI', payload: { source: 'scheduler' } },
+        ],
+        events: ['order.created', 'order.updated'],
+        async: { retries: 1, on_failure: { function: 'getUser' } },
       },
     });
     expect(result.document.apis).toEqual({
@@ -180,7 +240,11 @@ describe('import serverless.yml', () => {
     });
     expect(result.notes).toEqual([
       'functions.getUser.events[0]: cors not carried (Switchyard routes have method and path)',
-      'functions.listItems.events[2]: schedule "rate(10 minutes)" is kept for function schedules (a later release); not applied',
+      "functions.listItems.events[2]: rate(10 minutes) is '*/10 * * * *' (AWS counts a rate from when the rule was created; Switchyard runs it on the clock)",
+      "functions.listItems.events[3].rate[0]: rate(1 hour) is '0 * * * *' (AWS counts a rate from when the rule was created; Switchyard runs it on the clock)",
+      'functions.listItems.events[4]: schedule rate(1 day) is disabled (enabled: false); not carried',
+      "functions.listItems.events[5]: cron(0 8 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
+      'functions.listItems.events[6]: source of the pattern not carried (functions subscribe by event name: the detail-type)',
     ]);
   });
 
@@ -218,6 +282,71 @@ functions:
 `);
     expect(Object.keys(split.document.functions!)).toEqual(['f', 'f-v2']);
     expect(split.document.apis!['svc-http'].routes).toEqual([{ method: 'GET', path: '/b', function: 'f-v2' }]);
+  });
+
+  it('schedule events: every form of the docs, disabled and untranslatable ones reported', () => {
+    const result = importServerless(`
+service: svc
+functions:
+  crawl:
+    handler: crawl.handler
+    events:
+      - schedule: rate(2 hours)
+      - schedule: cron(0/15 * * * ? *)
+      - schedule: { rate: rate(1 minute), input: '{"a": 1}', name: every-minute, description: d }
+      - schedule: { rate: [cron(0 12 ? * 1 *)], method: scheduler, timezone: America/New_York }
+      - schedule: { rate: [rate(7 minutes)] }
+      - schedule: { rate: [cron(0 12 * * ? *)], inputTransformer: { inputTemplate: '{}' } }
+      - schedule: { rate: [rate(3 days)], input: '[1]' }
+      - schedule: cron(0 12 ? * 2#1 *)
+      - schedule: cron(0 12 * * ? 2030)
+      - eventBridge: { pattern: { source: [aws.ec2] } }
+      - eventBridge: { schedule: rate(30 minutes) }
+  both:
+    handler: both.handler
+    events: [{ http: 'GET /a' }, { httpApi: 'GET /b' }, { schedule: rate(1 day) }]
+`);
+    expect(result.document.functions!.crawl.schedules).toEqual([
+      { cron: '0 */2 * * *' },
+      { cron: '*/15 * * * *' },
+      { cron: '* * * * *', payload: { a: 1 } },
+      { cron: '0 12 * * 0', timezone: 'America/New_York' },
+      { cron: '0 12 * * *' },
+      { cron: '*/30 * * * *' },
+    ]);
+    expect(result.document.functions!.crawl).not.toHaveProperty('events');
+    const notes = result.notes.join('\n');
+    expect(notes).toContain("events[4]: rate(7 minutes) does not divide an hour evenly; write a cron schedule instead; not carried");
+    expect(notes).toContain('events[5]: inputTransformer not carried');
+    expect(notes).toContain('events[6]: rate(3 days) is longer than a day');
+    expect(notes).toContain("events[7]: cron(0 12 ? * 2#1 *): '#' (nth weekday of the month) in day-of-week is not in Switchyard's cron; not carried");
+    expect(notes).toContain("events[8]: the year '2030' of cron(0 12 * * ? 2030) is not in Switchyard's cron");
+    expect(notes).toContain('events[9]: only a pattern with a detail-type list of names maps to function events; not carried');
+    expect(notes).not.toMatch(/events\[[23]\]:.*not carried/);
+    // A function split for two API kinds keeps its schedule once, on the function itself.
+    expect(result.document.functions!.both.schedules).toEqual([{ cron: '0 0 * * *' }]);
+    expect(result.document.functions!['both-v2']).not.toHaveProperty('schedules');
+  });
+
+  it('maximumRetryAttempts and destinations to functions of the service; ARNs and event age reported', () => {
+    const result = importServerless(`
+service: svc
+functions:
+  a:
+    handler: a.handler
+    maximumRetryAttempts: 2
+    maximumEventAge: 3600
+    destinations: { onSuccess: b, onFailure: 'arn:aws:sqs:eu-west-1:1:q' }
+  b:
+    handler: b.handler
+    destinations: { onFailure: gone }
+`);
+    expect(result.document.functions!.a.async).toEqual({ retries: 2, on_success: { function: 'b' } });
+    expect(result.document.functions!.b).not.toHaveProperty('async');
+    const notes = result.notes.join('\n');
+    expect(notes).toContain('functions.a.maximumEventAge: not carried');
+    expect(notes).toContain('functions.a.destinations.onFailure: "arn:aws:sqs:eu-west-1:1:q" is not a function of this service');
+    expect(notes).toContain('functions.b.destinations.onFailure: "gone" is not a function of this service');
   });
 
   it('loads as a valid project', async () => {
@@ -260,6 +389,12 @@ describe('import SAM', () => {
         timeout_ms: 5000,
         memory_mb: 256,
         event_format: 'aws-v2',
+        schedules: [
+          { cron: '0 3 * * *', payload: { job: 'nightly' } },
+          { cron: '30 8 * * 1-5', timezone: 'Europe/Paris' },
+        ],
+        events: ['order.created'],
+        async: { retries: 0, on_failure: { function: 'HelloFunction' } },
       },
     });
     expect(result.document.apis).toEqual({
@@ -272,9 +407,12 @@ describe('import SAM', () => {
       },
       ServerlessHttpApi: { base_path: '/', routes: [{ method: 'GET', path: '/items/{id}', function: 'ItemsFunction' }] },
     });
-    expect(result.notes).toHaveLength(2);
+    expect(result.notes).toHaveLength(3);
     expect(result.notes[0]).toMatch(/TABLE_ARN: .*Fn::GetAtt.* read from the environment variable TABLE_ARN/);
-    expect(result.notes[1]).toMatch(/Events\.Nightly: schedule "cron\(0 3 \* \* \? \*\)" is kept for function schedules/);
+    expect(result.notes.slice(1)).toEqual([
+      'Resources.ItemsFunction.Properties.Events.Paused: schedule rate(5 minutes) is disabled (Enabled: false); not carried',
+      "Resources.ItemsFunction.Properties.Events.MonthEnd: cron(0 0 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
+    ]);
   });
 
   it('an HttpApi event without Path and Method is the catch-all; PayloadFormatVersion 1.0 is aws-v1', () => {
@@ -293,6 +431,69 @@ Resources:
       Legacy: { base_path: '/', routes: [{ method: 'POST', path: '/old', function: 'Fn-v1' }] },
     });
     expect(result.document.functions!.Fn.file).toBe('index.js');
+  });
+
+  it('Schedule and ScheduleV2 events: Input, Enabled, State, the time zone; the rest reported', () => {
+    const result = importSam(`
+Parameters:
+  Rate: { Type: String, Default: rate(15 minutes) }
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: index.handler
+      Events:
+        A: { Type: Schedule, Properties: { Schedule: !Ref Rate, Name: a, Description: d } }
+        B: { Type: Schedule, Properties: { Schedule: 'cron(0 18 ? * MON-FRI *)', Input: '{"k": "v"}', Enabled: true } }
+        C: { Type: Schedule, Properties: { Schedule: rate(1 hour), State: DISABLED } }
+        D: { Type: ScheduleV2, Properties: { ScheduleExpression: 'cron(0 7 ? * 7 *)', ScheduleExpressionTimezone: Asia/Tokyo, RetryPolicy: { MaximumRetryAttempts: 1 } } }
+        E: { Type: ScheduleV2, Properties: { ScheduleExpression: 'at(2027-01-01T00:00:00)' } }
+        F: { Type: ScheduleV2, Properties: { ScheduleExpression: rate(1 day), State: DISABLED } }
+        G: { Type: Schedule, Properties: { Schedule: 'cron(0 9 ? * MON-FRI *)', Input: '"text"' } }
+        H: { Type: CloudWatchEvent, Properties: { Pattern: { detail-type: [a.b], detail: { x: [1] } } } }
+`);
+    expect(result.document.functions!.Fn.schedules).toEqual([
+      { cron: '*/15 * * * *' },
+      { cron: '0 18 * * MON-FRI', payload: { k: 'v' } },
+      { cron: '0 7 * * 6', timezone: 'Asia/Tokyo' },
+      { cron: '0 9 * * MON-FRI' },
+    ]);
+    expect(result.document.functions!.Fn.events).toEqual(['a.b']);
+    const notes = result.notes.join('\n');
+    expect(notes).toContain('Events.C: schedule rate(1 hour) is disabled (State: DISABLED); not carried');
+    expect(notes).toContain('Events.D: RetryPolicy not carried');
+    expect(notes).toContain('Events.E: at(2027-01-01T00:00:00) is a one-time schedule; Switchyard schedules repeat; not carried');
+    expect(notes).toContain('Events.F: schedule rate(1 day) is disabled (State: DISABLED)');
+    expect(notes).toContain('Events.G: the input "text" is not a JSON object');
+    expect(notes).toContain('Events.H: detail of the pattern not carried');
+    expect(notes).not.toMatch(/Name|Description/);
+  });
+
+  it('EventInvokeConfig: retries, a Lambda destination on a function of the template; other destinations reported', () => {
+    const result = importSam(`
+Globals:
+  Function:
+    EventInvokeConfig: { MaximumRetryAttempts: 1 }
+Resources:
+  A:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: a.handler
+      EventInvokeConfig:
+        MaximumRetryAttempts: 2
+        MaximumEventAgeInSeconds: 60
+        DestinationConfig:
+          OnSuccess: { Type: Lambda, Destination: !Ref B }
+          OnFailure: { Type: SQS, Destination: !GetAtt Queue.Arn }
+  B:
+    Type: AWS::Serverless::Function
+    Properties: { Handler: b.handler, FunctionName: audit }
+`);
+    expect(result.document.functions!.A.async).toEqual({ retries: 2, on_success: { function: 'audit' } });
+    expect(result.document.functions!.audit.async).toEqual({ retries: 1 });
+    const notes = result.notes.join('\n');
+    expect(notes).toContain('EventInvokeConfig.MaximumEventAgeInSeconds: not carried');
+    expect(notes).toContain('EventInvokeConfig.DestinationConfig.OnFailure: {"Type":"SQS"');
   });
 
   it('loads as a valid project', async () => {
