@@ -187,8 +187,7 @@ describe('switchyard export', () => {
 });
 
 describe('switchyard import', () => {
-  // needs p12-core: the samples carry function schedules and events, which the server takes from then on.
-  it.skip('serverless.yml: a project whose REST and HTTP API routes answer', async () => {
+  it('serverless.yml: a project whose REST and HTTP API routes answer', async () => {
     const dir = join(root, 'sls');
     cpSync(join(FIXTURES, 'serverless'), dir, { recursive: true });
     const r = await cli(['import', join(dir, 'serverless.yml')]);
@@ -203,8 +202,7 @@ describe('switchyard import', () => {
     expect(item.json).toMatchObject({ format: 'aws-v2', route: 'GET /items/{id}', id: '9' });
   });
 
-  // needs p12-core: the samples carry function schedules and events, which the server takes from then on.
-  it.skip('SAM template: a project whose Api and HttpApi routes answer', async () => {
+  it('SAM template: a project whose Api and HttpApi routes answer', async () => {
     const dir = join(root, 'sam');
     cpSync(join(FIXTURES, 'sam'), dir, { recursive: true });
     const r = await cli(['import', join(dir, 'template.yaml'), '--json']);

@@ -181,8 +181,7 @@ describe('apply', () => {
 });
 
 describe('imported samples', () => {
-  // needs p12-core: the samples carry function schedules and events, which the server takes from then on.
-  it.skip('serverless.yml: applied, its REST and HTTP API routes answer', async () => {
+  it('serverless.yml: applied, its REST and HTTP API routes answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-import-'));
     cpSync(join(FIXTURES, 'serverless'), dir, { recursive: true });
     const imported = importServerless(readFileSync(join(dir, 'serverless.yml'), 'utf8'), { exists: (p) => existsSync(join(dir, p)) });
@@ -202,8 +201,7 @@ describe('imported samples', () => {
     expect((await plan(dir, { env: { USERS_API_TOKEN: 'tok' } })).changes).toEqual([]);
   });
 
-  // needs p12-core: the samples carry function schedules and events, which the server takes from then on.
-  it.skip('SAM template: applied, its Api and HttpApi routes answer', async () => {
+  it('SAM template: applied, its Api and HttpApi routes answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-import-'));
     cpSync(join(FIXTURES, 'sam'), dir, { recursive: true });
     const imported = importSam(readFileSync(join(dir, 'template.yaml'), 'utf8'), { exists: (p) => existsSync(join(dir, p)) });
@@ -293,8 +291,7 @@ webhooks:
     method: POST
     payload_template: {}
 `;
-  // needs p12-core: the server takes schedules, events and async from then on.
-  it.skip('applies them, a destination on a webhook of the same apply included; a second plan is empty; export writes them back', async () => {
+  it('applies them, a destination on a webhook of the same apply included; a second plan is empty; export writes them back', async () => {
     const dir = projectDir({ 'switchyard.yaml': TRIGGERS, 'report.js': 'export const handler = async () => ({ ok: true });' });
     const p = await plan(dir);
     expect(renderPlan(p)).toContain('~ function t-report (async destinations, once they exist)');
