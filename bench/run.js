@@ -438,8 +438,21 @@ async function main() {
     }
   }
 
+  // Background runs against synchronous invokes of one function (bench/functions.js, runnable alone).
+  let functionRuns = null;
+  if (!opt['bare-only'] && !opt['no-webhooks']) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'functions.js')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    const code = await new Promise((done) => child.once('exit', done));
+    process.stdout.write(text);
+    functionRuns = code === 0 ? text.trim() : null;
+  }
+
   const checks = [];
   const notes = [];
+  if (functionRuns) notes.push(`bench/functions.js: ${functionRuns.replace(/\n\s*/g, '; ')}`);
+  else if (!opt['bare-only'] && !opt['no-webhooks']) checks.push('FAILED: bench/functions.js did not finish');
   for (const c of [...(webhooks?.checks ?? []), ...(nodes ?? []).flatMap((r) => r.checks)]) (c.startsWith('FAILED') ? checks : notes).push(c);
   for (const r of [bare, gateway, gatewayPg].filter(Boolean)) {
     if (r.non2xx || r.errors || r.timeouts) {

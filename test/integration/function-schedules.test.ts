@@ -2,7 +2,7 @@
  * Function schedules over real HTTP with the hand-moved test clock: each slot
  * is one `schedule` invocation (the webhook slot claim, catch-up and DST rules),
  * the event is Switchyard's or EventBridge's scheduled event by event format,
- * and two server processes on one database fire each slot once.
+ * and three server processes on one database fire each slot once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver } from '../helpers/receiver.js';
@@ -163,21 +163,21 @@ describe('function schedules', () => {
   });
 });
 
-describe('two processes on one database', () => {
+describe('three processes on one database', () => {
   it('fire each slot of a function schedule exactly once', async () => {
     const a = await startService({ env: ENV });
-    const b = await startService({ env: ENV, dbUrl: a.dbUrl });
+    const [b, c] = await Promise.all([startService({ env: ENV, dbUrl: a.dbUrl }), startService({ env: ENV, dbUrl: a.dbUrl })]);
     try {
       const start = '2026-07-01T10:00:30.000Z';
-      for (const node of [a, b]) await setClock(start, node);
+      for (const node of [a, b, c]) await setClock(start, node);
       for (let i = 0; i < 5; i++) {
         const res = await a.request('POST', '/api/functions', { name: `tick${i}`, code: ECHO, schedules: [{ cron: '* * * * *' }] });
         expect(res.status).toBe(201);
       }
       for (let minute = 1; minute <= 3; minute++) {
         const at = new Date(Date.parse(start) + minute * 60_000).toISOString();
-        // Both nodes reach the slot at the same moment.
-        await Promise.all([setClock(at, a), setClock(at, b)]);
+        // All nodes reach the slot at the same moment.
+        await Promise.all([setClock(at, a), setClock(at, b), setClock(at, c)]);
         for (let i = 0; i < 5; i++) {
           await until(async () => (await slots(`tick${i}`, a)).length === minute, `slot ${minute} of tick${i}`);
         }
@@ -191,8 +191,32 @@ describe('two processes on one database', () => {
         ]);
       }
     } finally {
-      await a.stop();
-      await b.stop();
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
+    }
+  });
+
+  it('run a weekday 09:00 New York schedule once per slot across the DST change, not on the weekend', async () => {
+    const a = await startService({ env: ENV });
+    const [b, c] = await Promise.all([startService({ env: ENV, dbUrl: a.dbUrl }), startService({ env: ENV, dbUrl: a.dbUrl })]);
+    const all = (at: string) => Promise.all([a, b, c].map((node) => setClock(at, node)));
+    try {
+      await all('2026-03-06T13:00:00.000Z'); // Friday 08:00 EST
+      const created = await b.request('POST', '/api/functions', {
+        name: 'weekday3',
+        code: ECHO,
+        schedules: [{ cron: '0 9 * * 1-5', timezone: 'America/New_York' }],
+      });
+      expect(created.status, created.text).toBe(201);
+      // Friday 09:00 EST, the weekend at 09:00 local (EST, then EDT from Sunday), Monday 09:00 EDT.
+      for (const at of ['2026-03-06T14:00:00.000Z', '2026-03-07T14:00:00.000Z', '2026-03-08T13:00:00.000Z', '2026-03-08T14:00:00.000Z', '2026-03-09T13:00:00.000Z']) {
+        await all(at);
+        await sleep(300);
+      }
+      await until(async () => (await slots('weekday3', c)).length === 2, 'the Friday and Monday slots');
+      await sleep(500);
+      expect(await slots('weekday3', a)).toEqual(['2026-03-06T14:00:00.000Z', '2026-03-09T13:00:00.000Z']);
+    } finally {
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
     }
   });
 });
