@@ -8,6 +8,7 @@
  * apply.ts and export.ts share these so the three agree.
  */
 import type { RemoteAsync, RemoteDestination, RemoteFunction, RemoteSchedule } from './api.js';
+import { canonical } from './canonical.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
 import type { ProjectAsync, ProjectDestination, ProjectFunction, ProjectSchedule } from './types.js';
 
@@ -27,17 +28,6 @@ export function normalizeSchedule(s: { cron: string; timezone?: string | null; p
   return out;
 }
 
-/** JSON with sorted keys, so that key order never makes two values differ. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const sortedCanonical = (items: unknown[]) => items.map(canonical).sort().join('\n');
 

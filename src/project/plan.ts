@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
+import { canonical } from './canonical.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, type DestinationLookup } from './function-triggers.js';
 import {
   ProjectError,
@@ -66,17 +67,6 @@ export function codeSha256(code: string): string {
   return createHash('sha256').update(code).digest('hex');
 }
 
-/** JSON with object keys sorted, to compare values whatever their key order. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const sortedKeys = (o: Record<string, unknown>) => Object.keys(o).sort();
