@@ -5,6 +5,8 @@
  * a project before its first write, and to compare write-only values (env,
  * sensitive headers, secrets) that the API never shows.
  */
+import { canonicalJson } from './canonical-json.js';
+
 export interface DryRunResult {
   dry_run: true;
   /** `none`: the write would change nothing. */
@@ -20,13 +22,4 @@ export function dryRunResult(action: 'create' | 'update' | 'delete', changes: st
 /** JSON equality whatever the key order. */
 export function sameJson(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

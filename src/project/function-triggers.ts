@@ -8,7 +8,7 @@
  * apply.ts and export.ts share these so the three agree.
  */
 import type { RemoteAsync, RemoteDestination, RemoteFunction, RemoteSchedule } from './api.js';
-import { canonical } from './canonical.js';
+import { canonicalJson as canonical } from '../canonical-json.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
 import type { ProjectAsync, ProjectDestination, ProjectFunction, ProjectSchedule } from './types.js';
 

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
-import { canonical } from './canonical.js';
+import { canonicalJson as canonical } from '../canonical-json.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, type DestinationLookup } from './function-triggers.js';
 import {
   ProjectError,
