@@ -239,6 +239,13 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
         'outcome',
       ]),
     ),
+    functionRuns: registry.register(
+      new Counter('switchyard_function_runs_total', 'Attempts of background, scheduled and event-triggered function runs by outcome (succeeded, retry, failed)', [
+        'function',
+        'trigger',
+        'outcome',
+      ]),
+    ),
     timeouts: registry.register(
       new Counter('switchyard_function_timeouts_total', 'Invocations stopped by the time limit', ['function']),
     ),

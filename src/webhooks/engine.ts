@@ -96,7 +96,12 @@ export interface DeliveryEngineOptions {
   /** A function target finished (succeeded, or failed for good): destinations, events. */
   onFunctionFinished?(delivery: Delivery): void;
   log: EngineLogger;
-  metrics?: { outcome(outcome: string): void; attemptSeconds(s: number): void };
+  metrics?: {
+    outcome(outcome: string): void;
+    attemptSeconds(s: number): void;
+    /** A function run's attempt (background, scheduled, event, destination): its own series, not the webhooks'. */
+    functionRun?(fn: string, trigger: string, outcome: string): void;
+  };
   /** In-flight attempts at most (default 1000); also the agent's connections per origin. */
   concurrency?: number;
   /** In-flight attempts per webhook at most (default 50), counted as the store counts leases. */
@@ -499,8 +504,8 @@ export class DeliveryEngine {
       response: null,
       ...(ok ? { result: ran.result ?? null } : {}),
     };
-    this.opts.metrics?.attemptSeconds(ran.durationMs / 1000);
-    this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
+    const trigger = typeof delivery.triggerDetail?.type === 'string' ? delivery.triggerDetail.type : 'async';
+    this.opts.metrics?.functionRun?.(delivery.functionName!, trigger, outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
     const recorded = await this.recorder.record(delivery.id, outcome);
     if (!recorded) {
       this.opts.log.warn(

@@ -109,6 +109,7 @@ export function createWebhooks(deps: {
     metrics: {
       outcome: (outcome) => metrics.deliveries.inc({ outcome }),
       attemptSeconds: (s) => metrics.attemptLatency.observe({}, s),
+      functionRun: (fn, trigger, outcome) => metrics.functionRuns.inc({ function: fn, trigger, outcome }),
     },
   });
   const scheduler = new Scheduler({

@@ -91,6 +91,10 @@ describe('asynchronous invocation', () => {
     // Once: one log line, carrying the invocation id as the request id.
     await until(async () => (await logLines('echo')).length > 0, 'log lines');
     expect((await logLines('echo')).filter((l) => l.startsWith('ran a1'))).toEqual([`ran a1 ${id}`]);
+    // Counted as a function run, not as a webhook attempt.
+    const metrics = await svc.request('GET', '/metrics');
+    expect(metrics.text).toContain('switchyard_function_runs_total{function="echo",trigger="async",outcome="succeeded"} 1');
+    expect(metrics.text).not.toMatch(/switchyard_webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
   });
 
   it("accepts Lambda's X-Amz-Invocation-Type, and keeps the synchronous answer without the header", async () => {
