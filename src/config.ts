@@ -2,6 +2,7 @@
  * Environment and CLI flags -> one frozen, typed Config. This is the only module
  * that reads process.env; everything else receives the resolved object.
  */
+import { availableParallelism } from 'node:os';
 import { ConfigError } from './errors.js';
 
 export interface Config {
@@ -15,8 +16,15 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   /** Largest accepted request body on invocation and management routes, in bytes. */
   bodyLimit: number;
-  /** Number of supervised worker processes hosting isolates. */
+  /** Number of supervised worker processes hosting isolates (per server process). */
   workers: number;
+  /**
+   * Server processes sharing the port (src/cluster.ts); 1 is a single process.
+   * Already reduced to 1 where the database cannot be shared (see processesNote).
+   */
+  processes: number;
+  /** Why `processes` is 1 although more were asked for (sqlite::memory:); null otherwise. */
+  processesNote: string | null;
   /** Load the example project examples/switchyard.yaml at start (what is missing is created). */
   demo: boolean;
   /** Milliseconds to finish in-flight requests and delivery attempts after SIGTERM or SIGINT. */
@@ -31,6 +39,9 @@ export interface Config {
    */
   testHooks: boolean;
 }
+
+/** `--processes auto` stops here: past it, one database and one machine's memory pay more than they gain. */
+export const MAX_AUTO_PROCESSES = 8;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -95,7 +106,20 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: String(1024 * 1024),
     help: 'Largest request body in bytes; larger is a 413.',
   },
-  { env: 'SWITCHYARD_WORKERS', flag: '--workers', default: '2', help: 'Worker processes hosting the isolates.' },
+  {
+    env: 'SWITCHYARD_PROCESSES',
+    flag: '--processes',
+    default: 'auto',
+    defaultText: `auto (the number of cores, at most ${MAX_AUTO_PROCESSES})`,
+    help: 'Server processes sharing the port, each a full node on the same database; 1 is a single process.',
+  },
+  {
+    env: 'SWITCHYARD_WORKERS',
+    flag: '--workers',
+    default: '2',
+    defaultText: '2 with one server process, else 1',
+    help: 'Worker processes hosting the isolates, per server process.',
+  },
   {
     env: 'SWITCHYARD_SHUTDOWN_GRACE_MS',
     flag: '--shutdown-grace-ms',
@@ -241,6 +265,14 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     );
   }
   const demo = bool(merged, 'SWITCHYARD_DEMO');
+  const processesWanted =
+    raw(merged, 'SWITCHYARD_PROCESSES') === 'auto'
+      ? Math.max(1, Math.min(MAX_AUTO_PROCESSES, availableParallelism()))
+      : int(merged, 'SWITCHYARD_PROCESSES', 1, 64);
+  // An in-memory database lives in one process: others would each see their own, empty one.
+  const memory = databaseUrl === 'sqlite::memory:';
+  const processes = memory ? 1 : processesWanted;
+  const workersSet = (merged.SWITCHYARD_WORKERS ?? '') !== '';
   return Object.freeze({
     port: int(merged, 'PORT', 0, 65535),
     host,
@@ -251,7 +283,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     logLevel: oneOf(merged, 'LOG_LEVEL', LOG_LEVELS)!,
     logFormat: oneOf(merged, 'LOG_FORMAT', LOG_FORMATS) ?? (terminal ? 'pretty' : 'json'),
     bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024, 64 * 1024 * 1024),
-    workers: int(merged, 'SWITCHYARD_WORKERS', 1, 64),
+    // Each server process has its own workers: one each keeps the process count near the core count.
+    workers: workersSet || processes === 1 ? int(merged, 'SWITCHYARD_WORKERS', 1, 64) : 1,
+    processes,
+    processesNote:
+      memory && processesWanted > 1
+        ? `DATABASE_URL=sqlite::memory: lives in one process and cannot be shared: serving from 1 process instead of ${processesWanted}`
+        : null,
     demo,
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),

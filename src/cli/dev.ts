@@ -94,6 +94,8 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
     HOST: flags.host,
     DATABASE_URL: databaseUrl,
     SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
+    // The dev loop runs the server in its own process: one, however many cores.
+    SWITCHYARD_PROCESSES: '1',
     // The dev loop prints what matters itself; the server speaks up only for problems.
     LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn',
     LOG_FORMAT: io.env.LOG_FORMAT ?? 'pretty',

@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { helpText, loadConfig, parseCommandLine, type Config } from '../config.js';
+import { isClusterWorker, joinCluster, startCluster } from '../cluster.js';
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { startServer, type Service } from '../server.js';
@@ -49,15 +50,34 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     process.exit(2);
   }
   const log = createLogger(config);
-  let service: Service & { url: string };
-  try {
-    service = await startServer(config, log);
-  } catch (err) {
-    failStart(err, config);
+  if (isClusterWorker()) return serveInCluster(config, log);
+  if (config.processesNote) log.warn(config.processesNote);
+  let service: { url: string; close(): Promise<void> };
+  let stopping: () => boolean;
+  if (config.processes > 1) {
+    try {
+      service = await startCluster(config, log);
+    } catch (err) {
+      // The server process already wrote why on stderr.
+      process.exit((err as { exitCode?: number }).exitCode ?? 1);
+    }
+    stopping = (service as Awaited<ReturnType<typeof startCluster>>).stopping;
+    log.info(
+      { url: service.url, processes: config.processes, workersPerProcess: config.workers },
+      `listening on ${service.url} with ${config.processes} server processes`,
+    );
+  } else {
+    let single: Service & { url: string };
+    try {
+      single = await startServer(config, log);
+    } catch (err) {
+      failStart(err, config);
+    }
+    service = single;
+    // Before the line that says it is up: whoever reads it may signal at once.
+    stopping = handleStopSignals(single, config, log);
+    log.info({ url: single.url, store: single.store.kind, processes: 1 }, `listening on ${single.url} with 1 server process`);
   }
-  // Before the line that says it is up: whoever reads it may signal at once.
-  const stopping = handleStopSignals(service, config, log);
-  log.info({ url: service.url, store: service.store.kind }, `listening on ${service.url}`);
   if (config.demo) {
     log.warn(
       'demo mode: private targets are ALLOWED (webhooks and fetch may reach loopback and private addresses) so the demo webhook can call this gateway; the default is deny',
@@ -106,6 +126,34 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     lines.push(`  Management API: ${service.url}/api/apis  ·  OpenAPI: ${service.url}/api/openapi.json  ·  Metrics: ${service.url}/metrics\n`);
     process.stdout.write(lines.join('\n') + '\n');
   }
+}
+
+/**
+ * One of the server processes of src/cluster.ts: a full node whose stop comes
+ * from the primary. Its start-up line is not "listening on" (the primary says
+ * that once all listen).
+ */
+async function serveInCluster(config: Config, log: Logger): Promise<void> {
+  let service: Service & { url: string };
+  try {
+    service = await startServer(config, log);
+  } catch (err) {
+    failStart(err, config);
+  }
+  joinCluster(service.url, () => {
+    setTimeout(() => {
+      process.stderr.write(`switchyard: process ${process.pid} could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
+    service.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  });
+  log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
 }
 
 /**

@@ -22,7 +22,8 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
       },
     },
     async function healthz() {
-    return { status: 'ok' };
+    // The answering process: with --processes above 1, which of them served this connection.
+    return { status: 'ok', pid: process.pid };
   });
 
   app.get(

@@ -412,8 +412,11 @@ const DryRunSchema = {
 const HealthSchema = {
   $id: 'Health',
   type: 'object',
-  properties: { status: { type: 'string', const: 'ok' } },
-  required: ['status'],
+  properties: {
+    status: { type: 'string', const: 'ok' },
+    pid: { type: 'integer', description: 'Id of the server process that answered (one of several with --processes above 1).' },
+  },
+  required: ['status', 'pid'],
 } as const;
 
 const ReadinessSchema = {

@@ -39,7 +39,7 @@ export function runCli(
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const proc = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SWITCHYARD_WORKERS: '2', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', SWITCHYARD_WORKERS: '2', SWITCHYARD_PROCESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: opts.detached ?? false,
     uid: opts.uid,

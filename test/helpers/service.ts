@@ -66,6 +66,8 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       DATABASE_URL: dbUrl,
       LOG_LEVEL: 'info',
       SWITCHYARD_WORKERS: '2',
+      // One server process unless a test asks for more (test/integration/processes.test.ts).
+      SWITCHYARD_PROCESSES: '1',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

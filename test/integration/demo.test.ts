@@ -116,7 +116,7 @@ describe('a demo function file that does not compile', () => {
 
     const proc = spawn(process.execPath, [join(copy, 'dist', 'cli.js'), '--demo'], {
       cwd: copy,
-      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(copy, 'switchyard.db')}`, SWITCHYARD_WORKERS: '1' },
+      env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(copy, 'switchyard.db')}`, SWITCHYARD_WORKERS: '1', SWITCHYARD_PROCESSES: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -327,7 +327,7 @@ describe('apis and routes', () => {
 
 describe('service endpoints', () => {
   it('healthz, readyz, metrics and the OpenAPI document', async () => {
-    expect((await svc.request('GET', '/healthz')).json).toEqual({ status: 'ok' });
+    expect((await svc.request('GET', '/healthz')).json).toEqual({ status: 'ok', pid: svc.proc.pid });
     expect((await svc.request('GET', '/readyz')).status).toBe(200);
     const metrics = await svc.request('GET', '/metrics');
     expect(metrics.headers.get('content-type')).toContain('text/plain');

@@ -152,7 +152,7 @@ describe('log format', () => {
   it.skipIf(!existsSync('/usr/bin/script'))('writes pretty lines by default on a terminal', async () => {
     const cli = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
     const term = spawn('/usr/bin/script', ['-qefc', `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)}`, '/dev/null'], {
-      env: { PATH: process.env.PATH, TERM: 'xterm', HOST: '127.0.0.1', PORT: '0', SWITCHYARD_WORKERS: '1', DATABASE_URL: sqliteUrl() },
+      env: { PATH: process.env.PATH, TERM: 'xterm', HOST: '127.0.0.1', PORT: '0', SWITCHYARD_WORKERS: '1', SWITCHYARD_PROCESSES: '1', DATABASE_URL: sqliteUrl() },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

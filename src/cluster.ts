@@ -1,0 +1,181 @@
+/**
+ * `switchyard serve --processes <n>` with n > 1: this process becomes a small
+ * supervisor (the primary) of n server processes, each a full node (HTTP,
+ * store, change feed, scheduler, delivery engine, its own isolate workers) on
+ * the same database, which already makes n nodes safe (each slot fired once,
+ * each delivery leased once; the change feed carries cache invalidations).
+ *
+ * Why node:cluster: it is the one way in Node for several processes to accept
+ * on one port without a load balancer in front or SO_REUSEPORT (which Node
+ * does not expose for TCP on every platform). The primary owns the listening
+ * socket and hands connections round-robin to the server processes, so a crash
+ * of one loses only its own connections while the others keep serving. Threads
+ * were not an option: isolated-vm, pino and the store's drivers hold
+ * process-wide state, and the contract wants a catastrophic failure to take
+ * down at most one process.
+ *
+ * The primary serves nothing itself. It starts one server process first (so
+ * that only one runs the store's migrations), then the others; restarts a
+ * process that dies, with backoff; and on SIGINT, SIGTERM or SIGHUP tells every
+ * server process to stop (an IPC message, not a signal: a signal that also
+ * reaches them through the process group or the cgroup would otherwise count
+ * twice). The server processes ignore the stop signals themselves and follow
+ * the primary; a second Ctrl-C or SIGTERM kills them at once.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+
+/** A close that has not finished this long after the grace period is stuck. */
+const STOP_OVERRUN_MS = 5000;
+const RESTART_FIRST_MS = 100;
+const RESTART_MAX_MS = 10_000;
+/** A process that served this long before dying starts the backoff afresh. */
+const RESTART_RESET_AFTER_MS = 30_000;
+
+/** Messages between the primary and its server processes. */
+export type ClusterMessage = { type: 'switchyard:ready'; url: string } | { type: 'switchyard:stop' };
+
+export interface ClusterHandle {
+  url: string;
+  /** Whether a stop signal has arrived. */
+  stopping(): boolean;
+  /** Stops every server process (within the grace period) and resolves when all are gone. */
+  close(): Promise<void>;
+}
+
+/** True in a server process forked by the primary. */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/**
+ * In a server process: answers to the primary. `ready` once listening (with
+ * the URL); `onStop` when the primary says stop. The stop signals themselves
+ * are ignored: the primary decides.
+ */
+export function joinCluster(url: string, onStop: () => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+  process.on('message', (message: ClusterMessage) => {
+    if (message?.type === 'switchyard:stop') onStop();
+  });
+  process.send!({ type: 'switchyard:ready', url } satisfies ClusterMessage);
+}
+
+/**
+ * In the primary: forks `config.processes` server processes running this same
+ * command line and resolves once all listen. Rejects (after stopping what
+ * started) when the first one cannot start: its own stderr line says why, and
+ * `exitCode` carries its code.
+ */
+export async function startCluster(config: Config, log: Logger): Promise<ClusterHandle> {
+  const n = config.processes;
+  let stopping = false;
+  let everReady = false;
+  let stopFailed = false;
+  const received = new Set<NodeJS.Signals>();
+  let allGone: (() => void) | null = null;
+  const started = new Map<Worker, number>();
+  let backoffMs = RESTART_FIRST_MS;
+
+  const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+
+  const fork = (): Promise<{ worker: Worker; url: string }> => {
+    const worker = cluster.fork();
+    started.set(worker, Date.now());
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: ClusterMessage) => {
+        if (message?.type !== 'switchyard:ready') return;
+        worker.off('exit', onEarlyExit);
+        resolve({ worker, url: message.url });
+      };
+      const onEarlyExit = (code: number | null, signal: string | null) => {
+        worker.off('message', onMessage);
+        reject(Object.assign(new Error(`server process exited with ${signal ?? code} before listening`), { exitCode: code ?? 1 }));
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', onEarlyExit);
+    });
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    const lived = Date.now() - (started.get(worker) ?? Date.now());
+    started.delete(worker);
+    if (stopping) {
+      if (code !== 0) stopFailed = true;
+      if (live().length === 0) allGone?.();
+      return;
+    }
+    if (!everReady) return; // start-up failures are startCluster's to report
+    if (lived > RESTART_RESET_AFTER_MS) backoffMs = RESTART_FIRST_MS;
+    const delay = backoffMs;
+    backoffMs = Math.min(RESTART_MAX_MS, backoffMs * 2);
+    log.warn(
+      { pid: worker.process.pid, code, signal, restartInMs: delay },
+      `server process ${worker.process.pid} exited (${signal ?? `code ${code}`}); the others keep serving; starting another in ${delay} ms`,
+    );
+    setTimeout(() => {
+      if (stopping) return;
+      fork().then(
+        ({ worker: next }) => log.info({ pid: next.process.pid }, `server process ${next.process.pid} serving again`),
+        (err) => log.error({ err }, 'a restarted server process could not start; trying again'),
+      );
+    }, delay).unref();
+  });
+
+  // Forward the processes' own exit code when the first cannot start (bad config, database down).
+  let url: string;
+  try {
+    ({ url } = await fork()); // alone: only one runs the store's migrations
+    await Promise.all(Array.from({ length: n - 1 }, () => fork()));
+  } catch (err) {
+    stopping = true;
+    for (const w of live()) w.process.kill('SIGKILL');
+    throw err;
+  }
+  everReady = true;
+
+  const close = () =>
+    new Promise<void>((resolve) => {
+      stopping = true;
+      const rest = live();
+      if (rest.length === 0) return resolve();
+      allGone = resolve;
+      for (const w of rest) w.send({ type: 'switchyard:stop' } satisfies ClusterMessage);
+    });
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // systemd's SIGTERM and SIGHUP come together, in either order: only Ctrl-C or the same SIGTERM twice means "now".
+      if (signal === 'SIGHUP' || (signal === 'SIGTERM' && !received.has('SIGTERM'))) {
+        received.add(signal);
+        return;
+      }
+      process.stderr.write(`switchyard: second stop signal (${signal}): exiting now without finishing in-flight requests and delivery attempts\n`);
+      for (const w of live()) w.process.kill('SIGKILL');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    received.add(signal);
+    log.info(
+      { signal, graceMs: config.shutdownGraceMs, processes: live().length },
+      `shutting down on ${signal}: finishing in-flight requests and delivery attempts within ${config.shutdownGraceMs} ms ` +
+        `in ${live().length} processes (${signal === 'SIGINT' ? 'Ctrl-C again' : 'SIGINT or a second SIGTERM'} exits at once)`,
+    );
+    setTimeout(() => {
+      process.stderr.write(`switchyard: could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
+      for (const w of live()) w.process.kill('SIGKILL');
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
+    void close().then(() => {
+      if (stopFailed) {
+        log.error('a server process did not stop cleanly');
+        process.exit(1);
+      }
+      log.info('stopped');
+      process.exit(0);
+    });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+
+  return { url, stopping: () => stopping, close };
+}
