@@ -1,0 +1,231 @@
+/**
+ * `--processes 2`: one port, two server processes under a node:cluster primary
+ * (src/cluster.ts), on a SQLite file or (TEST_STORE=postgres) PostgreSQL. Both
+ * answer; a change made through one is served by the other; each cron slot
+ * fires once; a killed process is replaced while the port keeps answering;
+ * SIGTERM to the primary drains a request in flight and exits 0.
+ *
+ * Connections are spread round-robin by the primary: a test that must reach a
+ * given process opens connections until one lands there (`connectTo`), and
+ * keeps to that connection.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
+
+const ENV = {
+  SWITCHYARD_PROCESSES: '2',
+  SWITCHYARD_WORKERS: '1',
+  SWITCHYARD_TEST_HOOKS: '1',
+  SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
+};
+
+interface Answer {
+  status: number;
+  json: any;
+}
+
+/** One kept-alive connection, and the server process behind it. */
+interface Connection {
+  pid: number;
+  request(method: string, path: string, body?: unknown): Promise<Answer>;
+  close(): void;
+}
+
+function send(agent: Agent | false, base: string, method: string, path: string, body?: unknown): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      new URL(path, base),
+      { method, agent, headers: data ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = text;
+          }
+          resolve({ status: res.statusCode!, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** A fresh connection; its server process from /healthz. */
+async function connect(base: string): Promise<Connection> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const health = await send(agent, base, 'GET', '/healthz');
+  expect(health.status).toBe(200);
+  return {
+    pid: health.json.pid,
+    request: (method, path, body) => send(agent, base, method, path, body),
+    close: () => agent.destroy(),
+  };
+}
+
+/** A connection to the process `pid` (or to any process but `not`). */
+async function connectTo(base: string, want: { pid?: number; not?: number }): Promise<Connection> {
+  for (let i = 0; i < 50; i++) {
+    const c = await connect(base);
+    if ((want.pid === undefined || c.pid === want.pid) && c.pid !== want.not) return c;
+    c.close();
+  }
+  throw new Error(`no connection reached ${JSON.stringify(want)}`);
+}
+
+/** The pids answering /healthz over `tries` fresh connections. */
+async function answeringPids(base: string, tries = 10): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (let i = 0; i < tries; i++) {
+    const res = await send(false, base, 'GET', '/healthz');
+    expect(res.status).toBe(200);
+    pids.add(res.json.pid);
+  }
+  return pids;
+}
+
+describe.skipIf(process.platform !== 'linux')('two server processes on one port', () => {
+  let svc: RunningService;
+  let receiver: Receiver;
+  let first: number[];
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    svc = await startService({ env: ENV });
+  });
+  afterAll(async () => {
+    await svc?.stop('SIGKILL');
+    await receiver?.close();
+  });
+
+  it('answers from both processes, neither of them the primary', async () => {
+    expect(svc.output.join('')).toContain('with 2 server processes');
+    const pids = await waitFor(async () => {
+      const seen = await answeringPids(svc.url);
+      return seen.size === 2 ? seen : null;
+    });
+    first = [...pids];
+    expect(first).not.toContain(svc.proc.pid);
+  });
+
+  it('serves a function deployed through one process from the other', async () => {
+    const a = await connectTo(svc.url, {});
+    const b = await connectTo(svc.url, { not: a.pid });
+    const code = (v: number) => `exports.handler = async () => ({ statusCode: 200, body: { v: ${v}, pid: process.pid } });`;
+    expect((await a.request('POST', '/api/functions', { name: 'shared', code: code(1) })).status).toBe(201);
+    const api = await a.request('POST', '/api/apis', {
+      name: 'shared',
+      basePath: '/shared',
+      routes: [{ method: 'GET', path: '/', function: 'shared' }],
+    });
+    expect(api.status).toBe(201);
+    const path = `/api/invoke/fn/${api.json.id}/shared`;
+    await until(async () => (await b.request('GET', path)).json?.v === 1, 'the function through the other process');
+    expect((await a.request('PUT', '/api/functions/shared', { code: code(2) })).status).toBe(200);
+    await until(async () => (await b.request('GET', path)).json?.v === 2, 'the new version through the other process', 5000);
+    a.close();
+    b.close();
+  });
+
+  it('fires each cron slot once with two processes', async () => {
+    const start = Date.parse('2026-07-01T10:00:30.000Z');
+    const setClock = async (at: number) => {
+      for (const pid of first) {
+        const c = await connectTo(svc.url, { pid });
+        expect((await c.request('PUT', '/api/_test/clock', { now: new Date(at).toISOString() })).status).toBe(200);
+        c.close();
+      }
+    };
+    await setClock(start);
+    for (let i = 0; i < 10; i++) {
+      const res = await send(false, svc.url, 'POST', '/api/webhooks', {
+        name: `tick ${i}`,
+        target_url: `${receiver.url}/tick/${i}`,
+        method: 'POST',
+        payload_template: { i },
+        cron: '* * * * *',
+      });
+      expect(res.status).toBe(201);
+    }
+    for (let minute = 1; minute <= 2; minute++) {
+      await setClock(start + minute * 60_000);
+      await until(() => receiver.requests.length >= 10 * minute, `slot ${minute} on every webhook`, 20_000);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests).toHaveLength(20);
+    const perWebhook = new Map<string, number>();
+    for (const req of receiver.requests) perWebhook.set(req.url, (perWebhook.get(req.url) ?? 0) + 1);
+    expect([...perWebhook.values()]).toEqual(Array(10).fill(2));
+  }, 60_000);
+
+  it('replaces a killed process while the port keeps answering', async () => {
+    const [victim, survivor] = first;
+    process.kill(victim, 'SIGKILL');
+    await waitFor(() => svc.output.join('').includes(`server process ${victim} exited`), 5000);
+    // While its replacement starts, the survivor answers every connection (none is refused).
+    const after = await answeringPids(svc.url, 5);
+    expect([...after].every((pid) => pid === survivor || !first.includes(pid))).toBe(true);
+    const replacement = await waitFor(async () => [...(await answeringPids(svc.url, 4))].find((pid) => !first.includes(pid)), 15_000);
+    expect(replacement).toBeGreaterThan(0);
+    expect(replacement).not.toBe(svc.proc.pid);
+  }, 30_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('stopping two server processes', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => receiver?.close());
+
+  it('SIGTERM to the primary finishes a request in flight (200), stops every process and exits 0', async () => {
+    const svc = await startService({ env: ENV });
+    try {
+      expect((await svc.request('POST', '/api/functions', {
+        name: 'slow',
+        code: `exports.handler = async () => {
+          await fetch(${JSON.stringify(`${receiver.url}/started`)});
+          await new Promise((r) => setTimeout(r, 1500));
+          return { statusCode: 200, body: { finished: true } };
+        };`,
+      })).status).toBe(201);
+      const api = await svc.request('POST', '/api/apis', { name: 'slow', basePath: '/', routes: [{ method: 'GET', path: '/slow', function: 'slow' }] });
+      const pids = await waitFor(async () => {
+        const seen = await answeringPids(svc.url);
+        return seen.size === 2 ? [...seen] : null;
+      });
+      const answer = send(false, svc.url, 'GET', `/api/invoke/fn/${api.json.id}/slow`);
+      answer.catch(() => undefined);
+      await waitFor(() => receiver.requests.some((r) => r.url === '/started'));
+      const code = await svc.stop('SIGTERM');
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ finished: true });
+      expect(code).toBe(0);
+      expect(svc.output.join('')).toContain('shutting down on SIGTERM');
+      await waitFor(() => pids.every((pid) => !alive(pid)), 5000);
+    } finally {
+      await svc.stop('SIGKILL');
+    }
+  }, 40_000);
+});
+
+/** Gone, or a zombie nobody reaped yet (in a container, pid 1 may never reap it). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
