@@ -110,10 +110,10 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
 
   it('answers from both processes, neither of them the primary', async () => {
     expect(svc.output.join('')).toContain('with 2 server processes');
-    const pids = await waitFor(async () => {
+    const pids = await until(async () => {
       const seen = await answeringPids(svc.url);
       return seen.size === 2 ? seen : null;
-    });
+    }, 'answers from two processes');
     first = [...pids];
     expect(first).not.toContain(svc.proc.pid);
   });
@@ -200,10 +200,10 @@ describe.skipIf(process.platform !== 'linux')('stopping two server processes', (
         };`,
       })).status).toBe(201);
       const api = await svc.request('POST', '/api/apis', { name: 'slow', basePath: '/', routes: [{ method: 'GET', path: '/slow', function: 'slow' }] });
-      const pids = await waitFor(async () => {
+      const pids = await until(async () => {
         const seen = await answeringPids(svc.url);
         return seen.size === 2 ? [...seen] : null;
-      });
+      }, 'answers from two processes');
       const answer = send(false, svc.url, 'GET', `/api/invoke/fn/${api.json.id}/slow`);
       answer.catch(() => undefined);
       await waitFor(() => receiver.requests.some((r) => r.url === '/started'));
