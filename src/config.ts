@@ -241,6 +241,14 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]):
   return value as T;
 }
 
+function processCount(env: Env): number {
+  try {
+    return int(env, 'SWITCHYARD_PROCESSES', 1, 64);
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message.replace(/, got/, ' or auto, got')}`);
+  }
+}
+
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
@@ -268,7 +276,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   const processesWanted =
     raw(merged, 'SWITCHYARD_PROCESSES') === 'auto'
       ? Math.max(1, Math.min(MAX_AUTO_PROCESSES, availableParallelism()))
-      : int(merged, 'SWITCHYARD_PROCESSES', 1, 64);
+      : processCount(merged);
   // An in-memory database lives in one process: others would each see their own, empty one.
   const memory = databaseUrl === 'sqlite::memory:';
   const processes = memory ? 1 : processesWanted;

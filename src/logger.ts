@@ -7,8 +7,12 @@ import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
 
-export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat'>>): Logger {
-  const options = { level: config.logLevel, base: { service: 'switchyard' } };
+export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat' | 'processes'>>): Logger {
+  // With several server processes (src/cluster.ts) their lines interleave: each names its process.
+  const options = {
+    level: config.logLevel,
+    base: (config.processes ?? 1) > 1 ? { service: 'switchyard', pid: process.pid } : { service: 'switchyard' },
+  };
   if (config.logFormat !== 'pretty') return pino(options);
   const stream = pretty({
     // Colours only for a terminal: LOG_FORMAT=pretty into a file or a pipe stays plain text.

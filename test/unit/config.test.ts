@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { OPTIONS, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
+import { availableParallelism } from 'node:os';
+import { MAX_AUTO_PROCESSES, OPTIONS, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 function refusal(env: Record<string, string>, argv: string[] = []): ConfigError {
@@ -119,7 +120,8 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBe(byEnv.DATABASE_URL);
     expect(c.logLevel).toBe(byEnv.LOG_LEVEL);
     expect(String(c.bodyLimit)).toBe(byEnv.SWITCHYARD_BODY_LIMIT);
-    expect(String(c.workers)).toBe(byEnv.SWITCHYARD_WORKERS);
+    expect(String(loadConfig({ SWITCHYARD_PROCESSES: '1' }).workers)).toBe(byEnv.SWITCHYARD_WORKERS);
+    expect(byEnv.SWITCHYARD_PROCESSES).toBe('auto');
     expect(String(c.shutdownGraceMs)).toBe(byEnv.SWITCHYARD_SHUTDOWN_GRACE_MS);
     expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
     expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
@@ -132,6 +134,21 @@ describe('loadConfig', () => {
       if (o.flag && !o.boolean) expect(parseCommandLine([o.flag, 'x']).env[o.env]).toBe('x');
       if (o.flag && o.boolean) expect(parseCommandLine([o.flag]).env[o.env]).toBe('1');
     }
+  });
+
+  it('serves from one process per core by default (at most 8), with one isolate worker each', () => {
+    const auto = Math.min(MAX_AUTO_PROCESSES, availableParallelism());
+    expect(loadConfig({}).processes).toBe(auto);
+    expect(loadConfig({ SWITCHYARD_PROCESSES: 'auto' }).processes).toBe(auto);
+    expect(loadConfig({}, ['--processes', '3'])).toMatchObject({ processes: 3, workers: 1, processesNote: null });
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '3', SWITCHYARD_WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '1' })).toMatchObject({ processes: 1, workers: 2 });
+    expect(() => loadConfig({ SWITCHYARD_PROCESSES: '0' })).toThrow(/SWITCHYARD_PROCESSES/);
+    expect(() => loadConfig({ SWITCHYARD_PROCESSES: 'many' })).toThrow(/SWITCHYARD_PROCESSES/);
+    // An in-memory database cannot be shared: one process, and the reason for the log.
+    const memory = loadConfig({ SWITCHYARD_PROCESSES: '4', DATABASE_URL: 'sqlite::memory:' });
+    expect(memory).toMatchObject({ processes: 1, workers: 2 });
+    expect(memory.processesNote).toMatch(/sqlite::memory:.*1 process instead of 4/);
   });
 
   it("matches the README's configuration table: every variable with its flag and default", () => {
