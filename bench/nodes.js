@@ -72,6 +72,8 @@ async function startNode(databaseUrl, label) {
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
     SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
+    // One process per node: "N nodes" must mean N processes, whatever the core count.
+    SWITCHYARD_PROCESSES: '1',
   };
   // A developer's own settings must not leak into the measured nodes.
   for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_TEST_HOOKS']) delete env[name];
