@@ -4,7 +4,9 @@
  * start the server, load the demo when asked. A start-up failure is one line
  * on stderr naming the cause and the fix (startup-failure.ts). SIGINT, SIGTERM
  * and SIGHUP stop gracefully within the grace period; Ctrl-C during that (or a
- * second SIGTERM) exits at once.
+ * second SIGTERM) exits at once. With `--processes` above 1 this process is
+ * the supervisor of src/cluster.ts instead, and each server process it forks
+ * comes back here as a cluster worker (serveInCluster).
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';

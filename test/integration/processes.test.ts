@@ -220,6 +220,31 @@ describe.skipIf(process.platform !== 'linux')('stopping two server processes', (
   }, 40_000);
 });
 
+describe.skipIf(process.platform !== 'linux')('where several processes cannot serve', () => {
+  it('runs one process on sqlite::memory: and says why', async () => {
+    const svc = await startService({ dbUrl: 'sqlite::memory:', env: { SWITCHYARD_PROCESSES: '2' } });
+    try {
+      const out = svc.output.join('');
+      expect(out).toContain('with 1 server process');
+      expect(out).toMatch(/sqlite::memory:.*cannot be shared: serving from 1 process instead of 2/);
+      expect([...(await answeringPids(svc.url, 4))]).toEqual([svc.proc.pid]);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('takes the server processes down with the primary when it is killed outright (SIGKILL)', async () => {
+    const svc = await startService({ env: ENV });
+    const pids = await until(async () => {
+      const seen = await answeringPids(svc.url);
+      return seen.size === 2 ? [...seen] : null;
+    }, 'answers from two processes');
+    process.kill(svc.proc.pid!, 'SIGKILL');
+    await waitFor(() => pids.every((pid) => !alive(pid)), 5000);
+    await svc.stop('SIGKILL');
+  }, 30_000);
+});
+
 /** Gone, or a zombie nobody reaped yet (in a container, pid 1 may never reap it). */
 function alive(pid: number): boolean {
   try {
