@@ -79,7 +79,7 @@ describe('help and version', () => {
     const server = await startCli(['serve', '--log-format', 'json'], { DATABASE_URL: 'sqlite::memory:' });
     try {
       const res = await fetch(`${server.url}/healthz`);
-      expect(await res.json()).toEqual({ status: 'ok' });
+      expect(await res.json()).toEqual({ status: 'ok', pid: server.pid });
     } finally {
       server.proc.kill('SIGTERM');
       expect((await server.exit).code).toBe(0);
