@@ -55,7 +55,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-fn-'));
 const port = await freePort();
 const child = spawn(process.execPath, [CLI], {
   cwd: ROOT,
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, LOG_LEVEL: 'warn' },
+  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, LOG_LEVEL: 'warn', SWITCHYARD_PROCESSES: '1' },
   stdio: ['ignore', 'ignore', 'inherit'],
   detached: true,
 });

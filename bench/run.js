@@ -4,6 +4,8 @@
 // PostgreSQL schema (bench/nodes.js). Absolute numbers drift between runs and
 // machines; the ratios are the figures worth comparing. Results go to the
 // console and to the marked section of bench/README.md.
+// Not run here: bench/function-schedules.js (100,000 function schedules, one
+// minute slot measured on the real clock; runnable alone, see bench/README.md).
 //
 // Options (defaults are what the README figures use):
 //   --duration <s> (10)  --warmup <s> (2)  --connections <n> (50)  --cold <n> (20)
