@@ -25,9 +25,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { handleStopSignals } from './stop-signals.js';
 
-/** A close that has not finished this long after the grace period is stuck. */
-const STOP_OVERRUN_MS = 5000;
 const RESTART_FIRST_MS = 100;
 const RESTART_MAX_MS = 10_000;
 /** A process that served this long before dying starts the backoff afresh. */
@@ -73,7 +72,6 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   let stopping = false;
   let everReady = false;
   let stopFailed = false;
-  const received = new Set<NodeJS.Signals>();
   let allGone: (() => void) | null = null;
   const started = new Map<Worker, number>();
   let backoffMs = RESTART_FIRST_MS;
@@ -144,38 +142,19 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
       for (const w of rest) w.send({ type: 'switchyard:stop' } satisfies ClusterMessage);
     });
 
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      // systemd's SIGTERM and SIGHUP come together, in either order: only Ctrl-C or the same SIGTERM twice means "now".
-      if (signal === 'SIGHUP' || (signal === 'SIGTERM' && !received.has('SIGTERM'))) {
-        received.add(signal);
-        return;
-      }
-      process.stderr.write(`switchyard: second stop signal (${signal}): exiting now without finishing in-flight requests and delivery attempts\n`);
+  handleStopSignals({
+    graceMs: config.shutdownGraceMs,
+    log,
+    describe: () => ({ fields: { processes: live().length }, where: ` in ${live().length} processes` }),
+    stop: async () => {
+      await close();
+      if (stopFailed) log.error('a server process did not stop cleanly');
+      return !stopFailed;
+    },
+    abandon: () => {
       for (const w of live()) w.process.kill('SIGKILL');
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    received.add(signal);
-    log.info(
-      { signal, graceMs: config.shutdownGraceMs, processes: live().length },
-      `shutting down on ${signal}: finishing in-flight requests and delivery attempts within ${config.shutdownGraceMs} ms ` +
-        `in ${live().length} processes (${signal === 'SIGINT' ? 'Ctrl-C again' : 'SIGINT or a second SIGTERM'} exits at once)`,
-    );
-    setTimeout(() => {
-      process.stderr.write(`switchyard: could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
-      for (const w of live()) w.process.kill('SIGKILL');
-      process.exit(1);
-    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
-    void close().then(() => {
-      if (stopFailed) {
-        log.error('a server process did not stop cleanly');
-        process.exit(1);
-      }
-      log.info('stopped');
-      process.exit(0);
-    });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+    },
+  });
 
   return { url, stopping: () => stopping, close };
 }

@@ -50,7 +50,8 @@ export interface ClientContext {
   out: Output;
 }
 
-export function clientContext(io: CliIO, flags: ClientFlags): ClientContext {
+/** The server the flags or the environment name, checked once: its URL and admin key. */
+export function serverChoice(io: CliIO, flags: ClientFlags): { url: string; adminKey: string | null } {
   const url = flags.url ?? (io.env.SWITCHYARD_URL || DEFAULT_URL);
   let parsed: URL;
   try {
@@ -61,7 +62,11 @@ export function clientContext(io: CliIO, flags: ClientFlags): ClientContext {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${url}"`);
   }
-  const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
+  return { url, adminKey: flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null) };
+}
+
+export function clientContext(io: CliIO, flags: ClientFlags): ClientContext {
+  const { url, adminKey } = serverChoice(io, flags);
   return { api: createServerApi({ url, adminKey }), out: outputFor(io, flags) };
 }
 

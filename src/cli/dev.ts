@@ -62,7 +62,7 @@ export function registerDev(program: Command, io: CliIO): void {
       let service: (Service & { url: string }) | null = null;
       if (own) service = await startDevServer(io, flags, root, adminKey, out);
       const url = service ? service.url : flags.url!;
-      const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined }, url.replace(/\/+$/, ''));
+      const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined });
       const prune = flags.prune === true;
 
       const stop = new AbortController();

@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { bundleFunction } from './bundle.js';
-import { DEFAULT_URL, outputFor, type CliIO, type ClientFlags } from './context.js';
-import { CliError, ServerAuthError, ServerError, ServerUnreachableError, UsageError } from './errors.js';
+import { outputFor, serverChoice, type CliIO, type ClientFlags } from './context.js';
+import { CliError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
 import type { Output } from './output.js';
 import { createHttpProjectApi, ProjectApiError, ProjectError, formatProblem, type ProjectApi } from '../project/index.js';
 
@@ -21,23 +21,11 @@ export interface ProjectContext {
   adminKey: string | null;
 }
 
-export function serverUrl(io: CliIO, flags: ClientFlags): string {
-  const url = flags.url ?? (io.env.SWITCHYARD_URL || DEFAULT_URL);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${url}"`);
-  }
-  return url.replace(/\/+$/, '');
-}
-
-export function projectContext(io: CliIO, flags: ClientFlags, url = serverUrl(io, flags)): ProjectContext {
-  const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
-  return { api: createHttpProjectApi({ baseUrl: url, adminKey }), out: outputFor(io, flags), url, adminKey };
+/** The project API of the server the flags name (dev passes the URL of the server it started). */
+export function projectContext(io: CliIO, flags: ClientFlags): ProjectContext {
+  const { url, adminKey } = serverChoice(io, flags);
+  const base = url.replace(/\/+$/, '');
+  return { api: createHttpProjectApi({ baseUrl: base, adminKey }), out: outputFor(io, flags), url: base, adminKey };
 }
 
 /** A project's problems, one per line, as the loader and the server's checks report them. */

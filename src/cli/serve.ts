@@ -2,9 +2,8 @@
  * `switchyard serve` (also what `switchyard` with no verb does): configuration
  * from env and flags through config.ts (its option table is also the help),
  * start the server, load the demo when asked. A start-up failure is one line
- * on stderr naming the cause and the fix (startup-failure.ts). SIGINT, SIGTERM
- * and SIGHUP stop gracefully within the grace period; Ctrl-C during that (or a
- * second SIGTERM) exits at once. With `--processes` above 1 this process is
+ * on stderr naming the cause and the fix (startup-failure.ts). Stop signals
+ * are handled as stop-signals.ts says. With `--processes` above 1 this process is
  * the supervisor of src/cluster.ts instead, and each server process it forks
  * comes back here as a cluster worker (serveInCluster).
  */
@@ -16,11 +15,9 @@ import { ConfigError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { startServer, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
+import { handleStopSignals, STOP_OVERRUN_MS } from '../stop-signals.js';
 
 export const SERVE_USAGE = 'Usage: switchyard serve [options]   (the same as switchyard [options])';
-
-/** A close that has not finished this long after the grace period is stuck (a database that does not answer). */
-const STOP_OVERRUN_MS = 5000;
 
 /** Prints why the start failed (one line; the stack too at LOG_LEVEL=debug) and exits non-zero. */
 function failStart(err: unknown, config: Config): never {
@@ -77,7 +74,11 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     }
     service = single;
     // Before the line that says it is up: whoever reads it may signal at once.
-    stopping = handleStopSignals(single, config, log);
+    stopping = handleStopSignals({
+      graceMs: config.shutdownGraceMs,
+      log,
+      stop: () => single.close().then(() => true),
+    });
     log.info({ url: single.url, store: single.store.kind, processes: 1 }, `listening on ${single.url} with 1 server process`);
   }
   if (config.demo) {
@@ -158,51 +159,4 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
 }
 
-/**
- * The first SIGINT (Ctrl-C), SIGTERM (systemd, docker stop) or SIGHUP (terminal
- * closed; systemd's SendSIGHUP follows SIGTERM) stops taking work and finishes
- * what is in flight within the grace period, then exits 0. The worker processes
- * ignore these signals (they also reach them through the process group or the
- * cgroup): they stop when this process closes them. A SIGINT while stopping
- * (Ctrl-C pressed again), or a second SIGTERM, exits at once.
- */
-function handleStopSignals(service: Service, config: Config, log: Logger): () => boolean {
-  let stopping = false;
-  const received = new Set<NodeJS.Signals>();
-  const stop = (signal: NodeJS.Signals) => {
-    // systemd sends SIGTERM and SIGHUP together (SendSIGHUP=yes) and they may arrive in
-    // either order: only Ctrl-C, or the same SIGTERM twice, means "now".
-    if (stopping) {
-      if (signal === 'SIGHUP' || (signal === 'SIGTERM' && !received.has('SIGTERM'))) {
-        received.add(signal);
-        return;
-      }
-      process.stderr.write(`switchyard: second stop signal (${signal}): exiting now without finishing in-flight requests and delivery attempts\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    stopping = true;
-    received.add(signal);
-    log.info(
-      { signal, graceMs: config.shutdownGraceMs },
-      `shutting down on ${signal}: finishing in-flight requests and delivery attempts within ${config.shutdownGraceMs} ms ` +
-        `(${signal === 'SIGINT' ? 'Ctrl-C again' : 'SIGINT or a second SIGTERM'} exits at once)`,
-    );
-    setTimeout(() => {
-      process.stderr.write(`switchyard: could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
-      process.exit(1);
-    }, config.shutdownGraceMs + STOP_OVERRUN_MS).unref();
-    service.close().then(
-      () => {
-        log.info('stopped');
-        process.exit(0);
-      },
-      (err) => {
-        log.error({ err }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
-  return () => stopping;
-}
 

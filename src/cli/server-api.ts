@@ -10,35 +10,15 @@
  * answer a ServerError with the server's `code` and message. Every call has a
  * deadline.
  */
-import { createClient, type Schemas } from '../client/index.js';
+import { createClient, type paths, type Schemas } from '../client/index.js';
 import { CliError, CommandFailedError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
 import { followEventStream, type StreamEvent } from './sse.js';
 
 export type EventFormat = 'switchyard' | 'aws-v1' | 'aws-v2';
 
-export interface FunctionInfo {
-  name: string;
-  runtime: string;
-  env_keys: string[];
-  timeout_ms: number;
-  memory_mb: number;
-  handler: string | null;
-  event_format: EventFormat;
-  version: number;
-  code_sha256: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface FunctionInput {
-  name: string;
-  code: string;
-  runtime?: 'javascript' | 'typescript';
-  env?: Record<string, string>;
-  handler?: string;
-  event_format?: EventFormat;
-}
-
+/** The server's answers and bodies, as the OpenAPI document types them. */
+export type FunctionInfo = Schemas['Function'];
+export type FunctionInput = paths['/api/functions']['post']['requestBody']['content']['application/json'];
 export type FunctionPatch = Partial<Omit<FunctionInput, 'name'>>;
 
 export interface LogLine {
