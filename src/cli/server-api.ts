@@ -10,7 +10,7 @@
  * answer a ServerError with the server's `code` and message. Every call has a
  * deadline.
  */
-import { createClient, type paths, type Schemas } from '../client/index.js';
+import { createClient, nextPageAfter, type paths, type Schemas } from '../client/index.js';
 import { CliError, CommandFailedError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
 import { followEventStream, type StreamEvent } from './sse.js';
 
@@ -230,11 +230,6 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
   }
 
   const deadline = (ms = CALL_MS) => ({ signal: AbortSignal.timeout(ms) });
-  /** The `after` of a `Link: <...>; rel="next"` header: where the next page starts. */
-  const nextAfter = (response: Response) => {
-    const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-    return next ? (new URL(next, base).searchParams.get('after') ?? undefined) : undefined;
-  };
 
   /** Only for `failure` of the stream: the answer's JSON body, when it has one. */
   const bodyOf = async (res: Response) => {
@@ -355,7 +350,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
         const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
         const { data, response } = await call(client.GET('/api/webhooks', { params: { query }, ...deadline() }));
         items.push(...data);
-        after = nextAfter(response);
+        after = nextPageAfter(response);
       } while (after !== undefined);
       return items;
     },

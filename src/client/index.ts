@@ -46,3 +46,12 @@ export function createClient(opts: ClientOptions): SwitchyardClient {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
 }
+
+/**
+ * Where the next page of a list starts: the `after` of the answer's
+ * `Link: <...>; rel="next"` header, or undefined on the last page.
+ */
+export function nextPageAfter(response: Response): string | undefined {
+  const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  return next ? (new URL(next, 'http://switchyard.invalid').searchParams.get('after') ?? undefined) : undefined;
+}

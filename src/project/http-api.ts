@@ -5,7 +5,7 @@
  * `Link: rel="next"` header, every failure a ProjectApiError carrying the
  * server's status, code and details (status 0 when nothing answered).
  */
-import { createClient } from '../client/index.js';
+import { createClient, nextPageAfter } from '../client/index.js';
 import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, WebhookBody } from './api.js';
 import { ProjectApiError } from './types.js';
 
@@ -52,8 +52,7 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
     do {
       const { data, response } = await send<T[]>(what, page(after));
       items.push(...data);
-      const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-      after = next ? (new URL(next, base).searchParams.get('after') ?? undefined) : undefined;
+      after = nextPageAfter(response);
     } while (after !== undefined);
     return items;
   }
