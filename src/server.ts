@@ -59,6 +59,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let background: FunctionInvocations | undefined;
   const runtime = createRuntime({
     workers: config.workers,
+    warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName, event, dataJson) {
