@@ -1,5 +1,7 @@
 // `npm run bench`: the gateway against bare node:http in the same run (on
-// SQLite, then on PostgreSQL), then cold start, then webhook deliveries
+// SQLite, then on PostgreSQL; with default settings, one server process per
+// core, and with --processes 1; on a machine with more than 2 cores also
+// against a bare node:http cluster of one process per core), then cold start, then webhook deliveries
 // (bench/webhooks.js, the engine on both stores), then 1 vs 2 real nodes on one
 // PostgreSQL schema (bench/nodes.js). Absolute numbers drift between runs and
 // machines; the ratios are the figures worth comparing. Results go to the
@@ -8,7 +10,11 @@
 // minute slot measured on the real clock; runnable alone, see bench/README.md).
 //
 // Options (defaults are what the README figures use):
-//   --duration <s> (10)  --warmup <s> (2)  --connections <n> (50)  --cold <n> (20)
+//   --duration <s> (10)  --warmup <s> (2)  --cold <n> (20)
+//   --connections <n>    (50; 200 on a machine with more than 2 cores)
+//   --load-threads <n>   autocannon worker threads (none; cores / 4, at most 4,
+//                        on a machine with more than 2 cores: one thread cannot
+//                        load a cluster)
 //   --deliveries <n> (10000)  --webhooks <n> (100000)  --cutoff <s> (90)
 //   --bare-only          measure only the node:http baseline (no build needed)
 //   --no-webhooks        skip the webhook parts (engine, cron, nodes)
@@ -38,12 +44,18 @@ const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
 /** The slow target of the second node comparison: a webhook receiver that takes this long to answer. */
 const SLOW_TARGET_MS = 50;
+/** The machine's cores, printed beside every figure: a ratio means little without it. */
+const CORES = os.availableParallelism();
+const MANY_CORES = CORES > 2;
+/** What `--processes auto` gives the gateway on this machine (src/config.ts, MAX_AUTO_PROCESSES). */
+const DEFAULT_PROCESSES = Math.min(CORES, 8);
 
 const { values: opt } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '50' },
+    connections: { type: 'string', default: MANY_CORES ? '200' : '50' },
+    'load-threads': { type: 'string', default: String(MANY_CORES ? Math.min(4, Math.floor(CORES / 4)) : 0) },
     cold: { type: 'string', default: '20' },
     deliveries: { type: 'string', default: String(WEBHOOK_DEFAULTS.deliveries) },
     webhooks: { type: 'string', default: String(WEBHOOK_DEFAULTS.webhooks) },
@@ -58,6 +70,8 @@ const { values: opt } = parseArgs({
 const DURATION = positive('duration');
 const WARMUP = positive('warmup');
 const CONNECTIONS = positive('connections');
+const LOAD_THREADS = Number(opt['load-threads']);
+if (!Number.isInteger(LOAD_THREADS) || LOAD_THREADS < 0) throw new Error(`--load-threads must be a whole number >= 0, got "${opt['load-threads']}"`);
 const COLD_N = positive('cold');
 const WEBHOOK_OPTS = { deliveries: positive('deliveries'), webhooks: positive('webhooks'), cutoff: positive('cutoff') };
 /** Base URL of the PostgreSQL to measure on, or null when its figures are skipped. */
@@ -120,8 +134,8 @@ function percentile(values, q) {
 }
 
 async function measure(label, url) {
-  const common = { url, connections: CONNECTIONS, pipelining: 1 };
-  console.log(`${label}: warm-up ${WARMUP} s, then ${DURATION} s at ${CONNECTIONS} connections -> ${url}`);
+  const common = { url, connections: CONNECTIONS, pipelining: 1, ...(LOAD_THREADS ? { workers: LOAD_THREADS } : {}) };
+  console.log(`${label}: warm-up ${WARMUP} s, then ${DURATION} s at ${CONNECTIONS} connections${LOAD_THREADS ? ` from ${LOAD_THREADS} thread${LOAD_THREADS > 1 ? 's' : ''}` : ''} (${CORES} cores) -> ${url}`);
   await autocannon({ ...common, duration: WARMUP });
   const r = await autocannon({ ...common, duration: DURATION });
   return {
@@ -138,8 +152,9 @@ async function measure(label, url) {
 
 // ---------------------------------------------------------------- targets
 
-async function startBare() {
-  const child = fork(path.join(ROOT, 'bench', 'bare-server.js'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+/** Bare node:http: one process, or a node:cluster of `processes` sharing the port. */
+async function startBare(processes = 1) {
+  const child = fork(path.join(ROOT, 'bench', 'bare-server.js'), ['--processes', String(processes)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const entry = track(child, 'bare node:http');
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bare node:http server did not start within 10 s')), 10_000);
@@ -152,8 +167,11 @@ async function startBare() {
   return { entry, url: `http://127.0.0.1:${port}/` };
 }
 
-/** The gateway on a temp SQLite file, or on `databaseUrl` (a fresh PostgreSQL schema) when given. */
-async function startGateway(databaseUrl = null) {
+/**
+ * The gateway on a temp SQLite file, or on `databaseUrl` (a fresh PostgreSQL
+ * schema) when given; default settings unless `processes` says how many server processes.
+ */
+async function startGateway(databaseUrl = null, processes = null) {
   if (!existsSync(CLI)) {
     throw new Error(`${path.relative(ROOT, CLI)} is missing: run \`npm run build\` first (npm run bench does)`);
   }
@@ -164,6 +182,8 @@ async function startGateway(databaseUrl = null) {
   // A developer's own settings must not leak into the measured server.
   delete env.SWITCHYARD_ADMIN_KEY;
   delete env.SWITCHYARD_DEMO;
+  delete env.SWITCHYARD_PROCESSES;
+  if (processes) env.SWITCHYARD_PROCESSES = String(processes);
   const child = spawn(process.execPath, [CLI], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const entry = track(child, 'gateway');
   entry.group = true;
@@ -283,32 +303,34 @@ function command() {
   return args.length ? `\`node bench/run.js ${args.join(' ')}\`` : '`npm run bench` (= `npm run build && node bench/run.js`)';
 }
 
-function render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes }) {
+function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes }) {
   const m = machine();
   const row = (r) =>
-    `| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
+    `| ${r.label} | ${CORES} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
+  const ratio = (a, b) => `${round(a.rps / b.rps)} (p99 ${a.p99} ms vs ${b.p99} ms: ${round(a.p99 / Math.max(b.p99, 1))}x)`;
+  const onCores = `on ${CORES} cores`;
   const lines = [
     START,
     `Generated by \`npm run bench\` on ${date}.`,
     '',
-    `- Machine: ${m.cpu}, ${m.memory} RAM, ${m.os}, Node ${m.node}`,
-    `- Command: ${command()}: autocannon, ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up then ${DURATION} s per target, loopback; gateway with default settings, a temp SQLite file and LOG_LEVEL=warn${gatewayPg ? `, then the same on a fresh schema of PostgreSQL at \`${redact(POSTGRES)}\`` : ''}${webhooks ? `; then \`bench/webhooks.js\` (${webhooks.options.deliveries} deliveries, ${webhooks.options.webhooks} cron webhooks, cut-off ${webhooks.options.cutoff} s)` : ''}${nodes ? `; then \`bench/nodes.js\` (${nodes[0].options.nodes.join(' vs ')} nodes, ${nodes[0].options.deliveries} deliveries, a target answering at once, then one answering in ${SLOW_TARGET_MS} ms)` : ''}`,
+    `- Machine: **${CORES} cores** (${m.cpu}), ${m.memory} RAM, ${m.os}, Node ${m.node}`,
+    `- Command: ${command()}: autocannon, ${CONNECTIONS} connections${LOAD_THREADS ? ` from ${LOAD_THREADS} thread${LOAD_THREADS > 1 ? 's' : ''}` : ''}, pipelining 1, ${WARMUP} s warm-up then ${DURATION} s per target, loopback; gateway with default settings, a temp SQLite file and LOG_LEVEL=warn${gatewayPg ? `, then the same on a fresh schema of PostgreSQL at \`${redact(POSTGRES)}\`` : ''}${webhooks ? `; then \`bench/webhooks.js\` (${webhooks.options.deliveries} deliveries, ${webhooks.options.webhooks} cron webhooks, cut-off ${webhooks.options.cutoff} s)` : ''}${nodes ? `; then \`bench/nodes.js\` (${nodes[0].options.nodes.join(' vs ')} nodes, ${nodes[0].options.deliveries} deliveries, a target answering at once, then one answering in ${SLOW_TARGET_MS} ms)` : ''}`,
     `- Whole run: ${round(seconds / 60, 1)} min${POSTGRES ? '' : '; PostgreSQL figures skipped (--no-postgres)'}`,
     '',
-    '| target | req/s (mean) | p50 ms | p99 ms | requests | non-2xx | errors |',
-    '|---|---|---|---|---|---|---|',
-    row(bare),
+    '| target | cores | req/s (mean) | p50 ms | p99 ms | requests | non-2xx | errors |',
+    '|---|---|---|---|---|---|---|---|',
+    ...[bare, bareCluster, gateway, gatewaySingle, gatewayPg].filter(Boolean).map(row),
   ];
   if (gateway) {
-    lines.push(row(gateway));
-    if (gatewayPg) lines.push(row(gatewayPg));
-    lines.push(
-      '',
-      `**Gateway / bare throughput: ${round(gateway.rps / bare.rps)}**; gateway p99 / bare p99: ${round(gateway.p99 / Math.max(bare.p99, 1))}.`,
-    );
+    lines.push('');
+    if (bareCluster) {
+      lines.push(`**Gateway (default settings) / bare node:http cluster of ${CORES} processes, ${onCores}: ${ratio(gateway, bareCluster)}** (goal: at least 0.6, p99 at most 2x).`);
+    }
+    lines.push(`Gateway (default settings) / bare node:http single process, ${onCores}: **${ratio(gateway, bare)}**.`);
+    if (gatewaySingle) lines.push(`Gateway with \`--processes 1\` / bare node:http single process, ${onCores}: **${ratio(gatewaySingle, bare)}**.`);
     if (gatewayPg) {
       lines.push(
-        `On PostgreSQL: **gateway / bare ${round(gatewayPg.rps / bare.rps)}**, PostgreSQL / SQLite throughput ${round(gatewayPg.rps / gateway.rps)}, p99 ${gatewayPg.p99} ms vs ${gateway.p99} ms.`,
+        `On PostgreSQL (default settings), ${onCores}: **gateway / bare ${round(gatewayPg.rps / bare.rps)}**, PostgreSQL / SQLite throughput ${round(gatewayPg.rps / gateway.rps)}, p99 ${gatewayPg.p99} ms vs ${gateway.p99} ms.`,
       );
     }
   } else {
@@ -318,7 +340,7 @@ function render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds
     const c = (label, s) => `| ${label} | ${round(s.p50)} | ${round(s.p90)} |`;
     lines.push(
       '',
-      `Cold start, ${COLD_N} new functions deployed one after another (same hello code, each bound to its own route):`,
+      `Cold start, ${onCores}, ${COLD_N} new functions deployed one after another to a gateway with \`--processes 1\` (same hello code, each bound to its own route):`,
       '',
       '| measure | p50 ms | p90 ms |',
       '|---|---|---|',
@@ -335,7 +357,8 @@ function render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds
   lines.push('', `Checks: ${checks.length ? checks.join('; ') : 'all responses 2xx, no errors'}.`);
   if (notes.length) lines.push('', `Notes: ${notes.join('; ')}.`);
   lines.push(END);
-  return lines.join('\n');
+  // Every section's heading carries the core count too: parts of it are pasted on their own.
+  return lines.map((l) => (l.startsWith('### ') ? `${l} (${CORES} cores)` : l)).join('\n');
 }
 
 async function writeReadme(section) {
@@ -407,21 +430,38 @@ async function main() {
   if (POSTGRES) await assertPostgres(POSTGRES);
 
   const bareServer = await startBare();
-  const bare = await measure('bare node:http', bareServer.url);
+  const bare = await measure('bare node:http, 1 process', bareServer.url);
   await stop(bareServer.entry);
+  let bareCluster = null;
+  if (MANY_CORES) {
+    const clusterServer = await startBare(CORES);
+    bareCluster = await measure(`bare node:http, cluster of ${CORES} processes`, clusterServer.url);
+    await stop(clusterServer.entry);
+  }
 
   let gateway = null;
+  let gatewaySingle = null;
   let cold = null;
   if (!opt['bare-only']) {
     const gw = await startGateway();
     try {
-      const { api, url } = await setupHello(gw.baseUrl, code);
-      gateway = await measure('gateway, hello function, SQLite', url);
-      console.log(`cold start: ${COLD_N} functions`);
-      cold = await coldStart(gw.baseUrl, api, code);
+      const { url } = await setupHello(gw.baseUrl, code);
+      gateway = await measure(`gateway, default settings (${DEFAULT_PROCESSES} server process${DEFAULT_PROCESSES > 1 ? 'es' : ''}), hello function, SQLite`, url);
     } finally {
       await stop(gw.entry);
       await rm(gw.dir, { recursive: true, force: true });
+    }
+    // One server process: the figure to hold against bare node:http's single process, and the
+    // gateway cold start is timed on (with several, a deploy reaches the others through the change feed).
+    const single = await startGateway(null, 1);
+    try {
+      const { api, url } = await setupHello(single.baseUrl, code);
+      if (DEFAULT_PROCESSES > 1) gatewaySingle = await measure('gateway, --processes 1, hello function, SQLite', url);
+      console.log(`cold start: ${COLD_N} functions`);
+      cold = await coldStart(single.baseUrl, api, code);
+    } finally {
+      await stop(single.entry);
+      await rm(single.dir, { recursive: true, force: true });
     }
   }
   const gatewayPg = gateway && POSTGRES ? await measureGatewayPg(code) : null;
@@ -456,13 +496,13 @@ async function main() {
   if (functionRuns) notes.push(`bench/functions.js: ${functionRuns.replace(/\n\s*/g, '; ')}`);
   else if (!opt['bare-only'] && !opt['no-webhooks']) checks.push('FAILED: bench/functions.js did not finish');
   for (const c of [...(webhooks?.checks ?? []), ...(nodes ?? []).flatMap((r) => r.checks)]) (c.startsWith('FAILED') ? checks : notes).push(c);
-  for (const r of [bare, gateway, gatewayPg].filter(Boolean)) {
+  for (const r of [bare, bareCluster, gateway, gatewaySingle, gatewayPg].filter(Boolean)) {
     if (r.non2xx || r.errors || r.timeouts) {
       checks.push(`FAILED: ${r.label} had ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     }
   }
   const seconds = (performance.now() - started) / 1000;
-  const section = render({ bare, gateway, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes });
+  const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes });
   console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
   if (!opt['no-write'] && !opt['bare-only']) {
     await writeReadme(section);

@@ -25,6 +25,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { mergeExpositions } from './metrics-merge.js';
 import { handleStopSignals } from './stop-signals.js';
 
 const RESTART_FIRST_MS = 100;
@@ -32,8 +33,29 @@ const RESTART_MAX_MS = 10_000;
 /** A process that served this long before dying starts the backoff afresh. */
 const RESTART_RESET_AFTER_MS = 30_000;
 
-/** Messages between the primary and its server processes. */
-export type ClusterMessage = { type: 'switchyard:ready'; url: string } | { type: 'switchyard:stop' };
+/** How long the primary waits for every process's metrics, and a process for the primary's answer. */
+const METRICS_COLLECT_MS = 1000;
+const METRICS_ANSWER_MS = 2000;
+
+/**
+ * Messages between the primary and its server processes. Metrics: the process
+ * that took a scrape asks (`metrics-request`), the primary asks every process
+ * (`metrics-collect`), each answers its own text (`metrics-part`), the primary
+ * hands them all to the asker (`metrics-parts`), which merges them.
+ */
+export type ClusterMessage =
+  | { type: 'switchyard:ready'; url: string }
+  | { type: 'switchyard:stop' }
+  | { type: 'switchyard:metrics-request'; id: number }
+  | { type: 'switchyard:metrics-collect'; id: number }
+  | { type: 'switchyard:metrics-part'; id: number; text: string }
+  | { type: 'switchyard:metrics-parts'; id: number; texts: string[] };
+
+/** What a server process of the cluster can do beyond serving. */
+export interface ClusterMember {
+  /** Every live server process's metrics merged into one exposition (this process's alone if the primary does not answer). */
+  metrics(): Promise<string>;
+}
 
 export interface ClusterHandle {
   url: string;
@@ -50,15 +72,49 @@ export function isClusterWorker(): boolean {
 
 /**
  * In a server process: answers to the primary. `ready` once listening (with
- * the URL); `onStop` when the primary says stop. The stop signals themselves
- * are ignored: the primary decides.
+ * the URL); `onStop` when the primary says stop; `localMetrics` when the
+ * primary collects metrics. The stop signals themselves are ignored: the
+ * primary decides.
  */
-export function joinCluster(url: string, onStop: () => void): void {
+export function joinCluster(url: string, onStop: () => void, localMetrics: () => string): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+  const asked = new Map<number, (texts: string[] | null) => void>();
+  let nextId = 0;
   process.on('message', (message: ClusterMessage) => {
-    if (message?.type === 'switchyard:stop') onStop();
+    switch (message?.type) {
+      case 'switchyard:stop':
+        onStop();
+        break;
+      case 'switchyard:metrics-collect':
+        process.send!({ type: 'switchyard:metrics-part', id: message.id, text: localMetrics() } satisfies ClusterMessage);
+        break;
+      case 'switchyard:metrics-parts':
+        asked.get(message.id)?.(message.texts);
+        break;
+    }
   });
   process.send!({ type: 'switchyard:ready', url } satisfies ClusterMessage);
+  return {
+    async metrics() {
+      const id = nextId++;
+      const texts = await new Promise<string[] | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), METRICS_ANSWER_MS);
+        asked.set(id, (t) => {
+          clearTimeout(timer);
+          resolve(t);
+        });
+        process.send!({ type: 'switchyard:metrics-request', id } satisfies ClusterMessage);
+      });
+      asked.delete(id);
+      const parts = texts ?? [localMetrics()];
+      return (
+        mergeExpositions(parts) +
+        '# HELP switchyard_server_processes Server processes whose series this answer adds up\n' +
+        '# TYPE switchyard_server_processes gauge\n' +
+        `switchyard_server_processes ${parts.length}\n`
+      );
+    },
+  };
 }
 
 /**
@@ -95,6 +151,37 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
       worker.once('exit', onEarlyExit);
     });
   };
+
+  // Metrics: collect every live process's text for the one that took the scrape.
+  const collecting = new Map<number, { texts: string[]; waiting: Set<Worker>; done: () => void }>();
+  let nextCollect = 0;
+  cluster.on('message', (worker: Worker, message: ClusterMessage) => {
+    if (message?.type === 'switchyard:metrics-part') {
+      const c = collecting.get(message.id);
+      if (c?.waiting.delete(worker)) {
+        c.texts.push(message.text);
+        if (c.waiting.size === 0) c.done();
+      }
+      return;
+    }
+    if (message?.type !== 'switchyard:metrics-request') return;
+    const id = nextCollect++;
+    const waiting = new Set(live());
+    const texts: string[] = [];
+    const timer = setTimeout(() => done(), METRICS_COLLECT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      collecting.delete(id);
+      if (worker.isConnected()) worker.send({ type: 'switchyard:metrics-parts', id: message.id, texts } satisfies ClusterMessage);
+    };
+    collecting.set(id, { texts, waiting, done });
+    for (const w of waiting) {
+      // A process on its way out cannot answer: count it as silent rather than throw.
+      if (w.isConnected()) w.send({ type: 'switchyard:metrics-collect', id } satisfies ClusterMessage);
+      else waiting.delete(w);
+    }
+    if (waiting.size === 0) done();
+  });
 
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (started.get(worker) ?? Date.now());

@@ -2,7 +2,7 @@
  * Environment and CLI flags -> one frozen, typed Config. This is the only module
  * that reads process.env; everything else receives the resolved object.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { ConfigError } from './errors.js';
 
 export interface Config {
@@ -18,6 +18,8 @@ export interface Config {
   bodyLimit: number;
   /** Number of supervised worker processes hosting isolates (per server process). */
   workers: number;
+  /** Idle isolates each worker process keeps warm; past it the least recently used are disposed. */
+  warmIsolates: number;
   /**
    * Server processes sharing the port (src/cluster.ts); 1 is a single process.
    * Already reduced to 1 where the database cannot be shared (see processesNote).
@@ -42,6 +44,16 @@ export interface Config {
 
 /** `--processes auto` stops here: past it, one database and one machine's memory pay more than they gain. */
 export const MAX_AUTO_PROCESSES = 8;
+/**
+ * What `--warm-isolates auto` counts an idle isolate as: a small function's
+ * isolate measured about 1.9 MB of RSS (bench/function-schedules.js).
+ */
+export const WARM_ISOLATE_BYTES = 2 * 1024 * 1024;
+
+/** Half the machine's memory, shared by every worker process of this node, at WARM_ISOLATE_BYTES each; at least 100. */
+export function autoWarmIsolates(workerProcesses: number, memoryBytes = totalmem()): number {
+  return Math.max(100, Math.floor(memoryBytes / 2 / WARM_ISOLATE_BYTES / Math.max(1, workerProcesses)));
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -119,6 +131,13 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: '2',
     defaultText: '2 with one server process, else 1',
     help: 'Worker processes hosting the isolates, per server process.',
+  },
+  {
+    env: 'SWITCHYARD_WARM_ISOLATES',
+    flag: '--warm-isolates',
+    default: 'auto',
+    defaultText: 'auto (half the memory, at 2 MB an isolate, shared by all worker processes)',
+    help: 'Idle isolates each worker process keeps warm; past it the least recently used are disposed.',
   },
   {
     env: 'SWITCHYARD_SHUTDOWN_GRACE_MS',
@@ -241,9 +260,10 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]):
   return value as T;
 }
 
-function processCount(env: Env): number {
+/** A count that may also be `auto` (handled by the caller): the error says both. */
+function count(env: Env, name: string, min: number, max: number): number {
   try {
-    return int(env, 'SWITCHYARD_PROCESSES', 1, 64);
+    return int(env, name, min, max);
   } catch (err) {
     throw new ConfigError(`${(err as Error).message.replace(/, got/, ' or auto, got')}`);
   }
@@ -276,11 +296,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   const processesWanted =
     raw(merged, 'SWITCHYARD_PROCESSES') === 'auto'
       ? Math.max(1, Math.min(MAX_AUTO_PROCESSES, availableParallelism()))
-      : processCount(merged);
+      : count(merged, 'SWITCHYARD_PROCESSES', 1, 64);
   // An in-memory database lives in one process: others would each see their own, empty one.
   const memory = databaseUrl === 'sqlite::memory:';
   const processes = memory ? 1 : processesWanted;
   const workersSet = (merged.SWITCHYARD_WORKERS ?? '') !== '';
+  // Each server process has its own workers: one each keeps the process count near the core count.
+  const workers = workersSet || processes === 1 ? int(merged, 'SWITCHYARD_WORKERS', 1, 64) : 1;
   return Object.freeze({
     port: int(merged, 'PORT', 0, 65535),
     host,
@@ -291,8 +313,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     logLevel: oneOf(merged, 'LOG_LEVEL', LOG_LEVELS)!,
     logFormat: oneOf(merged, 'LOG_FORMAT', LOG_FORMATS) ?? (terminal ? 'pretty' : 'json'),
     bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024, 64 * 1024 * 1024),
-    // Each server process has its own workers: one each keeps the process count near the core count.
-    workers: workersSet || processes === 1 ? int(merged, 'SWITCHYARD_WORKERS', 1, 64) : 1,
+    workers,
+    warmIsolates:
+      raw(merged, 'SWITCHYARD_WARM_ISOLATES') === 'auto'
+        ? autoWarmIsolates(processes * workers)
+        : count(merged, 'SWITCHYARD_WARM_ISOLATES', 1, 1_000_000),
     processes,
     processesNote:
       memory && processesWanted > 1

@@ -181,6 +181,7 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     inflight: (): Iterable<readonly [string, number]> => [],
     pending: [] as Array<readonly [string, number]>,
   };
+  let exposition = async () => registry.render();
   registry.register(
     new Gauge(
       'switchyard_clock_offset_seconds',
@@ -189,6 +190,12 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     ),
   );
   return {
+    /** What GET /metrics answers: this process's series, or the whole node's after answerWith (cluster.ts). */
+    exposition: () => exposition(),
+    /** In a server process of a cluster: GET /metrics answers what `collect` gathers from every process. */
+    answerWith(collect: () => Promise<string>) {
+      exposition = collect;
+    },
     queue,
     deliveries: registry.register(
       new Counter('switchyard_webhook_attempts_total', 'Webhook delivery attempts by outcome', ['outcome']),

@@ -21,7 +21,7 @@ import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
 import { createLogger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
@@ -36,6 +36,7 @@ export interface Service {
   log: Logger;
   webhooks: Webhooks;
   clock: Clock;
+  metrics: Metrics;
   /** Starts the background work (scheduler, deliveries); call after listening. */
   startBackground(): void;
   /** Stops taking requests, finishes in-flight ones (up to the grace period), then releases everything. */
@@ -59,6 +60,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let background: FunctionInvocations | undefined;
   const runtime = createRuntime({
     workers: config.workers,
+    warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName, event, dataJson) {
@@ -200,7 +202,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     started = true;
     webhooks!.start();
   };
-  return { app, store, runtime, log, webhooks: webhooks!, clock, startBackground, close };
+  return { app, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
 }
 
 /**

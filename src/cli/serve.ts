@@ -143,7 +143,7 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
   } catch (err) {
     failStart(err, config);
   }
-  joinCluster(service.url, () => {
+  const member = joinCluster(service.url, () => {
     setTimeout(() => {
       process.stderr.write(`switchyard: process ${process.pid} could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
       process.exit(1);
@@ -155,7 +155,8 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
         process.exit(1);
       },
     );
-  });
+  }, () => service.metrics.registry.render());
+  service.metrics.answerWith(() => member.metrics());
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
 }
 

@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
-import type { FunctionRecord } from '../types.js';
+import type { FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { buildEventFor, mapResultFor } from './formats.js';
 import { mapFailure, type GatewayResponse } from './result.js';
@@ -53,17 +53,25 @@ class Cache<V> {
 
 export type InvokeRequest = RequestFacts;
 
-/** Metric series of one route, resolved once instead of per request. */
+/**
+ * Metric series of one route, resolved once instead of per request. Keyed by
+ * the route object of the cached table (a changed API builds a new table, so
+ * new objects): a hit costs no label string.
+ */
 interface RouteSeries {
+  route: Route;
+  resource: string;
+  apiId: string;
   latency: { observe(seconds: number): void };
   byStatus: Map<number, { inc(by?: number): void }>;
-  labels: [string, string];
 }
 
 export class Gateway {
   private readonly tables: Cache<RouteTable>;
   private readonly functions: Cache<FunctionRecord>;
   private readonly routeSeries = new Map<string, RouteSeries>();
+  /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
+  private readonly okSeries = new Map<string, { inc(by?: number): void }>();
 
   constructor(
     store: Store,
@@ -114,7 +122,7 @@ export class Gateway {
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
         if (response.invalid !== undefined) outcomeCode = 'invalid_result';
-        this.metrics.invocations.inc({ function: fn.name, outcome: 'ok' });
+        this.okCounter(fn.name).inc();
       } else {
         response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);
         this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
@@ -122,7 +130,7 @@ export class Gateway {
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
     }
-    this.record(req.apiId, match.route.id, `${match.route.method} ${match.resource}`, response.status, started);
+    this.record(req.apiId, match.route, match.resource, response.status, started);
     if (this.invocations?.active) {
       this.invocations.publish({
         function: match.route.function,
@@ -139,19 +147,25 @@ export class Gateway {
     return response;
   }
 
-  private record(apiId: string, routeId: string, routeLabel: string, status: number, started: number): void {
-    let series = this.routeSeries.get(routeId);
-    if (!series || series.labels[0] !== apiId || series.labels[1] !== routeLabel) {
-      series = {
-        labels: [apiId, routeLabel],
-        latency: this.metrics.latency.seriesOf([apiId, routeLabel]),
-        byStatus: new Map(),
-      };
-      this.routeSeries.set(routeId, series);
+  private okCounter(name: string): { inc(by?: number): void } {
+    let series = this.okSeries.get(name);
+    if (!series) {
+      series = this.metrics.invocations.series([name, 'ok']);
+      this.okSeries.set(name, series);
+    }
+    return series;
+  }
+
+  private record(apiId: string, route: Route, resource: string, status: number, started: number): void {
+    let series = this.routeSeries.get(route.id);
+    if (!series || series.route !== route || series.resource !== resource || series.apiId !== apiId) {
+      const labels = [apiId, `${route.method} ${resource}`];
+      series = { route, resource, apiId, latency: this.metrics.latency.seriesOf(labels), byStatus: new Map() };
+      this.routeSeries.set(route.id, series);
     }
     let counter = series.byStatus.get(status);
     if (!counter) {
-      counter = this.metrics.requests.series([apiId, routeLabel, String(status)]);
+      counter = this.metrics.requests.series([series.apiId, `${route.method} ${resource}`, String(status)]);
       series.byStatus.set(status, counter);
     }
     counter.inc();

@@ -28,15 +28,50 @@ export function splitInvokeUrl(url: string): { apiId: string; path: string; rawQ
     : { apiId: rest.slice(0, slash), path: rest.slice(slash), rawQuery };
 }
 
-export function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : nextRequestId();
+/**
+ * The three request headers the endpoint itself reads, from one pass over
+ * `rawHeaders`: reading `req.headers` would make node build the whole
+ * header object, which nothing else on this path uses (the event is built
+ * from `rawHeaders` too). Same readings as node's object: the first
+ * Content-Length counts, and an X-Request-Id sent twice (which node joins
+ * with ', ') is not a usable id.
+ */
+export interface InvokeHeaders {
+  requestId: string | undefined;
+  contentLength: string | undefined;
+  chunked: boolean;
+}
+
+export function invokeHeaders(raw: string[]): InvokeHeaders {
+  let requestId: string | undefined;
+  let requestIds = 0;
+  let contentLength: string | undefined;
+  let chunked = false;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    // Lengths first: most headers are none of the three, and need no lower-casing.
+    if (name.length === 12) {
+      if (name.toLowerCase() === 'x-request-id') {
+        requestId = raw[i + 1];
+        requestIds++;
+      }
+    } else if (name.length === 14) {
+      if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = raw[i + 1];
+    } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
+      chunked = true;
+    }
+  }
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked };
+}
+
+export function requestIdOf(given: string | undefined): string {
+  return given !== undefined && SAFE_REQUEST_ID.test(given) ? given : nextRequestId();
 }
 
 /** Reads the whole body, refusing more than `limit` bytes. Null when there is none. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = req.headers['content-length'];
-  if (declared === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve(null);
+function readBody(req: IncomingMessage, h: InvokeHeaders, limit: number): Promise<Buffer | null> {
+  const declared = h.contentLength;
+  if (declared === undefined && !h.chunked) return Promise.resolve(null);
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new PayloadTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -84,47 +119,60 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     res.end(JSON.stringify(body));
   }
 
-  return async function handleInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = requestIdOf(req);
-    const started = performance.now();
-    if (opts.isClosing()) {
-      res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
-      res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
-      return;
-    }
-    try {
-      const body = await readBody(req, bodyLimit);
-      const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
-      const response = await gateway.handle({
-        method: req.method!,
-        path,
-        rawQuery,
-        rawHeaders: req.rawHeaders,
-        body,
-        sourceIp: req.socket.remoteAddress ?? '',
-        requestId,
-        apiId,
-        requestTimeEpoch: Date.now(),
-        httpVersion: req.httpVersion,
-        localPort: req.socket.localPort,
-      });
-      response.headers['x-request-id'] = requestId;
-      const out = response.body;
-      // A length instead of chunked framing: smaller on the wire and what clients handle best.
-      if (out !== null) {
-        response.headers['content-length'] = String(typeof out === 'string' ? Buffer.byteLength(out) : out.length);
-      }
-      res.writeHead(response.status, response.headers);
-      res.end(req.method === 'HEAD' ? undefined : (out ?? undefined));
-    } catch (err) {
-      // After a 413 the rest of the body is unread: close rather than parse it as the next request.
-      sendError(res, requestId, err, err instanceof PayloadTooLargeError);
-    }
+  async function answer(req: IncomingMessage, res: ServerResponse, requestId: string, body: Buffer | null): Promise<void> {
+    const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
+    const response = await gateway.handle({
+      method: req.method!,
+      path,
+      rawQuery,
+      rawHeaders: req.rawHeaders,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '',
+      requestId,
+      apiId,
+      requestTimeEpoch: Date.now(),
+      httpVersion: req.httpVersion,
+      localPort: req.socket.localPort,
+    });
+    const headers = response.headers;
+    headers['x-request-id'] = requestId;
+    const out = response.body;
+    // A length instead of chunked framing: smaller on the wire and what clients handle best.
+    if (out !== null) headers['content-length'] = String(typeof out === 'string' ? Buffer.byteLength(out) : out.length);
+    res.writeHead(response.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : (out ?? undefined));
+  }
+
+  function finish(req: IncomingMessage, res: ServerResponse, requestId: string, started: number): void {
     if (log.isLevelEnabled('debug') || res.statusCode >= 500) {
       log[res.statusCode >= 500 ? 'warn' : 'debug'](
         { requestId, method: req.method, url: req.url, status: res.statusCode, ms: performance.now() - started },
         'invoke',
       );
     }
+  }
+
+  return function handleInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const h = invokeHeaders(req.rawHeaders);
+    const requestId = requestIdOf(h.requestId);
+    const started = performance.now();
+    if (opts.isClosing()) {
+      res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
+      res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
+      return Promise.resolve();
+    }
+    // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
+    const answered =
+      h.contentLength === undefined && !h.chunked
+        ? answer(req, res, requestId, null)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, requestId, body));
+    return answered.then(
+      () => finish(req, res, requestId, started),
+      (err: unknown) => {
+        // After a 413 the rest of the body is unread: close rather than parse it as the next request.
+        sendError(res, requestId, err, err instanceof PayloadTooLargeError);
+        finish(req, res, requestId, started);
+      },
+    );
   };
 }

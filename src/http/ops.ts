@@ -70,6 +70,6 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
       },
     },
     async function metricsText(_request, reply) {
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.registry.render());
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.exposition());
   });
 }

@@ -32,6 +32,13 @@ const HEAP_MARGIN = 1.25;
 const HEAP_CHECK_EVERY_MS = 200;
 const IDLE_DISPOSE_MS = 10 * 60_000;
 /**
+ * Idle isolates a worker keeps warm when nobody said (the server passes one
+ * derived from the machine's memory, src/config.ts). An idle hello-world isolate
+ * costs about 2 MB of RSS; without a bound, every distinct function run in the
+ * last ten minutes would stay in memory.
+ */
+export const DEFAULT_WARM_ISOLATES = 1000;
+/**
  * CPU an idle isolate may still spend (microtasks finishing after the last
  * answer take microseconds); past it, the isolate is running code nobody
  * waits for and is discarded. Checked every IDLE_CPU_CHECK_MS, and when a
@@ -94,6 +101,8 @@ export class IsolateHost {
   /** The instance new batches of a key go to. */
   private readonly current = new Map<string, Instance>();
   private readonly all = new Set<Instance>();
+  /** Idle instances, least recently used first (a Set keeps insertion order; use re-inserts). */
+  private readonly idle = new Set<Instance>();
   private readonly inflight = new Map<number, Batch>();
   private readonly idleTimer: NodeJS.Timeout;
   private readonly cpuWatchdog: NodeJS.Timeout;
@@ -105,6 +114,8 @@ export class IsolateHost {
     /** Must send `items` synchronously and end the process: V8 is no longer sound. */
     private readonly fatal: (items: string) => never,
     private readonly publish: (functionName: string, event: string, dataJson: string) => void = () => undefined,
+    /** Idle isolates kept warm at most; past it the least recently used are disposed. */
+    private readonly warmIsolates: number = DEFAULT_WARM_ISOLATES,
   ) {
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
@@ -145,6 +156,7 @@ export class IsolateHost {
     inst.lastUsed = Date.now();
     if (inst.idleCpu !== null) {
       inst.idleCpu = null;
+      this.idle.delete(inst);
       inst.sandbox?.setActive(true);
     }
     const batch: Batch = { inst, ids, left: ids.length, applying: false, timer: setTimeout(() => this.deadline(batch), load.timeoutMs) };
@@ -286,6 +298,11 @@ export class IsolateHost {
     if (inst.idleCpu !== null || !inst.sandbox) return;
     inst.sandbox.setActive(false);
     inst.idleCpu = cpuTimeOf(inst) ?? 0n;
+    this.idle.add(inst);
+    for (const oldest of this.idle) {
+      if (this.idle.size <= this.warmIsolates) break;
+      this.dispose(oldest);
+    }
   }
 
   private failBatch(batch: Batch, code: InvocationErrorCode, message: string): void {
@@ -382,6 +399,7 @@ export class IsolateHost {
     inst.routed = false;
     if (this.current.get(inst.load.k) === inst) this.current.delete(inst.load.k);
     this.all.delete(inst);
+    this.idle.delete(inst);
     try {
       inst.sandbox?.dispose();
     } catch (err) {

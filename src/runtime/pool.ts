@@ -23,6 +23,8 @@ export interface RuntimeOptions {
    * seen by the function. Without it emits are dropped.
    */
   onEmit?: (functionName: string, event: string, dataJson: string) => void;
+  /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
+  warmIsolates?: number;
 }
 
 export interface RuntimeStats {
@@ -68,6 +70,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const count = Math.max(1, Math.floor(opts.workers));
   const script = workerScript();
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
+  if (opts.warmIsolates !== undefined) args.push(`--warm-isolates=${Math.max(1, Math.floor(opts.warmIsolates))}`);
   const env = workerEnv();
   const workers = Array.from(
     { length: count },

@@ -17,12 +17,14 @@ import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { dispatcherSetup } from './handler-export.js';
-import { IsolateHost } from './isolate-host.js';
+import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
 import { UserCompileError, prepare } from './prepare.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
+const warmArg = process.argv.find((a) => a.startsWith('--warm-isolates='));
+const warmIsolates = warmArg ? Number(warmArg.slice('--warm-isolates='.length)) : DEFAULT_WARM_ISOLATES;
 const testHooks = process.env.SWITCHYARD_TEST_HOOKS === '1';
 
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
@@ -76,7 +78,7 @@ function publish(fn: string, event: string, dataJson: string): void {
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 
-const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish);
+const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish, warmIsolates);
 
 let rssBoundForTest: number | null = null;
 startRssWatchdog({

@@ -137,6 +137,32 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
     b.close();
   });
 
+  it("answers /metrics for the whole node: every process's series added up", async () => {
+    const a = await connectTo(svc.url, {});
+    const b = await connectTo(svc.url, { not: a.pid });
+    expect((await a.request('POST', '/api/functions', { name: 'counted', code: 'exports.handler = async () => ({ statusCode: 200, body: {} });' })).status).toBe(201);
+    const api = await a.request('POST', '/api/apis', { name: 'counted', basePath: '/counted', routes: [{ method: 'GET', path: '/', function: 'counted' }] });
+    expect(api.status).toBe(201);
+    const path = `/api/invoke/fn/${api.json.id}/counted`;
+    await until(async () => (await b.request('GET', path)).status === 200, 'the route through the other process');
+    const served = async () => {
+      const text = (await send(false, svc.url, 'GET', '/metrics')).json as string;
+      expect(text).toMatch(/^switchyard_server_processes 2$/m);
+      let sum = 0;
+      for (const m of text.matchAll(/^switchyard_http_requests_total\{api="([^"]+)",[^}]*status="200"\} (\d+)$/gm)) if (m[1] === api.json.id) sum += Number(m[2]);
+      return sum;
+    };
+    const before = await served();
+    for (let i = 0; i < 5; i++) {
+      expect((await a.request('GET', path)).status).toBe(200);
+      expect((await b.request('GET', path)).status).toBe(200);
+    }
+    // Whichever process takes the scrape, it counts the other's five too.
+    expect(await served()).toBe(before + 10);
+    a.close();
+    b.close();
+  });
+
   it('fires each cron slot once with two processes', async () => {
     const start = Date.parse('2026-07-01T10:00:30.000Z');
     const setClock = async (at: number) => {

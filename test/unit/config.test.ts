@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MAX_AUTO_PROCESSES, OPTIONS, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
+import { MAX_AUTO_PROCESSES, OPTIONS, WARM_ISOLATE_BYTES, autoWarmIsolates, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 function refusal(env: Record<string, string>, argv: string[] = []): ConfigError {
@@ -149,6 +149,17 @@ describe('loadConfig', () => {
     const memory = loadConfig({ SWITCHYARD_PROCESSES: '4', DATABASE_URL: 'sqlite::memory:' });
     expect(memory).toMatchObject({ processes: 1, workers: 2 });
     expect(memory.processesNote).toMatch(/sqlite::memory:.*1 process instead of 4/);
+  });
+
+  it('keeps warm isolates within half the memory, shared by every worker process of the node', () => {
+    const gib16 = 16 * 2 ** 30;
+    expect(autoWarmIsolates(2, gib16)).toBe(gib16 / 2 / WARM_ISOLATE_BYTES / 2);
+    expect(autoWarmIsolates(8, gib16)).toBe(autoWarmIsolates(2, gib16) / 4);
+    expect(autoWarmIsolates(64, 2 ** 30)).toBe(100);
+    const c = loadConfig({ SWITCHYARD_PROCESSES: '1', SWITCHYARD_WORKERS: '2' });
+    expect(c.warmIsolates).toBe(autoWarmIsolates(2));
+    expect(loadConfig({}, ['--warm-isolates', '7']).warmIsolates).toBe(7);
+    expect(() => loadConfig({ SWITCHYARD_WARM_ISOLATES: '0' })).toThrow(/SWITCHYARD_WARM_ISOLATES must be a whole number from 1 to 1000000 or auto/);
   });
 
   it("matches the README's configuration table: every variable with its flag and default", () => {

@@ -294,3 +294,27 @@ describe('compileSource', () => {
     expect((caught as InvalidCodeError).message).toMatch(/\(users-get\.ts, line 2, column \d+\)$/);
   });
 });
+
+describe('runtime: warm isolates past the bound', () => {
+  let small: Runtime;
+  beforeAll(() => {
+    small = createRuntime({ workers: 1, allowPrivateTargets: false, warmIsolates: 2 });
+  });
+  afterAll(async () => {
+    await small.close(1000);
+  });
+
+  it('disposes the least recently used idle isolate, and only that one', async () => {
+    // Module scope survives between calls only while the isolate is kept warm.
+    const counter = `let n = 0; exports.handler = async () => ++n;`;
+    const [a, b, c] = await Promise.all(['lru-a', 'lru-b', 'lru-c'].map((name) => fn(name, counter)));
+    const run = async (f: DeployedFunction) => okResult(await small.invoke(f, '{}', 'req_lru'));
+    expect(await run(a)).toBe(1);
+    expect(await run(a)).toBe(2);
+    expect(await run(b)).toBe(1);
+    expect(await run(c)).toBe(1); // three idle, two kept: a (least recently used) goes
+    expect(await run(c)).toBe(2);
+    expect(await run(b)).toBe(2); // b was kept
+    expect(await run(a)).toBe(1); // a starts over in a new isolate
+  });
+});
