@@ -380,7 +380,7 @@ const WEBHOOK_PROSE = [
   'the local PostgreSQL (pool of 10, `FOR UPDATE SKIP LOCKED` claims, one multi-row statement per batch of outcomes).',
   'The *cron* table (SQLite) loads that many webhooks all due in the same slot T (a real-time slot ~3 s ahead, so',
   'lateness is real), then runs a `Scheduler` and a `DeliveryEngine` in one process: *claimed* is T until the',
-  'scheduler has created every slot\'s delivery (one compare-and-set transaction per webhook); *lateness* is each',
+  'scheduler has created every slot\'s delivery (one transaction per 500 webhooks, sent while later ones are claimed); *lateness* is each',
   'first attempt\'s `started_at` minus T, so with one process it is bounded below by count / delivery rate;',
   '*RSS* is `process.memoryUsage().rss`, sampled every 100 ms.',
 ];

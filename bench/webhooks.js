@@ -1,13 +1,14 @@
 // Webhook delivery benchmark, part of `npm run bench` and runnable alone:
 //   node bench/webhooks.js [--deliveries 10000] [--webhooks 100000] [--cutoff 90] [--json]
-//                          [--no-postgres] [--postgres-url postgres://...]
+//                          [--no-postgres] [--postgres-url postgres://...] [--schedule-only]
 // (needs `npm run build` first). A keep-alive node:http receiver runs in its
 // own process (bench/receiver.js); each measured part runs in a fresh process
 // (bench/webhooks-part.js) so its timings and RSS are its own:
 //   1a. raw: undici `request`, 50-connection keep-alive Agent, concurrency 50;
 //   1b. engine: Switchyard's DeliveryEngine on a temp SQLite store, N pending deliveries;
 //   1c. the same on PostgreSQL, in a fresh schema dropped afterwards (unless --no-postgres);
-//   2.  schedule: many cron webhooks due in the same slot, Scheduler + DeliveryEngine.
+//   2.  schedule: many cron webhooks due in the same slot, Scheduler + DeliveryEngine
+//       (`--schedule-only` runs this part alone).
 // Standalone it prints the figures (and writes nothing); bench/run.js puts
 // them in bench/README.md.
 import { fork } from 'node:child_process';
@@ -29,6 +30,7 @@ export const WEBHOOK_DEFAULTS = {
   warmup: 2_000,
   concurrency: 50,
   postgres: null,
+  scheduleOnly: false,
 };
 
 const round = (n, d = 2) => (n === null || n === undefined ? null : Math.round(n * 10 ** d) / 10 ** d);
@@ -138,25 +140,30 @@ export async function runWebhookBench(options = {}, log = console.log) {
       if (got !== expected) checks.push(`FAILED: ${label}: the receiver got ${got} requests, expected ${expected}`);
     };
 
-    log(`webhooks 1a: raw undici loop, ${o.deliveries} posts (after ${o.warmup} warm-up), concurrency ${o.concurrency}`);
-    let before = await receivedSoFar(receiver);
-    const raw = await part('raw', { url, count: o.deliveries, concurrency: o.concurrency, warmup: o.warmup }, 120);
-    await expectReceived('raw loop', before, o.warmup + o.deliveries);
-    if (raw.failures) checks.push(`FAILED: raw loop: ${raw.failures} non-200 answers`);
-
-    log(`webhooks 1b: delivery engine, ${o.deliveries} pending deliveries (after ${o.warmup} warm-up)`);
-    before = await receivedSoFar(receiver);
-    const engine = await part('engine', { url, count: o.deliveries, warmup: o.warmup, timeoutS: 120 }, 300);
-    await expectReceived('engine', before, o.warmup + o.deliveries);
-    if (engine.errors) checks.push(`FAILED: engine logged ${engine.errors} errors`);
-
+    let raw = null;
+    let engine = null;
     let enginePg = null;
-    if (o.postgres) {
-      log(`webhooks 1c: delivery engine on PostgreSQL, ${o.deliveries} pending deliveries (after ${o.warmup} warm-up)`);
+    let before;
+    if (!o.scheduleOnly) {
+      log(`webhooks 1a: raw undici loop, ${o.deliveries} posts (after ${o.warmup} warm-up), concurrency ${o.concurrency}`);
       before = await receivedSoFar(receiver);
-      enginePg = await enginePostgres(o.postgres, { url, count: o.deliveries, warmup: o.warmup, timeoutS: 120 });
-      await expectReceived('engine on PostgreSQL', before, o.warmup + o.deliveries);
-      if (enginePg.errors) checks.push(`FAILED: engine on PostgreSQL logged ${enginePg.errors} errors`);
+      raw = await part('raw', { url, count: o.deliveries, concurrency: o.concurrency, warmup: o.warmup }, 120);
+      await expectReceived('raw loop', before, o.warmup + o.deliveries);
+      if (raw.failures) checks.push(`FAILED: raw loop: ${raw.failures} non-200 answers`);
+
+      log(`webhooks 1b: delivery engine, ${o.deliveries} pending deliveries (after ${o.warmup} warm-up)`);
+      before = await receivedSoFar(receiver);
+      engine = await part('engine', { url, count: o.deliveries, warmup: o.warmup, timeoutS: 120 }, 300);
+      await expectReceived('engine', before, o.warmup + o.deliveries);
+      if (engine.errors) checks.push(`FAILED: engine logged ${engine.errors} errors`);
+
+      if (o.postgres) {
+        log(`webhooks 1c: delivery engine on PostgreSQL, ${o.deliveries} pending deliveries (after ${o.warmup} warm-up)`);
+        before = await receivedSoFar(receiver);
+        enginePg = await enginePostgres(o.postgres, { url, count: o.deliveries, warmup: o.warmup, timeoutS: 120 });
+        await expectReceived('engine on PostgreSQL', before, o.warmup + o.deliveries);
+        if (enginePg.errors) checks.push(`FAILED: engine on PostgreSQL logged ${enginePg.errors} errors`);
+      }
     }
 
     log(`webhooks 2: ${o.webhooks} webhooks due in the same slot (cut-off ${o.cutoff} s after the slot)`);
@@ -166,7 +173,7 @@ export async function runWebhookBench(options = {}, log = console.log) {
     if (schedule.errors) checks.push(`FAILED: scheduler/engine logged ${schedule.errors} errors`);
     if (schedule.claimed !== o.webhooks) checks.push(`NOTE: only ${schedule.claimed} of ${o.webhooks} slots claimed before the cut-off`);
 
-    return { options: o, raw, engine, enginePg, ratio: engine.perSecond / raw.perSecond, schedule, checks };
+    return { options: o, raw, engine, enginePg, ratio: engine ? engine.perSecond / raw.perSecond : null, schedule, checks };
   } finally {
     await stop(receiver);
   }
@@ -177,8 +184,12 @@ const s = (v) => (v === null ? 'n/a' : `${round(v, 2)} s`);
 
 /** Markdown lines for bench/README.md. */
 export function renderWebhooks(r) {
-  const { options: o, raw, engine, enginePg, schedule: sc } = r;
-  const lines = [
+  return [...renderDeliveries(r), ...renderSchedule(r.schedule)];
+}
+
+function renderDeliveries(r) {
+  const { options: o, raw, engine, enginePg } = r;
+  return [
     '',
     '### Webhook deliveries',
     '',
@@ -195,6 +206,11 @@ export function renderWebhooks(r) {
       : []),
     '',
     `**Engine / raw: ${round(r.ratio)}** (target >= 0.5)${enginePg ? `; **PostgreSQL engine / raw: ${round(enginePg.perSecond / raw.perSecond)}**, PostgreSQL / SQLite: ${round(enginePg.perSecond / engine.perSecond)}` : ''}. Engine time runs from \`start()\` with all ${engine.count} deliveries due until \`countPendingDeliveries()\` reads 0 (polled every 50 ms; the last \`completed_at\` gives ${Math.round(engine.exactPerSecond)}/s${enginePg ? ` on SQLite, ${Math.round(enginePg.exactPerSecond)}/s on PostgreSQL` : ''}). Inserting them (\`createDelivery\`, not timed) took ${round(engine.insertSeconds)} s${enginePg ? ` on SQLite, ${round(enginePg.insertSeconds)} s on PostgreSQL` : ''}.`,
+  ];
+}
+
+function renderSchedule(sc) {
+  return [
     '',
     `### ${sc.count.toLocaleString('en-US')} cron webhooks due in the same slot`,
     '',
@@ -206,7 +222,6 @@ export function renderWebhooks(r) {
     `| first-attempt lateness p50 / p99 / max${sc.complete ? '' : ` (of the ${sc.attempted} attempted)`} | ${ms(sc.lateness.p50)} / ${ms(sc.lateness.p99)} / ${ms(sc.lateness.max)} (target p99 <= 1 s) |`,
     `| RSS peak: before load / during load / slot to done | ${sc.rssMb.start} / ${sc.rssMb.load} / ${sc.rssMb.fire} MB (target <= 300 MB) |`,
   ];
-  return lines;
 }
 
 // ---------------------------------------------------------------- standalone
@@ -220,6 +235,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       json: { type: 'boolean', default: false },
       'no-postgres': { type: 'boolean', default: false },
       'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
+      'schedule-only': { type: 'boolean', default: false },
     },
   });
   const num = (name) => {
@@ -237,10 +253,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     });
   }
   try {
-    const postgres = values['no-postgres'] ? null : values['postgres-url'];
+    const scheduleOnly = values['schedule-only'];
+    const postgres = values['no-postgres'] || scheduleOnly ? null : values['postgres-url'];
     if (postgres) await assertPostgres(postgres);
-    const r = await runWebhookBench({ deliveries: num('deliveries'), webhooks: num('webhooks'), cutoff: num('cutoff'), postgres });
-    console.log(values.json ? JSON.stringify(r, null, 2) : renderWebhooks(r).join('\n'));
+    const r = await runWebhookBench({ deliveries: num('deliveries'), webhooks: num('webhooks'), cutoff: num('cutoff'), postgres, scheduleOnly });
+    const text = scheduleOnly ? renderSchedule(r.schedule) : renderWebhooks(r);
+    console.log(values.json ? JSON.stringify(r, null, 2) : text.join('\n'));
     for (const c of r.checks) console.log(c);
     if (r.checks.some((c) => c.startsWith('FAILED'))) process.exitCode = 1;
   } catch (err) {

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
-import { startService, type RunningService } from '../helpers/service.js';
+import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
 const ENV = {
@@ -205,6 +205,84 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
     expect(replacement).toBeGreaterThan(0);
     expect(replacement).not.toBe(svc.proc.pid);
   }, 30_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('two nodes of two server processes each on one database', () => {
+  let nodes: RunningService[] = [];
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    const dbUrl = tempDbUrl();
+    nodes = [await startService({ dbUrl, env: ENV }), await startService({ dbUrl, env: ENV })];
+  });
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.stop('SIGKILL')));
+    await receiver?.close();
+  });
+
+  it('fires each cron slot of 200 webhooks once and sends each delivery once across the four processes', async () => {
+    // Every process keeps its own test clock: all four are moved together.
+    const pids = new Map<string, number[]>();
+    for (const node of nodes) {
+      const seen = await until(async () => {
+        const found = await answeringPids(node.url);
+        return found.size === 2 ? [...found] : null;
+      }, 'answers from two processes');
+      pids.set(node.url, seen);
+    }
+    const setClock = async (at: number) => {
+      const now = new Date(at).toISOString();
+      const moves = [...pids].flatMap(([url, list]) =>
+        list.map(async (pid) => {
+          const c = await connectTo(url, { pid });
+          expect((await c.request('PUT', '/api/_test/clock', { now })).status).toBe(200);
+          c.close();
+        }),
+      );
+      await Promise.all(moves);
+    };
+    const start = Date.parse('2026-07-01T10:00:30.000Z');
+    await setClock(start);
+    const count = 200;
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 20) {
+      const created = await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          send(false, nodes[(i / 20) % 2]!.url, 'POST', '/api/webhooks', {
+            name: `burst ${i + j}`,
+            target_url: `${receiver.url}/burst/${i + j}`,
+            method: 'POST',
+            payload_template: { i: i + j },
+            cron: '* * * * *',
+          }),
+        ),
+      );
+      for (const res of created) {
+        expect(res.status).toBe(201);
+        ids.push(res.json.id);
+      }
+    }
+    for (let minute = 1; minute <= 2; minute++) {
+      await setClock(start + minute * 60_000);
+      await until(() => receiver.requests.length >= count * minute, `slot ${minute} on every webhook`, 30_000);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests).toHaveLength(2 * count);
+    // Each delivery reached the target once (its webhook-id once), each webhook once per slot.
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(2 * count);
+    const perWebhook = new Map<string, number>();
+    for (const req of receiver.requests) perWebhook.set(req.url, (perWebhook.get(req.url) ?? 0) + 1);
+    expect(perWebhook.size).toBe(count);
+    expect([...perWebhook.values()].every((n) => n === 2)).toBe(true);
+    for (const id of [ids[0], ids[count - 1]]) {
+      const deliveries = (await send(false, nodes[1]!.url, 'GET', `/api/webhooks/${id}/deliveries`)).json;
+      expect(deliveries.map((d: { scheduled_for: string }) => d.scheduled_for).sort()).toEqual([
+        '2026-07-01T10:01:00.000Z',
+        '2026-07-01T10:02:00.000Z',
+      ]);
+    }
+  }, 120_000);
 });
 
 describe.skipIf(process.platform !== 'linux')('stopping two server processes', () => {

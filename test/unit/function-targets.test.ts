@@ -235,6 +235,37 @@ for (const backend of backends()) {
       expect(again.alreadyFired).toHaveLength(1);
     });
 
+    it('claims a batch of function schedules in one go: new slots inserted, a slot fired before named, all moved on', async () => {
+      const everyMinute = { cron: '* * * * *', timezone: 'UTC', payload: null };
+      await fn('batched', { schedules: [everyMinute, everyMinute, everyMinute], scheduleFires: Array(3).fill('2026-03-01T12:01:00.000Z') });
+      const plan = (s: { id: string; position: number }) => ({
+        slot: '2026-03-01T12:01:00.000Z',
+        next: '2026-03-01T12:02:00.000Z',
+        event: { position: s.position },
+        detail: { position: s.position },
+      });
+      const first = await store.claimDueFunctionSlots('2026-03-01T12:01:00.000Z', 1, plan);
+      expect(first.deliveries).toHaveLength(1);
+      const firedBefore = first.deliveries[0]!.scheduleId!;
+      // A minute on, all three are due; the plan names slot 12:01 for each, which one has fired already.
+      const ids: string[] = [];
+      const claim = await store.claimDueFunctionSlots('2026-03-01T12:02:00.000Z', 10, (s) => {
+        ids.push(s.id);
+        return { ...plan(s), next: '2026-03-01T12:03:00.000Z' };
+      });
+      expect(claim.claimed).toBe(3);
+      expect(ids).toContain(firedBefore);
+      expect(claim.alreadyFired).toEqual([firedBefore]);
+      expect(claim.deliveries.map((d) => d.scheduleId).sort()).toEqual(ids.filter((id) => id !== firedBefore).sort());
+      for (const d of claim.deliveries) {
+        expect(d).toMatchObject({ functionName: 'batched', target: 'fn:batched', trigger: 'schedule', status: 'pending' });
+        expect(d.scheduledFor).toBe('2026-03-01T12:01:00.000Z');
+        expect(d.eventData).toEqual({ position: (d.triggerDetail as { position: number }).position });
+        expect(await store.getDelivery(d.id)).toEqual(d);
+      }
+      expect(await store.nextFunctionFireAt()).toBe('2026-03-01T12:03:00.000Z');
+    });
+
     it('keeps subscriptions and schedules with the function, and lists its invocations newest first by status', async () => {
       await fn('sub', {
         events: ['order.created', '*'],
@@ -280,7 +311,7 @@ describe('migration 8 on SQLite (deliveries rebuilt for two kinds of target)', (
       VALUES ('dlv_1', 'wh_1', 'event', 'pending', ?, ?)`).run(t, t);
     db.prepare(`INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
       VALUES ('dlv_1', 1, ?, 5, 503, 'busy')`).run(t);
-    expect(migrateSqlite(db)).toEqual([8]);
+    expect(migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 8))).toEqual([8]);
     expect(db.prepare('SELECT id, target, webhook_id, function_name FROM deliveries').all()).toEqual([
       { id: 'dlv_1', target: 'wh_1', webhook_id: 'wh_1', function_name: null },
     ]);

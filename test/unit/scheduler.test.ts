@@ -64,7 +64,7 @@ for (const backend of backends()) {
     });
     afterAll(() => removeTempDatabases());
 
-    async function setup(url?: string) {
+    async function setup(url?: string, batch?: number) {
       const clock = new ManualClock(START);
       const store = url ? await openStore(url) : await backend.open();
       const claimed: Delivery[] = [];
@@ -75,6 +75,9 @@ for (const backend of backends()) {
         log: quietLog,
         onClaimed: (d) => claimed.push(d),
         lateness: { observe: (s) => lateness.push(s) },
+        batch,
+        // Every batch gets its turn of the event loop, however fast the database.
+        claimSliceMs: 0,
       });
       cleanups.push(async () => {
         await scheduler.stop();
@@ -152,6 +155,39 @@ for (const backend of backends()) {
         expect(new Set(slots).size).toBe(slots.length);
         expect(slots).toHaveLength(i % 2 ? 5 : 10);
       }
+    });
+
+    it('a burst larger than one claim: 1,000 webhooks due at one instant, two schedulers, one delivery each', async () => {
+      const url = await backend.freshUrl();
+      const a = await setup(url, 64);
+      const b = await setup(url, 64);
+      const hooks: string[] = [];
+      for (let i = 0; i < 1000; i += 50) {
+        const created = await Promise.all(Array.from({ length: 50 }, () => a.store.createWebhook(webhookFields(a.clock))));
+        hooks.push(...created.map((h) => h.id));
+      }
+      // Every webhook's first slot is 10:01; both schedulers claim it at 10:01:05, batch after batch.
+      a.clock.set(START + 35_000);
+      b.clock.set(START + 35_000);
+      // The event loop gets turns while a burst is claimed (deliveries go out meanwhile):
+      // a callback queued now runs before the last batch is claimed.
+      let claimedAtFirstTurn = -1;
+      setImmediate(() => (claimedAtFirstTurn = a.claimed.length + b.claimed.length));
+      const [x, y] = await Promise.all([a.scheduler.tick(), b.scheduler.tick()]);
+      expect(x! + y!).toBe(1000);
+      expect(claimedAtFirstTurn).toBeGreaterThanOrEqual(0);
+      expect(claimedAtFirstTurn).toBeLessThan(1000);
+
+      const deliveries = [...a.claimed, ...b.claimed];
+      expect(new Set(deliveries.map((d) => d.webhookId))).toEqual(new Set(hooks));
+      expect(deliveries.every((d) => d.scheduledFor === '2026-01-05T10:01:00.000Z')).toBe(true);
+      for (const id of hooks) {
+        expect(await scheduledFor(a.store, id)).toEqual(['2026-01-05T10:01:00.000Z']);
+        expect((await a.store.getWebhook(id))!.nextFireAt).toBe('2026-01-05T10:02:00.000Z');
+      }
+      // Nothing left due: another round fires nothing.
+      expect(await a.scheduler.tick()).toBe(0);
+      expect(await b.scheduler.tick()).toBe(0);
     });
 
     it('moves past a slot the store says was already fired instead of retrying it forever', async () => {

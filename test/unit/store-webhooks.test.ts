@@ -303,6 +303,26 @@ for (const b of backends()) {
         expect(await store.listDeliveries(wh.id, { limit: 10 })).toHaveLength(2);
       });
 
+      it('claims a batch in one go: new slots inserted, a slot fired before named, every webhook moved on', async () => {
+        const hooks = [];
+        for (let i = 0; i < 5; i++) hooks.push(await store.createWebhook(hook({ cron: '* * * * *', nextFireAt: T(1) })));
+        const fire = () => ({ slot: T(1), next: T(2) });
+        // The third webhook's slot T(1) has fired before (nextFireAt moved back onto it).
+        expect((await store.claimDueSlots(T(1), 1, fire)).deliveries).toHaveLength(1);
+        const firedBefore = (await store.listWebhooks({ limit: 10 })).find((w) => w.nextFireAt === T(2))!;
+        await store.updateWebhook(firedBefore.id, { nextFireAt: T(1) });
+
+        const claim = await store.claimDueSlots(T(1), 10, fire);
+        expect(claim.claimed).toBe(5);
+        expect(claim.alreadyFired).toEqual([firedBefore.id]);
+        const others = hooks.map((h) => h.id).filter((id) => id !== firedBefore.id);
+        expect(claim.deliveries.map((d) => d.webhookId).sort()).toEqual(others.sort());
+        expect(claim.deliveries.every((d) => d.scheduledFor === T(1) && d.nextAttemptAt === T(1) && d.target === d.webhookId)).toBe(true);
+        for (const d of claim.deliveries) expect(await store.getDelivery(d.id)).toEqual(d);
+        for (const h of hooks) expect((await store.getWebhook(h.id))!.nextFireAt).toBe(T(2));
+        expect(await store.nextFireAt()).toBe(T(2));
+      });
+
       it('two connections on one database claim each slot and each delivery once', async () => {
         const url = await b.freshUrl();
         const one = await openStore(url);

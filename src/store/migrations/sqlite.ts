@@ -291,4 +291,19 @@ CREATE INDEX deliveries_pending_by_webhook ON deliveries (target, next_attempt_a
 CREATE INDEX deliveries_leases ON deliveries (lease_owner, target, lease_until) WHERE lease_owner IS NOT NULL;
 `,
   },
+  {
+    version: 9,
+    name: 'slot_claim_order',
+    // A slot claim takes the due rows in (next_fire_at, id) order, a batch at a
+    // time. With only next_fire_at indexed, rows sharing one slot (a burst: every
+    // webhook due at the same minute) were sorted by id in full on every batch:
+    // 45 ms a batch of 500 with 100,000 due on SQLite. With id in the index the
+    // claim reads its batch off the index and stops.
+    sql: `
+DROP INDEX webhooks_due;
+CREATE INDEX webhooks_due ON webhooks (enabled, next_fire_at, id);
+DROP INDEX function_schedules_due;
+CREATE INDEX function_schedules_due ON function_schedules (next_fire_at, id);
+`,
+  },
 ];

@@ -58,22 +58,30 @@ function prepareWebhookStatements(db: Database.Database) {
     dueWebhooks: p(`SELECT * FROM webhooks
       WHERE enabled = 1 AND next_fire_at <= ? AND cron IS NOT NULL ORDER BY next_fire_at, id LIMIT ?`),
     nextFireAt: p('SELECT MIN(next_fire_at) FROM webhooks WHERE enabled = 1 AND cron IS NOT NULL').pluck(),
-    moveNextFire: p('UPDATE webhooks SET next_fire_at = @next, updated_at = @now WHERE id = @id'),
+    // A claimed batch is moved and inserted in one statement each, its rows passed as one JSON
+    // array: per-row statements with RETURNING cost about 50 µs a row, these about 10.
+    moveNextFires: p(`UPDATE webhooks SET next_fire_at = m.value ->> 1, updated_at = @now
+      FROM json_each(@moves) m WHERE webhooks.id = m.value ->> 0`),
     // A slot fired before conflicts on the unique (webhook, slot) key and inserts nothing.
-    insertSlotDelivery: p(`INSERT INTO deliveries
+    // (`WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT, not a join.)
+    insertSlotDeliveries: p(`INSERT INTO deliveries
       (id, target, webhook_id, trigger, status, scheduled_for, event, event_data_json, next_attempt_at, created_at)
-      VALUES (@id, @webhook_id, @webhook_id, 'schedule', 'pending', @slot, NULL, NULL, @due, @now)
+      SELECT f.value ->> 0, f.value ->> 1, f.value ->> 1, 'schedule', 'pending', f.value ->> 2, NULL, NULL, @due, @now
+      FROM json_each(@fires) f WHERE true
       ON CONFLICT (webhook_id, scheduled_for) DO NOTHING RETURNING *`),
 
     dueFunctionSchedules: p(`SELECT s.*, f.event_format FROM function_schedules s JOIN functions f ON f.name = s.function_name
       WHERE s.next_fire_at <= ? ORDER BY s.next_fire_at, s.id LIMIT ?`),
     nextFunctionFireAt: p('SELECT MIN(next_fire_at) FROM function_schedules').pluck(),
-    moveFunctionFire: p('UPDATE function_schedules SET next_fire_at = @next WHERE id = @id'),
+    moveFunctionFires: p(`UPDATE function_schedules SET next_fire_at = m.value ->> 1
+      FROM json_each(@moves) m WHERE function_schedules.id = m.value ->> 0`),
     // A slot fired before conflicts on the unique (schedule_id, scheduled_for) key and inserts nothing.
-    insertFunctionSlot: p(`INSERT INTO deliveries
+    insertFunctionSlots: p(`INSERT INTO deliveries
       (id, target, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event_data_json, next_attempt_at,
         created_at)
-      VALUES (@id, @target, @function_name, @schedule_id, 'schedule', @trigger_json, 'pending', @slot, @event_json, @due, @now)
+      SELECT f.value ->> 0, f.value ->> 1, f.value ->> 2, f.value ->> 3, 'schedule', f.value ->> 5, 'pending',
+        f.value ->> 4, f.value ->> 6, @due, @now
+      FROM json_each(@fires) f WHERE true
       ON CONFLICT (schedule_id, scheduled_for) DO NOTHING RETURNING *`),
 
     insertDelivery: p(`INSERT INTO deliveries
@@ -234,23 +242,25 @@ export class SqliteWebhookStore implements WebhookStore {
     // process holds the file's write lock, so no other process sees a half-claimed slot.
     return this.write(() => {
       const rows = this.w.dueWebhooks.all(now, limit) as WebhookRow[];
+      if (rows.length === 0) return { claimed: 0, deliveries: [], alreadyFired: [] };
       const stamp = this.stamp();
-      const claimed: ClaimedSlots = { claimed: rows.length, deliveries: [], alreadyFired: [] };
+      const moves: Array<[string, string | null]> = [];
+      const fires: Array<[string, string, string]> = [];
       for (const row of rows) {
         const { slot, next } = plan(toWebhook(row));
-        this.w.moveNextFire.run({ id: row.id, next, now: stamp });
-        if (slot === null) continue;
-        const inserted = this.w.insertSlotDelivery.get({
-          id: newId('dlv'),
-          webhook_id: row.id,
-          slot,
-          due: now,
-          now: stamp,
-        }) as DeliveryRow | undefined;
-        if (inserted) claimed.deliveries.push(toDelivery(inserted, []));
-        else claimed.alreadyFired.push(row.id);
+        moves.push([row.id, next]);
+        if (slot !== null) fires.push([newId('dlv'), row.id, slot]);
       }
-      return claimed;
+      this.w.moveNextFires.run({ moves: JSON.stringify(moves), now: stamp });
+      const inserted = fires.length
+        ? (this.w.insertSlotDeliveries.all({ fires: JSON.stringify(fires), due: now, now: stamp }) as DeliveryRow[])
+        : [];
+      const fired = new Set(inserted.map((r) => r.webhook_id));
+      return {
+        claimed: rows.length,
+        deliveries: inserted.map((r) => toDelivery(r, [])),
+        alreadyFired: fires.filter(([, webhookId]) => !fired.has(webhookId)).map(([, webhookId]) => webhookId),
+      };
     });
   }
 
@@ -266,28 +276,29 @@ export class SqliteWebhookStore implements WebhookStore {
     // As claimDueSlots: one IMMEDIATE transaction holds the file's write lock over read, plan and move.
     return this.write(() => {
       const rows = this.w.dueFunctionSchedules.all(now, limit) as FunctionScheduleRow[];
+      if (rows.length === 0) return { claimed: 0, deliveries: [], alreadyFired: [] };
       const stamp = this.stamp();
-      const claimed: ClaimedSlots = { claimed: rows.length, deliveries: [], alreadyFired: [] };
+      const moves: Array<[string, string | null]> = [];
+      // [id, target, function, schedule, slot, trigger_json, event_json]
+      const fires: Array<[string, string, string, string, string, string, string]> = [];
       for (const row of rows) {
-        const due = toDueFunctionSchedule(row);
-        const { slot, next, event, detail } = plan(due);
-        this.w.moveFunctionFire.run({ id: row.id, next });
+        const { slot, next, event, detail } = plan(toDueFunctionSchedule(row));
+        moves.push([row.id, next]);
         if (slot === null) continue;
-        const inserted = this.w.insertFunctionSlot.get({
-          id: newId('dlv'),
-          target: functionTarget(row.function_name),
-          function_name: row.function_name,
-          schedule_id: row.id,
-          trigger_json: JSON.stringify({ type: 'schedule', ...detail }),
-          slot,
-          event_json: JSON.stringify(event ?? null),
-          due: now,
-          now: stamp,
-        }) as DeliveryRow | undefined;
-        if (inserted) claimed.deliveries.push(toDelivery(inserted, []));
-        else claimed.alreadyFired.push(row.id);
+        const trigger = JSON.stringify({ type: 'schedule', ...detail });
+        const fn = row.function_name;
+        fires.push([newId('dlv'), functionTarget(fn), fn, row.id, slot, trigger, JSON.stringify(event ?? null)]);
       }
-      return claimed;
+      this.w.moveFunctionFires.run({ moves: JSON.stringify(moves) });
+      const inserted = fires.length
+        ? (this.w.insertFunctionSlots.all({ fires: JSON.stringify(fires), due: now, now: stamp }) as DeliveryRow[])
+        : [];
+      const fired = new Set(inserted.map((r) => r.schedule_id));
+      return {
+        claimed: rows.length,
+        deliveries: inserted.map((r) => toDelivery(r, [])),
+        alreadyFired: fires.filter(([, , , scheduleId]) => !fired.has(scheduleId)).map(([, , , scheduleId]) => scheduleId),
+      };
     });
   }
 
