@@ -14,7 +14,8 @@ export class InflightSlots {
 
   constructor(
     readonly total: number,
-    readonly perWebhook: number,
+    /** A webhook's share now (its adaptive limit: concurrency-limit.ts). */
+    private readonly shareOf: (webhookId: string) => number,
   ) {}
 
   get size(): number {
@@ -38,6 +39,11 @@ export class InflightSlots {
     return this.perWebhookCount;
   }
 
+  /** Attempts of `webhookId` in flight now. */
+  of(webhookId: string): number {
+    return this.perWebhookCount.get(webhookId) ?? 0;
+  }
+
   add(deliveryId: string, webhookId: string, run: Promise<unknown>): void {
     this.byDelivery.set(deliveryId, run);
     this.perWebhookCount.set(webhookId, (this.perWebhookCount.get(webhookId) ?? 0) + 1);
@@ -57,7 +63,7 @@ export class InflightSlots {
     const left = (this.perWebhookCount.get(webhookId) ?? 1) - 1;
     if (left > 0) this.perWebhookCount.set(webhookId, left);
     else this.perWebhookCount.delete(webhookId);
-    if (this.atShare.has(webhookId) && left <= (this.perWebhook * 3) / 4) {
+    if (this.atShare.has(webhookId) && left <= (this.shareOf(webhookId) * 3) / 4) {
       this.atShare.delete(webhookId);
       return true;
     }
@@ -87,9 +93,10 @@ export class InflightSlots {
     for (const id of webhookIds) {
       const got = (held.get(id) ?? 0) + 1;
       held.set(id, got);
-      if (got < this.perWebhook) continue;
+      const share = this.shareOf(id);
+      if (got < share) continue;
       this.atShare.add(id);
-      if ((this.perWebhookCount.get(id) ?? 0) < this.perWebhook) again = true;
+      if ((this.perWebhookCount.get(id) ?? 0) < share) again = true;
     }
     this.crowded = this.byDelivery.size > (this.total * 3) / 4;
     return again;

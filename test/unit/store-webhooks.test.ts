@@ -708,6 +708,42 @@ for (const b of backends()) {
         expect(countBy(later)).toEqual({ [busy.id]: 4, [b1.id]: 2 });
       });
 
+      it('gives a listed webhook its own share and the others the default, in one claim', async () => {
+        const fast = await store.createWebhook(hook({ name: 'fast' }));
+        const slowed = await store.createWebhook(hook({ name: 'slowed' }));
+        const plain = await store.createWebhook(hook({ name: 'plain' }));
+        for (const wh of [fast, slowed, plain]) {
+          for (let i = 0; i < 10; i++) await store.createDelivery(dlv(wh.id, { nextAttemptAt: T(0) }));
+        }
+        const shares = { default: 3, byTarget: new Map([[fast.id, 7], [slowed.id, 1]]) };
+        const first = await store.claimDueDeliveries('w', T(2), 60_000, 100, shares);
+        expect(countBy(first)).toEqual({ [fast.id]: 7, [slowed.id]: 1, [plain.id]: 3 });
+        // What the owner holds counts against the listed shares too; a share raised since gives more room.
+        expect(await store.claimDueDeliveries('w', T(2), 60_000, 100, shares)).toEqual([]);
+        const raised = { default: 3, byTarget: new Map([[fast.id, 9]]) };
+        expect(countBy(await store.claimDueDeliveries('w', T(2), 60_000, 100, raised))).toEqual({ [fast.id]: 2, [slowed.id]: 2 });
+      });
+
+      it('applies the listed shares in the walk past a backlog longer than the window too', async () => {
+        const url = await b.freshUrl();
+        const s = await openStore(url, { now: fakeClock() });
+        try {
+          const hung = await s.createWebhook(hook({ name: 'hung' }));
+          const fast = await s.createWebhook(hook({ name: 'fast' }));
+          const plain = await s.createWebhook(hook({ name: 'plain' }));
+          await bulk(url, hung.id, CLAIM_WINDOW + 50, T(0), 'hung');
+          await bulk(url, fast.id, 20, T(1), 'fast');
+          await bulk(url, plain.id, 20, T(1), 'plain');
+          const shares = { default: 4, byTarget: new Map([[hung.id, 1], [fast.id, 12]]) };
+          // The hung webhook's one attempt in flight; its backlog fills the whole window.
+          expect(webhookOf(await s.claimDueDeliveries('w', T(2), 60_000, 1, shares))).toEqual([hung.id]);
+          const rest = await s.claimDueDeliveries('w', T(2), 60_000, 100, shares);
+          expect(countBy(rest)).toEqual({ [fast.id]: 12, [plain.id]: 4 });
+        } finally {
+          await s.close();
+        }
+      });
+
       it('passes over a webhook at its share with a backlog longer than the window, round-robin over the others', async () => {
         const url = await b.freshUrl();
         const s = await openStore(url, { now: fakeClock() });

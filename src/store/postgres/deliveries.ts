@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
 import { functionTarget, type AttemptOutcome, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../webhooks/types.js';
-import { NO_SHARE, targetNotFound } from '../store.js';
+import { claimShares, NO_SHARE, targetNotFound, type ClaimShares } from '../store.js';
 import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
@@ -83,7 +83,7 @@ export class PgDeliveryStore extends PgBase {
     now: string,
     leaseMs: number,
     limit: number,
-    perWebhook = NO_SHARE,
+    perWebhook: number | ClaimShares = NO_SHARE,
   ): Promise<Delivery[]> {
     if (limit <= 0) return [];
     const rows = await claimDue(this.pool, this.claimCursors, {
@@ -91,7 +91,7 @@ export class PgDeliveryStore extends PgBase {
       now,
       until: leaseUntil(now, leaseMs),
       limit,
-      perWebhook,
+      shares: claimShares(perWebhook),
     });
     // RETURNING has no defined order.
     rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));

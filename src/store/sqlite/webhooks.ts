@@ -21,7 +21,7 @@ import type {
   WebhookPatch,
 } from '../../webhooks/types.js';
 import { functionTarget } from '../../webhooks/types.js';
-import { NO_SHARE, targetNotFound, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
 import type { FunctionScheduleRow } from './webhook-rows.js';
@@ -375,12 +375,13 @@ export class SqliteWebhookStore implements WebhookStore {
     now: string,
     leaseMs: number,
     limit: number,
-    perWebhook = NO_SHARE,
+    perWebhook: number | ClaimShares = NO_SHARE,
   ): Promise<Delivery[]> {
     if (limit <= 0) return [];
+    const shares = claimShares(perWebhook);
     // One IMMEDIATE transaction: what is read here is still free when it is leased.
     return this.write(() => {
-      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, perWebhook });
+      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, shares });
       if (picked.length === 0) return [];
       const rows = this.w.leaseRows.all({
         owner,
