@@ -425,7 +425,11 @@ export class DeliveryEngine {
     return result;
   }
 
-  /** Renders when needed, sends, records. Null when there was nothing to do or the lease was lost. */
+  /**
+   * Renders when needed, sends, records. The delivery as recorded when it was
+   * read back (a final attempt, a failure); null otherwise, and when there was
+   * nothing to do or the lease was lost.
+   */
   private async attempt(delivery: Delivery, final: boolean): Promise<Delivery | null> {
     if (delivery.functionName !== null) return this.attemptFunction(delivery, final);
     const webhook = await this.webhook(delivery.webhookId!);
@@ -484,7 +488,8 @@ export class DeliveryEngine {
     this.opts.metrics?.attemptSeconds(result.durationMs / 1000);
     this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
 
-    const recorded = await this.recorder.record(delivery.id, outcome);
+    // Only a final attempt's caller and a failure's callback need the delivery read back.
+    const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus === 'failed');
     if (!recorded) {
       this.opts.log.warn(
         { delivery: delivery.id, webhook: webhook.id, attempt: number },
@@ -496,17 +501,25 @@ export class DeliveryEngine {
       this.opts.log.info({ delivery: delivery.id, webhook: webhook.id, attempt: number, error: attemptError }, 'delivery failed');
     }
     if (verdict === 'disable') await this.disable(webhook);
-    if (outcomeStatus === 'failed' && !(delivery.event ?? '').startsWith(OPERATIONAL_PREFIX)) {
+    if (outcomeStatus === 'failed' && recorded !== true && !(delivery.event ?? '').startsWith(OPERATIONAL_PREFIX)) {
       this.notify(() => this.opts.onFinalFailure?.(webhook, recorded));
     }
-    return recorded;
+    return recorded === true ? null : recorded;
+  }
+
+  /** The delivery as recorded when `readBack`, else `true`; null when the lease was lost. */
+  private async recordOutcome(id: string, outcome: AttemptOutcome, readBack: boolean): Promise<Delivery | true | null> {
+    if (readBack) return this.recorder.record(id, outcome);
+    return (await this.recorder.recordLean(id, outcome)) ? true : null;
   }
 
   /**
    * Runs a function target once through the runtime and records the attempt:
    * `ok` succeeds; any error (the function threw, timed out, crashed) is
    * retried on FUNCTION_RETRY_SCHEDULE_S while the function allows retries,
-   * then fails. Null when there was nothing to do or the lease was lost.
+   * then fails. The delivery as recorded when it was read back (a final
+   * attempt, a finished run); null otherwise, and when there was nothing to do
+   * or the lease was lost.
    */
   private async attemptFunction(delivery: Delivery, final: boolean): Promise<Delivery | null> {
     const prepared = this.opts.prepareFunction ? await this.opts.prepareFunction(delivery) : null;
@@ -548,7 +561,7 @@ export class DeliveryEngine {
     };
     const trigger = typeof delivery.triggerDetail?.type === 'string' ? delivery.triggerDetail.type : 'async';
     this.opts.metrics?.functionRun?.(delivery.functionName!, trigger, outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
-    const recorded = await this.recorder.record(delivery.id, outcome);
+    const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus !== 'pending');
     if (!recorded) {
       this.opts.log.warn(
         { delivery: delivery.id, function: delivery.functionName, attempt: number },
@@ -559,8 +572,8 @@ export class DeliveryEngine {
     if (outcomeStatus === 'failed') {
       this.opts.log.info({ delivery: delivery.id, function: delivery.functionName, attempt: number, error: ran.error }, 'invocation failed');
     }
-    if (outcomeStatus !== 'pending') this.notify(() => this.opts.onFunctionFinished?.(recorded));
-    return recorded;
+    if (outcomeStatus !== 'pending' && recorded !== true) this.notify(() => this.opts.onFunctionFinished?.(recorded));
+    return recorded === true ? null : recorded;
   }
 
   private async disable(webhook: Webhook): Promise<void> {

@@ -570,7 +570,7 @@ for (const b of backends()) {
           { id: d3.id, outcome: failed503(1, T(10)) },
           { id: d3.id, outcome: outcome(2) }, // the first item of d3 released its lease
         ]);
-        expect(results.map((r) => r && [r.id, r.status, r.attempts.length])).toEqual([
+        expect(results.map((r) => r && r !== true && [r.id, r.status, r.attempts.length])).toEqual([
           [d1.id, 'succeeded', 1],
           null,
           [d3.id, 'pending', 1],
@@ -580,6 +580,35 @@ for (const b of backends()) {
         expect(await store.getDelivery(d3.id)).toEqual(results[2]);
         expect((await store.getDelivery(d2.id))!.attempts).toEqual([]);
         expect(await batcher.recordAttempts('w', [])).toEqual([]);
+      });
+
+      it('records lean items without reading them back, lean and full mixed in one batch', async () => {
+        const batcher = store as Store & BatchAttemptRecorder;
+        const wh = await store.createWebhook(hook());
+        const made = [];
+        for (let i = 0; i < 4; i++) made.push(await store.createDelivery(dlv(wh.id)));
+        const [d1, d2, d3, d4] = made;
+        for (const d of [d1, d3, d4]) await store.leaseDelivery(d.id, 'w', T(0), 60_000);
+        await store.leaseDelivery(d2.id, 'other', T(0), 60_000);
+
+        const results = await batcher.recordAttempts('w', [
+          { id: d1.id, outcome: outcome(1), lean: true },
+          { id: d2.id, outcome: outcome(1), lean: true }, // leased to someone else
+          { id: d3.id, outcome: failed503(1, T(10)) },
+          { id: d4.id, outcome: outcome(1), lean: true },
+        ]);
+        expect(results.map((r) => (r === true || r === null ? r : [r.id, r.status]))).toEqual([true, null, [d3.id, 'pending'], true]);
+        // Recorded all the same: outcome, attempt, lease released.
+        for (const d of [d1, d4]) {
+          const now = (await store.getDelivery(d.id))!;
+          expect([now.status, now.attempts.map((a) => a.attempt)]).toEqual(['succeeded', [1]]);
+        }
+        expect((await store.getDelivery(d2.id))!.attempts).toEqual([]);
+        expect(await store.leaseOwners()).toEqual(['other']);
+        // All lean: one statement on PostgreSQL, the same answers.
+        await store.leaseDelivery(d3.id, 'w', T(20), 60_000);
+        expect(await batcher.recordAttempts('w', [{ id: d3.id, outcome: outcome(2), lean: true }])).toEqual([true]);
+        expect((await store.getDelivery(d3.id))!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
       });
 
       it('prunes finished deliveries created before a time, with their attempts', async () => {
