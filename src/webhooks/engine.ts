@@ -297,7 +297,8 @@ export class DeliveryEngine {
           const shares = { default: this.limits.bounds.initial, byTarget: this.limits.measured() };
           const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, shares);
           for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
-          again = this.inflight.claimed(held, batch.map((d) => d.target));
+          const claimedShare = (target: string) => shares.byTarget.get(target) ?? shares.default;
+          again = this.inflight.claimed(held, batch.map((d) => d.target), claimedShare);
         } catch (err) {
           this.opts.log.error({ err }, 'claiming due deliveries failed');
         }
