@@ -179,6 +179,8 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
    */
   const webhookLoad = {
     inflight: (): Iterable<readonly [string, number]> => [],
+    /** Per webhook measured so far: its current limit of attempts in flight on this node. */
+    limits: (): Iterable<readonly [string, number]> => [],
     pending: [] as Array<readonly [string, number]>,
   };
   let exposition = async () => registry.render();
@@ -213,6 +215,14 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
         'Delivery attempts in flight on this node per webhook id (webhooks with none are not listed)',
         'webhook',
         () => webhookLoad.inflight(),
+      ),
+    ),
+    webhookConcurrencyLimit: registry.register(
+      new LabeledGauge(
+        'switchyard_webhook_concurrency_limit',
+        "Attempts a webhook may have in flight on this node now, following its target's latency (webhooks not measured yet are not listed: they have the initial 50)",
+        'webhook',
+        () => webhookLoad.limits(),
       ),
     ),
     webhookPending: registry.register(

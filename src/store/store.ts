@@ -203,6 +203,21 @@ export function targetNotFound(d: NewDelivery): NotFoundError {
 export const NO_SHARE = 2 ** 31 - 1;
 
 /**
+ * Each target's share in one claim: `byTarget` where it lists the target,
+ * else `default` (the engine lists only the targets whose adaptive limit
+ * moved away from the default: src/webhooks/concurrency-limit.ts).
+ */
+export interface ClaimShares {
+  default: number;
+  byTarget: ReadonlyMap<string, number>;
+}
+
+/** A claim's share argument as one form: a plain number is every target's share. */
+export function claimShares(share: number | ClaimShares): ClaimShares {
+  return typeof share === 'number' ? { default: share, byTarget: new Map() } : share;
+}
+
+/**
  * Webhooks, deliveries and schedule slots. Claims and leases are row locks
  * and compare-and-set statements in the database, never in-memory
  * bookkeeping, so several processes on one database never fire a slot twice
@@ -260,7 +275,7 @@ export interface WebhookStore {
    * deliveries left unleased for other owners and later claims. Each webhook's
    * oldest due first; across webhooks see CLAIM_WINDOW. Sorted by due time.
    */
-  claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number, perWebhook?: number): Promise<Delivery[]>;
+  claimDueDeliveries(owner: string, now: string, leaseMs: number, limit: number, perWebhook?: number | ClaimShares): Promise<Delivery[]>;
   /**
    * Leases one specific delivery (test-fire, manual retry) if its lease is free
    * or expired, whatever its due time. Null otherwise.

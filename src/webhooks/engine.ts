@@ -3,18 +3,21 @@
  * (leases, so several processes share one queue and a crashed one's work
  * returns after its lease), renders each once, sends it, and records every
  * attempt with its outcome in one store write. Each webhook gets a bounded
- * share of the attempts in flight, so a target that hangs delays only its own
+ * share of the attempts in flight, which follows its latency (more in flight
+ * for a slow target that keeps its latency, fewer for one that slows down or
+ * hangs: concurrency-limit.ts), so a target that hangs delays only its own
  * deliveries. The store owns durability; this class only keeps what is in
  * flight right now.
  */
 import { ConflictError, NotFoundError } from '../errors.js';
+import { EventLoopLoad, TargetLimits } from './concurrency-limit.js';
 import type { Clock } from '../clock.js';
 import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
-import { send, type SendFailure, type SendResult } from './sender.js';
+import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
 import { InflightSlots } from './slots.js';
 import { sign } from './signing.js';
 import type { Attempt, AttemptOutcome, Delivery, DeliveryRequest, DeliveryResponse, Webhook } from './types.js';
@@ -30,14 +33,20 @@ const DEFAULT_LEASE_MS = 90_000;
  * Attempts in flight per node, and each webhook's share of them: a webhook's
  * deliveries past its share stay unleased in the store, so a target that
  * hangs holds at most its share, each for its timeout (up to 60 s), and the
- * other webhooks keep the rest. 50 per webhook is what the whole engine had
- * before: one busy webhook alone loses no throughput (50 in flight to a 50 ms
- * target is ~1000 deliveries/s). 1000 in all, from 50: it now takes 20 targets
- * hanging at once to fill a node, and a hung attempt costs a socket and a few
- * KB (the delivery and its rendered request), not CPU, while every slot fewer
- * is fewer hung targets before healthy ones wait.
+ * other webhooks keep the rest. A share starts at 50 (what the whole engine
+ * once had) and follows the target's latency (concurrency-limit.ts) between 1
+ * (a target that times out keeps one probe) and 500: at 50 a 50 ms target got
+ * at most ~1000 deliveries/s from a node; 500 lets a 200 ms target have
+ * 2500/s, while two webhooks at their ceiling still leave half a node. 1000 in
+ * all: a hung attempt costs a socket and a few KB (the delivery and its
+ * rendered request), not CPU, while every slot fewer is fewer hung targets
+ * before healthy ones wait; past what the CPU sends, latency grows and the
+ * shares stop growing.
  */
 const DEFAULT_CONCURRENCY = 1000;
+const DEFAULT_PER_WEBHOOK = 50;
+const DEFAULT_MIN_PER_WEBHOOK = 1;
+const DEFAULT_MAX_PER_WEBHOOK = 500;
 /**
  * Seconds before each retry of a function target (an asynchronous invocation):
  * Lambda's spacing for its asynchronous retries (about 1 minute, then 2),
@@ -46,8 +55,14 @@ const DEFAULT_CONCURRENCY = 1000;
 export const FUNCTION_RETRY_SCHEDULE_S: readonly number[] = [60, 120, 240, 480, 960];
 /** Added to a function's timeout when its run outlasts the lease: loading, and recording the attempt. */
 const FUNCTION_LEASE_MARGIN_MS = 30_000;
-const DEFAULT_PER_WEBHOOK = 50;
 const OPERATIONAL_PREFIX = 'switchyard.';
+/**
+ * Answers that say "too much" (rate limited, or a proxy in front of the target
+ * gave up on it): like a timeout or a refused connection, they lower the
+ * target's limit at once. Other statuses, 500 included, are the target's own
+ * verdict on the delivery; only their latency counts.
+ */
+const OVERLOAD_STATUSES = new Set([429, 502, 503, 504]);
 
 export type { BatchAttemptRecorder } from './attempt-recorder.js';
 
@@ -104,8 +119,15 @@ export interface DeliveryEngineOptions {
   };
   /** In-flight attempts at most (default 1000); also the agent's connections per origin. */
   concurrency?: number;
-  /** In-flight attempts per webhook at most (default 50), counted as the store counts leases. */
+  /**
+   * In-flight attempts per webhook to start with (default 50), counted as the
+   * store counts leases; it then follows the target's latency, between
+   * `minPerWebhook` (default 1) and `maxPerWebhook` (default 500). A function
+   * target keeps this share.
+   */
   perWebhook?: number;
+  minPerWebhook?: number;
+  maxPerWebhook?: number;
   /**
    * Lease owners whose process is certainly gone (lease-owner.ts): their leases
    * are released when the engine starts, before its first claim.
@@ -153,11 +175,19 @@ export class DeliveryEngine {
   private readonly webhooks = new Map<string, { at: number; webhook: Promise<Webhook | null> }>();
   private readonly disabling = new Set<string>();
   private readonly recorder: AttemptRecorder;
+  private readonly limits: TargetLimits;
+  private readonly eventLoop = new EventLoopLoad();
 
   constructor(private readonly opts: DeliveryEngineOptions) {
     this.store = opts.store;
     this.clock = opts.clock;
-    this.inflight = new InflightSlots(opts.concurrency ?? DEFAULT_CONCURRENCY, opts.perWebhook ?? DEFAULT_PER_WEBHOOK);
+    const initial = opts.perWebhook ?? DEFAULT_PER_WEBHOOK;
+    this.limits = new TargetLimits({
+      initial,
+      min: Math.min(initial, opts.minPerWebhook ?? DEFAULT_MIN_PER_WEBHOOK),
+      max: Math.max(initial, opts.maxPerWebhook ?? DEFAULT_MAX_PER_WEBHOOK),
+    });
+    this.inflight = new InflightSlots(opts.concurrency ?? DEFAULT_CONCURRENCY, (target) => this.limits.of(target));
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = opts.pollMs ?? 1000;
     this.random = opts.random ?? Math.random;
@@ -177,6 +207,11 @@ export class DeliveryEngine {
   /** Attempts in flight on this node per webhook id (only webhooks with some): a live view, for metrics. */
   inflightByWebhook(): ReadonlyMap<string, number> {
     return this.inflight.byWebhook();
+  }
+
+  /** Each measured webhook's current limit of attempts in flight (those not listed have the initial one): for metrics. */
+  concurrencyLimits(): Iterable<readonly [string, number]> {
+    return this.limits.entries();
   }
 
   /** Look for due deliveries now (a delivery was just created, or the clock moved). */
@@ -259,10 +294,11 @@ export class DeliveryEngine {
         try {
           const now = iso(this.clock.now());
           const held = this.inflight.beforeClaim();
-          const share = this.inflight.perWebhook;
-          const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, share);
+          const shares = { default: this.limits.bounds.initial, byTarget: this.limits.measured() };
+          const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, shares);
           for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
-          again = this.inflight.claimed(held, batch.map((d) => d.target));
+          const claimedShare = (target: string) => shares.byTarget.get(target) ?? shares.default;
+          again = this.inflight.claimed(held, batch.map((d) => d.target), claimedShare);
         } catch (err) {
           this.opts.log.error({ err }, 'claiming due deliveries failed');
         }
@@ -378,12 +414,23 @@ export class DeliveryEngine {
     return headers;
   }
 
-  private send(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Promise<SendResult> {
+  /** Sends one attempt, and tells the webhook's limit how long it took and whether the target looked overloaded. */
+  private async send(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Promise<SendResult> {
     const headers = this.attemptHeaders(request, deliveryId, webhook.secret);
-    return send({ ...request, headers }, { timeoutMs: webhook.timeoutMs, agent: this.agent });
+    // The engine's clock, so that tests set the latencies the limit sees.
+    const sentAt = this.clock.now();
+    const result = await send({ ...request, headers }, { timeoutMs: webhook.timeoutMs, agent: this.agent });
+    const status = (result as Partial<SendResponse>).status;
+    const overloaded = status === undefined || OVERLOAD_STATUSES.has(status);
+    this.limits.sample(webhook.id, this.clock.now() - sentAt, overloaded, this.inflight.of(webhook.id), this.eventLoop.saturated());
+    return result;
   }
 
-  /** Renders when needed, sends, records. Null when there was nothing to do or the lease was lost. */
+  /**
+   * Renders when needed, sends, records. The delivery as recorded when it was
+   * read back (a final attempt, a failure); null otherwise, and when there was
+   * nothing to do or the lease was lost.
+   */
   private async attempt(delivery: Delivery, final: boolean): Promise<Delivery | null> {
     if (delivery.functionName !== null) return this.attemptFunction(delivery, final);
     const webhook = await this.webhook(delivery.webhookId!);
@@ -442,7 +489,8 @@ export class DeliveryEngine {
     this.opts.metrics?.attemptSeconds(result.durationMs / 1000);
     this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
 
-    const recorded = await this.recorder.record(delivery.id, outcome);
+    // Only a final attempt's caller and a failure's callback need the delivery read back.
+    const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus === 'failed');
     if (!recorded) {
       this.opts.log.warn(
         { delivery: delivery.id, webhook: webhook.id, attempt: number },
@@ -454,17 +502,25 @@ export class DeliveryEngine {
       this.opts.log.info({ delivery: delivery.id, webhook: webhook.id, attempt: number, error: attemptError }, 'delivery failed');
     }
     if (verdict === 'disable') await this.disable(webhook);
-    if (outcomeStatus === 'failed' && !(delivery.event ?? '').startsWith(OPERATIONAL_PREFIX)) {
+    if (outcomeStatus === 'failed' && recorded !== true && !(delivery.event ?? '').startsWith(OPERATIONAL_PREFIX)) {
       this.notify(() => this.opts.onFinalFailure?.(webhook, recorded));
     }
-    return recorded;
+    return recorded === true ? null : recorded;
+  }
+
+  /** The delivery as recorded when `readBack`, else `true`; null when the lease was lost. */
+  private async recordOutcome(id: string, outcome: AttemptOutcome, readBack: boolean): Promise<Delivery | true | null> {
+    if (readBack) return this.recorder.record(id, outcome);
+    return (await this.recorder.recordLean(id, outcome)) ? true : null;
   }
 
   /**
    * Runs a function target once through the runtime and records the attempt:
    * `ok` succeeds; any error (the function threw, timed out, crashed) is
    * retried on FUNCTION_RETRY_SCHEDULE_S while the function allows retries,
-   * then fails. Null when there was nothing to do or the lease was lost.
+   * then fails. The delivery as recorded when it was read back (a final
+   * attempt, a finished run); null otherwise, and when there was nothing to do
+   * or the lease was lost.
    */
   private async attemptFunction(delivery: Delivery, final: boolean): Promise<Delivery | null> {
     const prepared = this.opts.prepareFunction ? await this.opts.prepareFunction(delivery) : null;
@@ -506,7 +562,7 @@ export class DeliveryEngine {
     };
     const trigger = typeof delivery.triggerDetail?.type === 'string' ? delivery.triggerDetail.type : 'async';
     this.opts.metrics?.functionRun?.(delivery.functionName!, trigger, outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
-    const recorded = await this.recorder.record(delivery.id, outcome);
+    const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus !== 'pending');
     if (!recorded) {
       this.opts.log.warn(
         { delivery: delivery.id, function: delivery.functionName, attempt: number },
@@ -517,8 +573,8 @@ export class DeliveryEngine {
     if (outcomeStatus === 'failed') {
       this.opts.log.info({ delivery: delivery.id, function: delivery.functionName, attempt: number, error: ran.error }, 'invocation failed');
     }
-    if (outcomeStatus !== 'pending') this.notify(() => this.opts.onFunctionFinished?.(recorded));
-    return recorded;
+    if (outcomeStatus !== 'pending' && recorded !== true) this.notify(() => this.opts.onFunctionFinished?.(recorded));
+    return recorded === true ? null : recorded;
   }
 
   private async disable(webhook: Webhook): Promise<void> {

@@ -144,6 +144,7 @@ export function createWebhooks(deps: {
       engine.start();
       scheduler.start();
       metrics.webhookLoad.inflight = () => engine.inflightByWebhook();
+      metrics.webhookLoad.limits = () => engine.concurrencyLimits();
       const depths = async () => {
         metrics.queue.depth = await store.countPendingDeliveries();
         metrics.webhookLoad.pending = await store.pendingByWebhook(PENDING_SERIES);

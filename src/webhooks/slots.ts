@@ -14,7 +14,8 @@ export class InflightSlots {
 
   constructor(
     readonly total: number,
-    readonly perWebhook: number,
+    /** A webhook's share now (its adaptive limit: concurrency-limit.ts). */
+    private readonly shareOf: (webhookId: string) => number,
   ) {}
 
   get size(): number {
@@ -38,6 +39,11 @@ export class InflightSlots {
     return this.perWebhookCount;
   }
 
+  /** Attempts of `webhookId` in flight now. */
+  of(webhookId: string): number {
+    return this.perWebhookCount.get(webhookId) ?? 0;
+  }
+
   add(deliveryId: string, webhookId: string, run: Promise<unknown>): void {
     this.byDelivery.set(deliveryId, run);
     this.perWebhookCount.set(webhookId, (this.perWebhookCount.get(webhookId) ?? 0) + 1);
@@ -57,7 +63,7 @@ export class InflightSlots {
     const left = (this.perWebhookCount.get(webhookId) ?? 1) - 1;
     if (left > 0) this.perWebhookCount.set(webhookId, left);
     else this.perWebhookCount.delete(webhookId);
-    if (this.atShare.has(webhookId) && left <= (this.perWebhook * 3) / 4) {
+    if (this.atShare.has(webhookId) && left <= (this.shareOf(webhookId) * 3) / 4) {
       this.atShare.delete(webhookId);
       return true;
     }
@@ -75,21 +81,22 @@ export class InflightSlots {
 
   /**
    * After a claim: a webhook that got all the room it had when the claim began
-   * may have more due. The store counted no more than `held` (a lease is given
+   * (under `claimedShare`, the shares the claim was given) may have more due. The store counted no more than `held` (a lease is given
    * back before its attempt ends here), while attempts ending during the claim
    * have lowered the count since, so `held` is the measure. True when such a
    * webhook has room again already (its attempts ended during the claim):
    * claiming again at once keeps a fast target's share full, as a full batch
    * did before shares (without it, one webhook to an instant target lost ~10 %).
    */
-  claimed(held: Map<string, number>, webhookIds: readonly string[]): boolean {
+  claimed(held: Map<string, number>, webhookIds: readonly string[], claimedShare: (webhookId: string) => number): boolean {
     let again = false;
     for (const id of webhookIds) {
       const got = (held.get(id) ?? 0) + 1;
       held.set(id, got);
-      if (got < this.perWebhook) continue;
+      // The share the claim enforced: one that grew meanwhile must not hide that this one was filled.
+      if (got < claimedShare(id)) continue;
       this.atShare.add(id);
-      if ((this.perWebhookCount.get(id) ?? 0) < this.perWebhook) again = true;
+      if ((this.perWebhookCount.get(id) ?? 0) < this.shareOf(id)) again = true;
     }
     this.crowded = this.byDelivery.size > (this.total * 3) / 4;
     return again;

@@ -153,3 +153,10 @@ export interface AttemptOutcome {
   /** Function targets: the result to keep. */
   result?: unknown;
 }
+
+/** One outcome of a batch to record; `lean`: answer `true` instead of reading the delivery back. */
+export interface AttemptRecord {
+  id: string;
+  outcome: AttemptOutcome;
+  lean?: boolean;
+}

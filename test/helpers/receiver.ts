@@ -175,3 +175,33 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((done) => server.close(() => done()));
   return port;
 }
+
+/**
+ * Records each request, then hands it with its response to `handle`, which
+ * answers when it likes (or never): a target whose behaviour a test scripts.
+ */
+export async function startScriptedReceiver(
+  handle: (req: ReceivedRequest, res: http.ServerResponse, index: number) => void,
+): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const got = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      requests.push(got);
+      handle(got, res, requests.length - 1);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}

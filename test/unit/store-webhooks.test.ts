@@ -590,7 +590,7 @@ for (const b of backends()) {
           { id: d3.id, outcome: failed503(1, T(10)) },
           { id: d3.id, outcome: outcome(2) }, // the first item of d3 released its lease
         ]);
-        expect(results.map((r) => r && [r.id, r.status, r.attempts.length])).toEqual([
+        expect(results.map((r) => r && r !== true && [r.id, r.status, r.attempts.length])).toEqual([
           [d1.id, 'succeeded', 1],
           null,
           [d3.id, 'pending', 1],
@@ -600,6 +600,35 @@ for (const b of backends()) {
         expect(await store.getDelivery(d3.id)).toEqual(results[2]);
         expect((await store.getDelivery(d2.id))!.attempts).toEqual([]);
         expect(await batcher.recordAttempts('w', [])).toEqual([]);
+      });
+
+      it('records lean items without reading them back, lean and full mixed in one batch', async () => {
+        const batcher = store as Store & BatchAttemptRecorder;
+        const wh = await store.createWebhook(hook());
+        const made = [];
+        for (let i = 0; i < 4; i++) made.push(await store.createDelivery(dlv(wh.id)));
+        const [d1, d2, d3, d4] = made;
+        for (const d of [d1, d3, d4]) await store.leaseDelivery(d.id, 'w', T(0), 60_000);
+        await store.leaseDelivery(d2.id, 'other', T(0), 60_000);
+
+        const results = await batcher.recordAttempts('w', [
+          { id: d1.id, outcome: outcome(1), lean: true },
+          { id: d2.id, outcome: outcome(1), lean: true }, // leased to someone else
+          { id: d3.id, outcome: failed503(1, T(10)) },
+          { id: d4.id, outcome: outcome(1), lean: true },
+        ]);
+        expect(results.map((r) => (r === true || r === null ? r : [r.id, r.status]))).toEqual([true, null, [d3.id, 'pending'], true]);
+        // Recorded all the same: outcome, attempt, lease released.
+        for (const d of [d1, d4]) {
+          const now = (await store.getDelivery(d.id))!;
+          expect([now.status, now.attempts.map((a) => a.attempt)]).toEqual(['succeeded', [1]]);
+        }
+        expect((await store.getDelivery(d2.id))!.attempts).toEqual([]);
+        expect(await store.leaseOwners()).toEqual(['other']);
+        // All lean: one statement on PostgreSQL, the same answers.
+        await store.leaseDelivery(d3.id, 'w', T(20), 60_000);
+        expect(await batcher.recordAttempts('w', [{ id: d3.id, outcome: outcome(2), lean: true }])).toEqual([true]);
+        expect((await store.getDelivery(d3.id))!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
       });
 
       it('prunes finished deliveries created before a time, with their attempts', async () => {
@@ -726,6 +755,42 @@ for (const b of backends()) {
         // Expired leases count no more: after T(3) everything of 'w' and 'v' is free again.
         const later = await store.claimDueDeliveries('w', T(4), 60_000, 6, 4);
         expect(countBy(later)).toEqual({ [busy.id]: 4, [b1.id]: 2 });
+      });
+
+      it('gives a listed webhook its own share and the others the default, in one claim', async () => {
+        const fast = await store.createWebhook(hook({ name: 'fast' }));
+        const slowed = await store.createWebhook(hook({ name: 'slowed' }));
+        const plain = await store.createWebhook(hook({ name: 'plain' }));
+        for (const wh of [fast, slowed, plain]) {
+          for (let i = 0; i < 10; i++) await store.createDelivery(dlv(wh.id, { nextAttemptAt: T(0) }));
+        }
+        const shares = { default: 3, byTarget: new Map([[fast.id, 7], [slowed.id, 1]]) };
+        const first = await store.claimDueDeliveries('w', T(2), 60_000, 100, shares);
+        expect(countBy(first)).toEqual({ [fast.id]: 7, [slowed.id]: 1, [plain.id]: 3 });
+        // What the owner holds counts against the listed shares too; a share raised since gives more room.
+        expect(await store.claimDueDeliveries('w', T(2), 60_000, 100, shares)).toEqual([]);
+        const raised = { default: 3, byTarget: new Map([[fast.id, 9]]) };
+        expect(countBy(await store.claimDueDeliveries('w', T(2), 60_000, 100, raised))).toEqual({ [fast.id]: 2, [slowed.id]: 2 });
+      });
+
+      it('applies the listed shares in the walk past a backlog longer than the window too', async () => {
+        const url = await b.freshUrl();
+        const s = await openStore(url, { now: fakeClock() });
+        try {
+          const hung = await s.createWebhook(hook({ name: 'hung' }));
+          const fast = await s.createWebhook(hook({ name: 'fast' }));
+          const plain = await s.createWebhook(hook({ name: 'plain' }));
+          await bulk(url, hung.id, CLAIM_WINDOW + 50, T(0), 'hung');
+          await bulk(url, fast.id, 20, T(1), 'fast');
+          await bulk(url, plain.id, 20, T(1), 'plain');
+          const shares = { default: 4, byTarget: new Map([[hung.id, 1], [fast.id, 12]]) };
+          // The hung webhook's one attempt in flight; its backlog fills the whole window.
+          expect(webhookOf(await s.claimDueDeliveries('w', T(2), 60_000, 1, shares))).toEqual([hung.id]);
+          const rest = await s.claimDueDeliveries('w', T(2), 60_000, 100, shares);
+          expect(countBy(rest)).toEqual({ [fast.id]: 12, [plain.id]: 4 });
+        } finally {
+          await s.close();
+        }
       });
 
       it('passes over a webhook at its share with a backlog longer than the window, round-robin over the others', async () => {

@@ -11,6 +11,7 @@ import {
   closedPort,
   startHoldingReceiver,
   startReceiver,
+  startScriptedReceiver,
   waitFor,
   type ReceivedRequest,
   type Receiver,
@@ -500,6 +501,48 @@ for (const backend of backends()) {
       engine({ perWebhook: 4, pollMs: 60_000 });
       for (const id of ids) expect((await attempts(id, 1)).status).toBe('succeeded');
       expect(r.requests).toHaveLength(40);
+    });
+
+    it('lets a webhook whose target keeps its latency have more than its starting share in flight', async () => {
+      let e: DeliveryEngine | null = null;
+      let released = false;
+      let inflightAtRelease = 0;
+      const held: Array<{ end(body: string): void }> = [];
+      // The clock stands still: every latency the engine measures is 0 ms, the same as the first.
+      const r = await startScriptedReceiver((_req, res, index) => {
+        if (index < 100 || released) return void res.end('{"ok":true}');
+        // From the 101st on, answer only once 60 are waiting at once: more than the starting share of 50.
+        held.push(res);
+        if (held.length < 60) return;
+        released = true;
+        inflightAtRelease = e!.inflightByWebhook().get(wh.id) ?? 0;
+        for (const waiting of held.splice(0)) waiting.end('{"ok":true}');
+      });
+      cleanups.push(() => r.close());
+      const wh = await webhook(r.url);
+      const ids = [];
+      for (let i = 0; i < 200; i++) ids.push((await delivery(wh)).id);
+      e = engine();
+      for (const id of ids) expect((await attempts(id, 1)).status).toBe('succeeded');
+      expect(r.requests).toHaveLength(200);
+      expect(inflightAtRelease).toBeGreaterThanOrEqual(60);
+      expect(new Map(e.concurrencyLimits()).get(wh.id)).toBeGreaterThan(50);
+    });
+
+    it('falls back to one attempt in flight for a target that times out', async () => {
+      let e: DeliveryEngine | null = null;
+      const inflightAtArrival: number[] = [];
+      // Never answers: every attempt ends in its 200 ms timeout.
+      const r = await startScriptedReceiver(() => void inflightAtArrival.push(e!.inflightByWebhook().get(wh.id) ?? 0));
+      cleanups.push(() => r.close());
+      const wh = await webhook(`${r.url}/hangs`, { timeoutMs: 200 });
+      for (let i = 0; i < 60; i++) await delivery(wh);
+      e = engine();
+      await waitFor(() => r.requests.length >= 53);
+      // The starting share went out at once; once those timed out, one at a time (a fixed share sent the other 10 at once).
+      expect(inflightAtArrival.slice(0, 50)).toEqual(Array(50).fill(50));
+      expect(inflightAtArrival.slice(50, 53)).toEqual([1, 1, 1]);
+      expect(new Map(e.concurrencyLimits()).get(wh.id)).toBe(1);
     });
 
     it('on start, releases the leases of a gone process of this host at once, and no other host\'s', async () => {

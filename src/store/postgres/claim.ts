@@ -5,11 +5,13 @@
  * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
  * at the same moment take different deliveries instead of waiting on each other.
  * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
- * $4 how many in all, $5 the share per webhook. The statements are named
+ * $4 how many in all, $5 the share of a webhook not listed, and last the
+ * listed webhooks and their shares (two arrays: one statement whatever their
+ * number, the engine's adaptive limits: src/webhooks/concurrency-limit.ts). The statements are named
  * (prepared once per connection): planning these CTEs cost more than running
  * them, 6 ms a claim against 2 ms.
  */
-import { CLAIM_VISITS, CLAIM_WINDOW } from '../store.js';
+import { CLAIM_VISITS, CLAIM_WINDOW, type ClaimShares } from '../store.js';
 import type { Queryable } from './db.js';
 import { attemptsOfSql, type PgDeliveryRow } from './rows.js';
 
@@ -20,6 +22,10 @@ const freeAndDue = (d: string) =>
 const HELD = `held AS (
   SELECT target, count(*)::int AS n FROM deliveries
   WHERE lease_owner = $1 AND lease_until >= $2 GROUP BY target)`;
+
+/** The listed webhooks' own shares, from the arrays `$targets` and `$shares`. */
+const SHARES = (targets: string, shares: string) =>
+  `shares AS (SELECT * FROM unnest(${targets}::text[], ${shares}::int[]) AS s (target, n))`;
 
 /**
  * For each row of `hooks` (target, room), in its order, leases up to `room`
@@ -51,13 +57,14 @@ leased AS (
  * busy webhook's claims 1.7 ms each, while 2 x CLAIM_WINDOW still fills a
  * usual claim (a quarter of 1000 slots) across many webhooks in this step.
  */
-const CLAIM_OLDEST = `WITH ${HELD},
+const CLAIM_OLDEST = `WITH ${HELD}, ${SHARES('$7', '$8')},
   win AS (
     SELECT d.target, d.next_attempt_at, d.id FROM deliveries d WHERE ${freeAndDue('d')}
     ORDER BY d.next_attempt_at, d.id LIMIT $6),
   hooks AS (
-    SELECT w.target, $5::int - COALESCE(max(h.n), 0) AS room FROM win w LEFT JOIN held h USING (target)
-    GROUP BY w.target HAVING $5::int - COALESCE(max(h.n), 0) > 0
+    SELECT w.target, COALESCE(max(s.n), $5::int) - COALESCE(max(h.n), 0) AS room
+    FROM win w LEFT JOIN held h USING (target) LEFT JOIN shares s USING (target)
+    GROUP BY w.target HAVING COALESCE(max(s.n), $5::int) - COALESCE(max(h.n), 0) > 0
     ORDER BY min(w.next_attempt_at), min(w.id)),
   ${LEASE}
   SELECT (SELECT count(*) FROM win)::int AS scanned, leased.* FROM (VALUES (1)) AS one LEFT JOIN leased ON true`;
@@ -70,7 +77,7 @@ const CLAIM_OLDEST = `WITH ${HELD},
  * never walks a webhook's finished deliveries (the other indexes on target
  * hold those).
  */
-const WALK = `WITH RECURSIVE ${HELD},
+const WALK = `WITH RECURSIVE ${HELD}, ${SHARES('$6', '$7')},
   walk (target, pos) AS (
     SELECT (SELECT target FROM deliveries WHERE status = 'pending' AND target > $4 AND next_attempt_at <= $2
             ORDER BY target, next_attempt_at LIMIT 1), 1
@@ -79,15 +86,17 @@ const WALK = `WITH RECURSIVE ${HELD},
             WHERE d.status = 'pending' AND d.target > w.target AND d.next_attempt_at <= $2
             ORDER BY d.target, d.next_attempt_at LIMIT 1), w.pos + 1
     FROM walk w WHERE w.target IS NOT NULL AND w.pos < $5)
-  SELECT w.target, $3::int - COALESCE(h.n, 0) AS room
-  FROM walk w LEFT JOIN held h USING (target) WHERE w.target IS NOT NULL ORDER BY w.pos`;
+  SELECT w.target, COALESCE(s.n, $3::int) - COALESCE(h.n, 0) AS room
+  FROM walk w LEFT JOIN held h USING (target) LEFT JOIN shares s USING (target)
+  WHERE w.target IS NOT NULL ORDER BY w.pos`;
 
 /** Step 2's lease: the webhooks $6, in that order, each up to its room. */
-const CLAIM_LISTED = `WITH ${HELD},
+const CLAIM_LISTED = `WITH ${HELD}, ${SHARES('$7', '$8')},
   hooks AS (
-    SELECT w.target, $5::int - COALESCE(h.n, 0) AS room
+    SELECT w.target, COALESCE(s.n, $5::int) - COALESCE(h.n, 0) AS room
     FROM unnest($6::text[]) WITH ORDINALITY AS w (target, pos) LEFT JOIN held h USING (target)
-    WHERE $5::int - COALESCE(h.n, 0) > 0 ORDER BY w.pos),
+      LEFT JOIN shares s USING (target)
+    WHERE COALESCE(s.n, $5::int) - COALESCE(h.n, 0) > 0 ORDER BY w.pos),
   ${LEASE}
   SELECT * FROM leased`;
 
@@ -96,7 +105,7 @@ export interface ClaimArgs {
   now: string;
   until: string;
   limit: number;
-  perWebhook: number;
+  shares: ClaimShares;
 }
 
 /**
@@ -105,8 +114,10 @@ export interface ClaimArgs {
  */
 export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<PgDeliveryRow[]> {
   const base = [a.owner, a.now, a.until];
+  const share = a.shares.default;
+  const listed = [[...a.shares.byTarget.keys()], [...a.shares.byTarget.values()]];
   const window = Math.min(a.limit, CLAIM_WINDOW) + CLAIM_WINDOW;
-  const values = [...base, a.limit, a.perWebhook, window];
+  const values = [...base, a.limit, share, window, ...listed];
   const first = (await db.query({ name: 'sy-claim-oldest', text: CLAIM_OLDEST, values })).rows as Array<
     PgDeliveryRow & { scanned: number }
   >;
@@ -117,7 +128,7 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
   // Webhooks at their share are in the way: walk the webhooks instead of their backlogs.
   const start = cursors.get(a.owner) ?? '';
   const walk = async (after: string, max: number) =>
-    (await db.query({ name: 'sy-claim-walk', text: WALK, values: [a.owner, a.now, a.perWebhook, after, max] }))
+    (await db.query({ name: 'sy-claim-walk', text: WALK, values: [a.owner, a.now, share, after, max, ...listed] }))
       .rows as Array<{ target: string; room: number }>;
   let walked = await walk(start, CLAIM_VISITS);
   let circled = walked.length < CLAIM_VISITS && start === '';
@@ -129,16 +140,16 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
     circled = past !== -1 || rest.length < max;
     walked = walked.concat(past === -1 ? rest : rest.slice(0, past));
   }
-  const listed = walked.filter((r) => r.room > 0).map((r) => r.target);
+  const withRoom = walked.filter((r) => r.room > 0).map((r) => r.target);
   const wanted = a.limit - leased.length;
   const more =
-    listed.length === 0
+    withRoom.length === 0
       ? []
       : ((
           await db.query({
             name: 'sy-claim-listed',
             text: CLAIM_LISTED,
-            values: [...base, wanted, a.perWebhook, listed],
+            values: [...base, wanted, share, withRoom, ...listed],
           })
         ).rows as PgDeliveryRow[]);
   if (more.length >= wanted) {

@@ -8,8 +8,8 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import { functionTarget, type AttemptOutcome, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../webhooks/types.js';
-import { NO_SHARE, targetNotFound } from '../store.js';
+import { functionTarget, type AttemptOutcome, type AttemptRecord, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../webhooks/types.js';
+import { claimShares, NO_SHARE, targetNotFound, type ClaimShares } from '../store.js';
 import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
@@ -83,7 +83,7 @@ export class PgDeliveryStore extends PgBase {
     now: string,
     leaseMs: number,
     limit: number,
-    perWebhook = NO_SHARE,
+    perWebhook: number | ClaimShares = NO_SHARE,
   ): Promise<Delivery[]> {
     if (limit <= 0) return [];
     const rows = await claimDue(this.pool, this.claimCursors, {
@@ -91,7 +91,7 @@ export class PgDeliveryStore extends PgBase {
       now,
       until: leaseUntil(now, leaseMs),
       limit,
-      perWebhook,
+      shares: claimShares(perWebhook),
     });
     // RETURNING has no defined order.
     rows.sort((a, b) => cmp(a.next_attempt_at ?? '', b.next_attempt_at ?? '') || cmp(a.id, b.id));
@@ -117,37 +117,56 @@ export class PgDeliveryStore extends PgBase {
   }
 
   async recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null> {
-    const [result] = await this.applyAttempts(this.pool, owner, [{ id, outcome }]);
+    const [result] = await this.applyAttempts(this.pool, owner, [{ id, outcome }], false);
     return result;
   }
 
   /**
    * `recordAttempt` for many deliveries at once (the engine's
    * BatchAttemptRecorder): one statement, so one round trip and one commit per
-   * batch instead of one per attempt. Each item keeps its own lease check; a
-   * failing item fails the whole batch.
+   * batch instead of one per attempt (two statements in one transaction when
+   * lean and full items are mixed). Each item keeps its own lease check; a
+   * failing item fails the whole batch. A lean item answers `true`: no row
+   * nor attempt list is read back.
    */
-  async recordAttempts(owner: string, items: Array<{ id: string; outcome: AttemptOutcome }>): Promise<Array<Delivery | null>> {
+  async recordAttempts(owner: string, items: AttemptRecord[]): Promise<Array<Delivery | true | null>> {
     if (items.length === 0) return [];
-    if (new Set(items.map((i) => i.id)).size === items.length) return this.applyAttempts(this.pool, owner, items);
-    // The same delivery twice: apply them in order, as separate calls would (the second finds the lease released).
+    if (new Set(items.map((i) => i.id)).size < items.length) {
+      // The same delivery twice: apply them in order, as separate calls would (the second finds the lease released).
+      return this.tx(async (c) => {
+        const results: Array<Delivery | true | null> = [];
+        for (const item of items) results.push((await this.applyAttempts(c, owner, [item], item.lean === true))[0]);
+        return results;
+      });
+    }
+    const lean = items.filter((i) => i.lean);
+    if (lean.length === items.length) return this.applyAttempts(this.pool, owner, items, true);
+    if (lean.length === 0) return this.applyAttempts(this.pool, owner, items, false);
+    const full = items.filter((i) => !i.lean);
     return this.tx(async (c) => {
-      const results: Array<Delivery | null> = [];
-      for (const item of items) results.push((await this.applyAttempts(c, owner, [item]))[0]);
-      return results;
+      const byId = new Map<string, Delivery | true | null>();
+      const leanResults = await this.applyAttempts(c, owner, lean, true);
+      lean.forEach((item, i) => byId.set(item.id, leanResults[i]));
+      const fullResults = await this.applyAttempts(c, owner, full, false);
+      full.forEach((item, i) => byId.set(item.id, fullResults[i]));
+      return items.map((item) => byId.get(item.id) ?? null);
     });
   }
 
   /**
    * Applies each outcome and writes its attempt, only for deliveries `owner`
    * still leases. Item ids must be distinct. The attempt lists are the
-   * statement snapshot's plus the attempts it inserted.
+   * statement snapshot's plus the attempts it inserted; `lean`: none of it,
+   * `true` for each recorded item.
    */
+  private async applyAttempts(on: Queryable, owner: string, items: AttemptRecord[], lean: false): Promise<Array<Delivery | null>>;
+  private async applyAttempts(on: Queryable, owner: string, items: AttemptRecord[], lean: boolean): Promise<Array<Delivery | true | null>>;
   private async applyAttempts(
     on: Queryable,
     owner: string,
-    items: Array<{ id: string; outcome: AttemptOutcome }>,
-  ): Promise<Array<Delivery | null>> {
+    items: AttemptRecord[],
+    lean: boolean,
+  ): Promise<Array<Delivery | true | null>> {
     const stamp = this.stamp();
     const col = <T>(f: (o: AttemptOutcome) => T) => items.map((i) => f(i.outcome));
     const pending = (o: AttemptOutcome) => o.status === 'pending';
@@ -165,20 +184,14 @@ export class PgDeliveryStore extends PgBase {
            attempt_count = x.attempt_count + 1,
            lease_owner = NULL, lease_until = NULL
          FROM i WHERE x.id = i.id AND x.lease_owner = $1
-         RETURNING x.*, i.n),
+         RETURNING ${lean ? 'i.n' : 'x.*, i.n'}),
        added AS (
          INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome,
            request_id)
          SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error, i.outcome, i.request_id
          FROM i JOIN d ON d.n = i.n
          RETURNING *)
-       SELECT d.*, (
-         SELECT json_agg(y.j ORDER BY y.attempt) FROM (
-           SELECT a.attempt, ${attemptJsonSql('a')} AS j FROM delivery_attempts a WHERE a.delivery_id = d.id
-           UNION ALL
-           SELECT n.attempt, ${attemptJsonSql('n')} FROM added n WHERE n.delivery_id = d.id
-         ) y) AS attempts
-       FROM d`,
+       ${lean ? 'SELECT d.n FROM d' : READ_BACK}`,
       [
         owner,
         items.map((i) => i.id),
@@ -200,8 +213,8 @@ export class PgDeliveryStore extends PgBase {
       ],
       on,
     );
-    const results: Array<Delivery | null> = items.map(() => null);
-    for (const row of rows) results[Number(row.n) - 1] = toDelivery(row);
+    const results: Array<Delivery | true | null> = items.map(() => null);
+    for (const row of rows) results[Number(row.n) - 1] = lean ? true : toDelivery(row);
     return results;
   }
 
@@ -252,6 +265,15 @@ export class PgDeliveryStore extends PgBase {
     return this.changes(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < $1`, [before]);
   }
 }
+
+/** The recorded deliveries with their attempts: the statement snapshot's plus the ones it inserted (`added`). */
+const READ_BACK = `SELECT d.*, (
+         SELECT json_agg(y.j ORDER BY y.attempt) FROM (
+           SELECT a.attempt, ${attemptJsonSql('a')} AS j FROM delivery_attempts a WHERE a.delivery_id = d.id
+           UNION ALL
+           SELECT n.attempt, ${attemptJsonSql('n')} FROM added n WHERE n.delivery_id = d.id
+         ) y) AS attempts
+       FROM d`;
 
 function leaseUntil(now: string, leaseMs: number): string {
   return new Date(Date.parse(now) + leaseMs).toISOString();

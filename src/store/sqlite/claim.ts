@@ -8,7 +8,7 @@
  * exactly after CLAIM_WINDOW rows passed over.
  */
 import type Database from 'better-sqlite3';
-import { CLAIM_VISITS, CLAIM_WINDOW } from '../store.js';
+import { CLAIM_VISITS, CLAIM_WINDOW, type ClaimShares } from '../store.js';
 
 export function prepareClaim(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
@@ -43,9 +43,10 @@ export type ClaimStatements = ReturnType<typeof prepareClaim>;
 export function pickDue(
   s: ClaimStatements,
   cursors: Map<string, string>,
-  a: { owner: string; now: string; limit: number; perWebhook: number },
+  a: { owner: string; now: string; limit: number; shares: ClaimShares },
 ): number[] {
-  const { owner, now, limit, perWebhook } = a;
+  const { owner, now, limit } = a;
+  const { default: share, byTarget } = a.shares;
   // Unexpired leases of `owner` per webhook, read for the webhooks this claim meets.
   const held = new Map<string, number>();
   const heldOf = (webhook: string) => {
@@ -53,7 +54,7 @@ export function pickDue(
     if (n === undefined) held.set(webhook, (n = s.heldOfWebhook.get({ owner, webhook, now }) as number));
     return n;
   };
-  const room = (webhook: string) => perWebhook - heldOf(webhook);
+  const room = (webhook: string) => (byTarget.get(webhook) ?? share) - heldOf(webhook);
   const picked: number[] = [];
   const pickedOf = new Map<string, number>();
   const take = (webhook: string, rowid: number) => {

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { BackgroundCheckpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { migrateSqlite } from './migrate.js';
 import { SqliteStore, type SqliteStoreOptions } from './store.js';
 
@@ -23,7 +24,10 @@ export function openSqliteStore(location: string, opts: SqliteStoreOptions = {})
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     migrateSqlite(db, undefined, opts.now);
-    return new SqliteStore(db, opts);
+    if (memory) return new SqliteStore(db, opts);
+    // Checkpoints move to a worker thread (checkpointer.ts); this connection's own become the fallback.
+    db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    return new SqliteStore(db, opts, new BackgroundCheckpointer(file));
   } catch (err) {
     db.close();
     throw err;

@@ -8,6 +8,7 @@
  */
 import { SqliteChangeFeed } from './changes.js';
 import type Database from 'better-sqlite3';
+import type { BackgroundCheckpointer } from './checkpointer.js';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Api, FunctionLogLine, FunctionRecord, Page, Route, StoredLogLine } from '../../types.js';
@@ -113,7 +114,12 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
 
   readonly changeFeed: SqliteChangeFeed;
 
-  constructor(db: Database.Database, opts: SqliteStoreOptions = {}) {
+  constructor(
+    db: Database.Database,
+    opts: SqliteStoreOptions = {},
+    /** Checkpoints the WAL off the event loop (a file database); stopped before the database closes. */
+    private readonly checkpointer?: BackgroundCheckpointer,
+  ) {
     super(db, opts.now);
     this.changeFeed = new SqliteChangeFeed(db);
     this.s = prepareAll(db);
@@ -131,6 +137,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 

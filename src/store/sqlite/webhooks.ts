@@ -20,8 +20,8 @@ import type {
   Webhook,
   WebhookPatch,
 } from '../../webhooks/types.js';
-import { functionTarget } from '../../webhooks/types.js';
-import { NO_SHARE, targetNotFound, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
+import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
 import type { FunctionScheduleRow } from './webhook-rows.js';
@@ -32,6 +32,13 @@ export function sqliteCode(err: unknown): string | undefined {
 }
 
 const OPERATIONAL_PREFIX = 'switchyard.';
+
+const APPLY_OUTCOME = `UPDATE deliveries SET status = @status, error = @error, response_json = @response_json,
+    next_attempt_at = @next_attempt_at, completed_at = @completed_at,
+    request_json = COALESCE(@request_json, request_json), result_json = COALESCE(@result_json, result_json),
+    attempt_count = attempt_count + 1,
+    lease_owner = NULL, lease_until = NULL
+  WHERE id = @id AND lease_owner = @owner`;
 
 function prepareWebhookStatements(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
@@ -108,12 +115,9 @@ function prepareWebhookStatements(db: Database.Database) {
       RETURNING *`),
     extendLease: p('UPDATE deliveries SET lease_until = ? WHERE id = ? AND lease_owner = ?'),
     saveRequest: p('UPDATE deliveries SET request_json = ? WHERE id = ?'),
-    applyOutcome: p(`UPDATE deliveries SET status = @status, error = @error, response_json = @response_json,
-        next_attempt_at = @next_attempt_at, completed_at = @completed_at,
-        request_json = COALESCE(@request_json, request_json), result_json = COALESCE(@result_json, result_json),
-        attempt_count = attempt_count + 1,
-        lease_owner = NULL, lease_until = NULL
-      WHERE id = @id AND lease_owner = @owner RETURNING *`),
+    applyOutcome: p(`${APPLY_OUTCOME} RETURNING *`),
+    // The same without reading the row back (BatchAttemptRecorder's lean items).
+    applyOutcomeLean: p(APPLY_OUTCOME),
     insertAttempt: p(`INSERT INTO delivery_attempts
       (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -386,12 +390,13 @@ export class SqliteWebhookStore implements WebhookStore {
     now: string,
     leaseMs: number,
     limit: number,
-    perWebhook = NO_SHARE,
+    perWebhook: number | ClaimShares = NO_SHARE,
   ): Promise<Delivery[]> {
     if (limit <= 0) return [];
+    const shares = claimShares(perWebhook);
     // One IMMEDIATE transaction: what is read here is still free when it is leased.
     return this.write(() => {
-      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, perWebhook });
+      const picked = pickDue(this.claim, this.claimCursors, { owner, now, limit, shares });
       if (picked.length === 0) return [];
       const rows = this.w.leaseRows.all({
         owner,
@@ -429,14 +434,16 @@ export class SqliteWebhookStore implements WebhookStore {
    * so one commit per batch instead of one per attempt. Each item keeps its
    * own lease check; a failing item rolls the whole batch back.
    */
-  async recordAttempts(owner: string, items: Array<{ id: string; outcome: AttemptOutcome }>): Promise<Array<Delivery | null>> {
+  async recordAttempts(owner: string, items: AttemptRecord[]): Promise<Array<Delivery | true | null>> {
     if (items.length === 0) return [];
-    return this.write(() => items.map(({ id, outcome }) => this.applyAttempt(id, owner, outcome)));
+    return this.write(() => items.map(({ id, outcome, lean }) => this.applyAttempt(id, owner, outcome, lean === true)));
   }
 
-  private applyAttempt(id: string, owner: string, outcome: AttemptOutcome): Delivery | null {
+  private applyAttempt(id: string, owner: string, outcome: AttemptOutcome): Delivery | null;
+  private applyAttempt(id: string, owner: string, outcome: AttemptOutcome, lean: boolean): Delivery | true | null;
+  private applyAttempt(id: string, owner: string, outcome: AttemptOutcome, lean = false): Delivery | true | null {
     const pending = outcome.status === 'pending';
-    const row = this.w.applyOutcome.get({
+    const params = {
       id,
       owner,
       status: outcome.status,
@@ -447,9 +454,17 @@ export class SqliteWebhookStore implements WebhookStore {
       completed_at: pending ? null : this.stamp(),
       request_json: jsonOrNull(outcome.request),
       result_json: outcome.result === undefined ? null : JSON.stringify(outcome.result),
-    }) as DeliveryRow | undefined;
-    if (!row) return null;
+    };
     const a = outcome.attempt;
+    if (lean) {
+      if (this.w.applyOutcomeLean.run(params).changes === 0) return null;
+      this.w.insertAttempt.run(
+        id, a.attempt, a.startedAt, a.durationMs, a.responseStatus ?? null, a.error ?? null, a.outcome ?? null, a.requestId ?? null,
+      );
+      return true;
+    }
+    const row = this.w.applyOutcome.get(params) as DeliveryRow | undefined;
+    if (!row) return null;
     const attempt: AttemptRow = {
       delivery_id: id,
       attempt: a.attempt,
