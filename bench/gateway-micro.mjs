@@ -3,8 +3,11 @@
 // worker, no isolate, no HTTP). It isolates what the gateway itself costs per
 // request, per event format. Not a test. Needs `npm run build` first.
 //   node bench/gateway-micro.mjs [seconds per format=3] [rounds=3]
+// The gateway counts into per-minute statistics as the server's does;
+// BENCH_STATS=0 leaves them out, to measure what they cost in the same session.
 import { createMetrics } from '../dist/metrics.js';
 import { Gateway } from '../dist/gateway/gateway.js';
+import { StatsCollector } from '../dist/stats/collector.js';
 
 const seconds = Number(process.argv[2] ?? 3);
 const rounds = Number(process.argv[3] ?? 3);
@@ -40,7 +43,8 @@ const runtime = {
     return { ok: true, result: results[f.eventFormat ?? 'switchyard'], logs: [], durationMs: 0 };
   },
 };
-const gateway = new Gateway(store, runtime, { subscribe() {} }, { push() {} }, createMetrics());
+const stats = process.env.BENCH_STATS === '0' ? null : new StatsCollector({ now: () => Date.now(), onJump: () => () => {} });
+const gateway = new Gateway(store, runtime, { subscribe() {} }, { push() {} }, createMetrics(), null, stats);
 
 const rawHeaders = [
   'Host', 'localhost:3000', 'User-Agent', 'autocannon/7', 'Accept', '*/*',

@@ -26,6 +26,7 @@ import { createRuntime } from './runtime/pool.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
+import { createStats } from './stats/index.js';
 import { InvocationHub } from './streams/invocations.js';
 import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
@@ -82,13 +83,15 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub();
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations);
+  const stats = createStats(clock, store, log);
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector);
   webhooks = createWebhooks({
     config,
     store,
     clock,
     gateway,
     metrics,
+    stats: stats.collector,
     log,
     functionTargets: {
       prepare: (delivery) => background?.prepare(delivery) ?? Promise.resolve(null),
@@ -162,7 +165,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   registerAdminAuth(app, config.adminKey);
   await registerManagementApi(
     app,
-    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background },
+    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background, stats },
     { secured: config.adminKey !== null },
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
@@ -191,6 +194,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       clearTimeout(grace);
       changes.close();
       await logSink.flush();
+      await stats.flusher.stop();
       await runtime.close(Math.max(0, deadline - Date.now()));
       dbClock?.stop();
       await store.close();
@@ -201,6 +205,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     if (started) return;
     started = true;
     webhooks!.start();
+    stats.flusher.start();
   };
   return { app, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
 }

@@ -8,6 +8,7 @@ import type { ChangeBus } from '../changes.js';
 import { MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
 import type { FunctionLogSink } from '../functions/log-sink.js';
 import type { Metrics } from '../metrics.js';
+import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
@@ -64,6 +65,14 @@ interface RouteSeries {
   apiId: string;
   latency: { observe(seconds: number): void };
   byStatus: Map<number, { inc(by?: number): void }>;
+  /** The route's per-minute statistics (null without a collector). */
+  stats: RequestCell | null;
+}
+
+/** What a successful invocation of one function counts: its metric series and its per-minute cell. */
+interface OkSeries {
+  metric: { inc(by?: number): void };
+  stats: OkCell | null;
 }
 
 export class Gateway {
@@ -71,7 +80,7 @@ export class Gateway {
   private readonly functions: Cache<FunctionRecord>;
   private readonly routeSeries = new Map<string, RouteSeries>();
   /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
-  private readonly okSeries = new Map<string, { inc(by?: number): void }>();
+  private readonly okSeries = new Map<string, OkSeries>();
 
   constructor(
     store: Store,
@@ -80,6 +89,7 @@ export class Gateway {
     private readonly logSink: FunctionLogSink,
     private readonly metrics: Metrics,
     private readonly invocations: InvocationHub | null = null,
+    private readonly stats: StatsCollector | null = null,
   ) {
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
@@ -113,7 +123,9 @@ export class Gateway {
     let outcomeCode = 'function_error';
     if (!fn) {
       // The route outlived its function (deleted on another node mid-flight).
-      response = mapFailure('function_error', `Function '${match.route.function}' does not exist`, req.requestId);
+      const message = `Function '${match.route.function}' does not exist`;
+      response = mapFailure('function_error', message, req.requestId);
+      this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
       const event = buildEventFor(fn.eventFormat, req, match);
       const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
@@ -121,10 +133,16 @@ export class Gateway {
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
-        if (response.invalid !== undefined) outcomeCode = 'invalid_result';
-        this.okCounter(fn.name).inc();
+        const ok = this.okCounter(fn.name);
+        ok.metric.inc();
+        if (response.invalid === undefined) ok.stats?.add();
+        else {
+          outcomeCode = 'invalid_result';
+          this.stats?.invocationFailed(fn.name, outcomeCode, String(response.invalid), req.requestId);
+        }
       } else {
         response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);
+        this.stats?.invocationFailed(fn.name, outcome.error.code, outcome.error.message, req.requestId);
         this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
         if (outcome.error.code === 'function_timeout') this.metrics.timeouts.inc({ function: fn.name });
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
@@ -147,10 +165,10 @@ export class Gateway {
     return response;
   }
 
-  private okCounter(name: string): { inc(by?: number): void } {
+  private okCounter(name: string): OkSeries {
     let series = this.okSeries.get(name);
     if (!series) {
-      series = this.metrics.invocations.series([name, 'ok']);
+      series = { metric: this.metrics.invocations.series([name, 'ok']), stats: this.stats?.okCell(name) ?? null };
       this.okSeries.set(name, series);
     }
     return series;
@@ -160,7 +178,14 @@ export class Gateway {
     let series = this.routeSeries.get(route.id);
     if (!series || series.route !== route || series.resource !== resource || series.apiId !== apiId) {
       const labels = [apiId, `${route.method} ${resource}`];
-      series = { route, resource, apiId, latency: this.metrics.latency.seriesOf(labels), byStatus: new Map() };
+      series = {
+        route,
+        resource,
+        apiId,
+        latency: this.metrics.latency.seriesOf(labels),
+        byStatus: new Map(),
+        stats: this.stats?.requestCell(apiId, route.method, resource) ?? null,
+      };
       this.routeSeries.set(route.id, series);
     }
     let counter = series.byStatus.get(status);
@@ -169,6 +194,8 @@ export class Gateway {
       series.byStatus.set(status, counter);
     }
     counter.inc();
-    series.latency.observe((performance.now() - started) / 1000);
+    const ms = performance.now() - started;
+    series.latency.observe(ms / 1000);
+    series.stats?.add(status >= 500, ms);
   }
 }

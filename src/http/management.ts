@@ -10,6 +10,7 @@ import type { FunctionInvocations } from '../functions/invocations.js';
 import type { FunctionService } from '../functions/service.js';
 import type { ApiService } from '../gateway/apis.js';
 import type { Metrics } from '../metrics.js';
+import type { Stats } from '../stats/index.js';
 import type { Store } from '../store/store.js';
 import type { InvocationHub } from '../streams/invocations.js';
 import type { EventBus } from '../webhooks/events.js';
@@ -19,6 +20,7 @@ import { registerFunctionRoutes } from './functions.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerSchemas } from './schemas.js';
+import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
 import { registerWebhookRoutes } from './webhooks.js';
 
@@ -32,6 +34,8 @@ export interface ManagementDeps {
   invocations: InvocationHub;
   /** Background invocations (asynchronous, scheduled, event-triggered) of functions. */
   background: FunctionInvocations;
+  /** Per-minute statistics (`GET /api/stats`). */
+  stats: Stats;
 }
 
 export async function registerManagementApi(app: FastifyInstance, deps: ManagementDeps, doc: DocumentOptions): Promise<void> {
@@ -42,6 +46,7 @@ export async function registerManagementApi(app: FastifyInstance, deps: Manageme
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, deps.apis);
   registerWebhookRoutes(app, deps.webhooks, deps.events);
+  registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 
 /**
@@ -53,7 +58,7 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub, background: stub },
+    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub, background: stub, stats: stub },
     doc,
   );
   await app.ready();

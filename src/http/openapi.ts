@@ -79,6 +79,7 @@ export function swaggerOptions(opts: DocumentOptions): SwaggerOptions {
         { name: 'webhooks', description: 'Webhooks, their deliveries, and events' },
         { name: 'invoke', description: 'The public invocation endpoint' },
         { name: 'operations', description: 'Probes and metrics (public)' },
+        { name: 'stats', description: 'Per-minute statistics of every node, and the deliveries stream (the dashboard overview)' },
       ],
       components: {
         securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { EVENT_FORMATS, ROUTE_METHODS } from '../types.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
 import { dryRunSchema } from './dry-run.js';
+import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
 const string = { type: 'string' } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -450,6 +451,8 @@ export const COMPONENT_SCHEMAS = [
   DryRunSchema,
   HealthSchema,
   ReadinessSchema,
+  StatsSchema,
+  AttemptEventSchema,
 ] as const;
 
 export type ComponentName = (typeof COMPONENT_SCHEMAS)[number]['$id'];

@@ -7,6 +7,7 @@
  */
 import type { ChangeFeed } from '../changes.js';
 import { NotFoundError } from '../errors.js';
+import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type { Api, EventFormat, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
 import type {
   AttemptOutcome,
@@ -108,6 +109,21 @@ export interface Store extends WebhookStore {
   /** Null when the API does not exist. Same errors as createApi. */
   addRoute(apiId: string, route: NewRoute): Promise<Route | null>;
   deleteRoute(apiId: string, routeId: string): Promise<boolean>;
+
+  // Per-minute statistics (src/stats/): each process adds to its own rows.
+  /** Adds one process's increments (additive upserts keyed by minute and owner) and its new failures, in one transaction. */
+  addStats(batch: StatsBatch): Promise<void>;
+  /** Minutes `from` to `to` (inclusive, epoch minutes) summed over owners, and the `failures` newest failures. */
+  readStats(from: number, to: number, failures: number): Promise<StatsRows>;
+  /** Deletes the rows of minutes before `beforeMinute`, and all but the newest `keepFailures` failures. */
+  pruneStats(beforeMinute: number, keepFailures: number): Promise<void>;
+  /**
+   * Recorded delivery attempts after the cursor `afterSeq`, oldest first, at most
+   * `limit`; of one webhook or function when given. The deliveries stream polls this.
+   */
+  listAttemptsAfter(afterSeq: number, filter: { webhookId?: string; functionName?: string }, limit: number): Promise<AttemptEvent[]>;
+  /** The cursor of the newest recorded attempt (0 when none): where a live stream starts. */
+  lastAttemptSeq(): Promise<number>;
 }
 
 /**

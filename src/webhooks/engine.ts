@@ -14,6 +14,7 @@ import { EventLoopLoad, TargetLimits } from './concurrency-limit.js';
 import type { Clock } from '../clock.js';
 import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
+import type { AttemptFacts } from '../stats/types.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
@@ -116,6 +117,8 @@ export interface DeliveryEngineOptions {
     attemptSeconds(s: number): void;
     /** A function run's attempt (background, scheduled, event, destination): its own series, not the webhooks'. */
     functionRun?(fn: string, trigger: string, outcome: string): void;
+    /** Every attempt about to be recorded, for the per-minute statistics (src/stats/collector.ts). */
+    attempted?(a: AttemptFacts): void;
   };
   /** In-flight attempts at most (default 1000); also the agent's connections per origin. */
   concurrency?: number;
@@ -488,6 +491,16 @@ export class DeliveryEngine {
 
     this.opts.metrics?.attemptSeconds(result.durationMs / 1000);
     this.opts.metrics?.outcome(outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
+    this.opts.metrics?.attempted?.({
+      target: 'webhook',
+      subject: webhook.id,
+      deliveryId: delivery.id,
+      status: outcomeStatus,
+      attempt: number,
+      startedMs,
+      scheduledFor: delivery.scheduledFor,
+      error: attemptError,
+    });
 
     // Only a final attempt's caller and a failure's callback need the delivery read back.
     const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus === 'failed');
@@ -562,6 +575,16 @@ export class DeliveryEngine {
     };
     const trigger = typeof delivery.triggerDetail?.type === 'string' ? delivery.triggerDetail.type : 'async';
     this.opts.metrics?.functionRun?.(delivery.functionName!, trigger, outcomeStatus === 'pending' ? 'retry' : outcomeStatus);
+    this.opts.metrics?.attempted?.({
+      target: 'function',
+      subject: delivery.functionName!,
+      deliveryId: delivery.id,
+      status: outcomeStatus,
+      attempt: number,
+      startedMs,
+      scheduledFor: delivery.scheduledFor,
+      error: ok ? null : ran.error,
+    });
     const recorded = await this.recordOutcome(delivery.id, outcome, final || outcomeStatus !== 'pending');
     if (!recorded) {
       this.opts.log.warn(

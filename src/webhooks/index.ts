@@ -9,6 +9,7 @@ import { SwitchyardError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
+import type { StatsCollector } from '../stats/collector.js';
 import { scheduledInvocation } from '../functions/schedule-event.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
@@ -69,6 +70,8 @@ export function createWebhooks(deps: {
   clock: Clock;
   gateway: Gateway;
   metrics: Metrics;
+  /** This process's per-minute statistics: every attempt is counted there. */
+  stats?: StatsCollector;
   log: WebhookLogger;
   /** Function targets of the pipeline (src/functions/invocations.ts): how to run one, and what to do once one finished. */
   functionTargets?: {
@@ -110,6 +113,7 @@ export function createWebhooks(deps: {
       outcome: (outcome) => metrics.deliveries.inc({ outcome }),
       attemptSeconds: (s) => metrics.attemptLatency.observe({}, s),
       functionRun: (fn, trigger, outcome) => metrics.functionRuns.inc({ function: fn, trigger, outcome }),
+      attempted: deps.stats ? (a) => deps.stats!.attempted(a) : undefined,
     },
   });
   const scheduler = new Scheduler({

@@ -163,6 +163,30 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
     b.close();
   });
 
+  it('adds up both processes\' requests in one GET /api/stats', async () => {
+    const a = await connectTo(svc.url, {});
+    const b = await connectTo(svc.url, { not: a.pid });
+    expect((await a.request('POST', '/api/functions', { name: 'charted', code: 'exports.handler = async () => ({ statusCode: 200, body: {} });' })).status).toBe(201);
+    const api = await a.request('POST', '/api/apis', { name: 'charted', basePath: '/charted', routes: [{ method: 'GET', path: '/', function: 'charted' }] });
+    expect(api.status).toBe(201);
+    const path = `/api/invoke/fn/${api.json.id}/charted`;
+    // Until the other process knows the API it answers 404, which no route counts.
+    await until(async () => (await b.request('GET', path)).status === 200, 'the route through the other process');
+    for (let i = 0; i < 5; i++) {
+      expect((await a.request('GET', path)).status).toBe(200);
+      expect((await b.request('GET', path)).status).toBe(200);
+    }
+    // The answering process writes its own counts first; the other's arrive with its next flush (every 5 s).
+    const total = async () => {
+      const res = await a.request('GET', '/api/stats?minutes=10');
+      expect(res.status).toBe(200);
+      return res.json.routes.find((r: any) => r.api_id === api.json.id)?.total.count ?? 0;
+    };
+    await until(async () => (await total()) === 11, 'both processes counted', 20_000);
+    a.close();
+    b.close();
+  }, 30_000);
+
   it('fires each cron slot once with two processes', async () => {
     const start = Date.parse('2026-07-01T10:00:30.000Z');
     const setClock = async (at: number) => {

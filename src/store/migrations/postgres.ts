@@ -268,4 +268,89 @@ DROP INDEX function_schedules_due;
 CREATE INDEX function_schedules_due ON function_schedules (next_fire_at, id);
 `,
   },
+  {
+    version: 10,
+    name: 'stats',
+    // Per-minute statistics of the dashboard's overview (src/stats/): each process
+    // adds its increments to its own rows (owner) every few seconds, so processes and
+    // nodes add up without contending; a read sums over owners. b0..b14 are the
+    // latency buckets (src/stats/types.ts). Rows live 24 hours.
+    sql: `
+CREATE TABLE stats_requests (
+  minute  BIGINT NOT NULL,
+  owner   TEXT COLLATE "C" NOT NULL,
+  api_id  TEXT COLLATE "C" NOT NULL,
+  method  TEXT COLLATE "C" NOT NULL,
+  path    TEXT COLLATE "C" NOT NULL,
+  count   BIGINT NOT NULL,
+  errors  BIGINT NOT NULL,
+  max_ms  DOUBLE PRECISION NOT NULL,
+  b0 BIGINT NOT NULL DEFAULT 0,
+  b1 BIGINT NOT NULL DEFAULT 0,
+  b2 BIGINT NOT NULL DEFAULT 0,
+  b3 BIGINT NOT NULL DEFAULT 0,
+  b4 BIGINT NOT NULL DEFAULT 0,
+  b5 BIGINT NOT NULL DEFAULT 0,
+  b6 BIGINT NOT NULL DEFAULT 0,
+  b7 BIGINT NOT NULL DEFAULT 0,
+  b8 BIGINT NOT NULL DEFAULT 0,
+  b9 BIGINT NOT NULL DEFAULT 0,
+  b10 BIGINT NOT NULL DEFAULT 0,
+  b11 BIGINT NOT NULL DEFAULT 0,
+  b12 BIGINT NOT NULL DEFAULT 0,
+  b13 BIGINT NOT NULL DEFAULT 0,
+  b14 BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (minute, owner, api_id, method, path)
+);
+CREATE TABLE stats_outcomes (
+  minute  BIGINT NOT NULL,
+  owner   TEXT COLLATE "C" NOT NULL,
+  source  TEXT COLLATE "C" NOT NULL,
+  subject TEXT COLLATE "C" NOT NULL,
+  outcome TEXT COLLATE "C" NOT NULL,
+  count   BIGINT NOT NULL,
+  PRIMARY KEY (minute, owner, source, subject, outcome)
+);
+CREATE TABLE stats_lateness (
+  minute  BIGINT NOT NULL,
+  owner   TEXT COLLATE "C" NOT NULL,
+  count   BIGINT NOT NULL,
+  max_ms  DOUBLE PRECISION NOT NULL,
+  b0 BIGINT NOT NULL DEFAULT 0,
+  b1 BIGINT NOT NULL DEFAULT 0,
+  b2 BIGINT NOT NULL DEFAULT 0,
+  b3 BIGINT NOT NULL DEFAULT 0,
+  b4 BIGINT NOT NULL DEFAULT 0,
+  b5 BIGINT NOT NULL DEFAULT 0,
+  b6 BIGINT NOT NULL DEFAULT 0,
+  b7 BIGINT NOT NULL DEFAULT 0,
+  b8 BIGINT NOT NULL DEFAULT 0,
+  b9 BIGINT NOT NULL DEFAULT 0,
+  b10 BIGINT NOT NULL DEFAULT 0,
+  b11 BIGINT NOT NULL DEFAULT 0,
+  b12 BIGINT NOT NULL DEFAULT 0,
+  b13 BIGINT NOT NULL DEFAULT 0,
+  b14 BIGINT NOT NULL DEFAULT 0,
+  PRIMARY KEY (minute, owner)
+);
+-- The newest failures (invocations through an API, deliveries failed for good),
+-- written by the same flush; the newest 200 are kept (ids grow, so the newest are the highest).
+CREATE TABLE stats_failures (
+  id      BIGSERIAL PRIMARY KEY,
+  at      TIMESTAMPTZ NOT NULL,
+  source  TEXT NOT NULL,
+  ref     TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  code    TEXT NOT NULL,
+  message TEXT NOT NULL
+);
+-- The deliveries stream's cursor: a number that grows with every recorded attempt.
+-- Added without a default first, so existing rows stay NULL and the table is not rewritten;
+-- only new attempts draw from the sequence.
+CREATE SEQUENCE delivery_attempts_seq;
+ALTER TABLE delivery_attempts ADD COLUMN seq BIGINT;
+ALTER TABLE delivery_attempts ALTER COLUMN seq SET DEFAULT nextval('delivery_attempts_seq');
+CREATE INDEX delivery_attempts_by_seq ON delivery_attempts (seq) WHERE seq IS NOT NULL;
+`,
+  },
 ];

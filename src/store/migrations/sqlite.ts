@@ -306,4 +306,84 @@ DROP INDEX function_schedules_due;
 CREATE INDEX function_schedules_due ON function_schedules (next_fire_at, id);
 `,
   },
+  {
+    version: 10,
+    name: 'stats',
+    // Per-minute statistics of the dashboard's overview (src/stats/): each process
+    // adds its increments to its own rows (owner) every few seconds, so processes and
+    // nodes add up without contending; a read sums over owners. b0..b14 are the
+    // latency buckets (src/stats/types.ts). Rows live 24 hours.
+    sql: `
+CREATE TABLE stats_requests (
+  minute  INTEGER NOT NULL,
+  owner   TEXT NOT NULL,
+  api_id  TEXT NOT NULL,
+  method  TEXT NOT NULL,
+  path    TEXT NOT NULL,
+  count   INTEGER NOT NULL,
+  errors  INTEGER NOT NULL,
+  max_ms  REAL NOT NULL,
+  b0 INTEGER NOT NULL DEFAULT 0,
+  b1 INTEGER NOT NULL DEFAULT 0,
+  b2 INTEGER NOT NULL DEFAULT 0,
+  b3 INTEGER NOT NULL DEFAULT 0,
+  b4 INTEGER NOT NULL DEFAULT 0,
+  b5 INTEGER NOT NULL DEFAULT 0,
+  b6 INTEGER NOT NULL DEFAULT 0,
+  b7 INTEGER NOT NULL DEFAULT 0,
+  b8 INTEGER NOT NULL DEFAULT 0,
+  b9 INTEGER NOT NULL DEFAULT 0,
+  b10 INTEGER NOT NULL DEFAULT 0,
+  b11 INTEGER NOT NULL DEFAULT 0,
+  b12 INTEGER NOT NULL DEFAULT 0,
+  b13 INTEGER NOT NULL DEFAULT 0,
+  b14 INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (minute, owner, api_id, method, path)
+);
+CREATE TABLE stats_outcomes (
+  minute  INTEGER NOT NULL,
+  owner   TEXT NOT NULL,
+  source  TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  count   INTEGER NOT NULL,
+  PRIMARY KEY (minute, owner, source, subject, outcome)
+);
+CREATE TABLE stats_lateness (
+  minute  INTEGER NOT NULL,
+  owner   TEXT NOT NULL,
+  count   INTEGER NOT NULL,
+  max_ms  REAL NOT NULL,
+  b0 INTEGER NOT NULL DEFAULT 0,
+  b1 INTEGER NOT NULL DEFAULT 0,
+  b2 INTEGER NOT NULL DEFAULT 0,
+  b3 INTEGER NOT NULL DEFAULT 0,
+  b4 INTEGER NOT NULL DEFAULT 0,
+  b5 INTEGER NOT NULL DEFAULT 0,
+  b6 INTEGER NOT NULL DEFAULT 0,
+  b7 INTEGER NOT NULL DEFAULT 0,
+  b8 INTEGER NOT NULL DEFAULT 0,
+  b9 INTEGER NOT NULL DEFAULT 0,
+  b10 INTEGER NOT NULL DEFAULT 0,
+  b11 INTEGER NOT NULL DEFAULT 0,
+  b12 INTEGER NOT NULL DEFAULT 0,
+  b13 INTEGER NOT NULL DEFAULT 0,
+  b14 INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (minute, owner)
+);
+-- The newest failures (invocations through an API, deliveries failed for good),
+-- written by the same flush; the newest 200 are kept (ids grow, so the newest are the highest).
+CREATE TABLE stats_failures (
+  id      INTEGER PRIMARY KEY AUTOINCREMENT,
+  at      TEXT NOT NULL,
+  source  TEXT NOT NULL,
+  ref     TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  code    TEXT NOT NULL,
+  message TEXT NOT NULL
+);
+-- The deliveries stream's cursor is delivery_attempts' rowid: it grows with every
+-- insert and is read off the table's own b-tree, so SQLite needs nothing here.
+`,
+  },
 ];

@@ -24,6 +24,9 @@ import type { FunctionRow, LogRow, PgApiRow, RouteRow } from './rows.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { PgWebhookStore } from './webhooks.js';
 import { PgChangeFeed } from './changes.js';
+import { addStats, attemptsAfter, lastAttemptSeq, pruneStats, readStats } from './stats.js';
+import type { AttemptFilter } from '../sqlite/stats.js';
+import type { AttemptEvent, StatsBatch, StatsRows } from '../../stats/types.js';
 
 export interface PgStoreOptions {
   /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
@@ -58,6 +61,32 @@ export class PgStore extends PgWebhookStore implements Store {
 
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  // ---- statistics
+
+  async addStats(batch: StatsBatch): Promise<void> {
+    await this.tx((c) => addStats(c, batch));
+  }
+
+  async readStats(from: number, to: number, failures: number): Promise<StatsRows> {
+    // One snapshot for the whole answer.
+    return this.tx(async (c) => {
+      await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      return readStats(c, from, to, failures);
+    });
+  }
+
+  async pruneStats(beforeMinute: number, keepFailures: number): Promise<void> {
+    await this.tx((c) => pruneStats(c, beforeMinute, keepFailures));
+  }
+
+  async listAttemptsAfter(afterSeq: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]> {
+    return attemptsAfter(this.pool, afterSeq, filter, limit);
+  }
+
+  async lastAttemptSeq(): Promise<number> {
+    return lastAttemptSeq(this.pool);
   }
 
   async databaseTime(): Promise<number> {

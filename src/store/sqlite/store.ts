@@ -25,6 +25,8 @@ import { toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { ApiRow, FunctionRow, LogRow, RouteRow } from './rows.js';
 import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
 import { jsonOrNull } from './webhook-rows.js';
+import { prepareStats, type AttemptFilter } from './stats.js';
+import type { AttemptEvent, StatsBatch, StatsRows } from '../../stats/types.js';
 
 export interface SqliteStoreOptions {
   /** Lines kept per function; older ones are trimmed as new ones arrive. Unbounded when absent. */
@@ -107,6 +109,7 @@ function prepareAll(db: Database.Database) {
 export class SqliteStore extends SqliteWebhookStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly s: ReturnType<typeof prepareAll>;
+  private readonly stats: ReturnType<typeof prepareStats>;
   private readonly logRetention: number | undefined;
   /** Trimming after every append would walk `logRetention` index entries each time; do it every few lines. */
   private readonly trimEvery: number;
@@ -123,12 +126,35 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     super(db, opts.now);
     this.changeFeed = new SqliteChangeFeed(db);
     this.s = prepareAll(db);
+    this.stats = prepareStats(db);
     this.logRetention = opts.logRetention;
     this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
   }
 
   async ping(): Promise<void> {
     this.s.ping.get();
+  }
+
+  // ---- statistics
+
+  async addStats(batch: StatsBatch): Promise<void> {
+    this.stats.add(batch);
+  }
+
+  async readStats(from: number, to: number, failures: number): Promise<StatsRows> {
+    return this.stats.read(from, to, failures);
+  }
+
+  async pruneStats(beforeMinute: number, keepFailures: number): Promise<void> {
+    this.stats.prune(beforeMinute, keepFailures);
+  }
+
+  async listAttemptsAfter(afterSeq: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]> {
+    return this.stats.attemptsAfter(afterSeq, filter, limit);
+  }
+
+  async lastAttemptSeq(): Promise<number> {
+    return this.stats.lastAttemptSeq();
   }
 
   async databaseTime(): Promise<number> {

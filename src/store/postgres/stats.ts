@@ -1,0 +1,128 @@
+/**
+ * The per-minute statistics and the delivery attempt feed on PostgreSQL. A
+ * flush is one transaction of additive upserts, one statement per table
+ * (`unnest` of parallel arrays); a process's rows are its own (owner), so
+ * flushes of several nodes never wait on each other's rows. Reads sum over
+ * owners. The attempt feed's cursor is `delivery_attempts.seq` (migration 10):
+ * a sequence value is drawn at insert, so an attempt committed after a later
+ * one can be passed over by a stream already beyond it (as function_logs ids).
+ */
+import type pg from 'pg';
+import { BUCKETS, type AttemptEvent, type StatsBatch, type StatsRows } from '../../stats/types.js';
+import type { AttemptFilter, AttemptEventRow } from '../sqlite/stats.js';
+import { toAttemptEvent, toFailure } from '../sqlite/stats.js';
+
+const B = Array.from({ length: BUCKETS }, (_, i) => `b${i}`);
+const addB = (table: string) => B.map((b) => `${b} = ${table}.${b} + excluded.${b}`).join(', ');
+const sumB = B.map((b) => `SUM(${b})::float8 AS ${b}`).join(', ');
+/** `$first::bigint[], ...` for the bucket columns. */
+const bucketParams = (first: number) => B.map((_, i) => `$${first + i}::bigint[]`).join(', ');
+const bucketColumns = (rows: Array<{ buckets: number[] }>) => B.map((_, i) => rows.map((r) => r.buckets[i]));
+
+type Row = Record<string, number> & Record<string, unknown>;
+const bucketsOf = (row: Row) => B.map((b) => Number(row[b]));
+
+const ADD_REQUESTS = `INSERT INTO stats_requests (minute, owner, api_id, method, path, count, errors, max_ms, ${B.join(', ')})
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
+    $8::float8[], ${bucketParams(9)})
+  ON CONFLICT (minute, owner, api_id, method, path) DO UPDATE SET count = stats_requests.count + excluded.count,
+    errors = stats_requests.errors + excluded.errors, max_ms = GREATEST(stats_requests.max_ms, excluded.max_ms),
+    ${addB('stats_requests')}`;
+const ADD_OUTCOMES = `INSERT INTO stats_outcomes (minute, owner, source, subject, outcome, count)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+  ON CONFLICT (minute, owner, source, subject, outcome) DO UPDATE SET count = stats_outcomes.count + excluded.count`;
+const ADD_LATENESS = `INSERT INTO stats_lateness (minute, owner, count, max_ms, ${B.join(', ')})
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::float8[], ${bucketParams(5)})
+  ON CONFLICT (minute, owner) DO UPDATE SET count = stats_lateness.count + excluded.count,
+    max_ms = GREATEST(stats_lateness.max_ms, excluded.max_ms), ${addB('stats_lateness')}`;
+const ADD_FAILURES = `INSERT INTO stats_failures (at, source, ref, subject, code, message)
+  SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`;
+
+export async function addStats(c: pg.PoolClient, batch: StatsBatch): Promise<void> {
+  const owner = (rows: unknown[]) => rows.map(() => batch.owner);
+  const { requests: r, outcomes: o, lateness: l, failures: f } = batch;
+  if (r.length > 0) {
+    await c.query(ADD_REQUESTS, [
+      r.map((x) => x.minute), owner(r), r.map((x) => x.apiId), r.map((x) => x.method), r.map((x) => x.path),
+      r.map((x) => x.count), r.map((x) => x.errors), r.map((x) => x.maxMs), ...bucketColumns(r),
+    ]);
+  }
+  if (o.length > 0) {
+    await c.query(ADD_OUTCOMES, [
+      o.map((x) => x.minute), owner(o), o.map((x) => x.source), o.map((x) => x.subject), o.map((x) => x.outcome),
+      o.map((x) => x.count),
+    ]);
+  }
+  if (l.length > 0) {
+    await c.query(ADD_LATENESS, [l.map((x) => x.minute), owner(l), l.map((x) => x.count), l.map((x) => x.maxMs), ...bucketColumns(l)]);
+  }
+  if (f.length > 0) {
+    await c.query(ADD_FAILURES, [
+      f.map((x) => x.at), f.map((x) => x.source), f.map((x) => x.id), f.map((x) => x.subject), f.map((x) => x.code),
+      f.map((x) => x.message),
+    ]);
+  }
+}
+
+export async function readStats(c: pg.PoolClient, from: number, to: number, failures: number): Promise<StatsRows> {
+  const q = async (sql: string, values: unknown[]) => (await c.query(sql, values)).rows as Row[];
+  const requests = await q(
+    `SELECT minute::float8 AS minute, api_id, method, path, SUM(count)::float8 AS count, SUM(errors)::float8 AS errors,
+       MAX(max_ms) AS max_ms, ${sumB}
+     FROM stats_requests WHERE minute BETWEEN $1 AND $2 GROUP BY minute, api_id, method, path ORDER BY minute`,
+    [from, to],
+  );
+  const outcomes = await q(
+    `SELECT minute::float8 AS minute, source, subject, outcome, SUM(count)::float8 AS count
+     FROM stats_outcomes WHERE minute BETWEEN $1 AND $2 GROUP BY minute, source, subject, outcome ORDER BY minute`,
+    [from, to],
+  );
+  const lateness = await q(
+    `SELECT minute::float8 AS minute, SUM(count)::float8 AS count, MAX(max_ms) AS max_ms, ${sumB}
+     FROM stats_lateness WHERE minute BETWEEN $1 AND $2 GROUP BY minute ORDER BY minute`,
+    [from, to],
+  );
+  const recent = await q('SELECT * FROM stats_failures ORDER BY id DESC LIMIT $1', [failures]);
+  return {
+    requests: requests.map((r) => ({
+      minute: r.minute,
+      apiId: r.api_id as unknown as string,
+      method: r.method as unknown as string,
+      path: r.path as unknown as string,
+      count: r.count,
+      errors: r.errors,
+      maxMs: r.max_ms,
+      buckets: bucketsOf(r),
+    })),
+    outcomes: outcomes as unknown as StatsRows['outcomes'],
+    lateness: lateness.map((r) => ({ minute: r.minute, count: r.count, maxMs: r.max_ms, buckets: bucketsOf(r) })),
+    failures: recent.map((r) => toFailure(r as unknown as Record<string, string>)),
+  };
+}
+
+export async function pruneStats(c: pg.PoolClient, beforeMinute: number, keepFailures: number): Promise<void> {
+  for (const table of ['stats_requests', 'stats_outcomes', 'stats_lateness']) {
+    await c.query(`DELETE FROM ${table} WHERE minute < $1`, [beforeMinute]);
+  }
+  await c.query('DELETE FROM stats_failures WHERE id <= (SELECT id FROM stats_failures ORDER BY id DESC LIMIT 1 OFFSET $1)', [
+    keepFailures,
+  ]);
+}
+
+/** See sqlite/stats.ts: the last attempt of a finished delivery carries its status, every other one was retried. */
+export async function attemptsAfter(pool: pg.Pool, after: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]> {
+  const { rows } = await pool.query(
+    `SELECT a.seq, a.*, d.webhook_id, d.function_name,
+       CASE WHEN d.status <> 'pending' AND a.attempt = d.attempt_count THEN d.status ELSE 'retrying' END AS result
+     FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+     WHERE a.seq > $1 AND ($2::text IS NULL OR d.webhook_id = $2) AND ($3::text IS NULL OR d.function_name = $3)
+     ORDER BY a.seq LIMIT $4`,
+    [after, filter.webhookId ?? null, filter.functionName ?? null, limit],
+  );
+  return (rows as AttemptEventRow[]).map(toAttemptEvent);
+}
+
+export async function lastAttemptSeq(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query("SELECT COALESCE(MAX(seq), 0)::text AS seq FROM delivery_attempts WHERE seq IS NOT NULL");
+  return Number(rows[0].seq);
+}
