@@ -35,6 +35,12 @@ export interface SchedulerOptions {
   clock: Clock;
   /** Called for each delivery this process created (e.g. to wake the delivery engine). */
   onClaimed(delivery: Delivery): void;
+  /**
+   * Each due webhook as the claim read it, before its delivery is sent: the
+   * engine keeps it, so a burst of webhooks new to it is not read back one by
+   * one to send their first attempts.
+   */
+  onDue?(webhook: Webhook): void;
   log: { info: LogFn; warn: LogFn; error: LogFn };
   /** Seconds from a slot to its claim. */
   lateness?: { observe(seconds: number): void };
@@ -247,6 +253,7 @@ export class Scheduler {
    * slots collapse into it) and its next one after `now`.
    */
   private plan(webhook: Webhook, slots: SlotsAt): SlotPlan {
+    this.opts.onDue?.(webhook);
     try {
       return slots(webhook.cron!, webhook.timezone, webhook.nextFireAt!);
     } catch (err) {

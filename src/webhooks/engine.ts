@@ -381,6 +381,12 @@ export class DeliveryEngine {
 
   // ---- one attempt
 
+  /** A webhook as just read elsewhere (the scheduler's claim): its deliveries need not read it again for WEBHOOK_CACHE_MS. */
+  remember(webhook: Webhook): void {
+    if (this.webhooks.size > 10_000) this.webhooks.clear();
+    this.webhooks.set(webhook.id, { at: Date.now(), webhook: Promise.resolve(webhook) });
+  }
+
   private webhook(id: string): Promise<Webhook | null> {
     const now = Date.now();
     const hit = this.webhooks.get(id);

@@ -120,6 +120,7 @@ export function createWebhooks(deps: {
     store,
     clock,
     onClaimed: () => engine.wake(),
+    onDue: (webhook) => engine.remember(webhook),
     log,
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
     functionSlot: deps.functionTargets ? scheduledInvocation : undefined,

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { Scheduler, firstFire } from '../../src/scheduler/scheduler.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/store.js';
-import type { Delivery, NewWebhook } from '../../src/webhooks/types.js';
+import type { Delivery, NewWebhook, Webhook } from '../../src/webhooks/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
 const MIN = 60_000;
@@ -69,11 +69,13 @@ for (const backend of backends()) {
       const store = url ? await openStore(url) : await backend.open();
       const claimed: Delivery[] = [];
       const lateness: number[] = [];
+      const due: Webhook[] = [];
       const scheduler = new Scheduler({
         store,
         clock,
         log: quietLog,
         onClaimed: (d) => claimed.push(d),
+        onDue: (w) => due.push(w),
         lateness: { observe: (s) => lateness.push(s) },
         batch,
         // Every batch gets its turn of the event loop, however fast the database.
@@ -83,7 +85,7 @@ for (const backend of backends()) {
         await scheduler.stop();
         await store.close();
       });
-      return { clock, store, scheduler, claimed, lateness };
+      return { clock, store, scheduler, claimed, lateness, due };
     }
 
     it('fires an every-minute webhook once per slot, never early', async () => {
@@ -105,6 +107,14 @@ for (const backend of backends()) {
       expect(claimed.every((d) => d.trigger === 'schedule' && d.status === 'pending' && d.webhookId === hook.id)).toBe(true);
       expect(lateness).toEqual(Array(10).fill(2));
       expect((await store.getWebhook(hook.id))!.nextFireAt).toBe('2026-01-05T10:11:00.000Z');
+    });
+
+    it('hands each due webhook, as its claim read it, to onDue (the engine keeps it for the first attempt)', async () => {
+      const { clock, store, scheduler, due } = await setup();
+      const hook = await store.createWebhook(webhookFields(clock));
+      clock.advance(MIN);
+      expect(await scheduler.tick()).toBe(1);
+      expect(due.map((w) => [w.id, w.targetUrl])).toEqual([[hook.id, hook.targetUrl]]);
     });
 
     it('catch-up: after a 10-minute jump only the latest missed slot fires', async () => {

@@ -156,6 +156,24 @@ for (const backend of backends()) {
       expect(outcomes).toEqual(['succeeded']);
     });
 
+    it('sends a webhook the scheduler just read (remember) without reading it back from the store', async () => {
+      const r = await receiver();
+      const wh = await webhook(r.url);
+      const d = await delivery(wh);
+      const reads: string[] = [];
+      const getWebhook = store.getWebhook.bind(store);
+      store.getWebhook = (id: string) => {
+        reads.push(id);
+        return getWebhook(id);
+      };
+      const e = engine();
+      e.remember(wh);
+      const done = await attempts(d.id, 1);
+      expect(done.status).toBe('succeeded');
+      expect(r.requests).toHaveLength(1);
+      expect(reads).toEqual([]);
+    });
+
     it('sends GET without a body or content-type, and keeps a user-agent the webhook sets', async () => {
       const r = await receiver();
       const wh = await webhook(r.url, { method: 'GET', headers: { 'User-Agent': 'mine/1' } });
