@@ -20,6 +20,8 @@ export interface Config {
   workers: number;
   /** Idle isolates each worker process keeps warm; past it the least recently used are disposed. */
   warmIsolates: number;
+  /** Webhook attempts and function runs in flight per server process, at most. */
+  deliveryConcurrency: number;
   /**
    * Server processes sharing the port (src/cluster.ts); 1 is a single process.
    * Already reduced to 1 where the database cannot be shared (see processesNote).
@@ -50,9 +52,29 @@ export const MAX_AUTO_PROCESSES = 8;
  */
 export const WARM_ISOLATE_BYTES = 2 * 1024 * 1024;
 
-/** Half the machine's memory, shared by every worker process of this node, at WARM_ISOLATE_BYTES each; at least 100. */
-export function autoWarmIsolates(workerProcesses: number, memoryBytes = totalmem()): number {
+/** Half the memory, shared by every worker process of this node, at WARM_ISOLATE_BYTES each; at least 100. */
+export function autoWarmIsolates(workerProcesses: number, memoryBytes = availableMemory()): number {
   return Math.max(100, Math.floor(memoryBytes / 2 / WARM_ISOLATE_BYTES / Math.max(1, workerProcesses)));
+}
+
+/**
+ * What `--delivery-concurrency auto` counts an attempt in flight as: its
+ * socket's buffers, the rendered request and up to 16 KiB of answer kept.
+ */
+export const ATTEMPT_BYTES = 256 * 1024;
+export const MAX_AUTO_DELIVERY_CONCURRENCY = 1000;
+
+/** An eighth of the memory, shared by the node's server processes, at ATTEMPT_BYTES each; 50 to 1000. */
+export function autoDeliveryConcurrency(serverProcesses: number, memoryBytes = availableMemory()): number {
+  const fit = Math.floor(memoryBytes / 8 / Math.max(1, serverProcesses) / ATTEMPT_BYTES);
+  return Math.max(50, Math.min(MAX_AUTO_DELIVERY_CONCURRENCY, fit));
+}
+
+/** The machine's memory, or the container's limit (cgroups) when that is lower. */
+export function availableMemory(): number {
+  const limit = process.constrainedMemory?.() ?? 0;
+  const total = totalmem();
+  return limit > 0 ? Math.min(limit, total) : total;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -138,6 +160,13 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: 'auto',
     defaultText: 'auto (half the memory, at 2 MB an isolate, shared by all worker processes)',
     help: 'Idle isolates each worker process keeps warm; past it the least recently used are disposed.',
+  },
+  {
+    env: 'SWITCHYARD_DELIVERY_CONCURRENCY',
+    flag: '--delivery-concurrency',
+    default: 'auto',
+    defaultText: `auto (an eighth of the memory at 256 KB an attempt, shared by the server processes; 50 to ${MAX_AUTO_DELIVERY_CONCURRENCY})`,
+    help: 'Webhook attempts and function runs in flight per server process, at most; each webhook has a share of them.',
   },
   {
     env: 'SWITCHYARD_SHUTDOWN_GRACE_MS',
@@ -318,6 +347,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
       raw(merged, 'SWITCHYARD_WARM_ISOLATES') === 'auto'
         ? autoWarmIsolates(processes * workers)
         : count(merged, 'SWITCHYARD_WARM_ISOLATES', 1, 1_000_000),
+    deliveryConcurrency:
+      raw(merged, 'SWITCHYARD_DELIVERY_CONCURRENCY') === 'auto'
+        ? autoDeliveryConcurrency(processes)
+        : count(merged, 'SWITCHYARD_DELIVERY_CONCURRENCY', 1, 100_000),
     processes,
     processesNote:
       memory && processesWanted > 1

@@ -88,6 +88,7 @@ export function createWebhooks(deps: {
     clock,
     owner,
     allowPrivateTargets: config.allowPrivateTargets,
+    concurrency: config.deliveryConcurrency,
     isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner),
     fetchMock: mockFetcher(deps.gateway),
     onFinalFailure(webhook, delivery) {

@@ -5,7 +5,18 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MAX_AUTO_PROCESSES, OPTIONS, WARM_ISOLATE_BYTES, autoWarmIsolates, helpText, loadConfig, parseCommandLine } from '../../src/config.js';
+import {
+  ATTEMPT_BYTES,
+  MAX_AUTO_PROCESSES,
+  OPTIONS,
+  WARM_ISOLATE_BYTES,
+  autoDeliveryConcurrency,
+  autoWarmIsolates,
+  availableMemory,
+  helpText,
+  loadConfig,
+  parseCommandLine,
+} from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 function refusal(env: Record<string, string>, argv: string[] = []): ConfigError {
@@ -160,6 +171,17 @@ describe('loadConfig', () => {
     expect(c.warmIsolates).toBe(autoWarmIsolates(2));
     expect(loadConfig({}, ['--warm-isolates', '7']).warmIsolates).toBe(7);
     expect(() => loadConfig({ SWITCHYARD_WARM_ISOLATES: '0' })).toThrow(/SWITCHYARD_WARM_ISOLATES must be a whole number from 1 to 1000000 or auto/);
+  });
+
+  it('keeps delivery attempts in flight within an eighth of the memory, 50 to 1000 per server process', () => {
+    expect(autoDeliveryConcurrency(1, 100 * 8 * ATTEMPT_BYTES)).toBe(100);
+    expect(autoDeliveryConcurrency(2, 100 * 8 * ATTEMPT_BYTES)).toBe(50);
+    expect(autoDeliveryConcurrency(1, 10 * 8 * ATTEMPT_BYTES)).toBe(50);
+    expect(autoDeliveryConcurrency(1, 64 * 2 ** 30)).toBe(1000);
+    expect(availableMemory()).toBeGreaterThan(0);
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '2' }).deliveryConcurrency).toBe(autoDeliveryConcurrency(2));
+    expect(loadConfig({}, ['--delivery-concurrency', '7']).deliveryConcurrency).toBe(7);
+    expect(() => loadConfig({ SWITCHYARD_DELIVERY_CONCURRENCY: 'lots' })).toThrow(/SWITCHYARD_DELIVERY_CONCURRENCY must be a whole number from 1 to 100000 or auto/);
   });
 
   it("matches the README's configuration table: every variable with its flag and default", () => {
