@@ -1,21 +1,16 @@
 /**
  * The overview's data: `GET /api/stats` (per-minute statistics of every
  * process and node, src/stats/) and `GET /api/deliveries/stream` (one
- * server-sent event per recorded delivery attempt). The stream follows the
- * log streams' conventions (streams.ts): it reads the store with a cursor
- * every few hundred milliseconds, so it sees the attempts of every node and a
- * client resumes where it stopped (`Last-Event-ID` or `?since=`); `: ping`
- * comments keep it open; their number is bounded (503 beyond); they end when
- * the server begins to close.
+ * server-sent event per recorded delivery attempt, followed in the store by
+ * cursor like the log streams: event-stream.ts).
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequestError, TooManyStreamsError } from '../errors.js';
+import { InvalidRequestError } from '../errors.js';
 import type { Stats } from '../stats/index.js';
 import type { AttemptEvent } from '../stats/types.js';
 import type { Store } from '../store/store.js';
 import { errors, ref } from './schemas.js';
-import { DEFAULT_PING_MS } from './streams.js';
+import { cursorQuery, DEFAULT_PING_MS, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
 
 export interface StatsRouteOptions {
   store: Store;
@@ -27,8 +22,6 @@ export interface StatsRouteOptions {
 }
 
 const MAX_MINUTES = 1440;
-const BATCH = 500;
-const MAX_BUFFERED = 4 * 1024 * 1024;
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** The SSE wire form of one attempt. */
@@ -61,9 +54,7 @@ function readMinutes(value: string | undefined): number {
   return n;
 }
 
-interface StreamQuery {
-  since?: string;
-  ping_ms?: string;
+interface StreamQuery extends CursorQuery {
   webhook?: string;
   function?: string;
 }
@@ -91,12 +82,8 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
     },
   );
 
-  const maxStreams = opts.maxStreams ?? 100;
+  const streams = new EventStreams(app, opts.maxStreams ?? 100);
   const pollMs = opts.pollMs ?? 250;
-  const open = new Set<() => void>();
-  app.addHook('preClose', async () => {
-    for (const end of [...open]) end();
-  });
 
   app.get<{ Querystring: StreamQuery }>(
     '/api/deliveries/stream',
@@ -108,16 +95,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
         querystring: {
           type: 'object',
           properties: {
-            since: {
-              type: 'string',
-              pattern: '^[0-9]{1,15}$',
-              description: 'Replay the attempts recorded after this cursor (an event id), then stream live (`Last-Event-ID` does the same)',
-            },
-            ping_ms: {
-              type: 'string',
-              pattern: '^[0-9]{3,5}$',
-              description: 'Interval of the `: ping` keep-alive comments in milliseconds, 100 to 99999 (default 15000)',
-            },
+            ...cursorQuery('attempt cursor (an event id)'),
             webhook: { type: 'string', minLength: 1, maxLength: 200, description: 'Only the attempts of this webhook id' },
             function: { type: 'string', pattern: NAME.source, description: 'Only the attempts of this function' },
           },
@@ -134,74 +112,21 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
       },
     },
     async function streamDeliveries(request, reply) {
-      if (open.size >= maxStreams) throw new TooManyStreamsError(maxStreams);
+      streams.checkRoom();
       const filter = { webhookId: request.query.webhook, functionName: request.query.function };
       const pingMs = request.query.ping_ms === undefined ? DEFAULT_PING_MS : Number(request.query.ping_ms);
-      const header = request.headers['last-event-id'];
-      const given = request.query.since ?? (typeof header === 'string' && header !== '' ? header : undefined);
-      if (given !== undefined && !/^[0-9]{1,15}$/.test(given)) {
-        throw new InvalidRequestError(`Last-Event-ID must be an attempt cursor (a whole number), got "${given.slice(0, 40)}"`, {
-          field: 'Last-Event-ID',
-        });
-      }
-      let cursor = given !== undefined ? Number(given) : await opts.store.lastAttemptSeq();
-      if (open.size >= maxStreams) throw new TooManyStreamsError(maxStreams);
-
-      reply.hijack();
-      const res: ServerResponse = reply.raw;
-      res.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-        connection: 'keep-alive',
+      const cursor = startCursor(request, 'an attempt cursor') ?? (await opts.store.lastAttemptSeq());
+      streams.serve(request, reply, {
+        name: 'deliveries stream',
+        cursor,
+        pingMs,
+        pollMs,
+        feed: {
+          read: (after, limit) => opts.store.listAttemptsAfter(after, filter, limit),
+          cursorOf: (a) => a.seq,
+          eventOf: attemptEventOf,
+        },
       });
-      res.write(': connected\n\n');
-
-      let ended = false;
-      let polling = false;
-      let pollTimer: NodeJS.Timeout | null = null;
-      const send = (text: string) => {
-        if (ended) return;
-        res.write(text);
-        if (res.writableLength > MAX_BUFFERED) end();
-      };
-      const ping = setInterval(() => send(': ping\n\n'), pingMs);
-      const poll = async () => {
-        pollTimer = null;
-        if (ended) return;
-        polling = true;
-        let more = false;
-        try {
-          const attempts = await opts.store.listAttemptsAfter(cursor, filter, BATCH);
-          for (const a of attempts) {
-            cursor = a.seq;
-            send(attemptEventOf(a));
-          }
-          more = attempts.length === BATCH;
-        } catch (err) {
-          request.log.warn({ err }, 'deliveries stream could not read the store; retrying');
-        }
-        polling = false;
-        if (ended) return;
-        if (res.writableNeedDrain) res.once('drain', () => schedule(0));
-        else schedule(more ? 0 : pollMs);
-      };
-      const schedule = (ms: number) => {
-        if (!ended && !polling && pollTimer === null) pollTimer = setTimeout(() => void poll(), ms);
-      };
-      function end() {
-        if (ended) return;
-        ended = true;
-        open.delete(end);
-        clearInterval(ping);
-        if (pollTimer) clearTimeout(pollTimer);
-        if (!res.writableEnded) res.end();
-      }
-      open.add(end);
-      res.on('close', end);
-      if (res.destroyed || request.raw.socket.destroyed) end();
-      else schedule(0);
     },
   );
 }
