@@ -13,6 +13,9 @@
  */
 import type { Migration } from './plan.js';
 
+/** The 15 latency bucket columns of the statistics tables (migration 10), b0..b14: written once, never changed. */
+const LATENCY_BUCKET_COLUMNS = Array.from({ length: 15 }, (_, i) => `  b${i} BIGINT NOT NULL DEFAULT 0,`).join('\n');
+
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -285,21 +288,7 @@ CREATE TABLE stats_requests (
   count   BIGINT NOT NULL,
   errors  BIGINT NOT NULL,
   max_ms  DOUBLE PRECISION NOT NULL,
-  b0 BIGINT NOT NULL DEFAULT 0,
-  b1 BIGINT NOT NULL DEFAULT 0,
-  b2 BIGINT NOT NULL DEFAULT 0,
-  b3 BIGINT NOT NULL DEFAULT 0,
-  b4 BIGINT NOT NULL DEFAULT 0,
-  b5 BIGINT NOT NULL DEFAULT 0,
-  b6 BIGINT NOT NULL DEFAULT 0,
-  b7 BIGINT NOT NULL DEFAULT 0,
-  b8 BIGINT NOT NULL DEFAULT 0,
-  b9 BIGINT NOT NULL DEFAULT 0,
-  b10 BIGINT NOT NULL DEFAULT 0,
-  b11 BIGINT NOT NULL DEFAULT 0,
-  b12 BIGINT NOT NULL DEFAULT 0,
-  b13 BIGINT NOT NULL DEFAULT 0,
-  b14 BIGINT NOT NULL DEFAULT 0,
+${LATENCY_BUCKET_COLUMNS}
   PRIMARY KEY (minute, owner, api_id, method, path)
 );
 CREATE TABLE stats_outcomes (
@@ -316,21 +305,7 @@ CREATE TABLE stats_lateness (
   owner   TEXT COLLATE "C" NOT NULL,
   count   BIGINT NOT NULL,
   max_ms  DOUBLE PRECISION NOT NULL,
-  b0 BIGINT NOT NULL DEFAULT 0,
-  b1 BIGINT NOT NULL DEFAULT 0,
-  b2 BIGINT NOT NULL DEFAULT 0,
-  b3 BIGINT NOT NULL DEFAULT 0,
-  b4 BIGINT NOT NULL DEFAULT 0,
-  b5 BIGINT NOT NULL DEFAULT 0,
-  b6 BIGINT NOT NULL DEFAULT 0,
-  b7 BIGINT NOT NULL DEFAULT 0,
-  b8 BIGINT NOT NULL DEFAULT 0,
-  b9 BIGINT NOT NULL DEFAULT 0,
-  b10 BIGINT NOT NULL DEFAULT 0,
-  b11 BIGINT NOT NULL DEFAULT 0,
-  b12 BIGINT NOT NULL DEFAULT 0,
-  b13 BIGINT NOT NULL DEFAULT 0,
-  b14 BIGINT NOT NULL DEFAULT 0,
+${LATENCY_BUCKET_COLUMNS}
   PRIMARY KEY (minute, owner)
 );
 -- The newest failures (invocations through an API, deliveries failed for good),

@@ -5,6 +5,9 @@
  */
 import type { Migration } from './plan.js';
 
+/** The 15 latency bucket columns of the statistics tables (migration 10), b0..b14: written once, never changed. */
+const LATENCY_BUCKET_COLUMNS = Array.from({ length: 15 }, (_, i) => `  b${i} INTEGER NOT NULL DEFAULT 0,`).join('\n');
+
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -323,21 +326,7 @@ CREATE TABLE stats_requests (
   count   INTEGER NOT NULL,
   errors  INTEGER NOT NULL,
   max_ms  REAL NOT NULL,
-  b0 INTEGER NOT NULL DEFAULT 0,
-  b1 INTEGER NOT NULL DEFAULT 0,
-  b2 INTEGER NOT NULL DEFAULT 0,
-  b3 INTEGER NOT NULL DEFAULT 0,
-  b4 INTEGER NOT NULL DEFAULT 0,
-  b5 INTEGER NOT NULL DEFAULT 0,
-  b6 INTEGER NOT NULL DEFAULT 0,
-  b7 INTEGER NOT NULL DEFAULT 0,
-  b8 INTEGER NOT NULL DEFAULT 0,
-  b9 INTEGER NOT NULL DEFAULT 0,
-  b10 INTEGER NOT NULL DEFAULT 0,
-  b11 INTEGER NOT NULL DEFAULT 0,
-  b12 INTEGER NOT NULL DEFAULT 0,
-  b13 INTEGER NOT NULL DEFAULT 0,
-  b14 INTEGER NOT NULL DEFAULT 0,
+${LATENCY_BUCKET_COLUMNS}
   PRIMARY KEY (minute, owner, api_id, method, path)
 );
 CREATE TABLE stats_outcomes (
@@ -354,21 +343,7 @@ CREATE TABLE stats_lateness (
   owner   TEXT NOT NULL,
   count   INTEGER NOT NULL,
   max_ms  REAL NOT NULL,
-  b0 INTEGER NOT NULL DEFAULT 0,
-  b1 INTEGER NOT NULL DEFAULT 0,
-  b2 INTEGER NOT NULL DEFAULT 0,
-  b3 INTEGER NOT NULL DEFAULT 0,
-  b4 INTEGER NOT NULL DEFAULT 0,
-  b5 INTEGER NOT NULL DEFAULT 0,
-  b6 INTEGER NOT NULL DEFAULT 0,
-  b7 INTEGER NOT NULL DEFAULT 0,
-  b8 INTEGER NOT NULL DEFAULT 0,
-  b9 INTEGER NOT NULL DEFAULT 0,
-  b10 INTEGER NOT NULL DEFAULT 0,
-  b11 INTEGER NOT NULL DEFAULT 0,
-  b12 INTEGER NOT NULL DEFAULT 0,
-  b13 INTEGER NOT NULL DEFAULT 0,
-  b14 INTEGER NOT NULL DEFAULT 0,
+${LATENCY_BUCKET_COLUMNS}
   PRIMARY KEY (minute, owner)
 );
 -- The newest failures (invocations through an API, deliveries failed for good),
