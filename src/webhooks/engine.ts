@@ -299,7 +299,12 @@ export class DeliveryEngine {
           const held = this.inflight.beforeClaim();
           const shares = { default: this.limits.bounds.initial, byTarget: this.limits.measured() };
           const batch = await this.store.claimDueDeliveries(this.opts.owner, now, this.leaseMs, room, shares);
-          for (const delivery of batch) if (this.dispatch(delivery)) claimed++;
+          for (const delivery of batch) {
+            // The share may have shrunk while the claim ran (attempts timing out meanwhile freed
+            // their leases in the store): what no longer fits goes back unsent, as if unclaimed.
+            if (this.inflight.of(delivery.target) >= this.limits.of(delivery.target)) this.giveBack(delivery.id, 250, false);
+            else if (this.dispatch(delivery)) claimed++;
+          }
           const claimedShare = (target: string) => shares.byTarget.get(target) ?? shares.default;
           again = this.inflight.claimed(held, batch.map((d) => d.target), claimedShare);
         } catch (err) {
@@ -366,14 +371,15 @@ export class DeliveryEngine {
    * answers again, not only after the whole lease (90 s) runs out. The store
    * may still be away, so keep trying, within the lease, with backoff.
    */
-  private giveBack(id: string, delayMs = 250): void {
+  private giveBack(id: string, delayMs = 250, wake = true): void {
     if (delayMs > this.leaseMs) return;
     this.store.releaseLease(id, this.opts.owner).then(
       (released) => {
-        if (released && this.running) this.wake();
+        // Not after a claim's surplus: the next attempt to finish wakes the engine anyway.
+        if (released && wake && this.running) this.wake();
       },
       () => {
-        const timer = setTimeout(() => this.giveBack(id, delayMs * 2), delayMs);
+        const timer = setTimeout(() => this.giveBack(id, delayMs * 2, wake), delayMs);
         timer.unref();
       },
     );

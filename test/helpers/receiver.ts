@@ -29,29 +29,11 @@ export async function startReceiver(
     headers: { 'content-type': 'application/json' },
   }),
 ): Promise<Receiver> {
-  const requests: ReceivedRequest[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const got = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
-      requests.push(got);
-      const a = answer(got);
-      res.writeHead(a.status, a.headers ?? {});
-      res.end(a.body);
-    });
+  return startScriptedReceiver((got, res) => {
+    const a = answer(got);
+    res.writeHead(a.status, a.headers ?? {});
+    res.end(a.body);
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
-  };
 }
 
 export interface RawAnswer {

@@ -557,8 +557,11 @@ for (const backend of backends()) {
       for (let i = 0; i < 60; i++) await delivery(wh);
       e = engine();
       await waitFor(() => r.requests.length >= 53);
-      // The starting share went out at once; once those timed out, one at a time (a fixed share sent the other 10 at once).
-      expect(inflightAtArrival.slice(0, 50)).toEqual(Array(50).fill(50));
+      // The starting share went out at once (all 50 were in flight when the first arrived; on a busy
+      // machine some may time out before the last arrive); once those timed out, one at a time
+      // (a fixed share sent the other 10 at once).
+      expect(inflightAtArrival[0]).toBe(50);
+      expect(Math.max(...inflightAtArrival.slice(0, 50))).toBe(50);
       expect(inflightAtArrival.slice(50, 53)).toEqual([1, 1, 1]);
       expect(new Map(e.concurrencyLimits()).get(wh.id)).toBe(1);
     });
