@@ -31,7 +31,9 @@ const errorLine = StateField.define<DecorationSet>({
 const theme = EditorView.theme({
   '&': { border: '1px solid #8a8f98', borderRadius: '4px', fontSize: '14px', backgroundColor: '#fff' },
   '&.cm-focused': { outline: '3px solid #1f5fbf', outlineOffset: '2px' },
-  '.cm-scroller': { minHeight: '14rem', maxHeight: '60vh', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' },
+  // No scrolling region of its own (it grows with the code, long lines wrap): a scroller
+  // would need a keyboard stop of its own (axe: scrollable-region-focusable).
+  '.cm-scroller': { minHeight: '14rem', fontFamily: 'ui-monospace, SFMono-Regular, Menlo, monospace' },
   '.cm-error-line': { backgroundColor: '#fde2e1', boxShadow: 'inset 4px 0 0 #b3261e' },
 });
 
@@ -55,6 +57,7 @@ export function mountEditor(host: HTMLElement, text: string, typescript: boolean
       language.of(lang(typescript)),
       errorLine,
       theme,
+      EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': 'Function code' }),
       EditorView.updateListener.of((update) => update.docChanged && onChange(update.state.doc.toString())),
     ],

@@ -13,8 +13,8 @@ import { CodeEditor } from './code-editor.js';
 type Fn = Schemas['Function'];
 
 const STARTER = `export async function handler(event) {
-  console.log('called', event.method, event.path);
-  return { statusCode: 200, body: { hello: event.query?.name ?? 'world' } };
+  console.log('called', event.httpMethod, event.path);
+  return { statusCode: 200, body: { hello: event.queryStringParameters?.name ?? 'world' } };
 }
 `;
 
@@ -193,7 +193,7 @@ function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void })
 }
 
 function InvokePanel({ name }: { name: string }) {
-  const [event, setEvent] = useState('{\n  "method": "GET",\n  "path": "/",\n  "query": { "name": "dashboard" }\n}');
+  const [event, setEvent] = useState('{\n  "httpMethod": "GET",\n  "path": "/",\n  "queryStringParameters": { "name": "dashboard" }\n}');
   const [result, setResult] = useState<Schemas['Invocation'] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   async function invoke(e: Event) {
