@@ -65,11 +65,9 @@ suite('dashboard in Chromium', () => {
       viewport: { width: 1280, height: 900 },
     });
     // Every CSP violation the page reports, kept where the test can read it.
-    await context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
+    await context.addInitScript(
+      "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
+    );
     page = context.pages()[0] ?? (await context.newPage());
   }, 60_000);
 
@@ -80,17 +78,18 @@ suite('dashboard in Chromium', () => {
     await receiver?.close();
   });
 
+  /** Evaluates an expression in the page (a string: this file is compiled without the DOM's types). */
+  const inPage = <T = unknown>(expression: string) => page.evaluate(expression) as Promise<T>;
+
   /** axe-core on the page as it is (evaluated over the DevTools protocol, so the page's CSP still holds), then a screenshot. */
   async function check(view: string): Promise<void> {
     await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: typeof axe }).axe.run(document);
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    });
+    const result = await inPage<axe.AxeResults>('axe.run(document)');
+    const violations = result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
     expect(violations, `axe on ${view}`).toEqual([]);
-    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations), `CSP on ${view}`).toEqual([]);
+    expect(await inPage('window.cspViolations'), `CSP on ${view}`).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, `${view}.png`), fullPage: true });
   }
 
@@ -120,8 +119,8 @@ suite('dashboard in Chromium', () => {
     await page.getByRole('textbox', { name: 'Admin key' }).fill(KEY);
     await page.getByRole('button', { name: 'Use this key' }).click();
     await page.getByText('No functions yet.').waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('switchyard.adminKey'))).toBe(KEY);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await inPage("sessionStorage.getItem('switchyard.adminKey')")).toBe(KEY);
+    expect(await inPage('document.cookie')).toBe('');
     expect(page.url()).not.toContain(KEY);
     await check('functions');
   }, 60_000);
@@ -235,7 +234,7 @@ suite('dashboard in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${svc.url}/#/functions/hello`);
     await page.getByText('Version 1').waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    expect(await inPage('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await check('phone-function');
     await page.setViewportSize({ width: 1280, height: 900 });
 
@@ -246,14 +245,14 @@ suite('dashboard in Chromium', () => {
     const focused: string[] = [];
     for (let i = 0; i < 4; i++) {
       await page.keyboard.press('Tab');
-      focused.push(await page.evaluate(() => document.activeElement?.textContent ?? ''));
+      focused.push(await inPage<string>("document.activeElement?.textContent ?? ''"));
     }
     expect(focused).toEqual(['Skip to content', 'Switchyard', 'Overview', 'Functions']);
     await page.keyboard.press('Enter');
     await page.waitForURL(/#\/functions$/);
 
     await page.getByRole('button', { name: 'Forget key' }).click();
-    expect(await page.evaluate(() => sessionStorage.getItem('switchyard.adminKey'))).toBeNull();
+    expect(await inPage("sessionStorage.getItem('switchyard.adminKey')")).toBeNull();
     await page.goto(`${svc.url}/#/webhooks`);
     await page.getByRole('textbox', { name: 'Admin key' }).waitFor();
   }, 60_000);
