@@ -136,6 +136,14 @@ suite('dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid_code');
     await check('function-compile-error');
 
+    // Tab indents inside the editor; Escape then Tab leaves it (no keyboard trap).
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Tab');
+    expect(await inPage<boolean>("document.activeElement.matches('.code-host')")).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    expect(await inPage<boolean>("document.activeElement.matches('.code-host')")).toBe(false);
+
     await setEditorText(FIXED);
     await page.getByRole('button', { name: 'Create and deploy' }).click();
     await page.waitForURL(/#\/functions\/hello$/);

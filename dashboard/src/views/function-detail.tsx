@@ -167,6 +167,7 @@ function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void })
             Code
           </span>
           <CodeEditor text={code} typescript={settings.runtime === 'typescript'} errorLine={errorLine} onChange={setCode} />
+          <small class="hint">Tab indents; press Escape, then Tab, to move on from the editor.</small>
         </div>
         {error && error.code === 'invalid_code' && details.line !== undefined && (
           <p class="compile-error" role="status">
