@@ -225,13 +225,26 @@ suite('dashboard in Chromium', () => {
     await check('webhooks');
   }, 90_000);
 
-  it('publishes an event and lists the webhook deliveries it created', async () => {
+  it('publishes an event, lists what it reached, and shows the function background run', async () => {
+    const subscribed = await svc.request('PUT', '/api/functions/hello', { events: ['order.created'] }, { authorization: `Bearer ${KEY}` });
+    expect(subscribed.status).toBe(200);
     await page.getByRole('link', { name: 'Events' }).click();
     await page.getByLabel('Event name').fill('order.created');
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Webhook deliveries (1)').waitFor();
+    await page.getByText('Functions (1)').waitFor();
     await until(() => receiver.requests.filter((r) => r.url === '/hook').length === 3, 'the event delivered');
     await check('events');
+
+    await page.locator('a[href="#/functions/hello"]').first().click();
+    await page.getByText('Version 2').waitFor();
+    expect(await page.locator('#triggers-title').locator('..').textContent()).toContain('order.created');
+    await until(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await page.locator('.runs .badge.succeeded').count()) === 1;
+    }, 'the event-triggered run listed as succeeded');
+    expect(await page.locator('.runs summary').textContent()).toContain('event');
+    await check('function-runs');
   }, 60_000);
 
   it('renders the overview, works at phone width and by keyboard, and forgets the key', async () => {
@@ -241,7 +254,7 @@ suite('dashboard in Chromium', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${svc.url}/#/functions/hello`);
-    await page.getByText('Version 1').waitFor();
+    await page.getByText('Version 2').waitFor();
     expect(await inPage('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await check('phone-function');
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -9,6 +9,7 @@ import { adminKey, api, call, type ApiError } from '../api.js';
 import { ErrorBox, Field, Json, parseJson, toApiError, useLoad } from '../components.js';
 import { navigate } from '../router.js';
 import { CodeEditor } from './code-editor.js';
+import { BackgroundRuns, Triggers } from './function-runs.js';
 
 type Fn = Schemas['Function'];
 
@@ -189,6 +190,8 @@ function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void })
       </form>
       {fn && <InvokePanel name={fn.name} />}
       {fn && <Console name={fn.name} />}
+      {fn && <Triggers fn={fn} />}
+      {fn && <BackgroundRuns name={fn.name} />}
     </section>
   );
 }
