@@ -115,3 +115,36 @@ export function parseJson(text: string, field: string): unknown {
     throw new ApiCallError({ error: `${field} is not valid JSON: ${(err as Error).message}`, code: 'invalid_json', details: { field } });
   }
 }
+
+/** A delete button that asks once more in the page (no browser dialog), then runs `onDelete`. */
+export function ConfirmDelete({ what, onDelete }: { what: string; onDelete(): Promise<void> }) {
+  const [asking, setAsking] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  if (!asking) {
+    return (
+      <button type="button" class="secondary danger" onClick={() => setAsking(true)}>
+        Delete {what}…
+      </button>
+    );
+  }
+  return (
+    <div class="confirm" role="group" aria-label={`Delete ${what}`}>
+      <span>Delete {what}? This cannot be undone.</span>
+      <button
+        type="button"
+        class="danger"
+        onClick={() =>
+          onDelete().catch((err) => {
+            setError(toApiError(err));
+          })
+        }
+      >
+        Yes, delete
+      </button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+      <ErrorBox error={error} />
+    </div>
+  );
+}

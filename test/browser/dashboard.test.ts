@@ -187,9 +187,11 @@ suite('dashboard in Chromium', () => {
     let n = 0;
     await until(async () => {
       await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/?name=live${++n}`);
-      return (await page.locator('.console li').count()) > 0;
+      return (await page.locator('.console li[class^="level-"]').count()) > 0;
     }, `a console line in the page; its console says: ${await page.locator('#console-title').locator('..').textContent()}`, 20_000);
     expect(await page.locator('.console').textContent()).toMatch(/called GET \/hello\/? live\d+/);
+    // The finished call itself, from the same stream.
+    await expect.poll(() => page.locator('.console li.invocation').first().textContent()).toMatch(/GET \/hello\/? → 200 in \d+\.\d ms/);
   }, 60_000);
 
   it('creates a webhook, test-fires it, opens the delivery and retries it', async () => {
@@ -203,13 +205,18 @@ suite('dashboard in Chromium', () => {
     // The API's own validation message, with its code and the field it names.
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/cron/);
     await page.getByLabel('Cron (five fields)').fill('');
+    await page.getByLabel('Sign deliveries with a new secret').check();
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.waitForURL(/#\/webhooks\/[^/]+$/);
     webhookId = decodeURIComponent(page.url().split('/').pop()!);
+    // The generated secret is shown once, after the save; the API never answers it again.
+    const secret = /whsec_\S+/.exec((await page.locator('.secret').textContent()) ?? '')?.[0];
+    expect(secret).toBeDefined();
 
     await page.getByRole('button', { name: 'Test-fire now' }).click();
     await expect.poll(() => page.locator('.fired').textContent()).toContain('succeeded');
     expect(receiver.requests.filter((r) => r.url === '/hook')).toHaveLength(1);
+    expect(receiver.requests[0].headers['webhook-signature']).toMatch(/^v1,/);
     await check('webhook');
 
     await page.locator('.fired a').click();
@@ -271,6 +278,13 @@ suite('dashboard in Chromium', () => {
     expect(focused).toEqual(['Skip to content', 'Switchyard', 'Overview', 'Functions']);
     await page.keyboard.press('Enter');
     await page.waitForURL(/#\/functions$/);
+
+    // Deleting asks once more in the page, then goes back to the list.
+    await page.goto(`${svc.url}/#/apis/${encodeURIComponent(apiId)}`);
+    await page.getByRole('button', { name: 'Delete API Hello API…' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.waitForURL(/#\/apis$/);
+    expect((await svc.request('GET', `/api/apis/${apiId}`, undefined, { authorization: `Bearer ${KEY}` })).status).toBe(404);
 
     await page.getByRole('button', { name: 'Forget key' }).click();
     expect(await inPage("sessionStorage.getItem('switchyard.adminKey')")).toBeNull();

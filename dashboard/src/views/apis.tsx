@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ErrorBox, Field, toApiError, useLoad } from '../components.js';
+import { ConfirmDelete, ErrorBox, Field, toApiError, useLoad } from '../components.js';
 import { href, navigate } from '../router.js';
 import { TryIt } from './try-it.js';
 
@@ -182,6 +182,15 @@ export function ApiDetail({ id }: { id: string }) {
         </form>
       </div>
       <TryIt invokeUrl={apiData.invokeUrl} />
+      <div class="card">
+        <ConfirmDelete
+          what={`API ${apiData.name}`}
+          onDelete={async () => {
+            await call(api.DELETE('/api/apis/{id}', { params: { path: { id } } }));
+            navigate('apis');
+          }}
+        />
+      </div>
     </section>
   );
 }

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { followLogs, type Schemas } from '../../../src/client/index.js';
 import { adminKey, api, call, type ApiError } from '../api.js';
-import { ErrorBox, Field, Json, parseJson, toApiError, useLoad } from '../components.js';
+import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad } from '../components.js';
 import { navigate } from '../router.js';
 import { CodeEditor } from './code-editor.js';
 import { BackgroundRuns, Triggers } from './function-runs.js';
@@ -192,6 +192,17 @@ function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void })
       {fn && <Console name={fn.name} />}
       {fn && <Triggers fn={fn} />}
       {fn && <BackgroundRuns name={fn.name} />}
+      {fn && (
+        <div class="card">
+          <ConfirmDelete
+            what={`function ${fn.name}`}
+            onDelete={async () => {
+              await call(api.DELETE('/api/functions/{name}', { params: { path: { name: fn.name } } }));
+              navigate('functions');
+            }}
+          />
+        </div>
+      )}
     </section>
   );
 }
@@ -247,20 +258,28 @@ function InvokePanel({ name }: { name: string }) {
   );
 }
 
-type LogLine = Schemas['LogStreamEntry'];
+/** A console line (from the store: every node's) or a finished invocation (this server process's own, live only). */
+type ConsoleEntry =
+  | { kind: 'log'; key: string; line: Schemas['LogStreamEntry'] }
+  | { kind: 'invocation'; key: string; run: Schemas['InvocationEvent'] };
 
-/** The function's console lines, live: the last 200 kept, the stream resumed after a dropped connection. */
+/** The function's console lines and finished invocations, live: the last 200 kept, the stream resumed after a dropped connection. */
 function Console({ name }: { name: string }) {
-  const [lines, setLines] = useState<LogLine[]>([]);
+  const [entries, setEntries] = useState<ConsoleEntry[]>([]);
   const [state, setState] = useState<'connecting' | 'live' | 'stopped'>('connecting');
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
     const stop = new AbortController();
+    let seq = 0;
     void (async () => {
       try {
         setState('live');
         for await (const event of followLogs({ baseUrl: location.origin, adminKey: adminKey(), function: name, signal: stop.signal })) {
-          if (event.event === 'log') setLines((previous) => [...previous.slice(-199), event.data]);
+          const entry: ConsoleEntry =
+            event.event === 'log'
+              ? { kind: 'log', key: `l${event.data.id}`, line: event.data }
+              : { kind: 'invocation', key: `i${++seq}`, run: event.data };
+          setEntries((previous) => [...previous.slice(-199), entry]);
         }
       } catch (err) {
         if (!stop.signal.aborted) {
@@ -278,15 +297,23 @@ function Console({ name }: { name: string }) {
         Console <span class="badge">{state}</span>
       </h2>
       <ErrorBox error={error} />
-      {lines.length === 0 ? (
-        <p class="hint">Lines appear here as the function logs them.</p>
+      {entries.length === 0 ? (
+        <p class="hint">Console lines and finished calls appear here as they happen.</p>
       ) : (
         <ol class="log-lines console" aria-live="polite">
-          {lines.map((line) => (
-            <li key={line.id} class={`level-${line.level}`}>
-              <time dateTime={line.ts}>{new Date(line.ts).toLocaleTimeString()}</time> <span class="level">{line.level}</span> {line.message}
-            </li>
-          ))}
+          {entries.map((entry) =>
+            entry.kind === 'log' ? (
+              <li key={entry.key} class={`level-${entry.line.level}`}>
+                <time dateTime={entry.line.ts}>{new Date(entry.line.ts).toLocaleTimeString()}</time> <span class="level">{entry.line.level}</span>{' '}
+                {entry.line.message}
+              </li>
+            ) : (
+              <li key={entry.key} class={`invocation ${entry.run.outcome === 'ok' ? 'ok' : 'failed'}`}>
+                <time dateTime={entry.run.ts}>{new Date(entry.run.ts).toLocaleTimeString()}</time> <span class="level">call</span> {entry.run.method}{' '}
+                {entry.run.path} → {entry.run.status} in {entry.run.duration_ms.toFixed(1)} ms{entry.run.outcome === 'ok' ? '' : ` (${entry.run.outcome})`}
+              </li>
+            ),
+          )}
         </ol>
       )}
     </section>

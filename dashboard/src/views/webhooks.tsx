@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
 import { href, navigate } from '../router.js';
 
 type Webhook = Schemas['Webhook'];
@@ -99,6 +99,9 @@ interface Form {
   timezone: string;
   payload_template: string;
   headers: string;
+  max_attempts: string;
+  timeout_ms: string;
+  new_secret: boolean;
 }
 
 const formOf = (w: Webhook | null): Form => ({
@@ -110,7 +113,18 @@ const formOf = (w: Webhook | null): Form => ({
   timezone: w?.timezone ?? '',
   payload_template: JSON.stringify(w?.payload_template ?? { event: '{{event}}', data: '{{data}}' }, null, 2),
   headers: JSON.stringify(w?.headers ?? {}, null, 2),
+  max_attempts: w ? String(w.retry.max_attempts) : '',
+  timeout_ms: w ? String(w.timeout_ms) : '',
+  new_secret: false,
 });
+
+/**
+ * What the page says after a save (and a generated secret, shown once), handed to
+ * the page that mounts for the saved webhook: a save remounts the page with fresh data.
+ */
+let afterSave: { id: string; notice: string; secret: string | null } | null = null;
+
+const count = (text: string) => (text.trim() ? Number(text) : undefined);
 
 export function WebhookDetail({ id }: { id: string | null }) {
   const loaded = useLoad(() => (id ? call(api.GET('/api/webhooks/{id}', { params: { path: { id } } })) : Promise.resolve(null)), [id]);
@@ -130,8 +144,14 @@ export function WebhookDetail({ id }: { id: string | null }) {
 function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w: Webhook): void }) {
   const [form, setForm] = useState(() => formOf(webhook));
   const [error, setError] = useState<ApiError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [handedOver] = useState(() => {
+    const mine = afterSave && afterSave.id === webhook?.id ? afterSave : null;
+    if (mine) afterSave = null;
+    return mine;
+  });
+  const [notice, setNotice] = useState<string | null>(handedOver?.notice ?? null);
   const [fired, setFired] = useState<Delivery | null>(null);
+  const [secret] = useState<string | null>(handedOver?.secret ?? null);
   const set = (key: keyof Form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
 
   async function save(e: Event) {
@@ -152,12 +172,15 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
         events: events.length ? events : null,
         cron: form.cron.trim() || null,
         timezone: form.timezone.trim() || null,
+        ...(count(form.max_attempts) !== undefined ? { retry: { max_attempts: count(form.max_attempts)! } } : {}),
+        ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
+        ...(form.new_secret ? { secret: 'generate' } : {}),
       };
       const saved = webhook
         ? await call(api.PUT('/api/webhooks/{id}', { params: { path: { id: webhook.id } }, body }))
         : await call(api.POST('/api/webhooks', { body: { ...body, events: body.events ?? undefined, cron: body.cron ?? undefined, timezone: body.timezone ?? undefined } }));
       if ('dry_run' in saved) return;
-      setNotice(webhook ? 'Saved' : 'Created');
+      afterSave = { id: saved.id, notice: webhook ? 'Saved' : 'Created', secret: saved.secret ?? null };
       onSaved(saved);
     } catch (err) {
       setError(toApiError(err));
@@ -240,6 +263,25 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
         <Field label="Headers (JSON object)" id="wh-headers" hint="Sensitive values are shown masked; sending the mask back keeps them.">
           <textarea id="wh-headers" rows={3} value={form.headers} onInput={set('headers')} spellcheck={false} aria-describedby="wh-headers-hint" />
         </Field>
+        <div class="grid">
+          <Field label="Attempts at most" id="wh-attempts">
+            <input id="wh-attempts" inputMode="numeric" value={form.max_attempts} onInput={set('max_attempts')} placeholder="server default" />
+          </Field>
+          <Field label="Timeout (ms)" id="wh-timeout">
+            <input id="wh-timeout" inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
+          </Field>
+        </div>
+        <div class="field checkbox">
+          <label>
+            <input type="checkbox" checked={form.new_secret} onChange={(e) => setForm({ ...form, new_secret: e.currentTarget.checked })} />{' '}
+            {webhook?.has_secret ? 'Replace the signing secret with a new one' : 'Sign deliveries with a new secret'}
+          </label>
+        </div>
+        {secret && (
+          <p class="secret" role="status">
+            Signing secret (shown this once): <code>{secret}</code>
+          </p>
+        )}
         <ErrorBox error={error} />
         <div class="actions">
           <button type="submit">{webhook ? 'Save' : 'Create webhook'}</button>
@@ -247,6 +289,17 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
         </div>
       </form>
       {webhook && <Deliveries id={webhook.id} key={fired?.id ?? ''} />}
+      {webhook && (
+        <div class="card">
+          <ConfirmDelete
+            what={`webhook ${webhook.name}`}
+            onDelete={async () => {
+              await call(api.DELETE('/api/webhooks/{id}', { params: { path: { id: webhook.id } } }));
+              navigate('webhooks');
+            }}
+          />
+        </div>
+      )}
     </section>
   );
 }
