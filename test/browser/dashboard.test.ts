@@ -291,4 +291,18 @@ suite('dashboard in Chromium', () => {
     await page.goto(`${svc.url}/#/webhooks`);
     await page.getByRole('textbox', { name: 'Admin key' }).waitFor();
   }, 60_000);
+
+  it('asks for nothing on a server without an admin key', async () => {
+    const open = await startService();
+    try {
+      const other = await context.newPage();
+      await other.goto(`${open.url}/#/functions`);
+      await other.getByText('No functions yet.').waitFor();
+      expect(await other.getByRole('textbox', { name: 'Admin key' }).count()).toBe(0);
+      expect(await other.getByRole('button', { name: 'Forget key' }).count()).toBe(0);
+      await other.close();
+    } finally {
+      await open.stop();
+    }
+  }, 60_000);
 });
