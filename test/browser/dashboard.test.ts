@@ -35,9 +35,11 @@ const BROKEN = `export async function handler(event) {
   return { statusCode: 200, body: { hello: event.queryStringParameters?.name ?? 'world' } ;
 }
 `;
+// A regular expression and a template string: their colours are checked for contrast too.
 const FIXED = `export async function handler(event) {
   console.log('called', event.httpMethod, event.path, event.queryStringParameters?.name);
-  return { statusCode: 200, body: { hello: event.queryStringParameters?.name ?? 'world' } };
+  const name = (event.queryStringParameters?.name ?? 'world').replace(/[^a-z0-9]/gi, '');
+  return { statusCode: 200, body: { hello: \`\${name}\` } };
 }
 `;
 

@@ -6,8 +6,9 @@
  */
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
-import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { tags } from '@lezer/highlight';
 import {
   Decoration,
   EditorView,
@@ -19,6 +20,33 @@ import {
   lineNumbers,
   type DecorationSet,
 } from '@codemirror/view';
+
+/**
+ * CodeMirror's default colours, except those under 4.5:1 contrast (WCAG AA) on
+ * the editor's lightest and darkest line backgrounds (white, the error line):
+ * regular expressions and template strings (#e40), type names (#085), invalid (#f00).
+ */
+const highlight = HighlightStyle.define([
+  { tag: tags.meta, color: '#404740' },
+  { tag: tags.link, textDecoration: 'underline' },
+  { tag: tags.heading, textDecoration: 'underline', fontWeight: 'bold' },
+  { tag: tags.emphasis, fontStyle: 'italic' },
+  { tag: tags.strong, fontWeight: 'bold' },
+  { tag: tags.strikethrough, textDecoration: 'line-through' },
+  { tag: tags.keyword, color: '#708' },
+  { tag: [tags.atom, tags.bool, tags.url, tags.contentSeparator, tags.labelName], color: '#219' },
+  { tag: [tags.literal, tags.inserted], color: '#164' },
+  { tag: [tags.string, tags.deleted], color: '#a11' },
+  { tag: [tags.regexp, tags.escape, tags.special(tags.string)], color: '#b02e00' },
+  { tag: tags.definition(tags.variableName), color: '#00f' },
+  { tag: tags.local(tags.variableName), color: '#30a' },
+  { tag: [tags.typeName, tags.namespace], color: '#07603f' },
+  { tag: tags.className, color: '#167' },
+  { tag: [tags.special(tags.variableName), tags.macroName], color: '#256' },
+  { tag: tags.definition(tags.propertyName), color: '#00c' },
+  { tag: tags.comment, color: '#940' },
+  { tag: tags.invalid, color: '#c00' },
+]);
 
 /**
  * The parts of CodeMirror's basicSetup an editor of one function needs; search,
@@ -33,7 +61,7 @@ const setup: Extension = [
   history(),
   drawSelection(),
   indentOnInput(),
-  syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+  syntaxHighlighting(highlight),
   bracketMatching(),
   highlightActiveLine(),
   keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
