@@ -171,6 +171,7 @@ suite('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Add route' }).click();
     await page.getByRole('button', { name: 'Remove route GET /' }).waitFor();
 
+    await page.getByRole('button', { name: 'Try route GET /' }).click();
     await page.getByLabel('Query').fill('name=browser');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.try-status').textContent()).toBe('200');

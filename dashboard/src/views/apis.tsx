@@ -80,6 +80,7 @@ export function ApiDetail({ id }: { id: string }) {
   const functions = useLoad(() => call(api.GET('/api/functions', {})), []);
   const [route, setRoute] = useState({ method: 'GET' as (typeof METHODS)[number], path: '/', function: '' });
   const [routeError, setRouteError] = useState<ApiError | null>(null);
+  const [tryRoute, setTryRoute] = useState<{ method: string; path: string; n: number }>({ method: 'GET', path: '/', n: 0 });
   const apiData = data as Schemas['Api'] | undefined;
 
   async function addRoute(e: Event) {
@@ -145,7 +146,18 @@ export function ApiDetail({ id }: { id: string }) {
                     <td>
                       <a href={href('functions', r.function)}>{r.function}</a>
                     </td>
-                    <td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => {
+                          setTryRoute({ method: r.method === 'ANY' ? 'GET' : r.method, path: r.path, n: tryRoute.n + 1 });
+                          document.getElementById('try-title')?.scrollIntoView();
+                        }}
+                        aria-label={`Try route ${r.method} ${r.path}`}
+                      >
+                        Try
+                      </button>
                       <button type="button" class="secondary" onClick={() => removeRoute(r.id)} aria-label={`Remove route ${r.method} ${r.path}`}>
                         Remove
                       </button>
@@ -170,7 +182,7 @@ export function ApiDetail({ id }: { id: string }) {
               <input id="route-path" value={route.path} onInput={(e) => setRoute({ ...route, path: e.currentTarget.value })} required />
             </Field>
             <Field label="Function" id="route-function">
-              <select id="route-function" value={route.function} onChange={(e) => setRoute({ ...route, function: e.currentTarget.value })}>
+              <select id="route-function" value={route.function || functions.data?.[0]?.name || ''} onChange={(e) => setRoute({ ...route, function: e.currentTarget.value })}>
                 {(functions.data ?? []).map((f) => (
                   <option key={f.name}>{f.name}</option>
                 ))}
@@ -181,7 +193,7 @@ export function ApiDetail({ id }: { id: string }) {
           <button type="submit">Add route</button>
         </form>
       </div>
-      <TryIt invokeUrl={apiData.invokeUrl} />
+      <TryIt key={tryRoute.n} invokeUrl={apiData.invokeUrl} method={tryRoute.method} path={tryRoute.path} />
       <div class="card">
         <ConfirmDelete
           what={`API ${apiData.name}`}

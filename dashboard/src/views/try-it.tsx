@@ -32,9 +32,10 @@ export function curlCommand(method: string, url: string, headers: [string, strin
   return parts.join(' ');
 }
 
-export function TryIt({ invokeUrl }: { invokeUrl: string }) {
-  const [method, setMethod] = useState('GET');
-  const [path, setPath] = useState('/');
+/** `method` and `path` start the form (a route's "Try" button sets them; `:id` segments are left for the user to fill). */
+export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: string; path: string }) {
+  const [method, setMethod] = useState(start.method);
+  const [path, setPath] = useState(start.path);
   const [query, setQuery] = useState('');
   const [headers, setHeaders] = useState('');
   const [body, setBody] = useState('');
