@@ -110,6 +110,7 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
   try {
     const service = await startServer(config, createLogger(config));
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
+    out.info(`Dashboard: ${service.url}/`);
     return service;
   } catch (err) {
     throw new CommandFailedError('start_failed', describeStartupFailure(err, config).line);

@@ -87,16 +87,26 @@ export async function* followLogs(opts: FollowLogsOptions): AsyncGenerator<Strea
       }
       const decoder = new TextDecoder();
       let buffer = '';
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) !== -1) {
-          const parsed = parseBlock(buffer.slice(0, cut));
-          buffer = buffer.slice(cut + 2);
-          if (!parsed) continue;
-          if (parsed.event === 'log') since = parsed.id;
-          yield parsed;
+      // A reader rather than `for await` over the body: browsers without async
+      // iteration of ReadableStream (Safari) run this too (the web dashboard).
+      const reader = res.body.getReader();
+      try {
+        for (;;) {
+          const { done, value: chunk } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) !== -1) {
+            const parsed = parseBlock(buffer.slice(0, cut));
+            buffer = buffer.slice(cut + 2);
+            if (!parsed) continue;
+            if (parsed.event === 'log') since = parsed.id;
+            yield parsed;
+          }
         }
+      } finally {
+        // Also when the caller stops early (`break` out of the loop): let the connection go.
+        reader.cancel().catch(() => {});
       }
       if (opts.reconnect === false) return;
       opts.onReconnect?.(new Error('the server ended the stream'));

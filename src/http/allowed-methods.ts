@@ -14,6 +14,9 @@ export function allowedMethods(app: FastifyInstance, url: string): string[] {
   // The router answers a malformed percent-escape with its bad-URL handler for any
   // method; such a target names no path at all.
   const path = url.split('?', 1)[0];
+  // Only an origin-form target names a path: the router would match `OPTIONS *`
+  // (the asterisk form) against the route of `/` (the dashboard) as if it were one.
+  if (!path.startsWith('/')) return [];
   try {
     decodeURIComponent(path);
   } catch {

@@ -16,6 +16,7 @@ import type { InvocationHub } from '../streams/invocations.js';
 import type { EventBus } from '../webhooks/events.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { registerApiRoutes } from './apis.js';
+import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
 import { registerOpsRoutes } from './ops.js';
@@ -42,6 +43,7 @@ export async function registerManagementApi(app: FastifyInstance, deps: Manageme
   registerSchemas(app);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics);
+  registerDashboardRoutes(app);
   registerFunctionRoutes(app, deps.functions, deps.background);
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, deps.apis);

@@ -243,6 +243,9 @@ describe('public paths', () => {
     for (const [method, target] of [
       ['GET', '/healthz'],
       ['GET', '/readyz'],
+      // The dashboard's page (it holds no data; its calls carry the key).
+      ['GET', '/'],
+      ['HEAD', '/'],
       ['GET', '/metrics'],
       ['HEAD', '/healthz'],
       ['GET', '/%68ealthz'],

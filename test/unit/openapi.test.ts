@@ -123,7 +123,7 @@ describe('OpenAPI document', () => {
     expect(doc.security).toEqual([{ adminKey: [] }]);
     expect(doc.components.securitySchemes.adminKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const { path, method, op } of operations()) {
-      const isPublic = ['/healthz', '/readyz', '/metrics'].includes(path) || path.startsWith('/api/invoke/');
+      const isPublic = ['/', '/healthz', '/readyz', '/metrics'].includes(path) || path.startsWith('/api/invoke/');
       if (isPublic) expect(op.security, `${method} ${path}`).toEqual([]);
       else expect(op.security, `${method} ${path}`).toBeUndefined();
     }

@@ -1,0 +1,76 @@
+/**
+ * The dashboard's one way to the server: the package's typed client
+ * (src/client, openapi-fetch over the generated schema) with a middleware that
+ * adds `Authorization: Bearer <key>` and reports a 401, so the shell can ask
+ * for the key. The key lives in sessionStorage only (gone with the tab's
+ * session), never in a URL or a cookie.
+ */
+import { createClient, type Schemas } from '../../src/client/index.js';
+
+const KEY_ITEM = 'switchyard.adminKey';
+
+export type ApiError = Schemas['Error'];
+
+export function adminKey(): string | null {
+  try {
+    return sessionStorage.getItem(KEY_ITEM);
+  } catch {
+    return null;
+  }
+}
+
+export function setAdminKey(key: string | null): void {
+  if (key) sessionStorage.setItem(KEY_ITEM, key);
+  else sessionStorage.removeItem(KEY_ITEM);
+  keyListeners.forEach((listener) => listener());
+}
+
+const keyListeners = new Set<() => void>();
+/** Called when the key changes or a call answered 401 (the key is missing or wrong). */
+export function onKeyChange(listener: () => void): () => void {
+  keyListeners.add(listener);
+  return () => keyListeners.delete(listener);
+}
+
+let unauthorized = false;
+export const needsKey = () => unauthorized;
+
+export const api = createClient({ baseUrl: location.origin });
+api.use({
+  onRequest({ request }) {
+    const key = adminKey();
+    if (key) request.headers.set('authorization', `Bearer ${key}`);
+    return request;
+  },
+  onResponse({ response }) {
+    const was = unauthorized;
+    unauthorized = response.status === 401;
+    if (unauthorized !== was) keyListeners.forEach((listener) => listener());
+    return response;
+  },
+});
+
+/** An error answer (or a network failure) as the API's error shape. */
+export function asApiError(error: unknown, response?: Response): ApiError {
+  if (error && typeof error === 'object' && 'error' in error && 'code' in error) return error as ApiError;
+  if (response) return { error: `HTTP ${response.status} ${response.statusText}`, code: 'http_error' };
+  return { error: error instanceof Error ? error.message : String(error), code: 'network_error' };
+}
+
+/** Throws the API's error for a failed call, returns the data otherwise. */
+export async function call<T>(promise: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let answer: { data?: T; error?: unknown; response: Response };
+  try {
+    answer = await promise;
+  } catch (err) {
+    throw new ApiCallError(asApiError(err));
+  }
+  if (answer.error !== undefined || !answer.response.ok) throw new ApiCallError(asApiError(answer.error, answer.response));
+  return answer.data as T;
+}
+
+export class ApiCallError extends Error {
+  constructor(readonly body: ApiError) {
+    super(body.error);
+  }
+}

@@ -1,0 +1,150 @@
+/** Small pieces every view uses: loading a call's data, the error box, the key form. */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiCallError, asApiError, setAdminKey, type ApiError } from './api.js';
+
+export function toApiError(err: unknown): ApiError {
+  return err instanceof ApiCallError ? err.body : asApiError(err);
+}
+
+/** Runs `load` on mount and whenever `deps` change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (value) => live && (setData(value), setError(null)),
+      (err) => live && setError(toApiError(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, reload, setData };
+}
+
+/** The API's error shape as the API sent it: message, code, the field named, the request id of a 500. */
+export function ErrorBox({ error }: { error: ApiError | null }) {
+  if (!error) return null;
+  const details = (error.details ?? {}) as Record<string, unknown>;
+  return (
+    <div class="error" role="alert">
+      <strong>{error.error}</strong>
+      <dl class="error-facts">
+        <dt>code</dt>
+        <dd>
+          <code>{error.code}</code>
+        </dd>
+        {typeof details.field === 'string' && (
+          <>
+            <dt>field</dt>
+            <dd>
+              <code>{details.field}</code>
+            </dd>
+          </>
+        )}
+        {error.requestId && (
+          <>
+            <dt>request id</dt>
+            <dd>
+              <code>{error.requestId}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+    </div>
+  );
+}
+
+export function Field({ label, id, children, hint }: { label: string; id: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function KeyPrompt({ onDone }: { onDone?: () => void }) {
+  const [value, setValue] = useState('');
+  return (
+    <form
+      class="key-prompt card"
+      aria-labelledby="key-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!value) return;
+        setAdminKey(value);
+        setValue('');
+        onDone?.();
+      }}
+    >
+      <h2 id="key-title">Admin key</h2>
+      <p>
+        This server needs its admin key (<code>SWITCHYARD_ADMIN_KEY</code>). It is kept for this browser tab's session only
+        and sent as <code>Authorization: Bearer</code>.
+      </p>
+      <Field label="Admin key" id="admin-key">
+        <input id="admin-key" type="password" autoComplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
+      </Field>
+      <button type="submit">Use this key</button>
+    </form>
+  );
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+export function Json({ value }: { value: unknown }) {
+  return <pre class="json">{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>;
+}
+
+/** Parses a JSON text field; the message names the field. */
+export function parseJson(text: string, field: string): unknown {
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiCallError({ error: `${field} is not valid JSON: ${(err as Error).message}`, code: 'invalid_json', details: { field } });
+  }
+}
+
+/** A delete button that asks once more in the page (no browser dialog), then runs `onDelete`. */
+export function ConfirmDelete({ what, onDelete }: { what: string; onDelete(): Promise<void> }) {
+  const [asking, setAsking] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  if (!asking) {
+    return (
+      <button type="button" class="secondary danger" onClick={() => setAsking(true)}>
+        Delete {what}…
+      </button>
+    );
+  }
+  return (
+    <div class="confirm" role="group" aria-label={`Delete ${what}`}>
+      <span>Delete {what}? This cannot be undone.</span>
+      <button
+        type="button"
+        class="danger"
+        onClick={() =>
+          onDelete().catch((err) => {
+            setError(toApiError(err));
+          })
+        }
+      >
+        Yes, delete
+      </button>
+      <button type="button" class="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+      <ErrorBox error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+/** The dashboard's shell: navigation, the admin key (asked for on a 401), and the view the URL names. */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { adminKey, needsKey, onKeyChange, setAdminKey } from './api.js';
+import { KeyPrompt } from './components.js';
+import { href, useRoute, type Route } from './router.js';
+import { ApiDetail, ApisView } from './views/apis.js';
+import { EventsView } from './views/events.js';
+import { FunctionDetail } from './views/function-detail.js';
+import { FunctionsView } from './views/functions.js';
+import { OverviewView } from './views/overview.js';
+import { DeliveryView, WebhookDetail, WebhooksView } from './views/webhooks.js';
+import './styles.css';
+
+const NAV: { label: string; path: string; views: Route['view'][] }[] = [
+  { label: 'Overview', path: 'overview', views: ['overview'] },
+  { label: 'Functions', path: 'functions', views: ['functions', 'function'] },
+  { label: 'APIs', path: 'apis', views: ['apis', 'api'] },
+  { label: 'Webhooks', path: 'webhooks', views: ['webhooks', 'webhook', 'delivery'] },
+  { label: 'Events', path: 'events', views: ['events'] },
+];
+
+function View({ route }: { route: Route }) {
+  switch (route.view) {
+    case 'overview':
+      return <OverviewView />;
+    case 'functions':
+      return <FunctionsView />;
+    case 'function':
+      return <FunctionDetail key={route.name ?? ''} name={route.name} />;
+    case 'apis':
+      return <ApisView />;
+    case 'api':
+      return <ApiDetail key={route.id} id={route.id} />;
+    case 'webhooks':
+      return <WebhooksView />;
+    case 'webhook':
+      return <WebhookDetail key={route.id ?? ''} id={route.id} />;
+    case 'delivery':
+      return <DeliveryView key={route.id} id={route.id} />;
+    case 'events':
+      return <EventsView />;
+    default:
+      return (
+        <section>
+          <h1>Not found</h1>
+          <p>
+            No view at <code>#/{route.path}</code>. <a href={href('overview')}>Go to the overview</a>.
+          </p>
+        </section>
+      );
+  }
+}
+
+function App() {
+  const route = useRoute();
+  const [, rerender] = useState(0);
+  // A new key (or a 401) re-renders everything; views remount to load again with the key.
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => onKeyChange(() => rerender((n) => n + 1)), []);
+  const hasKey = adminKey() !== null;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={href('overview')}>
+          Switchyard
+        </a>
+        <nav aria-label="Sections">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.path}>
+                <a href={href(item.path)} aria-current={item.views.includes(route.view) ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {hasKey && (
+          <button type="button" class="secondary" onClick={() => setAdminKey(null)}>
+            Forget key
+          </button>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {needsKey() && <KeyPrompt onDone={() => setGeneration((g) => g + 1)} />}
+        <View key={generation} route={route} />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

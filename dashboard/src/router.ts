@@ -1,0 +1,45 @@
+/**
+ * Hash routes (`#/functions/hello`): every view has a URL that can be shared,
+ * and the server serves one page at `/` with no fallback for other paths.
+ */
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { view: 'overview' }
+  | { view: 'functions' }
+  | { view: 'function'; name: string | null }
+  | { view: 'apis' }
+  | { view: 'api'; id: string }
+  | { view: 'webhooks' }
+  | { view: 'webhook'; id: string | null }
+  | { view: 'delivery'; id: string }
+  | { view: 'events' }
+  | { view: 'not-found'; path: string };
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, second] = parts;
+  if (parts.length === 0 || (first === 'overview' && !second)) return { view: 'overview' };
+  if (first === 'functions') return second ? { view: 'function', name: second === 'new' ? null : second } : { view: 'functions' };
+  if (first === 'apis') return second ? { view: 'api', id: second } : { view: 'apis' };
+  if (first === 'webhooks') return second ? { view: 'webhook', id: second === 'new' ? null : second } : { view: 'webhooks' };
+  if (first === 'deliveries' && second) return { view: 'delivery', id: second };
+  if (first === 'events' && !second) return { view: 'events' };
+  return { view: 'not-found', path: parts.join('/') };
+}
+
+export const href = (...segments: string[]) => `#/${segments.map(encodeURIComponent).join('/')}`;
+
+export function navigate(...segments: string[]): void {
+  location.hash = href(...segments);
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}

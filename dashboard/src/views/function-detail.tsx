@@ -1,0 +1,321 @@
+/**
+ * One function: its settings and code (saving deploys: POST for a new one,
+ * PUT for an update), the compile error at its line, a manual invoke with an
+ * editable event, and its console lines as they happen (the log stream).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { followLogs, type Schemas } from '../../../src/client/index.js';
+import { adminKey, api, call, type ApiError } from '../api.js';
+import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad } from '../components.js';
+import { navigate } from '../router.js';
+import { CodeEditor } from './code-editor.js';
+import { BackgroundRuns, Triggers } from './function-runs.js';
+
+type Fn = Schemas['Function'];
+
+const STARTER = `export async function handler(event) {
+  console.log('called', event.httpMethod, event.path);
+  return { statusCode: 200, body: { hello: event.queryStringParameters?.name ?? 'world' } };
+}
+`;
+
+interface Settings {
+  name: string;
+  runtime: 'javascript' | 'typescript';
+  handler: string;
+  event_format: Fn['event_format'];
+  timeout_ms: string;
+  memory_mb: string;
+  env: string;
+}
+
+const fromFunction = (fn: Fn | null): Settings => ({
+  name: fn?.name ?? '',
+  runtime: fn?.runtime ?? 'javascript',
+  handler: fn?.handler ?? '',
+  event_format: fn?.event_format ?? 'switchyard',
+  timeout_ms: fn ? String(fn.timeout_ms) : '',
+  memory_mb: fn ? String(fn.memory_mb) : '',
+  env: '',
+});
+
+/** `KEY=value` lines; the message names the line that is not one. */
+function parseEnv(text: string): Record<string, string> | undefined {
+  const lines = text.split('\n').filter((l) => l.trim());
+  if (lines.length === 0) return undefined;
+  const env: Record<string, string> = {};
+  lines.forEach((line, i) => {
+    const eq = line.indexOf('=');
+    if (eq < 1) throw Object.assign(new Error(`env line ${i + 1} is not KEY=value`), { field: 'env' });
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  });
+  return env;
+}
+
+const number = (text: string) => (text.trim() ? Number(text) : undefined);
+
+export function FunctionDetail({ name }: { name: string | null }) {
+  const isNew = name === null;
+  const loaded = useLoad(() => (isNew ? Promise.resolve(null) : call(api.GET('/api/functions/{name}', { params: { path: { name } } }))), [name]);
+  const fn = loaded.data ?? null;
+  if (!isNew && !fn) {
+    return (
+      <section>
+        <h1>{name}</h1>
+        <ErrorBox error={loaded.error} />
+        {!loaded.error && <p>Loading…</p>}
+      </section>
+    );
+  }
+  return <FunctionPage key={fn?.version ?? 0} fn={fn} onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))} />;
+}
+
+function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void }) {
+  const [settings, setSettings] = useState(() => fromFunction(fn));
+  const [code, setCode] = useState(fn?.code ?? STARTER);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [errorLine, setErrorLine] = useState<number | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const set = (key: keyof Settings) => (e: { currentTarget: { value: string } }) => setSettings({ ...settings, [key]: e.currentTarget.value });
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setSaving(true);
+    setError(null);
+    setErrorLine(null);
+    setSaved(null);
+    try {
+      let env: Record<string, string> | undefined;
+      try {
+        env = parseEnv(settings.env);
+      } catch (err) {
+        throw { error: (err as Error).message, code: 'invalid_request', details: { field: 'env' } } satisfies ApiError;
+      }
+      const common = {
+        code,
+        runtime: settings.runtime,
+        event_format: settings.event_format,
+        ...(settings.handler.trim() ? { handler: settings.handler.trim() } : {}),
+        ...(number(settings.timeout_ms) !== undefined ? { timeout_ms: number(settings.timeout_ms) } : {}),
+        ...(number(settings.memory_mb) !== undefined ? { memory_mb: number(settings.memory_mb) } : {}),
+        ...(env ? { env } : {}),
+      };
+      const result = fn
+        ? await call(api.PUT('/api/functions/{name}', { params: { path: { name: fn.name } }, body: { ...common, handler: settings.handler.trim() || null } }))
+        : await call(api.POST('/api/functions', { body: { name: settings.name, ...common } }));
+      if ('dry_run' in result) return;
+      setSaved(`Deployed version ${result.version}`);
+      onSaved({ ...result, code });
+    } catch (err) {
+      const apiError = (err as ApiError).code && !(err instanceof Error) ? (err as ApiError) : toApiError(err);
+      setError(apiError);
+      const details = (apiError.details ?? {}) as { line?: number };
+      if (apiError.code === 'invalid_code' && typeof details.line === 'number') setErrorLine(details.line);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const details = (error?.details ?? {}) as { line?: number; column?: number };
+  return (
+    <section aria-labelledby="function-title">
+      <h1 id="function-title">{fn ? fn.name : 'New function'}</h1>
+      {fn && (
+        <p class="meta">
+          Version {fn.version} · {fn.runtime} · env keys: {fn.env_keys.length ? fn.env_keys.join(', ') : 'none'}
+        </p>
+      )}
+      <form class="card" onSubmit={save} aria-label="Function settings and code">
+        <div class="grid">
+          {!fn && (
+            <Field label="Name" id="fn-name">
+              <input id="fn-name" value={settings.name} onInput={set('name')} required pattern="[A-Za-z][A-Za-z0-9_\-]{0,63}" />
+            </Field>
+          )}
+          <Field label="Runtime" id="fn-runtime">
+            <select id="fn-runtime" value={settings.runtime} onChange={set('runtime')}>
+              <option value="javascript">JavaScript</option>
+              <option value="typescript">TypeScript</option>
+            </select>
+          </Field>
+          <Field label="Handler (export to call)" id="fn-handler" hint="Empty: handler, else the default export">
+            <input id="fn-handler" value={settings.handler} onInput={set('handler')} aria-describedby="fn-handler-hint" />
+          </Field>
+          <Field label="Event format" id="fn-format">
+            <select id="fn-format" value={settings.event_format} onChange={set('event_format')}>
+              <option value="switchyard">switchyard</option>
+              <option value="aws-v1">aws-v1 (REST API)</option>
+              <option value="aws-v2">aws-v2 (HTTP API)</option>
+            </select>
+          </Field>
+          <Field label="Timeout (ms)" id="fn-timeout">
+            <input id="fn-timeout" inputMode="numeric" value={settings.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
+          </Field>
+          <Field label="Memory (MB)" id="fn-memory">
+            <input id="fn-memory" inputMode="numeric" value={settings.memory_mb} onInput={set('memory_mb')} placeholder="server default" />
+          </Field>
+        </div>
+        <Field
+          label="Environment (KEY=value lines)"
+          id="fn-env"
+          hint={fn ? 'Values are write-only. Leave empty to keep the current variables; any line here replaces them all.' : 'Values are write-only.'}
+        >
+          <textarea id="fn-env" rows={2} value={settings.env} onInput={set('env')} aria-describedby="fn-env-hint" autoComplete="off" spellcheck={false} />
+        </Field>
+        <div class="field">
+          <span class="label" id="code-label">
+            Code
+          </span>
+          <CodeEditor text={code} typescript={settings.runtime === 'typescript'} errorLine={errorLine} onChange={setCode} />
+          <small class="hint">Tab indents; press Escape, then Tab, to move on from the editor.</small>
+        </div>
+        {error && error.code === 'invalid_code' && details.line !== undefined && (
+          <p class="compile-error" role="status">
+            Compile error at line {details.line}
+            {details.column !== undefined ? `, column ${details.column}` : ''}
+          </p>
+        )}
+        <ErrorBox error={error} />
+        <div class="actions">
+          <button type="submit" disabled={saving}>
+            {saving ? 'Deploying…' : fn ? 'Save and deploy' : 'Create and deploy'}
+          </button>
+          {saved && (
+            <span class="ok" role="status">
+              {saved}
+            </span>
+          )}
+        </div>
+      </form>
+      {fn && <InvokePanel name={fn.name} />}
+      {fn && <Console name={fn.name} />}
+      {fn && <Triggers fn={fn} />}
+      {fn && <BackgroundRuns name={fn.name} />}
+      {fn && (
+        <div class="card">
+          <ConfirmDelete
+            what={`function ${fn.name}`}
+            onDelete={async () => {
+              await call(api.DELETE('/api/functions/{name}', { params: { path: { name: fn.name } } }));
+              navigate('functions');
+            }}
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function InvokePanel({ name }: { name: string }) {
+  const [event, setEvent] = useState('{\n  "httpMethod": "GET",\n  "path": "/",\n  "queryStringParameters": { "name": "dashboard" }\n}');
+  const [result, setResult] = useState<Schemas['Invocation'] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  async function invoke(e: Event) {
+    e.preventDefault();
+    setError(null);
+    try {
+      const body = parseJson(event, 'event') as Record<string, unknown> | undefined;
+      const answer = await call(api.POST('/api/functions/{name}/invoke', { params: { path: { name } }, body: body ?? null }));
+      if ('invocation_id' in answer) return;
+      setResult(answer as Schemas['Invocation']);
+    } catch (err) {
+      setError(toApiError(err));
+    }
+  }
+  return (
+    <form class="card" onSubmit={invoke} aria-labelledby="invoke-title">
+      <h2 id="invoke-title">Invoke</h2>
+      <Field label="Event (JSON, in the function's event format)" id="invoke-event">
+        <textarea id="invoke-event" rows={6} value={event} onInput={(e) => setEvent(e.currentTarget.value)} spellcheck={false} />
+      </Field>
+      <button type="submit">Invoke</button>
+      <ErrorBox error={error} />
+      {result && (
+        <div class="result" aria-live="polite">
+          <p>
+            Status <strong class="invoke-status">{result.status}</strong> in {result.duration_ms} ms
+            {result.error && (
+              <>
+                {' '}
+                · <code>{result.error.code}</code>: {result.error.message}
+              </>
+            )}
+          </p>
+          <Json value={result.result} />
+          {result.logs.length > 0 && (
+            <ul class="log-lines">
+              {result.logs.map((line, i) => (
+                <li key={i} class={`level-${line.level}`}>
+                  <span class="level">{line.level}</span> {line.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </form>
+  );
+}
+
+/** A console line (from the store: every node's) or a finished invocation (this server process's own, live only). */
+type ConsoleEntry =
+  | { kind: 'log'; key: string; line: Schemas['LogStreamEntry'] }
+  | { kind: 'invocation'; key: string; run: Schemas['InvocationEvent'] };
+
+/** The function's console lines and finished invocations, live: the last 200 kept, the stream resumed after a dropped connection. */
+function Console({ name }: { name: string }) {
+  const [entries, setEntries] = useState<ConsoleEntry[]>([]);
+  const [state, setState] = useState<'connecting' | 'live' | 'stopped'>('connecting');
+  const [error, setError] = useState<ApiError | null>(null);
+  useEffect(() => {
+    const stop = new AbortController();
+    let seq = 0;
+    void (async () => {
+      try {
+        setState('live');
+        for await (const event of followLogs({ baseUrl: location.origin, adminKey: adminKey(), function: name, signal: stop.signal })) {
+          const entry: ConsoleEntry =
+            event.event === 'log'
+              ? { kind: 'log', key: `l${event.data.id}`, line: event.data }
+              : { kind: 'invocation', key: `i${++seq}`, run: event.data };
+          setEntries((previous) => [...previous.slice(-199), entry]);
+        }
+      } catch (err) {
+        if (!stop.signal.aborted) {
+          setState('stopped');
+          const refused = err as { status?: number; code?: string; message?: string };
+          setError({ error: refused.message ?? String(err), code: refused.code ?? 'stream_error' });
+        }
+      }
+    })();
+    return () => stop.abort();
+  }, [name]);
+  return (
+    <section class="card" aria-labelledby="console-title">
+      <h2 id="console-title">
+        Console <span class="badge">{state}</span>
+      </h2>
+      <ErrorBox error={error} />
+      {entries.length === 0 ? (
+        <p class="hint">Console lines and finished calls appear here as they happen.</p>
+      ) : (
+        <ol class="log-lines console" aria-live="polite">
+          {entries.map((entry) =>
+            entry.kind === 'log' ? (
+              <li key={entry.key} class={`level-${entry.line.level}`}>
+                <time dateTime={entry.line.ts}>{new Date(entry.line.ts).toLocaleTimeString()}</time> <span class="level">{entry.line.level}</span>{' '}
+                {entry.line.message}
+              </li>
+            ) : (
+              <li key={entry.key} class={`invocation ${entry.run.outcome === 'ok' ? 'ok' : 'failed'}`}>
+                <time dateTime={entry.run.ts}>{new Date(entry.run.ts).toLocaleTimeString()}</time> <span class="level">call</span> {entry.run.method}{' '}
+                {entry.run.path} → {entry.run.status} in {entry.run.duration_ms.toFixed(1)} ms{entry.run.outcome === 'ok' ? '' : ` (${entry.run.outcome})`}
+              </li>
+            ),
+          )}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * Try-it panel: sends a request to an API's invoke URL from the browser and
+ * shows status, headers, body and time, with the same request as a curl command.
+ */
+import { useState } from 'preact/hooks';
+import { Field } from '../components.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: string;
+  ms: number;
+}
+
+/** `Name: value` lines into pairs; lines without a colon are left out. */
+function parseHeaders(text: string): [string, string][] {
+  return text
+    .split('\n')
+    .map((line) => [line.slice(0, line.indexOf(':')).trim(), line.slice(line.indexOf(':') + 1).trim()] as [string, string])
+    .filter(([name]) => name.length > 0);
+}
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+export function curlCommand(method: string, url: string, headers: [string, string][], body: string): string {
+  const parts = ['curl', '-i', '-X', method, shellQuote(url)];
+  for (const [name, value] of headers) parts.push('-H', shellQuote(`${name}: ${value}`));
+  if (body && method !== 'GET' && method !== 'HEAD') parts.push('--data-raw', shellQuote(body));
+  return parts.join(' ');
+}
+
+/** `method` and `path` start the form (a route's "Try" button sets them; `:id` segments are left for the user to fill). */
+export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: string; path: string }) {
+  const [method, setMethod] = useState(start.method);
+  const [path, setPath] = useState(start.path);
+  const [query, setQuery] = useState('');
+  const [headers, setHeaders] = useState('');
+  const [body, setBody] = useState('');
+  const [answer, setAnswer] = useState<Answer | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+
+  const url = `${invokeUrl.replace(/\/$/, '')}${path.startsWith('/') ? path : `/${path}`}${query ? `?${query.replace(/^\?/, '')}` : ''}`;
+  const headerPairs = parseHeaders(headers);
+  const curl = curlCommand(method, url, headerPairs, body);
+
+  async function send(e: Event) {
+    e.preventDefault();
+    setFailure(null);
+    const started = performance.now();
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: headerPairs,
+        body: body && method !== 'GET' && method !== 'HEAD' ? body : undefined,
+        credentials: 'omit',
+      });
+      const text = await res.text();
+      setAnswer({ status: res.status, statusText: res.statusText, headers: [...res.headers.entries()], body: text, ms: performance.now() - started });
+    } catch (err) {
+      setFailure(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  return (
+    <form class="card try-it" onSubmit={send} aria-labelledby="try-title">
+      <h2 id="try-title">Try it</h2>
+      <div class="grid">
+        <Field label="Method" id="try-method">
+          <select id="try-method" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
+            {METHODS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Path" id="try-path">
+          <input id="try-path" value={path} onInput={(e) => setPath(e.currentTarget.value)} />
+        </Field>
+        <Field label="Query" id="try-query">
+          <input id="try-query" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name=value&other=1" />
+        </Field>
+      </div>
+      <Field label="Headers (Name: value lines)" id="try-headers">
+        <textarea id="try-headers" rows={2} value={headers} onInput={(e) => setHeaders(e.currentTarget.value)} spellcheck={false} />
+      </Field>
+      <Field label="Body" id="try-body">
+        <textarea id="try-body" rows={3} value={body} onInput={(e) => setBody(e.currentTarget.value)} spellcheck={false} />
+      </Field>
+      <div class="actions">
+        <button type="submit">Send</button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            navigator.clipboard?.writeText(curl).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          Copy as curl
+        </button>
+        {copied && <span role="status">Copied</span>}
+      </div>
+      <pre class="curl" aria-label="The request as a curl command">{curl}</pre>
+      {failure && (
+        <p class="error" role="alert">
+          The request failed: {failure}
+        </p>
+      )}
+      {answer && (
+        <div class="result" aria-live="polite">
+          <p>
+            Status <strong class="try-status">{answer.status}</strong> {answer.statusText} in {answer.ms.toFixed(0)} ms
+          </p>
+          <details>
+            <summary>Headers ({answer.headers.length})</summary>
+            <dl class="headers">
+              {answer.headers.map(([name, value]) => (
+                <>
+                  <dt>{name}</dt>
+                  <dd>{value}</dd>
+                </>
+              ))}
+            </dl>
+          </details>
+          <pre class="try-body json">{answer.body}</pre>
+        </div>
+      )}
+    </form>
+  );
+}

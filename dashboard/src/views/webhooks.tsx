@@ -1,0 +1,448 @@
+/**
+ * Webhooks: the list with each one's health (from its newest deliveries),
+ * create and edit (the API's own validation messages), test-fire,
+ * enable/disable, delivery history, and one delivery's request, response,
+ * attempts and retry.
+ */
+import { useState } from 'preact/hooks';
+import type { Schemas } from '../../../src/client/index.js';
+import { api, call, type ApiError } from '../api.js';
+import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { href, navigate } from '../router.js';
+
+type Webhook = Schemas['Webhook'];
+type Delivery = Schemas['Delivery'];
+
+/** Health from the newest deliveries (the list is newest first): last finished outcome, failures in a row, pending. */
+export function health(deliveries: Delivery[]) {
+  const finished = deliveries.filter((d) => d.status !== 'pending');
+  let failuresInARow = 0;
+  for (const d of finished) {
+    if (d.status !== 'failed') break;
+    failuresInARow++;
+  }
+  return { last: finished[0]?.status ?? null, failuresInARow, pending: deliveries.length - finished.length };
+}
+
+const HEALTH_WINDOW = 20;
+
+function HealthCells({ id }: { id: string }) {
+  const { data } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: String(HEALTH_WINDOW) } } })), [id]);
+  if (!data) return <td colSpan={3}>…</td>;
+  const h = health(data);
+  return (
+    <>
+      <td>{h.last ? <span class={`badge ${h.last}`}>{h.last}</span> : 'none yet'}</td>
+      <td>{h.failuresInARow}</td>
+      <td>{h.pending}</td>
+    </>
+  );
+}
+
+export function WebhooksView() {
+  const { data, error } = useLoad(() => call(api.GET('/api/webhooks', {})), []);
+  return (
+    <section aria-labelledby="webhooks-title">
+      <div class="title-row">
+        <h1 id="webhooks-title">Webhooks</h1>
+        <a class="button" href={href('webhooks', 'new')}>
+          New webhook
+        </a>
+      </div>
+      <ErrorBox error={error} />
+      {data && data.length === 0 && <p>No webhooks yet.</p>}
+      {data && data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="hint">Health counts the newest {HEALTH_WINDOW} deliveries of each webhook.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Target</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Next fire</th>
+                <th scope="col">Last outcome</th>
+                <th scope="col">Failures in a row</th>
+                <th scope="col">Pending</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <a href={href('webhooks', w.id)}>{w.name}</a>
+                  </td>
+                  <td>
+                    <code class="url">
+                      {w.method} {w.target_url}
+                    </code>
+                  </td>
+                  <td>{w.enabled ? 'yes' : 'no'}</td>
+                  <td>{when(w.next_fire_at)}</td>
+                  <HealthCells id={w.id} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface Form {
+  name: string;
+  target_url: string;
+  method: Webhook['method'];
+  events: string;
+  cron: string;
+  timezone: string;
+  payload_template: string;
+  headers: string;
+  max_attempts: string;
+  timeout_ms: string;
+  new_secret: boolean;
+}
+
+const formOf = (w: Webhook | null): Form => ({
+  name: w?.name ?? '',
+  target_url: w?.target_url ?? '',
+  method: w?.method ?? 'POST',
+  events: w?.events?.join(', ') ?? '',
+  cron: w?.cron ?? '',
+  timezone: w?.timezone ?? '',
+  payload_template: JSON.stringify(w?.payload_template ?? { event: '{{event}}', data: '{{data}}' }, null, 2),
+  headers: JSON.stringify(w?.headers ?? {}, null, 2),
+  max_attempts: w ? String(w.retry.max_attempts) : '',
+  timeout_ms: w ? String(w.timeout_ms) : '',
+  new_secret: false,
+});
+
+/**
+ * What the page says after a save (and a generated secret, shown once), handed to
+ * the page that mounts for the saved webhook: a save remounts the page with fresh data.
+ */
+let afterSave: { id: string; notice: string; secret: string | null } | null = null;
+
+const count = (text: string) => (text.trim() ? Number(text) : undefined);
+
+export function WebhookDetail({ id }: { id: string | null }) {
+  const loaded = useLoad(() => (id ? call(api.GET('/api/webhooks/{id}', { params: { path: { id } } })) : Promise.resolve(null)), [id]);
+  if (id && !loaded.data) {
+    return (
+      <section>
+        <h1>Webhook</h1>
+        <ErrorBox error={loaded.error} />
+        {!loaded.error && <p>Loading…</p>}
+      </section>
+    );
+  }
+  const webhook = (loaded.data ?? null) as Webhook | null;
+  return <WebhookPage key={webhook?.updated_at ?? 'new'} webhook={webhook} onSaved={(w) => (id ? loaded.setData(w) : navigate('webhooks', w.id))} />;
+}
+
+function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w: Webhook): void }) {
+  const [form, setForm] = useState(() => formOf(webhook));
+  const [error, setError] = useState<ApiError | null>(null);
+  const [handedOver] = useState(() => {
+    const mine = afterSave && afterSave.id === webhook?.id ? afterSave : null;
+    if (mine) afterSave = null;
+    return mine;
+  });
+  const [notice, setNotice] = useState<string | null>(handedOver?.notice ?? null);
+  const [fired, setFired] = useState<Delivery | null>(null);
+  const [secret] = useState<string | null>(handedOver?.secret ?? null);
+  const set = (key: keyof Form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
+
+  async function save(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setNotice(null);
+    try {
+      const events = form.events
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const body = {
+        name: form.name,
+        target_url: form.target_url,
+        method: form.method,
+        payload_template: (parseJson(form.payload_template, 'payload_template') ?? {}) as Record<string, unknown>,
+        headers: (parseJson(form.headers, 'headers') ?? {}) as Record<string, string>,
+        events: events.length ? events : null,
+        cron: form.cron.trim() || null,
+        timezone: form.timezone.trim() || null,
+        ...(count(form.max_attempts) !== undefined ? { retry: { max_attempts: count(form.max_attempts)! } } : {}),
+        ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
+        ...(form.new_secret ? { secret: 'generate' } : {}),
+      };
+      const saved = webhook
+        ? await call(api.PUT('/api/webhooks/{id}', { params: { path: { id: webhook.id } }, body }))
+        : await call(api.POST('/api/webhooks', { body: { ...body, events: body.events ?? undefined, cron: body.cron ?? undefined, timezone: body.timezone ?? undefined } }));
+      if ('dry_run' in saved) return;
+      afterSave = { id: saved.id, notice: webhook ? 'Saved' : 'Created', secret: saved.secret ?? null };
+      onSaved(saved);
+    } catch (err) {
+      setError(toApiError(err));
+    }
+  }
+
+  async function setEnabled(enabled: boolean) {
+    if (!webhook) return;
+    setError(null);
+    try {
+      const saved = await call(api.PUT('/api/webhooks/{id}', { params: { path: { id: webhook.id } }, body: { enabled } }));
+      if (!('dry_run' in saved)) onSaved(saved);
+    } catch (err) {
+      setError(toApiError(err));
+    }
+  }
+
+  async function testFire() {
+    if (!webhook) return;
+    setError(null);
+    try {
+      setFired(await call(api.POST('/api/webhooks/{id}/test', { params: { path: { id: webhook.id } } })));
+    } catch (err) {
+      setError(toApiError(err));
+    }
+  }
+
+  return (
+    <section aria-labelledby="webhook-title">
+      <h1 id="webhook-title">{webhook ? webhook.name : 'New webhook'}</h1>
+      {webhook && (
+        <div class="card">
+          <p class="meta">
+            {webhook.enabled ? 'Enabled' : 'Disabled'} · next fires: {webhook.next_fires?.length ? webhook.next_fires.map((t) => when(t)).join(', ') : 'none scheduled'}
+          </p>
+          <div class="actions">
+            <button type="button" onClick={testFire}>
+              Test-fire now
+            </button>
+            <button type="button" class="secondary" onClick={() => setEnabled(!webhook.enabled)}>
+              {webhook.enabled ? 'Disable' : 'Enable'}
+            </button>
+          </div>
+          {fired && (
+            <p role="status" class="fired">
+              Test delivery <a href={href('deliveries', fired.id)}>{fired.id}</a>: <span class={`badge ${fired.status}`}>{fired.status}</span>
+              {fired.response ? ` (HTTP ${fired.response.status})` : ''}
+            </p>
+          )}
+        </div>
+      )}
+      <form class="card" onSubmit={save} aria-label="Webhook settings">
+        <div class="grid">
+          <Field label="Name" id="wh-name">
+            <input id="wh-name" value={form.name} onInput={set('name')} required />
+          </Field>
+          <Field label="Method" id="wh-method">
+            <select id="wh-method" value={form.method} onChange={set('method')}>
+              {['POST', 'PUT', 'PATCH', 'GET', 'DELETE'].map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Target URL" id="wh-url">
+            <input id="wh-url" type="url" value={form.target_url} onInput={set('target_url')} required />
+          </Field>
+          <Field label="Events (comma-separated)" id="wh-events">
+            <input id="wh-events" value={form.events} onInput={set('events')} placeholder="order.created, user.*" />
+          </Field>
+          <Field label="Cron (five fields)" id="wh-cron">
+            <input id="wh-cron" value={form.cron} onInput={set('cron')} placeholder="*/5 * * * *" />
+          </Field>
+          <Field label="Time zone" id="wh-tz">
+            <input id="wh-tz" value={form.timezone} onInput={set('timezone')} placeholder="UTC" />
+          </Field>
+        </div>
+        <Field label="Payload template (JSON)" id="wh-payload">
+          <textarea id="wh-payload" rows={5} value={form.payload_template} onInput={set('payload_template')} spellcheck={false} />
+        </Field>
+        <Field label="Headers (JSON object)" id="wh-headers" hint="Sensitive values are shown masked; sending the mask back keeps them.">
+          <textarea id="wh-headers" rows={3} value={form.headers} onInput={set('headers')} spellcheck={false} aria-describedby="wh-headers-hint" />
+        </Field>
+        <div class="grid">
+          <Field label="Attempts at most" id="wh-attempts">
+            <input id="wh-attempts" inputMode="numeric" value={form.max_attempts} onInput={set('max_attempts')} placeholder="server default" />
+          </Field>
+          <Field label="Timeout (ms)" id="wh-timeout">
+            <input id="wh-timeout" inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
+          </Field>
+        </div>
+        <div class="field checkbox">
+          <label>
+            <input type="checkbox" checked={form.new_secret} onChange={(e) => setForm({ ...form, new_secret: e.currentTarget.checked })} />{' '}
+            {webhook?.has_secret ? 'Replace the signing secret with a new one' : 'Sign deliveries with a new secret'}
+          </label>
+        </div>
+        {secret && (
+          <p class="secret" role="status">
+            Signing secret (shown this once): <code>{secret}</code>
+          </p>
+        )}
+        <ErrorBox error={error} />
+        <div class="actions">
+          <button type="submit">{webhook ? 'Save' : 'Create webhook'}</button>
+          {notice && <span role="status">{notice}</span>}
+        </div>
+      </form>
+      {webhook && <Deliveries id={webhook.id} key={fired?.id ?? ''} />}
+      {webhook && (
+        <div class="card">
+          <ConfirmDelete
+            what={`webhook ${webhook.name}`}
+            onDelete={async () => {
+              await call(api.DELETE('/api/webhooks/{id}', { params: { path: { id: webhook.id } } }));
+              navigate('webhooks');
+            }}
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Deliveries({ id }: { id: string }) {
+  const { data, error, reload } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })), [id]);
+  return (
+    <section class="card" aria-labelledby="deliveries-title">
+      <div class="title-row">
+        <h2 id="deliveries-title">Deliveries</h2>
+        <button type="button" class="secondary" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorBox error={error} />
+      {data && data.length === 0 && <p>No deliveries yet.</p>}
+      {data && data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Delivery</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <a href={href('deliveries', d.id)}>{d.id}</a>
+                  </td>
+                  <td>{d.trigger}</td>
+                  <td>
+                    <span class={`badge ${d.status}`}>{d.status}</span>
+                  </td>
+                  <td>{d.attempts.length}</td>
+                  <td>{when(d.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function DeliveryView({ id }: { id: string }) {
+  const { data, error, setData } = useLoad(() => call(api.GET('/api/deliveries/{id}', { params: { path: { id } } })), [id]);
+  const [retryError, setRetryError] = useState<ApiError | null>(null);
+  async function retry() {
+    setRetryError(null);
+    try {
+      setData(await call(api.POST('/api/deliveries/{id}/retry', { params: { path: { id } } })));
+    } catch (err) {
+      setRetryError(toApiError(err));
+    }
+  }
+  if (!data) {
+    return (
+      <section>
+        <h1>Delivery {id}</h1>
+        <ErrorBox error={error} />
+        {!error && <p>Loading…</p>}
+      </section>
+    );
+  }
+  return (
+    <section aria-labelledby="delivery-title">
+      <h1 id="delivery-title">Delivery {data.id}</h1>
+      <p class="meta">
+        <a href={href('webhooks', data.webhook_id)}>Its webhook</a> · {data.trigger}
+        {data.event ? ` (${data.event})` : ''} · <span class={`badge ${data.status}`}>{data.status}</span>
+        {data.error ? ` · ${data.error}` : ''}
+      </p>
+      <div class="actions">
+        <button type="button" onClick={retry} disabled={data.status === 'pending'}>
+          Retry
+        </button>
+      </div>
+      <ErrorBox error={retryError} />
+      <div class="side-by-side">
+        <section class="card" aria-labelledby="request-title">
+          <h2 id="request-title">Request</h2>
+          {data.request ? (
+            <>
+              <p>
+                <code class="url">
+                  {data.request.method} {data.request.url}
+                </code>
+              </p>
+              <Json value={data.request.headers} />
+              <Json value={data.request.body ?? ''} />
+            </>
+          ) : (
+            <p>Not rendered yet.</p>
+          )}
+        </section>
+        <section class="card" aria-labelledby="response-title">
+          <h2 id="response-title">Response</h2>
+          {data.response ? (
+            <>
+              <p>
+                HTTP <strong class="response-status">{data.response.status}</strong>
+              </p>
+              <Json value={data.response.headers} />
+              <Json value={data.response.body} />
+            </>
+          ) : (
+            <p>No answer recorded.</p>
+          )}
+        </section>
+      </div>
+      <section class="card" aria-labelledby="attempts-title">
+        <h2 id="attempts-title">Attempts</h2>
+        <div class="table-wrap">
+          <table class="attempts">
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.attempts.map((a) => (
+                <tr key={a.attempt}>
+                  <td>{a.attempt}</td>
+                  <td>{when(a.started_at)}</td>
+                  <td>{a.duration_ms} ms</td>
+                  <td>{a.response_status ?? '—'}</td>
+                  <td>{a.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </section>
+  );
+}

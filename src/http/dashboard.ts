@@ -1,0 +1,137 @@
+/**
+ * Serves the web dashboard (built by `vite build` into dist/dashboard/ at
+ * `npm run build`, source in dashboard/): `GET /` answers its index.html,
+ * `GET /assets/<file>` its hashed scripts and styles. Both are public: they
+ * hold no data (the page asks for the admin key and sends it with each API
+ * call). Only files the build wrote into dist/dashboard/assets/ are served,
+ * looked up by exact name in a listing read once, so no request path ever
+ * reaches the file system (no traversal to defend against).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { NotFoundError } from '../errors.js';
+import { PUBLIC_ROUTE } from './auth.js';
+
+/** dist/http/dashboard.js -> dist/dashboard/ (the build's output folder). */
+const DEFAULT_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
+
+/**
+ * No inline script or style anywhere: Vite emits external files only, and the
+ * editor's styles go through a nonce-less constructed stylesheet (see
+ * dashboard/src/views/code-editor.tsx), which `style-src 'self'` allows.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+interface Built {
+  html: Buffer;
+  assets: Map<string, Asset>;
+}
+
+/** Reads the build once; null while there is none (the server still runs, `/` says how to build). */
+function loadBuild(dir: string): Built | null {
+  let html: Buffer;
+  try {
+    html = readFileSync(join(dir, 'index.html'));
+  } catch {
+    return null;
+  }
+  const assets = new Map<string, Asset>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(dir, 'assets'));
+  } catch {
+    /* a build with no assets folder serves the page alone */
+  }
+  for (const name of names) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (type) assets.set(name, { body: readFileSync(join(dir, 'assets', name)), type });
+  }
+  return { html, assets };
+}
+
+function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY');
+}
+
+export function registerDashboardRoutes(app: FastifyInstance, dir: string = DEFAULT_DIR): void {
+  let built: Built | null = null;
+  // Read on first use, and again while there is none, so a build made after start is picked up.
+  const current = () => (built ??= loadBuild(dir));
+
+  app.get(
+    '/',
+    {
+      ...PUBLIC_ROUTE,
+      schema: {
+        tags: ['operations'],
+        operationId: 'dashboard',
+        security: [],
+        summary: 'The web dashboard (HTML page; it calls this API with the admin key it asks for)',
+        response: {
+          200: { description: 'The dashboard page', content: { 'text/html': { schema: { type: 'string' } } } },
+          503: {
+            description: 'The dashboard was not built (run npm run build)',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async function dashboardPage(_request, reply) {
+      securityHeaders(reply).header('cache-control', 'no-store');
+      const build = current();
+      if (!build) {
+        return reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('The dashboard was not built: run `npm run build` (it writes dist/dashboard/).\n');
+      }
+      return reply.header('content-security-policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(build.html);
+    },
+  );
+
+  // Left out of the OpenAPI document: its file names change with every build, and
+  // API clients have no use for them (the page at `/` names them).
+  app.get<{ Params: { file: string } }>(
+    '/assets/:file',
+    { ...PUBLIC_ROUTE, schema: { hide: true } },
+    async function dashboardAsset(request, reply) {
+      const asset = current()?.assets.get(request.params.file);
+      if (!asset) throw new NotFoundError('not_found', `No such dashboard file: ${request.params.file}`);
+      return securityHeaders(reply)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .type(asset.type)
+        .send(asset.body);
+    },
+  );
+}
