@@ -124,7 +124,7 @@ function unsupportedMediaType(sent: string | undefined): string {
 /** Appended to every 404 of an unknown endpoint, so a mistyped path tells a newcomer where to go (the dashboard is at `/`). */
 const WHERE_THINGS_ARE =
   'The management API is at /api/functions, /api/apis and /api/webhooks (OpenAPI document: /api/openapi.json), ' +
-  'functions are called at /api/invoke/fn/<api_id>/..., metrics are at /metrics';
+  'functions are called at /api/invoke/fn/<api_id>/..., metrics are at /metrics, the dashboard is at /';
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setSchemaErrorFormatter((errors, dataVar) => {

@@ -185,18 +185,22 @@ describe('log format', () => {
 });
 
 describe('404 on an unknown path', () => {
-  it('GET / says where the management API, its OpenAPI document and the metrics are', async () => {
+  it('says where the management API, its OpenAPI document, the metrics and the dashboard are', async () => {
     const svc = await startService();
     try {
-      for (const path of ['/', '/nope']) {
+      for (const path of ['/nope', '/api/nope']) {
         const res = await svc.request('GET', path);
         expect(res.status).toBe(404);
         expect(res.json.code).toBe('not_found');
         expect(res.json.error).toContain(`No such endpoint: GET ${path}`);
-        for (const where of ['/api/functions', '/api/apis', '/api/openapi.json', '/api/invoke/fn/', '/metrics']) {
+        for (const where of ['/api/functions', '/api/apis', '/api/openapi.json', '/api/invoke/fn/', '/metrics', 'the dashboard is at /']) {
           expect(res.json.error).toContain(where);
         }
       }
+      // `/` itself is the dashboard.
+      const home = await fetch(`${svc.url}/`);
+      expect(home.status).toBe(200);
+      expect(home.headers.get('content-type')).toMatch(/^text\/html/);
     } finally {
       await svc.stop();
     }
