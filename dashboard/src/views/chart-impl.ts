@@ -39,7 +39,16 @@ export function mountChart(host: HTMLElement, time: number[], series: ChartSerie
         axes: [{}, { values: (_u, splits) => splits.map((v) => `${v}${unit}`), size: 56 }],
         series: [
           {},
-          ...s.map((x) => ({ label: x.label, stroke: x.color, width: 2, dash: x.dashed ? [6, 4] : undefined, value: fmt(unit), spanGaps: false })),
+          ...s.map((x) => ({
+            label: x.label,
+            stroke: x.color,
+            width: 2,
+            dash: x.dashed ? [6, 4] : undefined,
+            value: fmt(unit),
+            spanGaps: false,
+            // Percentiles and rates have gaps (null where a minute saw nothing): a lone minute is a point, not a line.
+            points: { show: (u: uPlot, si: number) => (u.data[si] as (number | null)[]).includes(null), size: 5, fill: x.color },
+          })),
         ],
       },
       [t, ...s.map((x) => x.values)] as uPlot.AlignedData,

@@ -22,6 +22,7 @@ const TOP_ROUTES = 3;
 const COLORS = ['#1f5fbf', '#b3261e', '#1e6b34', '#8a4b00', '#6a3d9a', '#00707a'];
 
 const num = (n: number) => n.toLocaleString();
+const plural = (n: number, one: string, many = `${one}s`) => `${num(n)} ${n === 1 ? one : many}`;
 const ms = (v: number | null | undefined) => (v == null ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 const pct = (part: number, whole: number) => (whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -144,12 +145,12 @@ function RouteCharts(props: { stats: Stats; selected: string; onSelect(key: stri
         <Chart id="chart-requests" title="Requests per minute" time={time} series={charts.requests}>
           {total === 0
             ? `No requests in the last ${MINUTES} minutes.`
-            : `${num(total)} requests in the last ${MINUTES} minutes${busiest(time, one ? one.count : charts.count)}. ${perRoute((r) => num(r.total.count))}.`}
+            : `${plural(total, 'request')} in the last ${MINUTES} minutes${busiest(time, one ? one.count : charts.count)}. ${perRoute((r) => num(r.total.count))}.`}
         </Chart>
         <Chart id="chart-errors" title="Error rate (answers of 500 and above)" time={time} series={charts.errorRate} unit="%">
           {total === 0
             ? 'No requests, so no errors.'
-            : `${num(totalErrors)} errors of ${num(total)} requests (${pct(totalErrors, total)}). ${perRoute((r) => `${num(r.total.errors)} (${pct(r.total.errors, r.total.count)})`)}.`}
+            : `${plural(totalErrors, 'error')} of ${plural(total, 'request')} (${pct(totalErrors, total)}). ${perRoute((r) => `${num(r.total.errors)} (${pct(r.total.errors, r.total.count)})`)}.`}
         </Chart>
         <Chart id="chart-latency" title="Latency, p50 and p99 (dashed)" time={time} series={charts.latency} unit=" ms">
           {charts.latencyRoutes.length === 0
@@ -186,17 +187,17 @@ function OtherCharts({ stats }: { stats: Stats }) {
       <Chart id="chart-invocations" title="Invocations by outcome, per minute" time={time} series={charts.invocations}>
         {invocationTotal === 0
           ? 'No invocations through APIs.'
-          : `${num(invocationTotal)} invocations: ${invocations.map((o) => `${o.outcome} ${num(o.total)}`).join(', ')}.`}
+          : `${plural(invocationTotal, 'invocation')}: ${invocations.map((o) => `${o.outcome} ${num(o.total)}`).join(', ')}.`}
       </Chart>
       <Chart id="chart-deliveries" title="Delivery attempts by outcome, per minute" time={time} series={charts.deliveries}>
         {deliveryTotal === 0
           ? 'No delivery attempts (webhooks, function runs).'
-          : `${num(deliveryTotal)} attempts: ${deliveries.map((d) => `${d.target} ${d.outcome} ${num(d.total)}`).join(', ')}.`}
+          : `${plural(deliveryTotal, 'attempt')}: ${deliveries.map((d) => `${d.target} ${d.outcome} ${num(d.total)}`).join(', ')}.`}
       </Chart>
       <Chart id="chart-lateness" title="Scheduler lateness (start after the slot)" time={time} series={charts.lateness} unit=" ms">
         {late === 0
           ? 'No scheduled deliveries started.'
-          : `${num(late)} scheduled deliveries started; the highest minute's p50 ${ms(maxOf(lateness.p50_ms))}, p99 ${ms(maxOf(lateness.p99_ms))}, the latest start ${ms(maxOf(lateness.max_ms))} after its slot.`}
+          : `${plural(late, 'scheduled delivery', 'scheduled deliveries')} started; the highest minute's p50 ${ms(maxOf(lateness.p50_ms))}, p99 ${ms(maxOf(lateness.p99_ms))}, the latest start ${ms(maxOf(lateness.max_ms))} after its slot.`}
       </Chart>
     </div>
   );
