@@ -265,6 +265,15 @@ suite('dashboard in Chromium', () => {
     expect((await svc.request('POST', `/api/apis/${apiId}/routes`, { method: 'GET', path: '/boom', function: 'boom' }, auth)).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/?name=overview${i}`)).status).toBe(200);
     expect((await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/boom`)).status).toBe(502);
+    // A background run that fails for good: a function delivery failure.
+    expect((await svc.request('PUT', '/api/functions/boom', { async: { retries: 0 } }, auth)).status).toBe(200);
+    const queued = await svc.request('POST', '/api/functions/boom/invoke', {}, { ...auth, 'x-invocation-type': 'Event' });
+    expect(queued.status).toBe(202);
+    const runId = queued.json.invocation_id as string;
+    await until(
+      async () => (await svc.request('GET', `/api/functions/boom/invocations/${runId}`, undefined, auth)).json.status === 'failed',
+      'the background run failed',
+    );
 
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -297,9 +306,16 @@ suite('dashboard in Chromium', () => {
     await check('phone-overview');
     await page.setViewportSize({ width: 1280, height: 900 });
 
+    // The failed run links to the function's page with that run opened.
+    await expect.poll(() => page.locator(`.failures a[href="#/functions/boom/runs/${runId}"]`).count(), { timeout: 30_000 }).toBe(1);
+    await page.locator(`.failures a[href="#/functions/boom/runs/${runId}"]`).click();
+    await page.locator(`#run-${runId} details[open]`).waitFor();
+    expect(await page.locator(`#run-${runId} .badge`).textContent()).toBe('failed');
+
+    await page.goto(`${svc.url}/#/overview`);
     await page.locator('.failures a[href="#/functions/boom"]').first().click();
     await page.waitForURL(/#\/functions\/boom$/);
-    await page.getByText('Version 1').waitFor();
+    await page.getByText('Version 2').waitFor();
   }, 90_000);
 
   it('works at phone width and by keyboard, and forgets the key', async () => {
