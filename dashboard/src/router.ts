@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { view: 'overview' }
   | { view: 'functions' }
-  | { view: 'function'; name: string | null }
+  | { view: 'function'; name: string | null; run?: string }
   | { view: 'apis' }
   | { view: 'api'; id: string }
   | { view: 'webhooks' }
@@ -20,7 +20,11 @@ export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [first, second] = parts;
   if (parts.length === 0 || (first === 'overview' && !second)) return { view: 'overview' };
-  if (first === 'functions') return second ? { view: 'function', name: second === 'new' ? null : second } : { view: 'functions' };
+  if (first === 'functions') {
+    if (!second) return { view: 'functions' };
+    // `#/functions/<name>/runs/<id>`: the page with that background run opened (the overview's failures link there).
+    return parts[2] === 'runs' && parts[3] ? { view: 'function', name: second, run: parts[3] } : { view: 'function', name: second === 'new' ? null : second };
+  }
   if (first === 'apis') return second ? { view: 'api', id: second } : { view: 'apis' };
   if (first === 'webhooks') return second ? { view: 'webhook', id: second === 'new' ? null : second } : { view: 'webhooks' };
   if (first === 'deliveries' && second) return { view: 'delivery', id: second };

@@ -4,7 +4,8 @@
  * an admin key: the key prompt, a function written in the editor (its compile
  * error shown at its line, then fixed and deployed), a route bound and tried,
  * a console line arriving live, a webhook to a local receiver test-fired, its
- * delivery opened and retried, an event published. Every view passes axe-core
+ * delivery opened and retried, an event published, the overview's charts,
+ * route table and failures. Every view passes axe-core
  * with no serious or critical violation and reports no CSP violation; each
  * view's screenshot goes to test-artifacts/dashboard/<view>.png.
  *
@@ -257,11 +258,67 @@ suite('dashboard in Chromium', () => {
     await check('function-runs');
   }, 60_000);
 
-  it('renders the overview, works at phone width and by keyboard, and forgets the key', async () => {
+  it('charts the last hour on the overview, lists the routes and links a failure to its function', async () => {
+    const auth = { authorization: `Bearer ${KEY}` };
+    const created = await svc.request('POST', '/api/functions', { name: 'boom', code: "export async function handler() { throw new Error('boom'); }" }, auth);
+    expect(created.status).toBe(201);
+    expect((await svc.request('POST', `/api/apis/${apiId}/routes`, { method: 'GET', path: '/boom', function: 'boom' }, auth)).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/?name=overview${i}`)).status).toBe(200);
+    expect((await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/boom`)).status).toBe(502);
+    // A background run that fails for good: a function delivery failure.
+    expect((await svc.request('PUT', '/api/functions/boom', { async: { retries: 0 } }, auth)).status).toBe(200);
+    const queued = await svc.request('POST', '/api/functions/boom/invoke', {}, { ...auth, 'x-invocation-type': 'Event' });
+    expect(queued.status).toBe(202);
+    const runId = queued.json.invocation_id as string;
+    await until(
+      async () => (await svc.request('GET', `/api/functions/boom/invocations/${runId}`, undefined, auth)).json.status === 'failed',
+      'the background run failed',
+    );
+
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // A route's path in the statistics is the API's base path and the route's pattern.
+    const routeRow = (path: string) => page.locator('table.route-stats tbody tr').filter({ has: page.locator('code', { hasText: new RegExp(`^GET ${path}$`) }) });
+    const boomRow = routeRow('/hello/boom');
+    await expect.poll(() => boomRow.locator('td.count').textContent(), { timeout: 20_000 }).toBe('1');
+    expect(await boomRow.locator('td.errors').textContent()).toBe('1 (100.0%)');
+    const helloCount = Number(await routeRow('/hello').locator('td.count').textContent());
+    expect(helloCount).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => page.locator('#chart-requests-title').locator('..').locator('figcaption').textContent()).toMatch(/^\d+ requests in the last 60 minutes/);
+
+    // Every chart drawn by uPlot (its lazily loaded chunk), with a size.
+    await expect.poll(() => page.locator('figure.chart[data-ready="true"]').count()).toBe(6);
+    const sizes = await inPage<{ width: number; height: number }[]>(
+      "[...document.querySelectorAll('.chart-host canvas')].map((c) => ({ width: c.clientWidth, height: c.clientHeight }))",
+    );
+    expect(sizes).toHaveLength(6);
+    for (const size of sizes) expect(size.width * size.height).toBeGreaterThan(0);
+    expect(await page.locator('figure.chart figcaption', { hasText: 'function_error' }).count()).toBe(1);
+    expect(await page.locator('.updated time').count()).toBe(1);
     await check('overview');
 
+    // The view reads the statistics again by itself (every 10 s): a second failing call shows up without a reload.
+    expect((await fetch(`${svc.url}/api/invoke/fn/${apiId}/hello/boom`)).status).toBe(502);
+    await expect.poll(() => boomRow.locator('td.count').textContent(), { timeout: 30_000 }).toBe('2');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => inPage('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await check('phone-overview');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The failed run links to the function's page with that run opened.
+    await expect.poll(() => page.locator(`.failures a[href="#/functions/boom/runs/${runId}"]`).count(), { timeout: 30_000 }).toBe(1);
+    await page.locator(`.failures a[href="#/functions/boom/runs/${runId}"]`).click();
+    await page.locator(`#run-${runId} details[open]`).waitFor();
+    expect(await page.locator(`#run-${runId} .badge`).textContent()).toBe('failed');
+
+    await page.goto(`${svc.url}/#/overview`);
+    await page.locator('.failures a[href="#/functions/boom"]').first().click();
+    await page.waitForURL(/#\/functions\/boom$/);
+    await page.getByText('Version 2').waitFor();
+  }, 90_000);
+
+  it('works at phone width and by keyboard, and forgets the key', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${svc.url}/#/functions/hello`);
     await page.getByText('Version 2').waitFor();

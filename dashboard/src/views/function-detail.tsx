@@ -54,7 +54,7 @@ function parseEnv(text: string): Record<string, string> | undefined {
 
 const number = (text: string) => (text.trim() ? Number(text) : undefined);
 
-export function FunctionDetail({ name }: { name: string | null }) {
+export function FunctionDetail({ name, run }: { name: string | null; run?: string }) {
   const isNew = name === null;
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : call(api.GET('/api/functions/{name}', { params: { path: { name } } }))), [name]);
   const fn = loaded.data ?? null;
@@ -67,10 +67,10 @@ export function FunctionDetail({ name }: { name: string | null }) {
       </section>
     );
   }
-  return <FunctionPage key={fn?.version ?? 0} fn={fn} onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))} />;
+  return <FunctionPage key={fn?.version ?? 0} fn={fn} run={run} onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))} />;
 }
 
-function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void }) {
+function FunctionPage({ fn, run, onSaved }: { fn: Fn | null; run?: string; onSaved(fn: Fn): void }) {
   const [settings, setSettings] = useState(() => fromFunction(fn));
   const [code, setCode] = useState(fn?.code ?? STARTER);
   const [error, setError] = useState<ApiError | null>(null);
@@ -191,7 +191,7 @@ function FunctionPage({ fn, onSaved }: { fn: Fn | null; onSaved(fn: Fn): void })
       {fn && <InvokePanel name={fn.name} />}
       {fn && <Console name={fn.name} />}
       {fn && <Triggers fn={fn} />}
-      {fn && <BackgroundRuns name={fn.name} />}
+      {fn && <BackgroundRuns name={fn.name} open={run} />}
       {fn && (
         <div class="card">
           <ConfirmDelete

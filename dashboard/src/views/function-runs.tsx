@@ -4,7 +4,7 @@
  * event-triggered, destinations), newest first, each with its attempts and,
  * once failed, a retry.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, Json, toApiError, useLoad, when } from '../components.js';
@@ -41,12 +41,17 @@ export function Triggers({ fn }: { fn: Fn }) {
   );
 }
 
-export function BackgroundRuns({ name }: { name: string }) {
+/** `open`: the id of a run to show opened and scrolled to (a link from the overview's failures). */
+export function BackgroundRuns({ name, open }: { name: string; open?: string }) {
   const { data, error, reload, setData } = useLoad(
     () => call(api.GET('/api/functions/{name}/invocations', { params: { path: { name }, query: { limit: '50' } } })),
     [name],
   );
   const [retryError, setRetryError] = useState<ApiError | null>(null);
+  const found = data?.some((r) => r.id === open) ?? false;
+  useEffect(() => {
+    if (found) document.getElementById(`run-${open}`)?.scrollIntoView({ block: 'start' });
+  }, [found, open]);
   async function retry(run: Run) {
     setRetryError(null);
     try {
@@ -65,12 +70,17 @@ export function BackgroundRuns({ name }: { name: string }) {
         </button>
       </div>
       <ErrorBox error={error ?? retryError} />
+      {data && open && !found && (
+        <p>
+          Run <code>{open}</code> is not among the 50 newest.
+        </p>
+      )}
       {data && data.length === 0 && <p>No background runs yet (asynchronous invokes, schedules, events, destinations).</p>}
       {data && data.length > 0 && (
         <ul class="runs">
           {data.map((run) => (
-            <li key={run.id}>
-              <details>
+            <li key={run.id} id={`run-${run.id}`}>
+              <details open={run.id === open}>
                 <summary>
                   <span class={`badge ${run.status}`}>{run.status}</span> {run.trigger.type} · {when(run.created_at)} · {run.attempts.length} attempt
                   {run.attempts.length === 1 ? '' : 's'} · <code>{run.id}</code>
