@@ -94,11 +94,15 @@ async function snapshot(): Promise<string> {
   return JSON.stringify({ functions: functions.json, apis: apis.json, webhooks: webhooks.json });
 }
 
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
 function operationsOf(doc: any): Operation[] {
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     if (!path.startsWith('/api/')) continue;
     for (const [method, op] of Object.entries(methods)) {
+      // A path item also holds `parameters`, `summary`, ...: only its operations are requests to send.
+      if (!HTTP_METHODS.has(method)) continue;
       // A stream that is accepted never ends, so a request cannot wait for its answer here; streams.test.ts covers their refusals.
       if (Object.values(op.responses ?? {}).some((r: any) => r?.content?.['text/event-stream'])) continue;
       const parameters: { name: string; in: string }[] = op.parameters ?? [];
@@ -229,8 +233,10 @@ async function send(method: string, target: string, body: Body): Promise<WireAns
   try {
     return await exactRequest(svc.url, method, target, headers, body.bytes);
   } catch (err) {
-    // The server may answer 413 and close before reading a body over the limit.
-    if (body.bytes && body.bytes.length > BODY_LIMIT && /EPIPE|ECONNRESET|socket hang up/.test(String(err))) {
+    // The server may refuse before reading a large body (413 over the limit, 414 for a path segment
+    // the router refuses) and close: the client, still writing, sees the connection go, not the answer.
+    // What was stored is still checked by the caller.
+    if (body.bytes && body.bytes.length > BODY_LIMIT / 2 && /EPIPE|ECONNRESET|socket hang up/.test(String(err))) {
       return { status: 413, headers: { 'x-request-id': 'closed-early' }, text: '', json: { error: 'closed', code: 'payload_too_large' } };
     }
     throw err;

@@ -99,7 +99,7 @@ export function OverviewView() {
         </>
       )}
       <p class="hint">
-        Prometheus metrics of this process: <a href="/metrics">/metrics</a>.
+        Prometheus metrics of this node (every server process added up): <a href="/metrics">/metrics</a>.
       </p>
     </section>
   );
