@@ -148,3 +148,42 @@ export function ConfirmDelete({ what, onDelete }: { what: string; onDelete(): Pr
     </div>
   );
 }
+
+/** What every attempt row shows: a function run's and a webhook delivery's alike. */
+interface AttemptRow {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  error?: string | null;
+}
+
+/** The attempts of a run or a delivery; `result` names and fills the one column that differs (outcome or HTTP status). */
+export function AttemptsTable<T extends AttemptRow>({ attempts, result, className }: { attempts: readonly T[]; result: [label: string, of: (a: T) => ComponentChildren]; className?: string }) {
+  const [label, of] = result;
+  return (
+    <div class="table-wrap">
+      <table class={className}>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Started</th>
+            <th scope="col">Duration</th>
+            <th scope="col">{label}</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.attempt}>
+              <td>{a.attempt}</td>
+              <td>{when(a.started_at)}</td>
+              <td>{a.duration_ms} ms</td>
+              <td>{of(a)}</td>
+              <td>{a.error ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

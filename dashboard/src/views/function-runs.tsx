@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ErrorBox, Json, toApiError, useLoad, when } from '../components.js';
+import { AttemptsTable, ErrorBox, Json, toApiError, useLoad, when } from '../components.js';
 
 type Fn = Schemas['Function'];
 type Run = Schemas['FunctionInvocation'];
@@ -86,30 +86,7 @@ export function BackgroundRuns({ name, open }: { name: string; open?: string }) 
                   {run.attempts.length === 1 ? '' : 's'} · <code>{run.id}</code>
                 </summary>
                 {run.error && <p class="compile-error">{run.error}</p>}
-                <div class="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">#</th>
-                        <th scope="col">Started</th>
-                        <th scope="col">Duration</th>
-                        <th scope="col">Outcome</th>
-                        <th scope="col">Error</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {run.attempts.map((a) => (
-                        <tr key={a.attempt}>
-                          <td>{a.attempt}</td>
-                          <td>{when(a.started_at)}</td>
-                          <td>{a.duration_ms} ms</td>
-                          <td>{a.outcome}</td>
-                          <td>{a.error ?? ''}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <AttemptsTable attempts={run.attempts} result={['Outcome', (a) => a.outcome]} />
                 <h3>Event</h3>
                 <Json value={run.event} />
                 {run.result !== null && run.result !== undefined && (

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { AttemptsTable, ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
 import { href, navigate } from '../router.js';
 
 type Webhook = Schemas['Webhook'];
@@ -418,30 +418,7 @@ export function DeliveryView({ id }: { id: string }) {
       </div>
       <section class="card" aria-labelledby="attempts-title">
         <h2 id="attempts-title">Attempts</h2>
-        <div class="table-wrap">
-          <table class="attempts">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Status</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.attempts.map((a) => (
-                <tr key={a.attempt}>
-                  <td>{a.attempt}</td>
-                  <td>{when(a.started_at)}</td>
-                  <td>{a.duration_ms} ms</td>
-                  <td>{a.response_status ?? '—'}</td>
-                  <td>{a.error ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AttemptsTable className="attempts" attempts={data.attempts} result={['Status', (a) => a.response_status ?? '—']} />
       </section>
     </section>
   );
