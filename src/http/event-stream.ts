@@ -13,7 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, TooManyStreamsError } from '../errors.js';
 
-export const DEFAULT_PING_MS = 15_000;
+const DEFAULT_PING_MS = 15_000;
 /** Rows read per store query. */
 const BATCH = 500;
 /** A client that reads nothing while this much waits in its socket is dropped; it can resume by id. */
@@ -63,8 +63,6 @@ export interface StreamOptions<T> {
   feed: CursorFeed<T>;
   /** Where to start: the last row sent before, or the newest row now. */
   cursor: number;
-  pingMs: number;
-  pollMs: number;
   /** Events that are not rows of the feed (live only): subscribes, returns the unsubscribe. */
   live?: (send: (text: string) => void) => () => void;
   /** For the warning when the store cannot be read. */
@@ -78,6 +76,8 @@ export class EventStreams {
   constructor(
     app: FastifyInstance,
     private readonly max: number,
+    /** How often the store is read for new rows. */
+    private readonly pollMs: number,
   ) {
     // preClose runs before the server stops taking connections: ending the streams
     // here keeps them from holding `close()` open until the grace period.
@@ -92,8 +92,9 @@ export class EventStreams {
   }
 
   /** Takes the request over and streams until the client or the server goes. */
-  serve<T>(request: FastifyRequest, reply: FastifyReply, o: StreamOptions<T>): void {
+  serve<T>(request: FastifyRequest<{ Querystring: CursorQuery }>, reply: FastifyReply, o: StreamOptions<T>): void {
     this.checkRoom();
+    const pingMs = request.query.ping_ms === undefined ? DEFAULT_PING_MS : Number(request.query.ping_ms);
     reply.hijack();
     const res: ServerResponse = reply.raw;
     res.writeHead(200, {
@@ -116,7 +117,7 @@ export class EventStreams {
       if (res.writableLength > MAX_BUFFERED) end();
     };
     const unsubscribe = o.live?.(send);
-    const ping = setInterval(() => send(': ping\n\n'), o.pingMs);
+    const ping = setInterval(() => send(': ping\n\n'), pingMs);
 
     const poll = async () => {
       pollTimer = null;
@@ -137,7 +138,7 @@ export class EventStreams {
       if (ended) return;
       // Behind a slow client, wait for its socket to drain before reading more.
       if (res.writableNeedDrain) res.once('drain', () => schedule(0));
-      else schedule(more ? 0 : o.pollMs);
+      else schedule(more ? 0 : this.pollMs);
     };
     const schedule = (ms: number) => {
       if (!ended && !polling && pollTimer === null) pollTimer = setTimeout(() => void poll(), ms);

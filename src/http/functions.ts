@@ -17,7 +17,8 @@ import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
-const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
+/** A function name, as every route that takes one checks it. */
+export const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]{0,63}$';
 
 const envSchema = {
   type: 'object',

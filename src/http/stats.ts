@@ -10,7 +10,8 @@ import type { Stats } from '../stats/index.js';
 import type { AttemptEvent } from '../stats/types.js';
 import type { Store } from '../store/store.js';
 import { errors, ref } from './schemas.js';
-import { cursorQuery, DEFAULT_PING_MS, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
+import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
+import { NAME_PATTERN } from './functions.js';
 
 export interface StatsRouteOptions {
   store: Store;
@@ -22,7 +23,7 @@ export interface StatsRouteOptions {
 }
 
 const MAX_MINUTES = 1440;
-const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
 
 /** The SSE wire form of one attempt. */
 export function attemptEventOf(a: AttemptEvent): string {
@@ -82,8 +83,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
     },
   );
 
-  const streams = new EventStreams(app, opts.maxStreams ?? 100);
-  const pollMs = opts.pollMs ?? 250;
+  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
 
   app.get<{ Querystring: StreamQuery }>(
     '/api/deliveries/stream',
@@ -97,7 +97,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
           properties: {
             ...cursorQuery('attempt cursor (an event id)'),
             webhook: { type: 'string', minLength: 1, maxLength: 200, description: 'Only the attempts of this webhook id' },
-            function: { type: 'string', pattern: NAME.source, description: 'Only the attempts of this function' },
+            function: { type: 'string', pattern: NAME_PATTERN, description: 'Only the attempts of this function' },
           },
           additionalProperties: false,
         },
@@ -114,13 +114,10 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
     async function streamDeliveries(request, reply) {
       streams.checkRoom();
       const filter = { webhookId: request.query.webhook, functionName: request.query.function };
-      const pingMs = request.query.ping_ms === undefined ? DEFAULT_PING_MS : Number(request.query.ping_ms);
       const cursor = startCursor(request, 'an attempt cursor') ?? (await opts.store.lastAttemptSeq());
       streams.serve(request, reply, {
         name: 'deliveries stream',
         cursor,
-        pingMs,
-        pollMs,
         feed: {
           read: (after, limit) => opts.store.listAttemptsAfter(after, filter, limit),
           cursorOf: (a) => a.seq,

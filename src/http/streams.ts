@@ -8,7 +8,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
-import { cursorQuery, DEFAULT_PING_MS, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
+import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
+import { NAME_PATTERN } from './functions.js';
 import { errors } from './schemas.js';
 import type { FunctionService } from '../functions/service.js';
 import type { Store } from '../store/store.js';
@@ -25,7 +26,7 @@ export interface StreamOptions {
   pollMs?: number;
 }
 
-const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const NAME = new RegExp(NAME_PATTERN);
 
 export interface StreamQuery extends CursorQuery {
   function?: string;
@@ -74,19 +75,15 @@ const streamResponse = {
 } as const;
 
 export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions): void {
-  const streams = new EventStreams(app, opts.maxStreams ?? 100);
-  const pollMs = opts.pollMs ?? 250;
+  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
 
   async function serve(request: FastifyRequest<{ Querystring: StreamQuery }>, reply: FastifyReply, names: string[] | null) {
     streams.checkRoom();
-    const pingMs = request.query.ping_ms === undefined ? DEFAULT_PING_MS : Number(request.query.ping_ms);
     // 0: from the oldest line kept.
     const cursor = startCursor(request, 'a log line id') ?? (await opts.store.lastFunctionLogId());
     streams.serve(request, reply, {
       name: 'log stream',
       cursor,
-      pingMs,
-      pollMs,
       feed: {
         read: (after, limit) => opts.store.listFunctionLogsAfter(after, names, limit),
         cursorOf: (line) => line.id,
@@ -108,7 +105,7 @@ export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions):
         summary: "Stream a function's console lines and invocations (server-sent events)",
         params: {
           type: 'object',
-          properties: { name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' } },
+          properties: { name: { type: 'string', pattern: NAME_PATTERN } },
           required: ['name'],
         },
         querystring: { type: 'object', properties: streamQuery, additionalProperties: false },
