@@ -7,29 +7,17 @@
  * delivery opened and retried, an event published, the overview's charts,
  * route table and failures. Every view passes axe-core
  * with no serious or critical violation and reports no CSP violation; each
- * view's screenshot goes to test-artifacts/dashboard/<view>.png.
- *
- * Without /usr/bin/chromium the suite is skipped, saying so; under CI=true a
- * missing Chromium fails (.ci/run installs it).
+ * view's screenshot goes to test-artifacts/dashboard/<view>.png (set-up and
+ * the per-view check: test/helpers/browser.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import axe from 'axe-core';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserSuite, checkView, inPage as evaluate, launchBrowser, setEditorText as setText, type Browser } from '../helpers/browser.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KEY = 'dashboard-test-key';
-const ARTIFACTS = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');
-const haveChromium = existsSync(CHROMIUM);
-
-if (!haveChromium && process.env.CI !== 'true') {
-  console.warn(`test/browser/dashboard.test.ts: skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
 
 const BROKEN = `export async function handler(event) {
   console.log('called', event.httpMethod, event.path, event.queryStringParameters?.name);
@@ -44,64 +32,34 @@ const FIXED = `export async function handler(event) {
 }
 `;
 
-const suite = haveChromium || process.env.CI === 'true' ? describe : describe.skip;
+const suite = browserSuite('test/browser/dashboard.test.ts');
 
 suite('dashboard in Chromium', () => {
   let svc: RunningService;
   let receiver: Receiver;
   let context: BrowserContext;
   let page: Page;
-  let userDataDir: string;
+  let browser: Browser;
   let apiId: string;
   let webhookId: string;
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     receiver = await startReceiver();
     svc = await startService({ env: { SWITCHYARD_ADMIN_KEY: KEY, SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' } });
-    userDataDir = mkdtempSync(join(tmpdir(), 'switchyard-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1280, height: 900 },
-    });
-    // Every CSP violation the page reports, kept where the test can read it.
-    await context.addInitScript(
-      "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
-    );
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchBrowser();
+    context = browser.context;
+    page = browser.page;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await svc?.stop();
     await receiver?.close();
   });
 
-  /** Evaluates an expression in the page (a string: this file is compiled without the DOM's types). */
-  const inPage = <T = unknown>(expression: string) => page.evaluate(expression) as Promise<T>;
-
-  /** axe-core on the page as it is (evaluated over the DevTools protocol, so the page's CSP still holds), then a screenshot. */
-  async function check(view: string): Promise<void> {
-    await page.evaluate(axe.source);
-    const result = await inPage<axe.AxeResults>('axe.run(document)');
-    const violations = result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-    expect(violations, `axe on ${view}`).toEqual([]);
-    expect(await inPage('window.cspViolations'), `CSP on ${view}`).toEqual([]);
-    await page.screenshot({ path: join(ARTIFACTS, `${view}.png`), fullPage: true });
-  }
-
-  async function setEditorText(text: string): Promise<void> {
-    await page.locator('.cm-content').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(text);
-  }
+  const inPage = <T = unknown>(expression: string) => evaluate<T>(page, expression);
+  const check = (view: string) => checkView(page, view);
+  const setEditorText = (text: string) => setText(page, text);
 
   it('serves the page with its security headers', async () => {
     const res = await fetch(svc.url + '/');
