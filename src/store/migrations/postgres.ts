@@ -328,4 +328,21 @@ ALTER TABLE delivery_attempts ALTER COLUMN seq SET DEFAULT nextval('delivery_att
 CREATE INDEX delivery_attempts_by_seq ON delivery_attempts (seq) WHERE seq IS NOT NULL;
 `,
   },
+  {
+    version: 11,
+    name: 'invocation_events',
+    // Finished invocations of every process, written only while a log stream
+    // somewhere watches (src/streams/invocations.ts) and kept two minutes: each
+    // process follows the table by id to show the others' invocations live.
+    sql: `
+CREATE TABLE invocation_events (
+  id            BIGSERIAL PRIMARY KEY,
+  origin        TEXT NOT NULL,
+  function_name TEXT NOT NULL,
+  data          TEXT NOT NULL,
+  created_at    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX invocation_events_created ON invocation_events (created_at);
+`,
+  },
 ];

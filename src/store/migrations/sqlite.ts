@@ -361,4 +361,22 @@ CREATE TABLE stats_failures (
 -- insert and is read off the table's own b-tree, so SQLite needs nothing here.
 `,
   },
+  {
+    version: 11,
+    name: 'invocation_events',
+    // Finished invocations of every process, written only while a log stream
+    // somewhere watches (src/streams/invocations.ts) and kept two minutes: each
+    // process follows the table by id to show the others' invocations live.
+    sql: `
+CREATE TABLE invocation_events (
+  -- AUTOINCREMENT: ids are never reused after a prune, so a follower's cursor stays valid.
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  origin        TEXT NOT NULL,
+  function_name TEXT NOT NULL,
+  data          TEXT NOT NULL,
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX invocation_events_created ON invocation_events (created_at);
+`,
+  },
 ];
