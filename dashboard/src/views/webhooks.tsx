@@ -4,10 +4,11 @@
  * enable/disable, delivery history, and one delivery's request, response,
  * attempts and retry.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { AttemptsTable, ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { useLiveLoad, type LiveState } from '../live.js';
 import { href, navigate } from '../router.js';
 
 type Webhook = Schemas['Webhook'];
@@ -288,7 +289,7 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
           {notice && <span role="status">{notice}</span>}
         </div>
       </form>
-      {webhook && <Deliveries id={webhook.id} key={fired?.id ?? ''} />}
+      {webhook && <Deliveries id={webhook.id} fired={fired?.id ?? null} />}
       {webhook && (
         <div class="card">
           <ConfirmDelete
@@ -304,16 +305,36 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
   );
 }
 
-function Deliveries({ id }: { id: string }) {
-  const { data, error, reload } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })), [id]);
+/** Whether the page follows the deliveries stream now; a screen reader hears it change. */
+function LiveBadge({ state }: { state: LiveState }) {
+  return (
+    <span class={`badge live-state ${state}`} role="status" title="Updates as attempts are recorded, on any node">
+      {state === 'live' ? 'live' : state}
+    </span>
+  );
+}
+
+/** The webhook's newest deliveries, read again whenever the stream reports one of its attempts. */
+function Deliveries({ id, fired }: { id: string; fired: string | null }) {
+  const { data, error, reload, live } = useLiveLoad(
+    () => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })),
+    { webhook: id },
+    () => true,
+    [id],
+  );
+  // A test-fire from this page shows at once, even while the stream is down.
+  useEffect(() => void (fired && reload()), [fired]);
   return (
     <section class="card" aria-labelledby="deliveries-title">
       <div class="title-row">
-        <h2 id="deliveries-title">Deliveries</h2>
+        <h2 id="deliveries-title">
+          Deliveries <LiveBadge state={live.state} />
+        </h2>
         <button type="button" class="secondary" onClick={reload}>
           Refresh
         </button>
       </div>
+      <ErrorBox error={live.error} />
       <ErrorBox error={error} />
       {data && data.length === 0 && <p>No deliveries yet.</p>}
       {data && data.length > 0 && (
@@ -351,7 +372,18 @@ function Deliveries({ id }: { id: string }) {
 }
 
 export function DeliveryView({ id }: { id: string }) {
-  const { data, error, setData } = useLoad(() => call(api.GET('/api/deliveries/{id}', { params: { path: { id } } })), [id]);
+  // Its webhook's attempts are streamed (the stream filters by webhook, not delivery); only this delivery's trigger a read.
+  const [webhookId, setWebhookId] = useState<string | null>(null);
+  const { data, error, setData, live } = useLiveLoad(
+    async () => {
+      const d = await call(api.GET('/api/deliveries/{id}', { params: { path: { id } } }));
+      setWebhookId(d.webhook_id);
+      return d;
+    },
+    webhookId ? { webhook: webhookId } : null,
+    (a) => a.delivery_id === id,
+    [id],
+  );
   const [retryError, setRetryError] = useState<ApiError | null>(null);
   async function retry() {
     setRetryError(null);
@@ -417,7 +449,9 @@ export function DeliveryView({ id }: { id: string }) {
         </section>
       </div>
       <section class="card" aria-labelledby="attempts-title">
-        <h2 id="attempts-title">Attempts</h2>
+        <h2 id="attempts-title">
+          Attempts <LiveBadge state={live.state} />
+        </h2>
         <AttemptsTable className="attempts" attempts={data.attempts} result={['Status', (a) => a.response_status ?? '—']} />
       </section>
     </section>
