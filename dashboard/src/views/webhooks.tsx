@@ -14,28 +14,14 @@ import { href, navigate } from '../router.js';
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
 
-/** Health from the newest deliveries (the list is newest first): last finished outcome, failures in a row, pending. */
-export function health(deliveries: Delivery[]) {
-  const finished = deliveries.filter((d) => d.status !== 'pending');
-  let failuresInARow = 0;
-  for (const d of finished) {
-    if (d.status !== 'failed') break;
-    failuresInARow++;
-  }
-  return { last: finished[0]?.status ?? null, failuresInARow, pending: deliveries.length - finished.length };
-}
-
-const HEALTH_WINDOW = 20;
-
-function HealthCells({ id }: { id: string }) {
-  const { data } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: String(HEALTH_WINDOW) } } })), [id]);
-  if (!data) return <td colSpan={3}>…</td>;
-  const h = health(data);
+/** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
+function HealthCells({ health }: { health: Webhook['health'] }) {
+  if (!health) return <td colSpan={3}>—</td>;
   return (
     <>
-      <td>{h.last ? <span class={`badge ${h.last}`}>{h.last}</span> : 'none yet'}</td>
-      <td>{h.failuresInARow}</td>
-      <td>{h.pending}</td>
+      <td>{health.last_outcome ? <span class={`badge ${health.last_outcome}`}>{health.last_outcome}</span> : 'none yet'}</td>
+      <td class="failures-in-a-row">{health.failures_in_a_row}</td>
+      <td class="pending-count">{health.pending}</td>
     </>
   );
 }
@@ -55,7 +41,7 @@ export function WebhooksView() {
       {data && data.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption class="hint">Health counts the newest {HEALTH_WINDOW} deliveries of each webhook.</caption>
+            <caption class="hint">Health counts the newest {data[0].health?.window ?? 20} deliveries of each webhook.</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -80,7 +66,7 @@ export function WebhooksView() {
                   </td>
                   <td>{w.enabled ? 'yes' : 'no'}</td>
                   <td>{when(w.next_fire_at)}</td>
-                  <HealthCells id={w.id} />
+                  <HealthCells health={w.health} />
                 </tr>
               ))}
             </tbody>
