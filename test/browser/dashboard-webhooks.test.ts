@@ -138,6 +138,12 @@ suite('dashboard webhook pages in Chromium', () => {
     expect(await page.getByLabel('Mock API').inputValue()).toBe(apiId);
     expect(await page.getByLabel('Mock path (after the API id)').inputValue()).toBe('/mock/latest');
     await checkView(page, 'webhook-form');
+
+    // Phone width: one column, the history table scrolls inside its box.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => inPage(page, 'document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await checkView(page, 'phone-webhook');
+    await page.setViewportSize({ width: 1280, height: 900 });
   }, 60_000);
 
   it("links a failed delivery in the overview's failures to its page", async () => {
