@@ -8,14 +8,14 @@
  *   const client = createClient({ baseUrl: 'http://127.0.0.1:3000', adminKey });
  *   const { data, error } = await client.POST('/api/functions', { body: { name: 'hello', code } });
  *
- * `followLogs` reads the log streams (server-sent events), which a
+ * `followLogs` and `followDeliveries` read the event streams (server-sent events), which a
  * request/response client cannot.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
-export { followLogs, type FollowLogsOptions, type StreamEvent } from './events.js';
+export { followDeliveries, followLogs, type AttemptStreamEvent, type FollowDeliveriesOptions, type FollowLogsOptions, type StreamEvent } from './events.js';
 
 /** The named shapes of the API (`Schemas['Function']`, `Schemas['Delivery']`, ...). */
 export type Schemas = components['schemas'];

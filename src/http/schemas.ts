@@ -232,6 +232,17 @@ const WebhookSchema = {
     updated_at: instant,
     secret: { type: 'string', description: 'Only in the answer that generated or set it' },
     next_fires: { type: 'array', items: instant, description: 'Only in `GET /api/webhooks/{id}`: the next 5 fire times' },
+    health: {
+      type: 'object',
+      description: 'Only in `GET /api/webhooks`: counted over the webhook\'s `window` (20) newest deliveries',
+      properties: {
+        last_outcome: { type: ['string', 'null'], enum: ['succeeded', 'failed', null], description: 'The newest finished delivery\'s status; null when none has finished' },
+        failures_in_a_row: { type: 'integer', description: 'Finished deliveries that failed since the newest that succeeded (pending ones not counted)' },
+        pending: { type: 'integer', description: 'Deliveries still pending' },
+        window: { type: 'integer', description: 'How many of the newest deliveries were counted' },
+      },
+      required: ['last_outcome', 'failures_in_a_row', 'pending', 'window'],
+    },
   },
   required: [
     'id',

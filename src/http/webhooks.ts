@@ -11,7 +11,7 @@ import {
   type WebhookService,
   type WebhookUpdate,
 } from '../webhooks/service.js';
-import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import { NO_DELIVERIES, WEBHOOK_METHODS } from '../webhooks/types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
@@ -116,14 +116,17 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhooks',
-        summary: 'List webhooks (oldest first)',
+        summary: 'List webhooks (oldest first), each with its health over its 20 newest deliveries',
         querystring: pageQuerySchema,
         response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
       },
     },
     async function listWebhooks(request, reply) {
       const page = readPage(request.query);
-      return pageOf(await webhooks.list(page), page, request, reply, (w) => w.id).map((w) => webhookView(w));
+      const items = pageOf(await webhooks.list(page), page, request, reply, (w) => w.id);
+      // One query for the whole page: a list of N webhooks never costs N reads of deliveries.
+      const health = await webhooks.health(items);
+      return items.map((w) => webhookView(w, { health: health.get(w.id) ?? NO_DELIVERIES }));
     },
   );
 

@@ -17,6 +17,7 @@ import type {
   NewDelivery,
   NewWebhook,
   Webhook,
+  WebhookHealth,
   WebhookPatch,
 } from '../webhooks/types.js';
 
@@ -264,6 +265,12 @@ export interface WebhookStore {
   getWebhook(id: string): Promise<Webhook | null>;
   /** Oldest first; `page.after` is a webhook id. */
   listWebhooks(page: Page): Promise<Webhook[]>;
+  /**
+   * The health of each webhook named, over its `window` newest deliveries, in
+   * one query that reads at most `window` index entries per webhook. Webhooks
+   * with no delivery are absent from the map.
+   */
+  webhookHealth(ids: string[], window: number): Promise<Map<string, WebhookHealth>>;
   /** Fields present replace. Null when the webhook does not exist. */
   updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null>;
   /** Deletes the webhook and its deliveries (pending retries are cancelled). */

@@ -14,7 +14,7 @@ import type { Page } from '../types.js';
 import type { DeliveryEngine } from './engine.js';
 import { maskHeaders, unmaskHeaders } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import type { Delivery, NewWebhook, Webhook, WebhookMethod, WebhookPatch } from './types.js';
+import { HEALTH_WINDOW, type Delivery, type NewWebhook, type Webhook, type WebhookHealth, type WebhookMethod, type WebhookPatch } from './types.js';
 
 export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
@@ -45,7 +45,7 @@ export interface WebhookInput {
 export type WebhookUpdate = Partial<WebhookInput>;
 
 /** A webhook as the API shows it: `secret` never, sensitive header values masked (masking.ts). */
-export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[] } = {}) {
+export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}) {
   return {
     id: w.id,
     name: w.name,
@@ -68,6 +68,16 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
     updated_at: w.updatedAt,
     ...(extra.secret ? { secret: extra.secret } : {}),
     ...(extra.nextFires ? { next_fires: extra.nextFires } : {}),
+    ...(extra.health
+      ? {
+          health: {
+            last_outcome: extra.health.lastOutcome,
+            failures_in_a_row: extra.health.failuresInARow,
+            pending: extra.health.pending,
+            window: HEALTH_WINDOW,
+          },
+        }
+      : {}),
   };
 }
 
@@ -265,6 +275,14 @@ export class WebhookService {
 
   list(page: Page): Promise<Webhook[]> {
     return this.deps.store.listWebhooks(page);
+  }
+
+  /** Each webhook's health over its HEALTH_WINDOW newest deliveries, for the list (one query for the page). */
+  async health(webhooks: Webhook[]): Promise<Map<string, WebhookHealth>> {
+    return this.deps.store.webhookHealth(
+      webhooks.map((w) => w.id),
+      HEALTH_WINDOW,
+    );
   }
 
   async update(id: string, input: WebhookUpdate): Promise<{ webhook: Webhook; secret?: string }> {

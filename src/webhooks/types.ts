@@ -64,6 +64,20 @@ export type WebhookPatch = Partial<NewWebhook>;
 export type DeliveryTrigger = 'test' | 'schedule' | 'event' | 'async' | 'destination';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
+/** How many of a webhook's newest deliveries its health counts (the webhook list). */
+export const HEALTH_WINDOW = 20;
+
+/** A webhook's health over its HEALTH_WINDOW newest deliveries. */
+export interface WebhookHealth {
+  /** The newest finished delivery's status; null when none has finished. */
+  lastOutcome: 'succeeded' | 'failed' | null;
+  /** Finished deliveries that failed, newest first, before the newest that succeeded (pending ones skipped). */
+  failuresInARow: number;
+  pending: number;
+}
+
+export const NO_DELIVERIES: WebhookHealth = Object.freeze({ lastOutcome: null, failuresInARow: 0, pending: 0 });
+
 export interface Attempt {
   attempt: number;
   startedAt: string;

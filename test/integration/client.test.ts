@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, followLogs, type Schemas, type StreamEvent, type SwitchyardClient } from '../../src/client/index.js';
+import { createClient, followDeliveries, followLogs, type AttemptStreamEvent, type Schemas, type StreamEvent, type SwitchyardClient } from '../../src/client/index.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const KEY = 'client-test-key';
@@ -99,5 +99,29 @@ describe('typed client', () => {
     expect(lines.map((e) => e.data.message)).toEqual(['typed 21', 'typed 5']);
     expect(lines[0].id).toBe(firstId);
     expect(seen.some((e) => e.event === 'invocation' && e.data.function === 'typed' && e.data.status === 200)).toBe(true);
+  });
+
+  it('follows the deliveries stream with followDeliveries, told when it is open', async () => {
+    const stop = new AbortController();
+    const seen: AttemptStreamEvent[] = [];
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const reading = (async () => {
+      for await (const event of followDeliveries({ baseUrl: svc.url, adminKey: KEY, function: 'typed', signal: stop.signal, onOpen: opened })) {
+        seen.push(event);
+        if (event.data.outcome === 'succeeded') stop.abort();
+      }
+    })();
+    // Attempts recorded before the stream opened are not sent: a reader fetches the state when told it is open.
+    await open;
+    const queued = await client.POST('/api/functions/{name}/invoke', {
+      params: { path: { name: 'typed' }, header: { 'x-invocation-type': 'Event' } },
+      body: { body: { n: 3 } },
+    });
+    expect(queued.response.status).toBe(202);
+    await reading;
+    const invocationId = (queued.data as Schemas['InvocationAccepted']).invocation_id;
+    expect(seen.map((e) => [e.event, e.data.delivery_id, e.data.function, e.data.outcome])).toEqual([['attempt', invocationId, 'typed', 'succeeded']]);
+    expect(seen[0].id).toBe(seen[0].data.seq);
   });
 });

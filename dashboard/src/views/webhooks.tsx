@@ -4,37 +4,24 @@
  * enable/disable, delivery history, and one delivery's request, response,
  * attempts and retry.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { AttemptsTable, ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { useLiveLoad, type LiveState } from '../live.js';
 import { href, navigate } from '../router.js';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
 
-/** Health from the newest deliveries (the list is newest first): last finished outcome, failures in a row, pending. */
-export function health(deliveries: Delivery[]) {
-  const finished = deliveries.filter((d) => d.status !== 'pending');
-  let failuresInARow = 0;
-  for (const d of finished) {
-    if (d.status !== 'failed') break;
-    failuresInARow++;
-  }
-  return { last: finished[0]?.status ?? null, failuresInARow, pending: deliveries.length - finished.length };
-}
-
-const HEALTH_WINDOW = 20;
-
-function HealthCells({ id }: { id: string }) {
-  const { data } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: String(HEALTH_WINDOW) } } })), [id]);
-  if (!data) return <td colSpan={3}>…</td>;
-  const h = health(data);
+/** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
+function HealthCells({ health }: { health: Webhook['health'] }) {
+  if (!health) return <td colSpan={3}>—</td>;
   return (
     <>
-      <td>{h.last ? <span class={`badge ${h.last}`}>{h.last}</span> : 'none yet'}</td>
-      <td>{h.failuresInARow}</td>
-      <td>{h.pending}</td>
+      <td>{health.last_outcome ? <span class={`badge ${health.last_outcome}`}>{health.last_outcome}</span> : 'none yet'}</td>
+      <td class="failures-in-a-row">{health.failures_in_a_row}</td>
+      <td class="pending-count">{health.pending}</td>
     </>
   );
 }
@@ -54,7 +41,7 @@ export function WebhooksView() {
       {data && data.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption class="hint">Health counts the newest {HEALTH_WINDOW} deliveries of each webhook.</caption>
+            <caption class="hint">Health counts the newest {data[0].health?.window ?? 20} deliveries of each webhook.</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -79,7 +66,7 @@ export function WebhooksView() {
                   </td>
                   <td>{w.enabled ? 'yes' : 'no'}</td>
                   <td>{when(w.next_fire_at)}</td>
-                  <HealthCells id={w.id} />
+                  <HealthCells health={w.health} />
                 </tr>
               ))}
             </tbody>
@@ -100,7 +87,11 @@ interface Form {
   payload_template: string;
   headers: string;
   max_attempts: string;
+  schedule_s: string;
   timeout_ms: string;
+  mock_api: string;
+  mock_path: string;
+  enabled: boolean;
   new_secret: boolean;
 }
 
@@ -114,9 +105,39 @@ const formOf = (w: Webhook | null): Form => ({
   payload_template: JSON.stringify(w?.payload_template ?? { event: '{{event}}', data: '{{data}}' }, null, 2),
   headers: JSON.stringify(w?.headers ?? {}, null, 2),
   max_attempts: w ? String(w.retry.max_attempts) : '',
+  schedule_s: w?.retry.schedule_s?.join(', ') ?? '',
   timeout_ms: w ? String(w.timeout_ms) : '',
+  mock_api: w?.mock_endpoint?.api_id ?? '',
+  mock_path: w?.mock_endpoint?.path ?? '',
+  enabled: w?.enabled ?? true,
   new_secret: false,
 });
+
+/**
+ * Which input an API error names (`details.field`, e.g. `retry.schedule_s[1]`):
+ * it is marked invalid and focused, beside the message in the error box.
+ */
+const INPUT_OF_FIELD: Array<[string, string]> = [
+  ['name', 'wh-name'],
+  ['target_url', 'wh-url'],
+  ['method', 'wh-method'],
+  ['events', 'wh-events'],
+  ['cron', 'wh-cron'],
+  ['timezone', 'wh-tz'],
+  ['payload_template', 'wh-payload'],
+  ['headers', 'wh-headers'],
+  ['retry.max_attempts', 'wh-attempts'],
+  ['retry.schedule_s', 'wh-schedule'],
+  ['timeout_ms', 'wh-timeout'],
+  ['mock_endpoint.path', 'wh-mock-path'],
+  ['mock_endpoint', 'wh-mock-api'],
+];
+
+function inputOf(error: ApiError | null): string | null {
+  const field = (error?.details as { field?: unknown } | undefined)?.field;
+  if (typeof field !== 'string') return null;
+  return INPUT_OF_FIELD.find(([name]) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`))?.[1] ?? null;
+}
 
 /**
  * What the page says after a save (and a generated secret, shown once), handed to
@@ -124,7 +145,19 @@ const formOf = (w: Webhook | null): Form => ({
  */
 let afterSave: { id: string; notice: string; secret: string | null } | null = null;
 
-const count = (text: string) => (text.trim() ? Number(text) : undefined);
+/**
+ * A number typed in a field; text that is not one is sent as typed, so the
+ * API's own message (naming the field) says what is wrong with it.
+ */
+const count = (text: string): number | undefined => {
+  const t = text.trim();
+  if (!t) return undefined;
+  return (/^-?[0-9]+$/.test(t) ? Number(t) : t) as number;
+};
+const counts = (text: string): number[] | undefined => {
+  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? items.map((item) => count(item)!) : undefined;
+};
 
 export function WebhookDetail({ id }: { id: string | null }) {
   const loaded = useLoad(() => (id ? call(api.GET('/api/webhooks/{id}', { params: { path: { id } } })) : Promise.resolve(null)), [id]);
@@ -153,6 +186,12 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
   const [fired, setFired] = useState<Delivery | null>(null);
   const [secret] = useState<string | null>(handedOver?.secret ?? null);
   const set = (key: keyof Form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
+  const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: '1000' } } })), []);
+  const invalid = inputOf(error);
+  const marked = (id: string) => (invalid === id ? { 'aria-invalid': true as const } : {});
+  useEffect(() => {
+    if (invalid) document.getElementById(invalid)?.focus();
+  }, [error]);
 
   async function save(e: Event) {
     e.preventDefault();
@@ -172,13 +211,23 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
         events: events.length ? events : null,
         cron: form.cron.trim() || null,
         timezone: form.timezone.trim() || null,
-        ...(count(form.max_attempts) !== undefined ? { retry: { max_attempts: count(form.max_attempts)! } } : {}),
+        // Sent whole, both parts: a retry object replaces the stored one (a part left out is reset).
+        ...(count(form.max_attempts) !== undefined || counts(form.schedule_s)
+          ? { retry: { ...(count(form.max_attempts) !== undefined ? { max_attempts: count(form.max_attempts)! } : {}), ...(counts(form.schedule_s) ? { schedule_s: counts(form.schedule_s)! } : {}) } }
+          : webhook?.retry.schedule_s
+            ? { retry: null }
+            : {}),
+        mock_endpoint: form.mock_api ? { api_id: form.mock_api, path: form.mock_path.trim() } : null,
         ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
         ...(form.new_secret ? { secret: 'generate' } : {}),
       };
       const saved = webhook
         ? await call(api.PUT('/api/webhooks/{id}', { params: { path: { id: webhook.id } }, body }))
-        : await call(api.POST('/api/webhooks', { body: { ...body, events: body.events ?? undefined, cron: body.cron ?? undefined, timezone: body.timezone ?? undefined } }));
+        : await call(
+            api.POST('/api/webhooks', {
+              body: { ...body, events: body.events ?? undefined, cron: body.cron ?? undefined, timezone: body.timezone ?? undefined, enabled: form.enabled },
+            }),
+          );
       if ('dry_run' in saved) return;
       afterSave = { id: saved.id, notice: webhook ? 'Saved' : 'Created', secret: saved.secret ?? null };
       onSaved(saved);
@@ -235,42 +284,78 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
       <form class="card" onSubmit={save} aria-label="Webhook settings">
         <div class="grid">
           <Field label="Name" id="wh-name">
-            <input id="wh-name" value={form.name} onInput={set('name')} required />
+            <input id="wh-name" {...marked('wh-name')} value={form.name} onInput={set('name')} required />
           </Field>
           <Field label="Method" id="wh-method">
-            <select id="wh-method" value={form.method} onChange={set('method')}>
+            <select id="wh-method" {...marked('wh-method')} value={form.method} onChange={set('method')}>
               {['POST', 'PUT', 'PATCH', 'GET', 'DELETE'].map((m) => (
                 <option key={m}>{m}</option>
               ))}
             </select>
           </Field>
           <Field label="Target URL" id="wh-url">
-            <input id="wh-url" type="url" value={form.target_url} onInput={set('target_url')} required />
+            <input id="wh-url" {...marked('wh-url')} type="url" value={form.target_url} onInput={set('target_url')} required />
           </Field>
           <Field label="Events (comma-separated)" id="wh-events">
-            <input id="wh-events" value={form.events} onInput={set('events')} placeholder="order.created, user.*" />
+            <input id="wh-events" {...marked('wh-events')} value={form.events} onInput={set('events')} placeholder="order.created, user.*" />
           </Field>
           <Field label="Cron (five fields)" id="wh-cron">
-            <input id="wh-cron" value={form.cron} onInput={set('cron')} placeholder="*/5 * * * *" />
+            <input id="wh-cron" {...marked('wh-cron')} value={form.cron} onInput={set('cron')} placeholder="*/5 * * * *" />
           </Field>
           <Field label="Time zone" id="wh-tz">
-            <input id="wh-tz" value={form.timezone} onInput={set('timezone')} placeholder="UTC" />
+            <input id="wh-tz" {...marked('wh-tz')} value={form.timezone} onInput={set('timezone')} placeholder="UTC" />
           </Field>
         </div>
         <Field label="Payload template (JSON)" id="wh-payload">
-          <textarea id="wh-payload" rows={5} value={form.payload_template} onInput={set('payload_template')} spellcheck={false} />
+          <textarea id="wh-payload" {...marked('wh-payload')} rows={5} value={form.payload_template} onInput={set('payload_template')} spellcheck={false} />
         </Field>
         <Field label="Headers (JSON object)" id="wh-headers" hint="Sensitive values are shown masked; sending the mask back keeps them.">
-          <textarea id="wh-headers" rows={3} value={form.headers} onInput={set('headers')} spellcheck={false} aria-describedby="wh-headers-hint" />
+          <textarea id="wh-headers" {...marked('wh-headers')} rows={3} value={form.headers} onInput={set('headers')} spellcheck={false} aria-describedby="wh-headers-hint" />
         </Field>
         <div class="grid">
           <Field label="Attempts at most" id="wh-attempts">
-            <input id="wh-attempts" inputMode="numeric" value={form.max_attempts} onInput={set('max_attempts')} placeholder="server default" />
+            <input id="wh-attempts" {...marked('wh-attempts')} inputMode="numeric" value={form.max_attempts} onInput={set('max_attempts')} placeholder="server default" />
+          </Field>
+          <Field label="Retry schedule (seconds, comma-separated)" id="wh-schedule" hint="Waits between attempts; empty: exponential backoff">
+            <input
+              id="wh-schedule"
+              {...marked('wh-schedule')}
+              value={form.schedule_s}
+              onInput={set('schedule_s')}
+              placeholder="10, 60, 600"
+              aria-describedby="wh-schedule-hint"
+            />
           </Field>
           <Field label="Timeout (ms)" id="wh-timeout">
-            <input id="wh-timeout" inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
+            <input id="wh-timeout" {...marked('wh-timeout')} inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
           </Field>
         </div>
+        <fieldset class="grid mock">
+          <legend>Mock endpoint (its answer fills the payload's data)</legend>
+          <Field label="Mock API" id="wh-mock-api">
+            <select id="wh-mock-api" {...marked('wh-mock-api')} value={form.mock_api} onChange={set('mock_api')}>
+              <option value="">none</option>
+              {/* A stored API id the list lacks (deleted since, or past the first page) stays selectable. */}
+              {form.mock_api && !apis.data?.some((a) => a.id === form.mock_api) && <option value={form.mock_api}>{form.mock_api}</option>}
+              {apis.data?.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name} ({a.basePath})
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Mock path (after the API id)" id="wh-mock-path">
+            <input id="wh-mock-path" {...marked('wh-mock-path')} value={form.mock_path} onInput={set('mock_path')} placeholder="/orders/latest" disabled={!form.mock_api} />
+          </Field>
+        </fieldset>
+        {!webhook && (
+          <div class="field checkbox">
+            <label>
+              <input type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.currentTarget.checked })} /> Enabled (fires on its
+              schedule and events)
+            </label>
+          </div>
+        )}
         <div class="field checkbox">
           <label>
             <input type="checkbox" checked={form.new_secret} onChange={(e) => setForm({ ...form, new_secret: e.currentTarget.checked })} />{' '}
@@ -288,7 +373,7 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
           {notice && <span role="status">{notice}</span>}
         </div>
       </form>
-      {webhook && <Deliveries id={webhook.id} key={fired?.id ?? ''} />}
+      {webhook && <Deliveries id={webhook.id} fired={fired?.id ?? null} />}
       {webhook && (
         <div class="card">
           <ConfirmDelete
@@ -304,16 +389,36 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
   );
 }
 
-function Deliveries({ id }: { id: string }) {
-  const { data, error, reload } = useLoad(() => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })), [id]);
+/** Whether the page follows the deliveries stream now; a screen reader hears it change. */
+function LiveBadge({ state }: { state: LiveState }) {
+  return (
+    <span class={`badge live-state ${state}`} role="status" title="Updates as attempts are recorded, on any node">
+      {state === 'live' ? 'live' : state}
+    </span>
+  );
+}
+
+/** The webhook's newest deliveries, read again whenever the stream reports one of its attempts. */
+function Deliveries({ id, fired }: { id: string; fired: string | null }) {
+  const { data, error, reload, live } = useLiveLoad(
+    () => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })),
+    { webhook: id },
+    () => true,
+    [id],
+  );
+  // A test-fire from this page shows at once, even while the stream is down.
+  useEffect(() => void (fired && reload()), [fired]);
   return (
     <section class="card" aria-labelledby="deliveries-title">
       <div class="title-row">
-        <h2 id="deliveries-title">Deliveries</h2>
+        <h2 id="deliveries-title">
+          Deliveries <LiveBadge state={live.state} />
+        </h2>
         <button type="button" class="secondary" onClick={reload}>
           Refresh
         </button>
       </div>
+      <ErrorBox error={live.error} />
       <ErrorBox error={error} />
       {data && data.length === 0 && <p>No deliveries yet.</p>}
       {data && data.length > 0 && (
@@ -351,7 +456,18 @@ function Deliveries({ id }: { id: string }) {
 }
 
 export function DeliveryView({ id }: { id: string }) {
-  const { data, error, setData } = useLoad(() => call(api.GET('/api/deliveries/{id}', { params: { path: { id } } })), [id]);
+  // Its webhook's attempts are streamed (the stream filters by webhook, not delivery); only this delivery's trigger a read.
+  const [webhookId, setWebhookId] = useState<string | null>(null);
+  const { data, error, setData, live } = useLiveLoad(
+    async () => {
+      const d = await call(api.GET('/api/deliveries/{id}', { params: { path: { id } } }));
+      setWebhookId(d.webhook_id);
+      return d;
+    },
+    webhookId ? { webhook: webhookId } : null,
+    (a) => a.delivery_id === id,
+    [id],
+  );
   const [retryError, setRetryError] = useState<ApiError | null>(null);
   async function retry() {
     setRetryError(null);
@@ -417,7 +533,9 @@ export function DeliveryView({ id }: { id: string }) {
         </section>
       </div>
       <section class="card" aria-labelledby="attempts-title">
-        <h2 id="attempts-title">Attempts</h2>
+        <h2 id="attempts-title">
+          Attempts <LiveBadge state={live.state} />
+        </h2>
         <AttemptsTable className="attempts" attempts={data.attempts} result={['Status', (a) => a.response_status ?? '—']} />
       </section>
     </section>

@@ -9,7 +9,8 @@ import type pg from 'pg';
 import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type { NewWebhook, Webhook, WebhookPatch } from '../../webhooks/types.js';
+import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../../webhooks/types.js';
+import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
 import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../sqlite/webhook-rows.js';
 import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
@@ -81,6 +82,23 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
       page.limit,
     ]);
     return rows.map(toWebhook);
+  }
+
+  async webhookHealth(ids: string[], window: number): Promise<Map<string, WebhookHealth>> {
+    if (ids.length === 0) return new Map();
+    // LATERAL: each webhook's newest `window` rows, one index range read each.
+    const rows = await this.rows<HealthRow>(
+      `WITH recent AS (
+         SELECT w.id AS webhook_id, d.status, d.n
+         FROM unnest($1::text[]) AS w(id)
+         CROSS JOIN LATERAL (
+           SELECT status, ROW_NUMBER() OVER (ORDER BY id DESC) AS n
+           FROM (SELECT id, status FROM deliveries WHERE webhook_id = w.id COLLATE "C" ORDER BY id DESC LIMIT $2) newest
+         ) d
+       )${HEALTH_FROM_RECENT}`,
+      [ids, window],
+    );
+    return healthMap(rows);
   }
 
   async updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null> {

@@ -18,10 +18,12 @@ import type {
   NewDelivery,
   NewWebhook,
   Webhook,
+  WebhookHealth,
   WebhookPatch,
 } from '../../webhooks/types.js';
 import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
+import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
 import type { FunctionScheduleRow } from './webhook-rows.js';
@@ -51,6 +53,14 @@ function prepareWebhookStatements(db: Database.Database) {
       VALUES (@id, ${webhookValues}, @now, @now) RETURNING *`),
     getWebhook: p('SELECT * FROM webhooks WHERE id = ?'),
     listWebhooks: p('SELECT * FROM webhooks WHERE id > ? ORDER BY id LIMIT ?'),
+    // No LATERAL in SQLite: each webhook's rows from the id of its window-th newest
+    // delivery on (a range of the (webhook_id, id) index; the first when it has fewer).
+    webhookHealth: p(`WITH asked(id) AS (SELECT value FROM json_each(@ids)),
+      recent AS (
+        SELECT d.webhook_id, d.status, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.id DESC) AS n
+        FROM asked JOIN deliveries d ON d.webhook_id = asked.id AND d.id >= COALESCE(
+          (SELECT x.id FROM deliveries x WHERE x.webhook_id = asked.id ORDER BY x.id DESC LIMIT 1 OFFSET @skip), '')
+      )${HEALTH_FROM_RECENT}`),
     updateWebhook: p(`UPDATE webhooks SET (${webhookColumns}, updated_at) = (${webhookValues}, @now)
       WHERE id = @id RETURNING *`),
     deleteWebhook: p('DELETE FROM webhooks WHERE id = ?'),
@@ -201,6 +211,11 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async listWebhooks(page: Page): Promise<Webhook[]> {
     return (this.w.listWebhooks.all(page.after ?? '', page.limit) as WebhookRow[]).map(toWebhook);
+  }
+
+  async webhookHealth(ids: string[], window: number): Promise<Map<string, WebhookHealth>> {
+    if (ids.length === 0) return new Map();
+    return healthMap(this.w.webhookHealth.all({ ids: JSON.stringify(ids), skip: window - 1 }) as HealthRow[]);
   }
 
   async updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null> {
