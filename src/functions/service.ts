@@ -11,6 +11,7 @@ import {
   INVOCATION_ERROR_STATUS,
   InvalidCodeError,
   functionNotFound,
+  functionVersionNotFound,
   type InvocationErrorCode,
 } from '../errors.js';
 import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
@@ -19,7 +20,16 @@ import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
-import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page, StoredLogLine } from '../types.js';
+import type {
+  EventFormat,
+  FunctionLogLine,
+  FunctionRecord,
+  FunctionRuntimeName,
+  FunctionVersion,
+  FunctionVersionSummary,
+  Page,
+  StoredLogLine,
+} from '../types.js';
 import type { FunctionLogSink } from './log-sink.js';
 import {
   readAsync,
@@ -89,6 +99,22 @@ export function functionView(fn: FunctionRecord, withCode = false) {
     created_at: fn.createdAt,
     updated_at: fn.updatedAt,
     ...(withCode ? { code: fn.code } : {}),
+  };
+}
+
+/** A version of the history in answers (`FunctionVersion`); its code only when asked for. */
+export function functionVersionView(v: FunctionVersionSummary | FunctionVersion) {
+  return {
+    version: v.version,
+    runtime: v.runtime,
+    handler: v.handler,
+    event_format: v.eventFormat,
+    timeout_ms: v.timeoutMs,
+    memory_mb: v.memoryMb,
+    code_sha256: v.codeSha256,
+    code_bytes: v.codeBytes,
+    created_at: v.createdAt,
+    ...('code' in v ? { code: v.code } : {}),
   };
 }
 
@@ -277,6 +303,21 @@ export class FunctionService {
     const fn = await this.store.getFunction(name);
     if (!fn) throw functionNotFound(name);
     return fn;
+  }
+
+  /** The kept versions, newest first (404 for an unknown function). */
+  async versions(name: string): Promise<FunctionVersionSummary[]> {
+    const list = await this.store.listFunctionVersions(name);
+    if (!list) throw functionNotFound(name);
+    return list;
+  }
+
+  /** One kept version with its code: 404 `function_not_found`, or `function_version_not_found` for a version not kept. */
+  async version(name: string, version: number): Promise<FunctionVersion> {
+    const found = await this.store.getFunctionVersion(name, version);
+    if (found) return found;
+    await this.get(name);
+    throw functionVersionNotFound(name, version);
   }
 
   list(page: Page): Promise<FunctionRecord[]> {
