@@ -201,7 +201,7 @@ function FunctionPage({ fn, run, version, onSaved }: { fn: Fn | null; run?: stri
       {fn && <Versions fn={fn} open={version} onRestored={onSaved} />}
       {fn && <InvokePanel name={fn.name} />}
       {fn && <Console name={fn.name} />}
-      {fn && <Triggers fn={fn} />}
+      {fn && <Triggers fn={fn} onSaved={onSaved} />}
       {fn && <BackgroundRuns name={fn.name} open={run} />}
       {fn && (
         <div class="card">
