@@ -19,6 +19,7 @@ import { nextRequestId } from '../ids.js';
 import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
+import type { StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type {
   EventFormat,
@@ -134,6 +135,8 @@ export class FunctionService {
     private readonly invocations: InvocationHub | null = null,
     /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
     private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
+    /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
+    private readonly stats: StatsCollector | null = null,
   ) {}
 
   private now(): number {
@@ -350,6 +353,10 @@ export class FunctionService {
       const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
       answer = { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
     }
+    // Counted here, not in the gateway: the invoke endpoint is not on the hot path, and
+    // the gateway's own counting stays as it was.
+    if (answer.error === null) this.stats?.okCell(name).add();
+    else this.stats?.invocationFailed(name, answer.error.code, answer.error.message, requestId);
     if (this.invocations?.active) {
       this.invocations.publish({
         function: name,
