@@ -78,7 +78,7 @@ export function Versions({ fn, open, onRestored }: { fn: Fn & { code?: string };
                 <tr key={v.version} aria-current={String(v.version) === open ? 'true' : undefined}>
                   <td>
                     <a href={href('functions', fn.name, 'versions', String(v.version))}>Version {v.version}</a>
-                    {v.version === fn.version && <span class="badge">current</span>}
+                    {v.version === fn.version && <> <span class="badge">current</span></>}
                   </td>
                   <td>{when(v.created_at)}</td>
                   <td class="num">{size(v.code_bytes)}</td>
