@@ -3,12 +3,18 @@
  * Route tables and function records are cached on the hot path; every write goes
  * through a service that publishes here, and the caches drop what changed. A
  * multi-node store (PostgreSQL LISTEN/NOTIFY) feeds the same bus from other nodes.
+ * The log streams use the same path to say that someone watches invocations.
  */
 export type Change =
   | { kind: 'api'; id: string }
   | { kind: 'function'; name: string }
   /** Something may have been missed (a lost database connection): drop every cached entry. */
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  /**
+   * Not a cache entry: the process `origin` has a log stream open, so every process
+   * shares its finished invocations for a while (src/streams/invocations.ts).
+   */
+  | { kind: 'watching'; origin: string };
 
 /**
  * How processes sharing one database tell each other about changes: a table

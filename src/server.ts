@@ -82,7 +82,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
-  const invocations = new InvocationHub();
+  const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats(clock, store, log);
   const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector);
   webhooks = createWebhooks({
@@ -198,6 +198,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await Promise.all([app.close(), webhooks!.stop(config.shutdownGraceMs)]);
       clearInterval(sweep);
       clearTimeout(grace);
+      await invocations.close();
       changes.close();
       await logSink.flush();
       await stats.flusher.stop();

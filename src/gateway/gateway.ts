@@ -99,7 +99,7 @@ export class Gateway {
     changes.subscribe((change) => {
       if (change.kind === 'api') this.tables.invalidate(change.id);
       else if (change.kind === 'function') this.functions.invalidate(change.name);
-      else {
+      else if (change.kind === 'reset') {
         this.tables.clear();
         this.functions.clear();
       }

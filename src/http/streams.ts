@@ -4,7 +4,8 @@
  *
  * Console lines come from the store, followed by id (event-stream.ts: every
  * node's lines, resumable with `Last-Event-ID` or `?since=`). Invocation
- * events are this process's own (InvocationHub): they are live only.
+ * events come from the InvocationHub (every process's and node's, shared
+ * through the store while someone watches): they are live only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
@@ -13,7 +14,7 @@ import { NAME_PATTERN } from './functions.js';
 import { errors } from './schemas.js';
 import type { FunctionService } from '../functions/service.js';
 import type { Store } from '../store/store.js';
-import type { InvocationEvent, InvocationHub } from '../streams/invocations.js';
+import type { InvocationHub } from '../streams/invocations.js';
 import type { StoredLogLine } from '../types.js';
 
 export interface StreamOptions {
@@ -47,9 +48,8 @@ export function logEventOf(line: StoredLogLine): string {
   return `event: log\nid: ${line.id}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-export function invocationEventOf(event: InvocationEvent): string {
-  return `event: invocation\ndata: ${JSON.stringify(event)}\n\n`;
-}
+/** The SSE wire form of one finished invocation (`data`: its JSON, serialised once by the hub). */
+export const invocationEventOf = (data: string) => `event: invocation\ndata: ${data}\n\n`;
 
 function functionFilter(value: string | undefined): string[] | null {
   if (value === undefined || value === '') return null;
@@ -67,7 +67,7 @@ const streamQuery = cursorQuery('log line id');
 
 const EVENT_STREAM_DESCRIPTION =
   'Server-sent events. `event: log` (with `id:` the line id) carries a LogStreamEntry, ' +
-  '`event: invocation` an InvocationEvent (this server\'s invocations, live only); `: ping` comments keep the connection open.';
+  '`event: invocation` an InvocationEvent (every node\'s invocations, live only); `: ping` comments keep the connection open.';
 
 const streamResponse = {
   description: EVENT_STREAM_DESCRIPTION,
@@ -90,8 +90,8 @@ export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions):
         eventOf: logEventOf,
       },
       live: (send) =>
-        opts.invocations.subscribe((event) => {
-          if (names === null || names.includes(event.function)) send(invocationEventOf(event));
+        opts.invocations.subscribe((functionName, data) => {
+          if (names === null || names.includes(functionName)) send(invocationEventOf(data));
         }),
     });
   }

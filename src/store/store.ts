@@ -146,6 +146,26 @@ export interface Store extends WebhookStore {
   listAttemptsAfter(afterSeq: number, filter: { webhookId?: string; functionName?: string }, limit: number): Promise<AttemptEvent[]>;
   /** The cursor of the newest recorded attempt (0 when none): where a live stream starts. */
   lastAttemptSeq(): Promise<number>;
+
+  // Finished invocations shared between processes while someone watches (src/streams/invocations.ts).
+  /** Appends one process's events (`origin` marks the process), oldest first. */
+  appendInvocationEvents(origin: string, events: readonly InvocationEventRow[]): Promise<void>;
+  /** Events with an id above `afterId` written by other processes than `origin`, oldest first, at most `limit`. */
+  listInvocationEventsAfter(afterId: number, origin: string, limit: number): Promise<StoredInvocationEvent[]>;
+  /** The id of the newest event (0 when none): where a follower starts. */
+  lastInvocationEventId(): Promise<number>;
+  /** Deletes the events stored more than `keepMs` ago (by the database's clock on PostgreSQL). */
+  pruneInvocationEvents(keepMs: number): Promise<void>;
+}
+
+/** One finished invocation as the streams send it: `data` is the event's JSON, ready for the wire. */
+export interface InvocationEventRow {
+  function: string;
+  data: string;
+}
+
+export interface StoredInvocationEvent extends InvocationEventRow {
+  id: number;
 }
 
 /**

@@ -1,9 +1,26 @@
 /**
- * In-process feed of finished invocations (gateway requests and manual invokes)
- * for the server-sent event streams. The gateway's hot path asks `active` first
- * and builds nothing while nobody listens; listeners run synchronously and must
- * not throw (a stream only queues a line for its socket).
+ * Finished invocations (gateway requests, manual invokes, background runs) for
+ * the log streams, from every process and node on the database.
+ *
+ * Nothing is built or written while nobody watches: the hot path asks `active`
+ * first, two field reads. A process with a stream open
+ * - hands its own invocations to its streams at once,
+ * - says on the change feed that it watches, when a stream opens and again
+ *   every ANNOUNCE_MS (the word lapses after three of them are missed, so a process that
+ *   died stops costing, and a process that just started hears it soon), and
+ * - follows the shared `invocation_events` table by id for everyone else's.
+ * A process that heard another say it watches writes its invocations to that
+ * table in batches (every FLUSH_MS) until the word lapses. Rows live KEEP_MS.
+ *
+ * Why a table and not the change feed itself: NOTIFY payloads are capped at
+ * 8000 bytes and SQLite has no notifications, while a batched insert and an
+ * indexed read by id cost the same on both stores. Under a flood, a batch keeps
+ * MAX_BATCH events and drops the rest: a stream is for watching, the metrics
+ * and statistics count everything.
  */
+import { randomBytes } from 'node:crypto';
+import type { ChangeBus } from '../changes.js';
+import type { InvocationEventRow, Store } from '../store/store.js';
 
 export interface InvocationEvent {
   function: string;
@@ -19,29 +36,198 @@ export interface InvocationEvent {
   outcome: string;
 }
 
-export type InvocationListener = (event: InvocationEvent) => void;
+/** Gets the function's name and the event's JSON (serialised once, for every stream). Runs synchronously; must not throw. */
+export type InvocationListener = (functionName: string, data: string) => void;
+
+export type InvocationEventStore = Pick<
+  Store,
+  'appendInvocationEvents' | 'listInvocationEventsAfter' | 'lastInvocationEventId' | 'pruneInvocationEvents'
+>;
+
+export interface SharedInvocations {
+  store: InvocationEventStore;
+  changes: ChangeBus;
+  log: { warn(obj: object, msg?: string): void };
+  /** Test seams; the defaults are the constants below. */
+  flushMs?: number;
+  pollMs?: number;
+  announceMs?: number;
+}
+
+const FLUSH_MS = 100;
+const POLL_MS = 250;
+const ANNOUNCE_MS = 2_000;
+/** How long the word that someone watches holds without being said again. */
+const WATCH_TTL_ANNOUNCEMENTS = 3;
+const KEEP_MS = 120_000;
+const PRUNE_EVERY_MS = 60_000;
+/** Events one process writes per flush, at most (a stream shows a sample beyond 10,000 a second). */
+const MAX_BATCH = 1000;
+/** Rows a follower reads per query. */
+const READ_BATCH = 500;
 
 export class InvocationHub {
+  /** Marks this process's rows and announcements, so it skips its own. */
+  readonly origin = randomBytes(8).toString('hex');
   private readonly listeners = new Set<InvocationListener>();
+  private readonly flushMs: number;
+  private readonly pollMs: number;
+  private readonly announceMs: number;
 
-  /** True while at least one stream listens: callers build events only then. */
+  // Writing for the others.
+  private othersWatching = false;
+  private othersLapse: NodeJS.Timeout | null = null;
+  private batch: InvocationEventRow[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private lastPrune = 0;
+
+  // Following the others while this process has streams.
+  private following = 0;
+  private announceTimer: NodeJS.Timeout | null = null;
+  private lastAnnounced = 0;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private readonly stopWatchingChanges: () => void = () => undefined;
+  private closed = false;
+
+  /** Without `shared`, only this process's invocations reach its streams. */
+  constructor(private readonly shared: SharedInvocations | null = null) {
+    this.flushMs = shared?.flushMs ?? FLUSH_MS;
+    this.pollMs = shared?.pollMs ?? POLL_MS;
+    this.announceMs = shared?.announceMs ?? ANNOUNCE_MS;
+    if (shared) {
+      this.stopWatchingChanges = shared.changes.subscribe((change) => {
+        if (change.kind === 'watching' && change.origin !== this.origin) this.heardWatcher();
+      });
+    }
+  }
+
+  /** True while a stream listens here or on another process: callers build events only then. */
   get active(): boolean {
-    return this.listeners.size > 0;
+    return this.listeners.size > 0 || this.othersWatching;
+  }
+
+  /** True while another process watches: this one writes its invocations to the shared table. */
+  get sharing(): boolean {
+    return this.othersWatching;
   }
 
   subscribe(listener: InvocationListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (this.listeners.size === 1) this.startFollowing();
+    // A new stream (a page just opened) should not wait for the next round to hear from the others.
+    else if (Date.now() - this.lastAnnounced > 1000) this.announce();
+    return () => {
+      if (this.listeners.delete(listener) && this.listeners.size === 0) this.stopFollowing();
+    };
   }
 
   publish(event: InvocationEvent): void {
+    const data = JSON.stringify(event);
+    this.deliver(event.function, data);
+    if (this.othersWatching && this.batch.length < MAX_BATCH) {
+      this.batch.push({ function: event.function, data });
+      this.flushTimer ??= setTimeout(() => void this.flush(), this.flushMs);
+    }
+  }
+
+  /** Stops following and announcing, and writes what is batched. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopWatchingChanges();
+    this.stopFollowing();
+    if (this.othersLapse) clearTimeout(this.othersLapse);
+    this.othersWatching = false;
+    await this.flush();
+  }
+
+  private deliver(functionName: string, data: string): void {
     for (const listener of this.listeners) {
       try {
-        listener(event);
+        listener(functionName, data);
       } catch {
         // One broken stream must not break the invocation or the other streams.
       }
     }
+  }
+
+  private heardWatcher(): void {
+    if (this.closed) return;
+    this.othersWatching = true;
+    if (this.othersLapse) clearTimeout(this.othersLapse);
+    this.othersLapse = setTimeout(() => {
+      this.othersWatching = false;
+      this.othersLapse = null;
+    }, WATCH_TTL_ANNOUNCEMENTS * this.announceMs);
+    this.othersLapse.unref();
+  }
+
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const shared = this.shared;
+    if (!shared || this.batch.length === 0) return this.writing;
+    const batch = this.batch;
+    this.batch = [];
+    this.writing = this.writing.then(async () => {
+      try {
+        await shared.store.appendInvocationEvents(this.origin, batch);
+        if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+          this.lastPrune = Date.now();
+          await shared.store.pruneInvocationEvents(KEEP_MS);
+        }
+      } catch (err) {
+        shared.log.warn({ err }, 'could not share invocation events with the other processes');
+      }
+    });
+    return this.writing;
+  }
+
+  private startFollowing(): void {
+    const shared = this.shared;
+    if (!shared || this.closed) return;
+    // A generation: a poll still in flight from an earlier round stops on its own.
+    const round = ++this.following;
+    this.announce();
+    this.announceTimer = setInterval(() => this.announce(), this.announceMs);
+    this.announceTimer.unref();
+
+    let cursor: number | null = null;
+    const poll = async () => {
+      this.pollTimer = null;
+      let full = false;
+      try {
+        if (cursor === null) cursor = await shared.store.lastInvocationEventId();
+        else {
+          const rows = await shared.store.listInvocationEventsAfter(cursor, this.origin, READ_BATCH);
+          if (round !== this.following) return;
+          for (const row of rows) {
+            cursor = row.id;
+            this.deliver(row.function, row.data);
+          }
+          full = rows.length === READ_BATCH;
+        }
+      } catch (err) {
+        shared.log.warn({ err }, "could not read the other processes' invocation events; retrying");
+      }
+      if (round !== this.following) return;
+      this.pollTimer = setTimeout(() => void poll(), full ? 0 : this.pollMs);
+      this.pollTimer.unref();
+    };
+    void poll();
+  }
+
+  private announce(): void {
+    this.lastAnnounced = Date.now();
+    this.shared?.changes.publish({ kind: 'watching', origin: this.origin });
+  }
+
+  private stopFollowing(): void {
+    this.following++;
+    if (this.announceTimer) clearInterval(this.announceTimer);
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.announceTimer = null;
+    this.pollTimer = null;
   }
 }
 

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
+import { openSse } from '../helpers/sse.js';
 import { pgSchemaUrl, postgresUnavailable } from '../helpers/test-database.js';
 import { sleep, until } from '../helpers/until.js';
 
@@ -330,6 +331,24 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     }, 'every request id in the access log');
     const upstreams = new Set([...log.matchAll(/upstream="127\.0\.0\.1:(\d+)"/g)].map((m) => Number(m[1])));
     expect([...upstreams].sort()).toEqual([...ports].sort());
+  });
+
+  it("streams every node's invocations on one log stream through nginx, as they happen", async () => {
+    // The stream lands on one node; the other two share their invocations once they hear someone watches.
+    const stream = await openSse(`${base}/api/functions/who/logs/stream`);
+    try {
+      expect(stream.status).toBe(200);
+      const upstreamOf = (id: string) => new RegExp(`^${id} 200 GET \\S+ upstream="127\\.0\\.0\\.1:(\\d+)"`, 'm').exec(accessLog())?.[1];
+      const streamedFrom = () =>
+        new Set(stream.events.filter((e) => e.event === 'invocation').map((e) => upstreamOf(e.json.request_id)).filter((p) => p !== undefined).map(Number));
+      await until(async () => {
+        for (let i = 0; i < 6; i++) expect((await via('GET', invokeUrl)).status).toBe(200);
+        return streamedFrom().size === 3;
+      }, 'invocations served by all three nodes on the stream');
+      expect([...streamedFrom()].sort()).toEqual([...ports].sort());
+    } finally {
+      stream.close();
+    }
   });
 
   it('passes a body of exactly client_max_body_size (= SWITCHYARD_BODY_LIMIT) and refuses one byte more itself (413)', async () => {

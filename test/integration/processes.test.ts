@@ -1,7 +1,8 @@
 /**
  * `--processes 2`: one port, two server processes under a node:cluster primary
  * (src/cluster.ts), on a SQLite file or (TEST_STORE=postgres) PostgreSQL. Both
- * answer; a change made through one is served by the other; each cron slot
+ * answer; a change made through one is served by the other; a log stream
+ * shows both processes' invocations; each cron slot
  * fires once; a killed process is replaced while the port keeps answering;
  * SIGTERM to the primary drains a request in flight and exits 0.
  *
@@ -14,6 +15,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
 import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+import { openSse } from '../helpers/sse.js';
 import { until } from '../helpers/until.js';
 
 const ENV = {
@@ -186,6 +188,41 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
     a.close();
     b.close();
   }, 30_000);
+
+  it("streams both processes' invocations on one log stream, whichever process holds it", async () => {
+    const a = await connectTo(svc.url, {});
+    const b = await connectTo(svc.url, { not: a.pid });
+    expect((await a.request('POST', '/api/functions', { name: 'watched', code: 'exports.handler = async () => ({ statusCode: 200, body: {} });' })).status).toBe(201);
+    // One route called only through process a, one only through process b: the event's path says which served it.
+    const api = await a.request('POST', '/api/apis', {
+      name: 'watched',
+      basePath: '/watched',
+      routes: [
+        { method: 'GET', path: '/a', function: 'watched' },
+        { method: 'GET', path: '/b', function: 'watched' },
+      ],
+    });
+    expect(api.status).toBe(201);
+    const base = `/api/invoke/fn/${api.json.id}/watched`;
+    await until(async () => (await b.request('GET', `${base}/b`)).status === 200, 'the route through the other process');
+    const stream = await openSse(svc.url + '/api/functions/watched/logs/stream');
+    try {
+      expect(stream.status).toBe(200);
+      // The process without the stream shares its invocations once it hears that someone
+      // watches (the change feed): call through both until each one's invocation arrives.
+      const paths = () => new Set(stream.events.filter((e) => e.event === 'invocation').map((e) => e.json.path));
+      await until(async () => {
+        expect((await a.request('GET', `${base}/a`)).status).toBe(200);
+        expect((await b.request('GET', `${base}/b`)).status).toBe(200);
+        return paths().size === 2;
+      }, 'invocations of both processes on the stream');
+      expect([...paths()].sort()).toEqual(['/watched/a', '/watched/b']);
+    } finally {
+      stream.close();
+      a.close();
+      b.close();
+    }
+  });
 
   it('fires each cron slot once with two processes', async () => {
     const start = Date.parse('2026-07-01T10:00:30.000Z');

@@ -1,7 +1,8 @@
 /**
  * The server-sent event streams of function activity over real HTTP: console
  * lines (from the store, resumable by id) and invocation events on both the
- * per-function and the all-functions stream, the admin key, unknown functions,
+ * per-function and the all-functions stream, another node's lines and
+ * invocations, the admin key, unknown functions,
  * keep-alive comments, and a shutdown that an open stream does not hold up.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,14 +136,52 @@ describe('log streams', () => {
     await resumed.waitFor('live line', (e) => e.event === 'log' && e.json.message === 'hello live');
   });
 
-  it("shows another node's console lines (read from the shared store), and only its own node's invocations", async () => {
+  it("shows another node's console lines and invocations (both shared through the store)", async () => {
     const other = await startService({ dbUrl: svc.dbUrl, env: { SWITCHYARD_ADMIN_KEY: KEY } });
     try {
       const s = await open('/api/functions/talker/logs/stream');
       const res = await other.request('POST', '/api/functions/talker/invoke', { body: { n: 'elsewhere' } }, AUTH);
       expect(res.status, res.text).toBe(200);
       await s.waitFor('line from the other node', (e) => e.event === 'log' && e.json.message === 'hello elsewhere');
-      expect(s.events.filter((e) => e.event === 'invocation')).toEqual([]);
+      // The other node learns that someone watches through the change feed (within a poll on SQLite):
+      // call it until one of its invocations arrives.
+      const sent = new Set<string>();
+      await until(async () => {
+        const call = await other.request('POST', `/api/invoke/fn/${apiId}/s/talk`, { n: 'remote' });
+        expect(call.status).toBe(200);
+        sent.add(call.headers.get('x-request-id')!);
+        return s.events.some((e) => e.event === 'invocation' && sent.has(e.json.request_id));
+      }, "an invocation event from the other node");
+      const remote = s.events.find((e) => e.event === 'invocation' && sent.has(e.json.request_id))!;
+      expect(remote.json).toMatchObject({ function: 'talker', api_id: apiId, method: 'POST', path: '/s/talk', status: 200, outcome: 'ok' });
+      // Each invocation once: the other node's rows, and none of this node's own twice.
+      const ids = s.events.filter((e) => e.event === 'invocation').map((e) => e.json.request_id);
+      expect(new Set(ids).size).toBe(ids.length);
+      // Once nobody watches, a node stops sharing after the announcement lapses; while one
+      // stream is open the other node keeps being told (every 2 s), which this test does not wait for.
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
+  it("does not repeat this node's own invocations through the store", async () => {
+    const other = await startService({ dbUrl: svc.dbUrl, env: { SWITCHYARD_ADMIN_KEY: KEY } });
+    try {
+      // A stream on each node: both share their invocations while the other watches.
+      const here = await open('/api/functions/talker/logs/stream');
+      const there = await openSse(other.url + '/api/functions/talker/logs/stream', AUTH);
+      streams.push(there);
+      const sent: string[] = [];
+      await until(async () => {
+        const call = await svc.request('POST', `/api/invoke/fn/${apiId}/s/talk`, { n: 'both' });
+        sent.push(call.headers.get('x-request-id')!);
+        return there.events.some((e) => e.event === 'invocation' && sent.includes(e.json.request_id));
+      }, 'this node\'s invocation on the other node\'s stream');
+      const last = sent[sent.length - 1];
+      await here.waitFor('the same invocation here', (e) => e.event === 'invocation' && e.json.request_id === last);
+      // Give the store round trip time to (wrongly) bring it back, then count.
+      await new Promise((r) => setTimeout(r, 800));
+      expect(here.events.filter((e) => e.event === 'invocation' && e.json.request_id === last)).toHaveLength(1);
     } finally {
       await other.stop();
     }

@@ -269,7 +269,7 @@ function InvokePanel({ name }: { name: string }) {
   );
 }
 
-/** A console line (from the store: every node's) or a finished invocation (this server process's own, live only). */
+/** A console line or a finished invocation (every process's and node's; invocations live only). */
 type ConsoleEntry =
   | { kind: 'log'; key: string; line: Schemas['LogStreamEntry'] }
   | { kind: 'invocation'; key: string; run: Schemas['InvocationEvent'] };

@@ -329,11 +329,28 @@ CREATE INDEX delivery_attempts_by_seq ON delivery_attempts (seq) WHERE seq IS NO
 `,
   },
   {
+    version: 11,
+    name: 'invocation_events',
+    // Finished invocations of every process, written only while a log stream
+    // somewhere watches (src/streams/invocations.ts) and kept two minutes: each
+    // process follows the table by id to show the others' invocations live.
+    sql: `
+CREATE TABLE invocation_events (
+  id            BIGSERIAL PRIMARY KEY,
+  origin        TEXT NOT NULL,
+  function_name TEXT NOT NULL,
+  data          TEXT NOT NULL,
+  created_at    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX invocation_events_created ON invocation_events (created_at);
+`,
+  },
+  {
     version: 12,
     name: 'function_versions',
     // As on SQLite: one row per version, written with the function's own row (one
-    // statement), the newest 50 kept, never the env. Number 11 is another change's
-    // (gaps are allowed). Existing functions get their current version.
+    // statement), the newest 50 kept, never the env.
+    // Existing functions get their current version.
     sql: `
 CREATE TABLE function_versions (
   function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,

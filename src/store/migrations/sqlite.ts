@@ -362,6 +362,24 @@ CREATE TABLE stats_failures (
 `,
   },
   {
+    version: 11,
+    name: 'invocation_events',
+    // Finished invocations of every process, written only while a log stream
+    // somewhere watches (src/streams/invocations.ts) and kept two minutes: each
+    // process follows the table by id to show the others' invocations live.
+    sql: `
+CREATE TABLE invocation_events (
+  -- AUTOINCREMENT: ids are never reused after a prune, so a follower's cursor stays valid.
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  origin        TEXT NOT NULL,
+  function_name TEXT NOT NULL,
+  data          TEXT NOT NULL,
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX invocation_events_created ON invocation_events (created_at);
+`,
+  },
+  {
     version: 12,
     name: 'function_versions',
     // The history of a function's versions (GET /api/functions/{name}/versions): each
@@ -369,8 +387,7 @@ CREATE TABLE stats_failures (
     // transaction as the function's own row, and drops all but the newest 50
     // (FUNCTION_VERSIONS_KEPT). Never the env: its values are write-only. code is
     // last so a listing, which reads every column but it, stops before its overflow
-    // pages. Number 11 is another change's: gaps are allowed (plan.ts applies what a
-    // database lacks, in order). Existing functions get their current version.
+    // pages. Existing functions get their current version.
     sql: `
 CREATE TABLE function_versions (
   function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,

@@ -15,10 +15,12 @@ import {
   routeShape,
   type ApiPatch,
   type FunctionPatch,
+  type InvocationEventRow,
   type NewApi,
   type NewFunction,
   type NewRoute,
   type Store,
+  type StoredInvocationEvent,
 } from '../store.js';
 import { jsonOrNull, routesOfSql, toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { FunctionRow, LogRow, PgApiRow, RouteRow } from './rows.js';
@@ -26,6 +28,7 @@ import { VERSION_SUMMARY_COLUMNS, toFunctionVersion, type FunctionVersionRow } f
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { PgWebhookStore } from './webhooks.js';
 import { PgChangeFeed } from './changes.js';
+import { appendInvocationEvents, invocationEventsAfter, lastInvocationEventId, pruneInvocationEvents } from './invocation-events.js';
 import { addStats, attemptsAfter, lastAttemptSeq, pruneStats, readStats } from './stats.js';
 import type { AttemptFilter } from '../sqlite/stats.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../../stats/types.js';
@@ -108,6 +111,24 @@ export class PgStore extends PgWebhookStore implements Store {
 
   async lastAttemptSeq(): Promise<number> {
     return lastAttemptSeq(this.pool);
+  }
+
+  // ---- invocation events shared between processes
+
+  async appendInvocationEvents(origin: string, events: readonly InvocationEventRow[]): Promise<void> {
+    await appendInvocationEvents(this.pool, origin, events);
+  }
+
+  async listInvocationEventsAfter(afterId: number, origin: string, limit: number): Promise<StoredInvocationEvent[]> {
+    return invocationEventsAfter(this.pool, afterId, origin, limit);
+  }
+
+  async lastInvocationEventId(): Promise<number> {
+    return lastInvocationEventId(this.pool);
+  }
+
+  async pruneInvocationEvents(keepMs: number): Promise<void> {
+    await pruneInvocationEvents(this.pool, keepMs);
   }
 
   async databaseTime(): Promise<number> {

@@ -17,15 +17,18 @@ import {
   routeShape,
   type ApiPatch,
   type FunctionPatch,
+  type InvocationEventRow,
   type NewApi,
   type NewFunction,
   type NewRoute,
   type Store,
+  type StoredInvocationEvent,
 } from '../store.js';
 import { VERSION_SUMMARY_COLUMNS, toApi, toFunction, toFunctionVersion, toLogLine, toRoute } from './rows.js';
 import type { ApiRow, FunctionRow, FunctionVersionRow, LogRow, RouteRow } from './rows.js';
 import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
 import { jsonOrNull } from './webhook-rows.js';
+import { prepareInvocationEvents } from './invocation-events.js';
 import { prepareStats, type AttemptFilter } from './stats.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../../stats/types.js';
 
@@ -125,6 +128,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
   readonly kind = 'sqlite' as const;
   private readonly s: ReturnType<typeof prepareAll>;
   private readonly stats: ReturnType<typeof prepareStats>;
+  private readonly invocationEvents: ReturnType<typeof prepareInvocationEvents>;
   private readonly logRetention: number | undefined;
   /** Trimming after every append would walk `logRetention` index entries each time; do it every few lines. */
   private readonly trimEvery: number;
@@ -142,6 +146,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     this.changeFeed = new SqliteChangeFeed(db);
     this.s = prepareAll(db);
     this.stats = prepareStats(db);
+    this.invocationEvents = prepareInvocationEvents(db);
     this.logRetention = opts.logRetention;
     this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
   }
@@ -170,6 +175,24 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
 
   async lastAttemptSeq(): Promise<number> {
     return this.stats.lastAttemptSeq();
+  }
+
+  // ---- invocation events shared between processes
+
+  async appendInvocationEvents(origin: string, events: readonly InvocationEventRow[]): Promise<void> {
+    if (events.length > 0) this.invocationEvents.append(origin, events);
+  }
+
+  async listInvocationEventsAfter(afterId: number, origin: string, limit: number): Promise<StoredInvocationEvent[]> {
+    return this.invocationEvents.after(afterId, origin, limit);
+  }
+
+  async lastInvocationEventId(): Promise<number> {
+    return this.invocationEvents.last();
+  }
+
+  async pruneInvocationEvents(keepMs: number): Promise<void> {
+    this.invocationEvents.prune(keepMs);
   }
 
   async databaseTime(): Promise<number> {
