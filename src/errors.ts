@@ -50,6 +50,9 @@ export const apiNotFound = (id: string) => new NotFoundError('api_not_found', `A
 export const routeNotFound = (id: string) => new NotFoundError('route_not_found', `Route '${id}' does not exist`);
 export const functionNotFound = (name: string) =>
   new NotFoundError('function_not_found', `Function '${name}' does not exist`);
+/** A version the function never had, or one older than the kept history. */
+export const functionVersionNotFound = (name: string, version: number) =>
+  new NotFoundError('function_version_not_found', `Function '${name}' has no version ${version} (the newest 50 are kept)`);
 
 export class NoRouteError extends SwitchyardError {
   readonly code = 'no_route';

@@ -115,10 +115,16 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const runs = background;
   events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(store, runtime, changes, logSink, emitOperational, invocations, {
-    clock,
-    changed: () => scheduler.wake(),
-  });
+  const functions = new FunctionService(
+    store,
+    runtime,
+    changes,
+    logSink,
+    emitOperational,
+    invocations,
+    { clock, changed: () => scheduler.wake() },
+    stats.collector,
+  );
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
     beforeDelete: (id) => webhookService.assertApiUnused(id),

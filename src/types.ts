@@ -8,7 +8,8 @@
  *   bound to a function by name (`rt_...`).
  * - Function: user code with a `handler(event, context)`, keyed by `name`.
  * - Version: a function's deployment counter; every code or settings change bumps it.
- *   A running invocation finishes on the version it started with.
+ *   A running invocation finishes on the version it started with. The newest 50
+ *   are kept with their code (version history), never with env values.
  * - Isolate: the V8 sandbox that runs one function version, kept warm and reused.
  * - Worker: a supervised child process that hosts isolates, so a catastrophic
  *   isolate failure never takes down the service.
@@ -72,6 +73,27 @@ export interface FunctionRecord {
   codeSha256: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * One version in a function's history (the newest FUNCTION_VERSIONS_KEPT are
+ * kept): what that deploy or update ran. Never its env, whose values are write-only.
+ */
+export interface FunctionVersionSummary {
+  version: number;
+  runtime: FunctionRuntimeName;
+  handler: string | null;
+  eventFormat: EventFormat;
+  timeoutMs: number;
+  memoryMb: number;
+  codeSha256: string;
+  /** UTF-8 bytes of `code`. */
+  codeBytes: number;
+  createdAt: string;
+}
+
+export interface FunctionVersion extends FunctionVersionSummary {
+  code: string;
 }
 
 export interface FunctionSchedule {

@@ -27,7 +27,7 @@ function View({ route }: { route: Route }) {
     case 'functions':
       return <FunctionsView />;
     case 'function':
-      return <FunctionDetail key={route.name ?? ''} name={route.name} run={route.run} />;
+      return <FunctionDetail key={route.name ?? ''} name={route.name} run={route.run} version={route.version} />;
     case 'apis':
       return <ApisView />;
     case 'api':

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { view: 'overview' }
   | { view: 'functions' }
-  | { view: 'function'; name: string | null; run?: string }
+  | { view: 'function'; name: string | null; run?: string; version?: string }
   | { view: 'apis' }
   | { view: 'api'; id: string }
   | { view: 'webhooks' }
@@ -23,7 +23,10 @@ export function parseRoute(hash: string): Route {
   if (first === 'functions') {
     if (!second) return { view: 'functions' };
     // `#/functions/<name>/runs/<id>`: the page with that background run opened (the overview's failures link there).
-    return parts[2] === 'runs' && parts[3] ? { view: 'function', name: second, run: parts[3] } : { view: 'function', name: second === 'new' ? null : second };
+    if (parts[2] === 'runs' && parts[3]) return { view: 'function', name: second, run: parts[3] };
+    // `#/functions/<name>/versions/<n>`: the page with that version of its history opened.
+    if (parts[2] === 'versions' && parts[3]) return { view: 'function', name: second, version: parts[3] };
+    return { view: 'function', name: second === 'new' ? null : second };
   }
   if (first === 'apis') return second ? { view: 'api', id: second } : { view: 'apis' };
   if (first === 'webhooks') return second ? { view: 'webhook', id: second === 'new' ? null : second } : { view: 'webhooks' };

@@ -11,6 +11,7 @@ import {
   INVOCATION_ERROR_STATUS,
   InvalidCodeError,
   functionNotFound,
+  functionVersionNotFound,
   type InvocationErrorCode,
 } from '../errors.js';
 import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
@@ -18,8 +19,18 @@ import { nextRequestId } from '../ids.js';
 import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
+import type { StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
-import type { EventFormat, FunctionLogLine, FunctionRecord, FunctionRuntimeName, Page, StoredLogLine } from '../types.js';
+import type {
+  EventFormat,
+  FunctionLogLine,
+  FunctionRecord,
+  FunctionRuntimeName,
+  FunctionVersion,
+  FunctionVersionSummary,
+  Page,
+  StoredLogLine,
+} from '../types.js';
 import type { FunctionLogSink } from './log-sink.js';
 import {
   readAsync,
@@ -92,6 +103,22 @@ export function functionView(fn: FunctionRecord, withCode = false) {
   };
 }
 
+/** A version of the history in answers (`FunctionVersion`); its code only when asked for. */
+export function functionVersionView(v: FunctionVersionSummary | FunctionVersion) {
+  return {
+    version: v.version,
+    runtime: v.runtime,
+    handler: v.handler,
+    event_format: v.eventFormat,
+    timeout_ms: v.timeoutMs,
+    memory_mb: v.memoryMb,
+    code_sha256: v.codeSha256,
+    code_bytes: v.codeBytes,
+    created_at: v.createdAt,
+    ...('code' in v ? { code: v.code } : {}),
+  };
+}
+
 /** A console line in answers; stored lines add their id and the version that wrote them. */
 export function logView(line: FunctionLogLine | StoredLogLine) {
   const view = { time: line.time, level: line.level, message: line.message, request_id: line.requestId };
@@ -108,6 +135,8 @@ export class FunctionService {
     private readonly invocations: InvocationHub | null = null,
     /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
     private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
+    /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
+    private readonly stats: StatsCollector | null = null,
   ) {}
 
   private now(): number {
@@ -279,6 +308,21 @@ export class FunctionService {
     return fn;
   }
 
+  /** The kept versions, newest first (404 for an unknown function). */
+  async versions(name: string): Promise<FunctionVersionSummary[]> {
+    const list = await this.store.listFunctionVersions(name);
+    if (!list) throw functionNotFound(name);
+    return list;
+  }
+
+  /** One kept version with its code: 404 `function_not_found`, or `function_version_not_found` for a version not kept. */
+  async version(name: string, version: number): Promise<FunctionVersion> {
+    const found = await this.store.getFunctionVersion(name, version);
+    if (found) return found;
+    await this.get(name);
+    throw functionVersionNotFound(name, version);
+  }
+
   list(page: Page): Promise<FunctionRecord[]> {
     return this.store.listFunctions(page);
   }
@@ -309,6 +353,10 @@ export class FunctionService {
       const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
       answer = { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
     }
+    // Counted here, not in the gateway: the invoke endpoint is not on the hot path, and
+    // the gateway's own counting stays as it was.
+    if (answer.error === null) this.stats?.okCell(name).add();
+    else this.stats?.invocationFailed(name, answer.error.code, answer.error.message, requestId);
     if (this.invocations?.active) {
       this.invocations.publish({
         function: name,

@@ -1,8 +1,9 @@
 /**
- * Management routes for functions: /api/functions[/:name[/invoke|/logs|/invocations[/:id[/retry]]]].
+ * Management routes for functions: /api/functions[/:name[/invoke|/logs|/versions[/:version]|/invocations[/:id[/retry]]]].
  */
 import type { FastifyInstance } from 'fastify';
 import {
+  functionVersionView,
   functionView,
   logView,
   type FunctionInput,
@@ -339,6 +340,45 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     async function retryFunctionInvocation(request, reply) {
       const reopened = await background.retry(request.params.name, request.params.id);
       return reply.code(202).send(invocationView(reopened));
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    '/api/functions/:name/versions',
+    {
+      schema: {
+        tags: ['functions'],
+        operationId: 'listFunctionVersions',
+        summary: "A function's version history, newest first (the newest 50, without code or env)",
+        params: nameParams,
+        response: { 200: { description: 'The kept versions, newest first', ...listOf('FunctionVersion') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function listFunctionVersions(request) {
+      return (await functions.versions(request.params.name)).map(functionVersionView);
+    },
+  );
+
+  app.get<{ Params: { name: string; version: string } }>(
+    '/api/functions/:name/versions/:version',
+    {
+      schema: {
+        tags: ['functions'],
+        operationId: 'getFunctionVersion',
+        summary: 'One kept version of a function, with its code (restore it by sending its fields with PUT)',
+        params: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: NAME_PATTERN },
+            version: { type: 'string', pattern: '^[1-9][0-9]{0,8}$', description: 'A version number (1 or more)' },
+          },
+          required: ['name', 'version'],
+        },
+        response: { 200: { description: 'The version with its code', ...ref('FunctionVersion') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function getFunctionVersion(request) {
+      return functionVersionView(await functions.version(request.params.name, Number(request.params.version)));
     },
   );
 

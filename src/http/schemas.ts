@@ -98,6 +98,27 @@ const FunctionSchema = {
   ],
 } as const;
 
+const FunctionVersionSchema = {
+  $id: 'FunctionVersion',
+  type: 'object',
+  description:
+    "One version in a function's history (the newest 50 are kept): what that deploy or update ran. " +
+    'Never its environment: values are write-only, and a version does not keep them.',
+  properties: {
+    version: { type: 'integer' },
+    runtime: { type: 'string', enum: ['javascript', 'typescript'] },
+    handler: nullableString,
+    event_format: { type: 'string', enum: [...EVENT_FORMATS] },
+    timeout_ms: { type: 'integer' },
+    memory_mb: { type: 'integer' },
+    code_sha256: { type: 'string', description: 'SHA-256 of the code (hex), as the function answers it' },
+    code_bytes: { type: 'integer', description: 'Size of the code in bytes (UTF-8)' },
+    created_at: { ...instant, description: 'When this version was deployed' },
+    code: { type: 'string', description: 'The source of this version; only in `GET /api/functions/{name}/versions/{version}`' },
+  },
+  required: ['version', 'runtime', 'handler', 'event_format', 'timeout_ms', 'memory_mb', 'code_sha256', 'code_bytes', 'created_at'],
+} as const;
+
 const LOG_LEVELS = ['debug', 'info', 'log', 'warn', 'error'] as const;
 
 const LogEntrySchema = {
@@ -446,6 +467,7 @@ export const COMPONENT_SCHEMAS = [
   ErrorSchema,
   DeletedSchema,
   FunctionSchema,
+  FunctionVersionSchema,
   LogEntrySchema,
   LogStreamEntrySchema,
   InvocationEventSchema,

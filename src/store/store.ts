@@ -8,7 +8,18 @@
 import type { ChangeFeed } from '../changes.js';
 import { NotFoundError } from '../errors.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
-import type { Api, EventFormat, FunctionLogLine, FunctionRecord, Page, Route, RouteMethod, StoredLogLine } from '../types.js';
+import type {
+  Api,
+  EventFormat,
+  FunctionLogLine,
+  FunctionRecord,
+  FunctionVersion,
+  FunctionVersionSummary,
+  Page,
+  Route,
+  RouteMethod,
+  StoredLogLine,
+} from '../types.js';
 import type {
   AttemptOutcome,
   Delivery,
@@ -39,6 +50,9 @@ export interface ApiPatch {
   /** When present, replaces every route of the API. */
   routes?: NewRoute[];
 }
+
+/** Versions kept per function in its history; older ones are dropped by the write that adds a new one. */
+export const FUNCTION_VERSIONS_KEPT = 50;
 
 type TriggerFields = 'schedules' | 'events' | 'async';
 /** Triggers default to none, and async to 2 retries without destinations. */
@@ -73,10 +87,18 @@ export interface Store extends WebhookStore {
   getFunction(name: string): Promise<FunctionRecord | null>;
   /** Ordered by creation, oldest first; `page.after` is a function name. */
   listFunctions(page: Page): Promise<FunctionRecord[]>;
-  /** Applies the patch and bumps `version` atomically. Null when the function does not exist. */
+  /**
+   * Applies the patch and bumps `version` atomically. Null when the function does not exist.
+   * createFunction and updateFunction also add the version written to the function's
+   * history in the same transaction, and keep only the newest FUNCTION_VERSIONS_KEPT.
+   */
   updateFunction(name: string, patch: FunctionPatch): Promise<FunctionRecord | null>;
-  /** Throws ConflictError('function_in_use', ..., {routes}) while a route binds it. False when absent. */
+  /** Throws ConflictError('function_in_use', ..., {routes}) while a route binds it. False when absent. Its history goes with it. */
   deleteFunction(name: string): Promise<boolean>;
+  /** The function's kept versions, newest first, without code; null when the function does not exist. */
+  listFunctionVersions(name: string): Promise<FunctionVersionSummary[] | null>;
+  /** One kept version with its code; null when the function or that version is not there. */
+  getFunctionVersion(name: string, version: number): Promise<FunctionVersion | null>;
   /**
    * Functions subscribed to `event` (their `events`): listed by name, or by `*`
    * unless the event is an operational `switchyard.*` one (as webhooksForEvent).

@@ -108,7 +108,7 @@ suite('dashboard in Chromium', () => {
     await setEditorText(FIXED);
     await page.getByRole('button', { name: 'Create and deploy' }).click();
     await page.waitForURL(/#\/functions\/hello$/);
-    await page.getByText('Version 1').waitFor();
+    await page.getByText(/^Version 1 ·/).waitFor();
     const stored = await svc.request('GET', '/api/functions/hello', undefined, { authorization: `Bearer ${KEY}` });
     expect(stored.json.code).toBe(FIXED);
 
@@ -144,7 +144,7 @@ suite('dashboard in Chromium', () => {
 
   it('shows console lines live as the function runs', async () => {
     await page.goto(`${svc.url}/#/functions/hello`);
-    await page.getByText('Version 1').waitFor();
+    await page.getByText(/^Version 1 ·/).waitFor();
     // The stream may connect after a call: call until a line shows (each call logs one).
     let n = 0;
     await until(async () => {
@@ -206,7 +206,7 @@ suite('dashboard in Chromium', () => {
     await check('events');
 
     await page.locator('a[href="#/functions/hello"]').first().click();
-    await page.getByText('Version 2').waitFor();
+    await page.getByText(/^Version 2 ·/).waitFor();
     expect(await page.locator('#triggers-title').locator('..').textContent()).toContain('order.created');
     await until(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
@@ -273,13 +273,13 @@ suite('dashboard in Chromium', () => {
     await page.goto(`${svc.url}/#/overview`);
     await page.locator('.failures a[href="#/functions/boom"]').first().click();
     await page.waitForURL(/#\/functions\/boom$/);
-    await page.getByText('Version 2').waitFor();
+    await page.getByText(/^Version 2 ·/).waitFor();
   }, 90_000);
 
   it('works at phone width and by keyboard, and forgets the key', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${svc.url}/#/functions/hello`);
-    await page.getByText('Version 2').waitFor();
+    await page.getByText(/^Version 2 ·/).waitFor();
     expect(await inPage('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await check('phone-function');
     await page.setViewportSize({ width: 1280, height: 900 });

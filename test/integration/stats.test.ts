@@ -1,6 +1,7 @@
 /**
  * The overview's data over real HTTP: `GET /api/stats` counts the requests of
- * each route (errors, percentiles), invocations by outcome, delivery attempts
+ * each route (errors, percentiles), invocations by outcome (manual invokes
+ * too), delivery attempts
  * and the newest failures; its `minutes` is checked; the deliveries stream
  * shows an attempt of a test-fired webhook to a local receiver.
  */
@@ -75,6 +76,23 @@ describe('GET /api/stats', () => {
     const invocationFailures = stats.failures.filter((f: any) => f.source === 'invocation');
     expect(invocationFailures.map((f: any) => f.id).sort()).toEqual([...failed].sort());
     expect(invocationFailures[0]).toMatchObject({ function: 'broken', webhook_id: null, code: 'function_error' });
+  });
+
+  it('counts manual invokes (POST /api/functions/{name}/invoke) among invocations by outcome, and lists their failures', async () => {
+    const read = async () => (await svc.request('GET', '/api/stats?minutes=5', undefined, AUTH)).json;
+    const outcome = (stats: any, name: string) => stats.invocations.find((s: any) => s.outcome === name)?.total ?? 0;
+    const before = await read();
+    for (let i = 0; i < 3; i++) {
+      const res = await svc.request('POST', '/api/functions/fine/invoke', {}, AUTH);
+      expect(res.json.status, res.text).toBe(200);
+    }
+    const failed = await svc.request('POST', '/api/functions/broken/invoke', {}, AUTH);
+    expect(failed.json.error.code, failed.text).toBe('function_error');
+    const after = await read();
+    expect(outcome(after, 'ok') - outcome(before, 'ok')).toBe(3);
+    expect(outcome(after, 'function_error') - outcome(before, 'function_error')).toBe(1);
+    const newFailures = after.failures.filter((f: any) => !before.failures.some((b: any) => b.id === f.id));
+    expect(newFailures).toMatchObject([{ source: 'invocation', function: 'broken', code: 'function_error' }]);
   });
 
   it('refuses a window outside 1 to 1440 minutes, naming the field', async () => {

@@ -1,7 +1,8 @@
 /**
  * One function: its settings and code (saving deploys: POST for a new one,
  * PUT for an update), the compile error at its line, a manual invoke with an
- * editable event, and its console lines as they happen (the log stream).
+ * editable event, its console lines as they happen (the log stream), its
+ * version history with restore, and its triggers.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { followLogs, type Schemas } from '../../../src/client/index.js';
@@ -10,6 +11,7 @@ import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad } 
 import { navigate } from '../router.js';
 import { CodeEditor } from './code-editor.js';
 import { BackgroundRuns, Triggers } from './function-runs.js';
+import { Versions } from './function-versions.js';
 
 type Fn = Schemas['Function'];
 
@@ -54,7 +56,7 @@ function parseEnv(text: string): Record<string, string> | undefined {
 
 const number = (text: string) => (text.trim() ? Number(text) : undefined);
 
-export function FunctionDetail({ name, run }: { name: string | null; run?: string }) {
+export function FunctionDetail({ name, run, version }: { name: string | null; run?: string; version?: string }) {
   const isNew = name === null;
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : call(api.GET('/api/functions/{name}', { params: { path: { name } } }))), [name]);
   const fn = loaded.data ?? null;
@@ -67,10 +69,18 @@ export function FunctionDetail({ name, run }: { name: string | null; run?: strin
       </section>
     );
   }
-  return <FunctionPage key={fn?.version ?? 0} fn={fn} run={run} onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))} />;
+  return (
+    <FunctionPage
+      key={fn?.version ?? 0}
+      fn={fn}
+      run={run}
+      version={version}
+      onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))}
+    />
+  );
 }
 
-function FunctionPage({ fn, run, onSaved }: { fn: Fn | null; run?: string; onSaved(fn: Fn): void }) {
+function FunctionPage({ fn, run, version, onSaved }: { fn: Fn | null; run?: string; version?: string; onSaved(fn: Fn): void }) {
   const [settings, setSettings] = useState(() => fromFunction(fn));
   const [code, setCode] = useState(fn?.code ?? STARTER);
   const [error, setError] = useState<ApiError | null>(null);
@@ -188,9 +198,10 @@ function FunctionPage({ fn, run, onSaved }: { fn: Fn | null; run?: string; onSav
           )}
         </div>
       </form>
+      {fn && <Versions fn={fn} open={version} onRestored={onSaved} />}
       {fn && <InvokePanel name={fn.name} />}
       {fn && <Console name={fn.name} />}
-      {fn && <Triggers fn={fn} />}
+      {fn && <Triggers fn={fn} onSaved={onSaved} />}
       {fn && <BackgroundRuns name={fn.name} open={run} />}
       {fn && (
         <div class="card">

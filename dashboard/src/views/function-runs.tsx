@@ -1,42 +1,156 @@
 /**
- * A function's triggers (schedules, event subscriptions, asynchronous
- * settings) and the history of its background runs (asynchronous, scheduled,
+ * A function's triggers (schedules and event subscriptions, editable here;
+ * asynchronous settings) and the history of its background runs (asynchronous, scheduled,
  * event-triggered, destinations), newest first, each with its attempts and,
  * once failed, a retry.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { AttemptsTable, ErrorBox, Json, toApiError, useLoad, when } from '../components.js';
+import { AttemptsTable, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
 
 type Fn = Schemas['Function'];
 type Run = Schemas['FunctionInvocation'];
 
 const destination = (d: Fn['async']['on_success']) => (d ? `${d.type} ${d.id ?? d.name ?? ''}` : 'none');
 
-export function Triggers({ fn }: { fn: Fn }) {
+/** A schedule as PUT takes it back (the answer leaves out a null payload). */
+const scheduleBody = (s: Fn['schedules'][number]) => ({ cron: s.cron, timezone: s.timezone, ...(s.payload ? { payload: s.payload } : {}) });
+
+/**
+ * Schedules and event subscriptions, added and removed here with
+ * `PUT /api/functions/{name}` (`schedules` / `events`: the whole new list; a
+ * PUT makes a new version). The API's checks (cron, time zone, event name) are
+ * shown as it sends them, with the field they name.
+ */
+export function Triggers({ fn, onSaved }: { fn: Fn; onSaved(fn: Fn): void }) {
+  const [cron, setCron] = useState('');
+  const [timezone, setTimezone] = useState('UTC');
+  const [payload, setPayload] = useState('');
+  const [event, setEvent] = useState('');
+  const [busy, setBusy] = useState(false);
+  /** The error and the part of the card it belongs to. */
+  const [error, setError] = useState<{ at: 'schedules' | 'events'; error: ApiError } | null>(null);
+
+  async function put(at: 'schedules' | 'events', body: () => { schedules?: ReturnType<typeof scheduleBody>[]; events?: string[] }) {
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await call(api.PUT('/api/functions/{name}', { params: { path: { name: fn.name } }, body: body() }));
+      if ('dry_run' in updated) return;
+      onSaved({ ...updated, code: fn.code });
+    } catch (err) {
+      setError({ at, error: toApiError(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+  const addSchedule = (e: Event) => {
+    e.preventDefault();
+    void put('schedules', () => {
+      const detail = parseJson(payload, 'payload') as Record<string, unknown> | undefined;
+      const added = { cron: cron.trim(), timezone: timezone.trim() || 'UTC', ...(detail !== undefined ? { payload: detail } : {}) };
+      return { schedules: [...fn.schedules.map(scheduleBody), added] };
+    });
+  };
+  const addEvent = (e: Event) => {
+    e.preventDefault();
+    void put('events', () => ({ events: [...fn.events, event.trim()] }));
+  };
+  // The new schedule is the last of the list the PUT sends: the API names it `schedules[<n>].<field>`.
+  const field = (error?.error.details as { field?: string } | undefined)?.field;
+  const invalid = (name: string) => (field === name ? true : undefined);
+  const next = `schedules[${fn.schedules.length}]`;
+
   return (
     <section class="card" aria-labelledby="triggers-title">
       <h2 id="triggers-title">Triggers</h2>
-      <dl class="facts">
-        <dt>Schedules</dt>
-        <dd>
-          {fn.schedules.length === 0
-            ? 'none'
-            : fn.schedules.map((s, i) => (
-                <div key={i}>
-                  <code>{s.cron}</code> ({s.timezone})
-                </div>
-              ))}
-        </dd>
-        <dt>Events</dt>
-        <dd>{fn.events.length === 0 ? 'none' : fn.events.map((e) => <code key={e}>{e} </code>)}</dd>
-        <dt>Asynchronous runs</dt>
-        <dd>
-          {fn.async.retries} retries; on success: {destination(fn.async.on_success)}; on failure: {destination(fn.async.on_failure)}
-        </dd>
-      </dl>
-      <p class="hint">Set these in the project file (switchyard.yaml) or with PUT /api/functions/{fn.name}.</p>
+      <h3 id="schedules-title">Schedules</h3>
+      {fn.schedules.length === 0 ? (
+        <p>No schedules.</p>
+      ) : (
+        <ul class="trigger-list" aria-labelledby="schedules-title">
+          {fn.schedules.map((s, i) => (
+            <li key={i}>
+              <span>
+                <code>{s.cron}</code> ({s.timezone}){s.payload ? <> · payload <code>{JSON.stringify(s.payload)}</code></> : null}
+              </span>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy}
+                aria-label={`Remove schedule ${s.cron} (${s.timezone})`}
+                onClick={() => put('schedules', () => ({ schedules: fn.schedules.filter((_, j) => j !== i).map(scheduleBody) }))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={addSchedule} aria-label="Add a schedule">
+        <div class="grid">
+          <Field label="Cron" id="schedule-cron" hint="Five fields: minute hour day month weekday, e.g. 0 9 * * 1-5">
+            <input
+              id="schedule-cron"
+              value={cron}
+              onInput={(e) => setCron(e.currentTarget.value)}
+              required
+              aria-describedby="schedule-cron-hint"
+              aria-invalid={invalid(`${next}.cron`)}
+              autoComplete="off"
+              spellcheck={false}
+            />
+          </Field>
+          <Field label="Time zone (IANA)" id="schedule-tz">
+            <input id="schedule-tz" value={timezone} onInput={(e) => setTimezone(e.currentTarget.value)} aria-invalid={invalid(`${next}.timezone`)} />
+          </Field>
+        </div>
+        <Field label="Payload (JSON object, the event's detail; optional)" id="schedule-payload">
+          <textarea id="schedule-payload" rows={2} value={payload} onInput={(e) => setPayload(e.currentTarget.value)} spellcheck={false} aria-invalid={invalid('payload')} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Add schedule
+        </button>
+      </form>
+      {error?.at === 'schedules' && <ErrorBox error={error.error} />}
+
+      <h3 id="events-title">Event subscriptions</h3>
+      {fn.events.length === 0 ? (
+        <p>No subscriptions.</p>
+      ) : (
+        <ul class="trigger-list" aria-labelledby="events-title">
+          {fn.events.map((name) => (
+            <li key={name}>
+              <code>{name}</code>
+              <button
+                type="button"
+                class="secondary"
+                disabled={busy}
+                aria-label={`Remove subscription ${name}`}
+                onClick={() => put('events', () => ({ events: fn.events.filter((e) => e !== name) }))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={addEvent} aria-label="Add an event subscription">
+        <Field label="Event name (or *)" id="subscription-event">
+          <input id="subscription-event" value={event} onInput={(e) => setEvent(e.currentTarget.value)} required aria-invalid={invalid('events')} autoComplete="off" />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Add subscription
+        </button>
+      </form>
+      {error?.at === 'events' && <ErrorBox error={error.error} />}
+
+      <h3>Asynchronous runs</h3>
+      <p>
+        {fn.async.retries} retries; on success: {destination(fn.async.on_success)}; on failure: {destination(fn.async.on_failure)}
+      </p>
+      <p class="hint">Each change here is a PUT /api/functions/{fn.name}, which makes a new version. Retries and destinations are set in the project file (switchyard.yaml) or with that PUT.</p>
     </section>
   );
 }

@@ -345,4 +345,32 @@ CREATE TABLE invocation_events (
 CREATE INDEX invocation_events_created ON invocation_events (created_at);
 `,
   },
+  {
+    version: 12,
+    name: 'function_versions',
+    // As on SQLite: one row per version, written with the function's own row (one
+    // statement), the newest 50 kept, never the env.
+    // Existing functions get their current version.
+    sql: `
+CREATE TABLE function_versions (
+  function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  version       INTEGER NOT NULL,
+  runtime       TEXT    NOT NULL,
+  handler       TEXT    NOT NULL,
+  event_format  TEXT    NOT NULL,
+  timeout_ms    INTEGER NOT NULL,
+  memory_mb     INTEGER NOT NULL,
+  code_sha256   TEXT    NOT NULL,
+  code_bytes    INTEGER NOT NULL,
+  created_at    TIMESTAMPTZ NOT NULL,
+  code          TEXT    NOT NULL,
+  PRIMARY KEY (function_name, version)
+);
+INSERT INTO function_versions (function_name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256,
+    code_bytes, created_at, code)
+  SELECT name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256, octet_length(code),
+    updated_at, code
+  FROM functions;
+`,
+  },
 ];

@@ -379,4 +379,35 @@ CREATE TABLE invocation_events (
 CREATE INDEX invocation_events_created ON invocation_events (created_at);
 `,
   },
+  {
+    version: 12,
+    name: 'function_versions',
+    // The history of a function's versions (GET /api/functions/{name}/versions): each
+    // deploy and each update writes its version's row in the same statement or
+    // transaction as the function's own row, and drops all but the newest 50
+    // (FUNCTION_VERSIONS_KEPT). Never the env: its values are write-only. code is
+    // last so a listing, which reads every column but it, stops before its overflow
+    // pages. Existing functions get their current version.
+    sql: `
+CREATE TABLE function_versions (
+  function_name TEXT    NOT NULL REFERENCES functions (name) ON DELETE CASCADE,
+  version       INTEGER NOT NULL,
+  runtime       TEXT    NOT NULL,
+  handler       TEXT    NOT NULL,
+  event_format  TEXT    NOT NULL,
+  timeout_ms    INTEGER NOT NULL,
+  memory_mb     INTEGER NOT NULL,
+  code_sha256   TEXT    NOT NULL,
+  code_bytes    INTEGER NOT NULL,
+  created_at    TEXT    NOT NULL,
+  code          TEXT    NOT NULL,
+  PRIMARY KEY (function_name, version)
+);
+INSERT INTO function_versions (function_name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256,
+    code_bytes, created_at, code)
+  SELECT name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256, length(CAST(code AS BLOB)),
+    updated_at, code
+  FROM functions;
+`,
+  },
 ];

@@ -9,8 +9,9 @@
 import type pg from 'pg';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route, StoredLogLine } from '../../types.js';
+import type { Api, FunctionLogLine, FunctionRecord, FunctionVersion, FunctionVersionSummary, Page, Route, StoredLogLine } from '../../types.js';
 import {
+  FUNCTION_VERSIONS_KEPT,
   routeShape,
   type ApiPatch,
   type FunctionPatch,
@@ -23,6 +24,7 @@ import {
 } from '../store.js';
 import { jsonOrNull, routesOfSql, toApi, toFunction, toLogLine, toRoute } from './rows.js';
 import type { FunctionRow, LogRow, PgApiRow, RouteRow } from './rows.js';
+import { VERSION_SUMMARY_COLUMNS, toFunctionVersion, type FunctionVersionRow } from '../sqlite/rows.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
 import { PgWebhookStore } from './webhooks.js';
 import { PgChangeFeed } from './changes.js';
@@ -44,6 +46,25 @@ export interface PgStoreOptions {
  * column, so it is replaced there rather than failing the invocation's logs.
  */
 const noNul = (s: string) => (s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s);
+
+/**
+ * The tail of a function write (`f`: the CTE of its INSERT or UPDATE ... RETURNING *):
+ * the version it made, copied into the history, and the history trimmed to the
+ * newest FUNCTION_VERSIONS_KEPT, in the same statement. The trim sees the
+ * statement's snapshot (without the new row), which only matters for rows it keeps.
+ */
+const ADD_VERSION_SQL = `
+  added AS (
+    INSERT INTO function_versions (function_name, version, runtime, handler, event_format, timeout_ms, memory_mb,
+      code_sha256, code_bytes, created_at, code)
+    SELECT name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256, octet_length(code), updated_at, code
+    FROM f
+  ),
+  trimmed AS (
+    DELETE FROM function_versions v USING f
+    WHERE v.function_name = f.name AND v.version <= f.version - ${FUNCTION_VERSIONS_KEPT}
+  )
+  SELECT * FROM f`;
 
 export class PgStore extends PgWebhookStore implements Store {
   readonly kind = 'postgres' as const;
@@ -170,10 +191,10 @@ export class PgStore extends PgWebhookStore implements Store {
       const now = this.stamp();
       return await this.tx(async (c) => {
         const [row] = await this.rows<FunctionRow>(
-          `INSERT INTO functions
+          `WITH f AS (INSERT INTO functions
              (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256,
               created_at, updated_at, schedules_json, events_json, async_json)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, 1, $8, $9, $9, $12, $13, $14) RETURNING *`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $11, 1, $8, $9, $9, $12, $13, $14) RETURNING *),${ADD_VERSION_SQL}`,
           [
             fn.name,
             fn.runtime,
@@ -225,13 +246,13 @@ export class PgStore extends PgWebhookStore implements Store {
     // Every column but async_json is NOT NULL: a NULL parameter means "not in the patch".
     return this.tx(async (c) => {
       const [row] = await this.rows<FunctionRow>(
-        `UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
+        `WITH f AS (UPDATE functions SET runtime = COALESCE($2, runtime), code = COALESCE($3, code), compiled = COALESCE($4, compiled),
            env_json = COALESCE($5, env_json), timeout_ms = COALESCE($6, timeout_ms), memory_mb = COALESCE($7, memory_mb),
            code_sha256 = COALESCE($8, code_sha256), handler = COALESCE($10, handler),
            event_format = COALESCE($11, event_format), schedules_json = COALESCE($12, schedules_json),
            events_json = COALESCE($13, events_json), async_json = CASE WHEN $15 THEN $14 ELSE async_json END,
            version = version + 1, updated_at = $9
-         WHERE name = $1 RETURNING *`,
+         WHERE name = $1 RETURNING *),${ADD_VERSION_SQL}`,
         [
           name,
           patch.runtime ?? null,
@@ -276,6 +297,26 @@ export class PgStore extends PgWebhookStore implements Store {
     });
     this.appendedSinceTrim.delete(name);
     return deleted;
+  }
+
+  async listFunctionVersions(name: string): Promise<FunctionVersionSummary[] | null> {
+    // LEFT JOIN: one statement (one snapshot) tells an unknown function (no row) from its versions.
+    const rows = await this.rows<FunctionVersionRow | Record<keyof FunctionVersionRow, null>>(
+      `SELECT ${VERSION_SUMMARY_COLUMNS.split(', ').map((c) => `v.${c}`).join(', ')}
+       FROM functions f LEFT JOIN function_versions v ON v.function_name = f.name
+       WHERE f.name = $1 ORDER BY v.version DESC`,
+      [name],
+    );
+    if (rows.length === 0) return null;
+    return rows.filter((r): r is FunctionVersionRow => r.version !== null).map((r) => toFunctionVersion(r));
+  }
+
+  async getFunctionVersion(name: string, version: number): Promise<FunctionVersion | null> {
+    const [row] = await this.rows<FunctionVersionRow & { code: string }>(
+      `SELECT ${VERSION_SUMMARY_COLUMNS}, code FROM function_versions WHERE function_name = $1 AND version = $2`,
+      [name, version],
+    );
+    return row ? toFunctionVersion(row) : null;
   }
 
   async functionsForEvent(event: string): Promise<FunctionRecord[]> {

@@ -6,6 +6,8 @@ import {
   DEFAULT_ASYNC,
   type AsyncConfig,
   type FunctionSchedule,
+  type FunctionVersion,
+  type FunctionVersionSummary,
 } from '../../types.js';
 import type {
   Api,
@@ -35,6 +37,41 @@ export interface FunctionRow {
   code_sha256: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A function_versions row; `code` only where a read asked for it. */
+export interface FunctionVersionRow {
+  version: number;
+  runtime: string;
+  handler: string;
+  event_format: string;
+  timeout_ms: number;
+  memory_mb: number;
+  code_sha256: string;
+  code_bytes: number;
+  created_at: string;
+  code?: string;
+}
+
+/** The columns of a version listing: all but the code. */
+export const VERSION_SUMMARY_COLUMNS =
+  'version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256, code_bytes, created_at';
+
+export function toFunctionVersion(r: FunctionVersionRow & { code: string }): FunctionVersion;
+export function toFunctionVersion(r: FunctionVersionRow): FunctionVersionSummary;
+export function toFunctionVersion(r: FunctionVersionRow): FunctionVersionSummary | FunctionVersion {
+  const summary: FunctionVersionSummary = {
+    version: r.version,
+    runtime: r.runtime as FunctionRuntimeName,
+    handler: r.handler === '' ? null : r.handler,
+    eventFormat: r.event_format as EventFormat,
+    timeoutMs: r.timeout_ms,
+    memoryMb: r.memory_mb,
+    codeSha256: r.code_sha256,
+    codeBytes: Number(r.code_bytes),
+    createdAt: r.created_at,
+  };
+  return r.code === undefined ? summary : { ...summary, code: r.code };
 }
 
 export interface ApiRow {

@@ -11,8 +11,9 @@ import type Database from 'better-sqlite3';
 import type { BackgroundCheckpointer } from './checkpointer.js';
 import { ConflictError, UnknownFunctionError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Api, FunctionLogLine, FunctionRecord, Page, Route, StoredLogLine } from '../../types.js';
+import type { Api, FunctionLogLine, FunctionRecord, FunctionVersion, FunctionVersionSummary, Page, Route, StoredLogLine } from '../../types.js';
 import {
+  FUNCTION_VERSIONS_KEPT,
   routeShape,
   type ApiPatch,
   type FunctionPatch,
@@ -23,8 +24,8 @@ import {
   type Store,
   type StoredInvocationEvent,
 } from '../store.js';
-import { toApi, toFunction, toLogLine, toRoute } from './rows.js';
-import type { ApiRow, FunctionRow, LogRow, RouteRow } from './rows.js';
+import { VERSION_SUMMARY_COLUMNS, toApi, toFunction, toFunctionVersion, toLogLine, toRoute } from './rows.js';
+import type { ApiRow, FunctionRow, FunctionVersionRow, LogRow, RouteRow } from './rows.js';
 import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
 import { jsonOrNull } from './webhook-rows.js';
 import { prepareInvocationEvents } from './invocation-events.js';
@@ -68,6 +69,20 @@ function prepareAll(db: Database.Database) {
       version = version + 1, updated_at = @now
       WHERE name = @name RETURNING *`),
     deleteFunction: p('DELETE FROM functions WHERE name = ?'),
+    // The version a function write just made, copied from its row by SQL, and the history
+    // trimmed to the newest FUNCTION_VERSIONS_KEPT (versions count up by one, so by number).
+    // A deleted function's versions go with it (the foreign key cascades).
+    insertVersion: p(`INSERT INTO function_versions (function_name, version, runtime, handler, event_format, timeout_ms,
+        memory_mb, code_sha256, code_bytes, created_at, code)
+      SELECT name, version, runtime, handler, event_format, timeout_ms, memory_mb, code_sha256, length(CAST(code AS BLOB)),
+        updated_at, code
+      FROM functions WHERE name = ?`),
+    trimVersions: p(`DELETE FROM function_versions WHERE function_name = @name AND version <= @version - ${FUNCTION_VERSIONS_KEPT}`),
+    // LEFT JOIN: a function with no kept version (none yet) answers one row of NULLs, an unknown one no row.
+    listVersions: p(`SELECT ${VERSION_SUMMARY_COLUMNS.split(', ').map((c) => `v.${c}`).join(', ')}
+      FROM functions f LEFT JOIN function_versions v ON v.function_name = f.name
+      WHERE f.name = ? ORDER BY v.version DESC`),
+    getVersion: p(`SELECT ${VERSION_SUMMARY_COLUMNS}, code FROM function_versions WHERE function_name = ? AND version = ?`),
     routesUsingFunction: p('SELECT * FROM routes WHERE function_name = ? ORDER BY api_id, position'),
 
     insertLog: p(`INSERT INTO function_logs (function_name, function_version, time, level, message, request_id)
@@ -234,6 +249,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         now: this.stamp(),
       }) as FunctionRow;
       this.setTriggers(fn.name, { events: fn.events ?? [], schedules: fn.schedules ?? [], scheduleFires: fn.scheduleFires });
+      this.s.insertVersion.run(fn.name);
       return toFunction(row);
       });
     } catch (err) {
@@ -279,6 +295,8 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
         now: this.stamp(),
       }) as FunctionRow;
       this.setTriggers(name, patch);
+      this.s.insertVersion.run(name);
+      this.s.trimVersions.run({ name, version: row.version });
       return toFunction(row);
     });
   }
@@ -296,6 +314,17 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     });
     this.appendedSinceTrim.delete(name);
     return deleted;
+  }
+
+  async listFunctionVersions(name: string): Promise<FunctionVersionSummary[] | null> {
+    const rows = this.s.listVersions.all(name) as Array<FunctionVersionRow | Record<keyof FunctionVersionRow, null>>;
+    if (rows.length === 0) return null;
+    return rows.filter((r): r is FunctionVersionRow => r.version !== null).map((r) => toFunctionVersion(r));
+  }
+
+  async getFunctionVersion(name: string, version: number): Promise<FunctionVersion | null> {
+    const row = this.s.getVersion.get(name, version) as (FunctionVersionRow & { code: string }) | undefined;
+    return row ? toFunctionVersion(row) : null;
   }
 
   async functionsForEvent(event: string): Promise<FunctionRecord[]> {
