@@ -16,13 +16,11 @@
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { call, freePort } from './nodes.js';
-import { stopGracefully } from './processes.js';
+import { startHelloGateway } from './hello-gateway.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: opt } = parseArgs({
@@ -94,46 +92,14 @@ async function bare() {
 }
 
 async function gateway(profDir, perfFile) {
-  const port = await freePort();
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-hotpath-'));
-
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
-    LOG_LEVEL: 'warn',
-    SWITCHYARD_PROCESSES: '1',
-  };
-  for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_WORKERS']) delete env[name];
   const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   if (perfFile) nodeArgs.push('--perf-basic-prof');
   if (opt['node-args']) nodeArgs.push(...opt['node-args'].split(' '));
-  const child = spawn(process.execPath, [...nodeArgs, CLI], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 300) throw new Error('gateway did not start');
-    await sleep(100);
-  }
+  const g = await startHelloGateway({ processes: 1, nodeArgs, cli: CLI });
   try {
-    const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
-    await call(base, 'POST', '/api/functions', { name: 'hello', code }, [201]);
-    const api = await call(base, 'POST', '/api/apis', {
-      name: 'bench',
-      basePath: '/bench',
-      routes: [{ method: 'GET', path: '/hello', function: 'hello' }],
-    }, [201]);
-    const url = `${base}/api/invoke/fn/${api.id}/bench/hello`;
-    for (let i = 0; i < 20; i++) await fetch(url).then((r) => r.text());
-    return await load(url, [child.pid, ...childrenOf(child.pid)], perfFile);
+    return await load(g.url, [g.child.pid, ...childrenOf(g.child.pid)], perfFile);
   } finally {
-    await stopGracefully({ child, group: true }, 15_000);
-    await rm(dir, { recursive: true, force: true });
+    await g.stop();
   }
 }
 

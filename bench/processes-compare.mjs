@@ -8,18 +8,14 @@
 // Options: --duration <s> (10)  --warmup <s> (2)  --connections <n> (50)
 //          --processes <list> (1,2)
 import autocannon from 'autocannon';
-import { fork, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { call, freePort } from './nodes.js';
-import { stopGracefully } from './processes.js';
+import { startHelloGateway } from './hello-gateway.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = path.join(ROOT, 'dist', 'cli.js');
 const { values: opt } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -32,17 +28,6 @@ const DURATION = Number(opt.duration);
 const WARMUP = Number(opt.warmup);
 const CONNECTIONS = Number(opt.connections);
 const COUNTS = opt.processes.split(',').map(Number);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const children = [];
-process.on('exit', () => {
-  for (const c of children) {
-    try {
-      process.kill(-c.pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-});
 
 async function measure(label, url) {
   const common = { url, connections: CONNECTIONS, pipelining: 1 };
@@ -63,49 +48,15 @@ async function bare() {
 }
 
 async function gateway(processes) {
-  const port = await freePort();
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
-    LOG_LEVEL: 'warn',
-    SWITCHYARD_PROCESSES: String(processes),
-  };
-  for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_WORKERS']) delete env[name];
-  const child = spawn(process.execPath, [CLI], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-  children.push(child);
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 300) throw new Error(`gateway with ${processes} processes did not start`);
-    await sleep(100);
-  }
+  const g = await startHelloGateway({ processes });
   try {
-    const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
-    await call(base, 'POST', '/api/functions', { name: 'hello', code }, [201]);
-    const api = await call(base, 'POST', '/api/apis', {
-      name: 'bench',
-      basePath: '/bench',
-      routes: [{ method: 'GET', path: '/hello', function: 'hello' }],
-    }, [201]);
-    const url = `${base}/api/invoke/fn/${api.id}/bench/hello`;
-    // Every process's caches and isolates warm before the warm-up.
-    for (let i = 0; i < 20; i++) await fetch(url, { headers: { connection: 'close' } }).then((r) => r.text());
     const workers = processes > 1 ? 1 : 2;
-    return await measure(`Switchyard --processes ${processes} (${workers} isolate worker${workers > 1 ? 's' : ''} each)`, url);
+    return await measure(`Switchyard --processes ${processes} (${workers} isolate worker${workers > 1 ? 's' : ''} each)`, g.url);
   } finally {
-    await stopGracefully({ child, group: true }, 15_000);
-    await rm(dir, { recursive: true, force: true });
+    await g.stop();
   }
 }
 
-if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first');
 const rows = [await bare()];
 for (const n of COUNTS) rows.push(await gateway(n));
 const baseRps = rows[0].rps;

@@ -9,18 +9,14 @@
 //
 // Options: --duration <s> (5)  --connections <n> (50)  --rounds <n> (2)  --processes <n> (2)
 import autocannon from 'autocannon';
-import { fork, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { call, freePort } from './nodes.js';
-import { stopGracefully } from './processes.js';
+import { startHelloGateway } from './hello-gateway.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = path.join(ROOT, 'dist', 'cli.js');
 const { values: opt } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
@@ -57,55 +53,31 @@ async function openStream(url) {
   return { counter, stop: async () => (controller.abort(), await reading) };
 }
 
-if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first');
-
 const bareChild = fork(path.join(ROOT, 'bench', 'bare-server.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 const barePort = await new Promise((resolve) => bareChild.once('message', (m) => resolve(m.port)));
 console.error(`bare node:http: ${DURATION} s at ${CONNECTIONS} connections`);
 const bare = await measure(`http://127.0.0.1:${barePort}/`);
 bareChild.kill('SIGTERM');
 
-const port = await freePort();
-const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
-const env = {
-  ...process.env,
-  PORT: String(port),
-  HOST: '127.0.0.1',
-  DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
-  LOG_LEVEL: 'warn',
-  SWITCHYARD_PROCESSES: String(PROCESSES),
-};
-for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_WORKERS']) delete env[name];
-const child = spawn(process.execPath, [CLI], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-const base = `http://127.0.0.1:${port}`;
+const g = await startHelloGateway({ processes: PROCESSES });
 const rows = [];
 try {
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/healthz`).then((r) => r.status, () => 0)) === 200) break;
-    if (i > 300) throw new Error('the gateway did not start');
-    await sleep(100);
-  }
-  const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
-  await call(base, 'POST', '/api/functions', { name: 'hello', code }, [201]);
-  const api = await call(base, 'POST', '/api/apis', { name: 'bench', basePath: '/bench', routes: [{ method: 'GET', path: '/hello', function: 'hello' }] }, [201]);
-  const url = `${base}/api/invoke/fn/${api.id}/bench/hello`;
   console.error(`warm-up ${DURATION} s`);
-  await measure(url);
+  await measure(g.url);
   for (let round = 1; round <= ROUNDS; round++) {
     console.error(`round ${round}: without a stream, then with one`);
-    rows.push({ label: `no stream (round ${round})`, ...(await measure(url)), events: null });
-    const stream = await openStream(`${base}/api/functions/hello/logs/stream`);
+    rows.push({ label: `no stream (round ${round})`, ...(await measure(g.url)), events: null });
+    const stream = await openStream(`${g.base}/api/functions/hello/logs/stream`);
     await sleep(2_500); // every process has heard that someone watches
     const before = stream.counter.events;
-    const r = await measure(url);
+    const r = await measure(g.url);
     await sleep(1_000); // the last batches reach the stream
     rows.push({ label: `a log stream open (round ${round})`, ...r, events: stream.counter.events - before });
     await stream.stop();
     await sleep(7_000); // the word lapses: the processes stop sharing
   }
 } finally {
-  await stopGracefully({ child, group: true }, 15_000);
-  await rm(dir, { recursive: true, force: true });
+  await g.stop();
 }
 
 const lines = [
