@@ -458,7 +458,7 @@ function Deliveries({ id, fired }: { id: string; fired: string | null }) {
 export function DeliveryView({ id }: { id: string }) {
   // Its webhook's attempts are streamed (the stream filters by webhook, not delivery); only this delivery's trigger a read.
   const [webhookId, setWebhookId] = useState<string | null>(null);
-  const { data, error, setData, live } = useLiveLoad(
+  const { data, error, reload, live } = useLiveLoad(
     async () => {
       const d = await call(api.GET('/api/deliveries/{id}', { params: { path: { id } } }));
       setWebhookId(d.webhook_id);
@@ -472,7 +472,9 @@ export function DeliveryView({ id }: { id: string }) {
   async function retry() {
     setRetryError(null);
     try {
-      setData(await call(api.POST('/api/deliveries/{id}/retry', { params: { path: { id } } })));
+      // The retry's answer is a list-shaped delivery (no attempt responses): read the page's shape again.
+      await call(api.POST('/api/deliveries/{id}/retry', { params: { path: { id } } }));
+      reload();
     } catch (err) {
       setRetryError(toApiError(err));
     }
