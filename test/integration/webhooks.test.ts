@@ -191,7 +191,7 @@ describe('sending', () => {
 
   it("GET /api/deliveries/{id} shows each attempt's own response; lists leave it out", async () => {
     let calls = 0;
-    const flaky = await startReceiver(() =>
+    const flaky = await startReceiver((): { status: number; body: string; headers: Record<string, string> } =>
       ++calls === 1
         ? { status: 500, body: 'down for maintenance', headers: { 'x-session-token': 'tok-123', 'content-type': 'text/plain' } }
         : { status: 200, body: 'ok', headers: { 'content-type': 'text/plain' } },
