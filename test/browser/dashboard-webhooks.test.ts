@@ -5,8 +5,10 @@
  * without a reload), the list's health comes with the list itself (no
  * per-webhook request), the form's mock endpoint and retry schedule round-trip
  * and an API refusal marks the field it names, the overview links a failed
- * delivery to its page and stops reading /api/stats once left. Each view
- * state passes axe-core and the CSP check (test/helpers/browser.ts).
+ * delivery to its page and stops reading /api/stats once left, and a chosen
+ * attempt's own response shows on the delivery page (kept across a live
+ * update). Each view state passes axe-core and the CSP check
+ * (test/helpers/browser.ts).
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
