@@ -158,7 +158,23 @@ interface AttemptRow {
 }
 
 /** The attempts of a run or a delivery; `result` names and fills the one column that differs (outcome or HTTP status). */
-export function AttemptsTable<T extends AttemptRow>({ attempts, result, className }: { attempts: readonly T[]; result: [label: string, of: (a: T) => ComponentChildren]; className?: string }) {
+/** Rows that can be chosen (a delivery's attempts: the one whose response is shown); `shown` is its attempt number. */
+export interface AttemptChoice {
+  shown: number | null;
+  choose: (attempt: number) => void;
+}
+
+export function AttemptsTable<T extends AttemptRow>({
+  attempts,
+  result,
+  className,
+  choice,
+}: {
+  attempts: readonly T[];
+  result: [label: string, of: (a: T) => ComponentChildren];
+  className?: string;
+  choice?: AttemptChoice;
+}) {
   const [label, of] = result;
   return (
     <div class="table-wrap">
@@ -170,18 +186,33 @@ export function AttemptsTable<T extends AttemptRow>({ attempts, result, classNam
             <th scope="col">Duration</th>
             <th scope="col">{label}</th>
             <th scope="col">Error</th>
+            {choice && (
+              <th scope="col">
+                <span class="visually-hidden">Show</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
-          {attempts.map((a) => (
-            <tr key={a.attempt}>
-              <td>{a.attempt}</td>
-              <td>{when(a.started_at)}</td>
-              <td>{a.duration_ms} ms</td>
-              <td>{of(a)}</td>
-              <td>{a.error ?? ''}</td>
-            </tr>
-          ))}
+          {attempts.map((a) => {
+            const shown = choice?.shown === a.attempt;
+            return (
+              <tr key={a.attempt} aria-current={shown ? 'true' : undefined}>
+                <td>{a.attempt}</td>
+                <td>{when(a.started_at)}</td>
+                <td>{a.duration_ms} ms</td>
+                <td>{of(a)}</td>
+                <td>{a.error ?? ''}</td>
+                {choice && (
+                  <td>
+                    <button type="button" class="secondary" aria-pressed={shown} onClick={() => choice.choose(a.attempt)}>
+                      Show<span class="visually-hidden"> attempt {a.attempt}</span>
+                    </button>
+                  </td>
+                )}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -299,6 +299,33 @@ const AttemptSchema = {
   required: ['attempt', 'started_at', 'duration_ms', 'response_status', 'error'],
 } as const;
 
+/** A target's answer: a delivery's last one, or one attempt's. */
+const responseOf = (description: string) => ({
+  description,
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      properties: { status: { type: 'integer' }, headers: headerMap, body: string },
+      required: ['status', 'headers', 'body'],
+    },
+  ],
+});
+
+/** An attempt as `GET /api/deliveries/{id}` answers it: with its own response (lists leave it out: a body each). */
+const AttemptDetailSchema = {
+  $id: 'AttemptDetail',
+  type: 'object',
+  properties: {
+    ...AttemptSchema.properties,
+    response: responseOf(
+      "The target's answer to this attempt (sensitive header values masked, first 16 KiB of the body); " +
+        'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
+    ),
+  },
+  required: [...AttemptSchema.required, 'response'],
+} as const;
+
 const DeliverySchema = {
   $id: 'Delivery',
   type: 'object',
@@ -327,17 +354,7 @@ const DeliverySchema = {
         },
       ],
     },
-    response: {
-      description: "The target's last answer (first 16 KiB of the body)",
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          properties: { status: { type: 'integer' }, headers: headerMap, body: string },
-          required: ['status', 'headers', 'body'],
-        },
-      ],
-    },
+    response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
     created_at: instant,
     completed_at: nullableInstant,
   },
@@ -356,6 +373,16 @@ const DeliverySchema = {
     'created_at',
     'completed_at',
   ],
+} as const;
+
+/** `GET /api/deliveries/{id}`: a delivery whose attempts each carry their response. */
+const DeliveryDetailSchema = {
+  ...DeliverySchema,
+  $id: 'DeliveryDetail',
+  properties: {
+    ...DeliverySchema.properties,
+    attempts: { type: 'array', items: { $ref: 'AttemptDetail#' } },
+  },
 } as const;
 
 const DestinationSchema = {
@@ -476,7 +503,9 @@ export const COMPONENT_SCHEMAS = [
   ApiSchema,
   WebhookSchema,
   AttemptSchema,
+  AttemptDetailSchema,
   DeliverySchema,
+  DeliveryDetailSchema,
   DestinationSchema,
   InvocationAcceptedSchema,
   FunctionInvocationSchema,

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { EventBus } from '../webhooks/events.js';
 import {
+  deliveryDetailView,
   deliveryView,
   webhookView,
   type WebhookInput,
@@ -227,13 +228,13 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
       schema: {
         tags: ['webhooks'],
         operationId: 'getDelivery',
-        summary: 'Get a delivery with its attempts',
+        summary: "Get a delivery with its attempts, each with the target's answer to it",
         params: idParams,
-        response: { 200: { description: 'The delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
+        response: { 200: { description: 'The delivery', ...ref('DeliveryDetail') }, ...ERRORS_BY_ID },
       },
     },
     async function getDelivery(request) {
-      return deliveryView(await webhooks.getDelivery(request.params.id));
+      return deliveryDetailView(await webhooks.getDeliveryDetail(request.params.id));
     },
   );
 

@@ -328,6 +328,12 @@ export interface WebhookStore {
 
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
   getDelivery(id: string): Promise<Delivery | null>;
+  /**
+   * getDelivery with each attempt's `response` (`GET /api/deliveries/{id}`). The
+   * only read of the attempts' response_json: lists, claims and the engine leave
+   * it out, as each one holds up to 16 KiB of body.
+   */
+  getDeliveryDetail(id: string): Promise<Delivery | null>;
   /** Newest first; `page.after` is a delivery id (older than it). */
   listDeliveries(webhookId: string, page: Page): Promise<Delivery[]>;
   /** A function's invocations (function-target deliveries), newest first, of one status when given. */

@@ -14,7 +14,17 @@ import type { Page } from '../types.js';
 import type { DeliveryEngine } from './engine.js';
 import { maskHeaders, unmaskHeaders } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import { HEALTH_WINDOW, type Delivery, type NewWebhook, type Webhook, type WebhookHealth, type WebhookMethod, type WebhookPatch } from './types.js';
+import {
+  HEALTH_WINDOW,
+  type Attempt,
+  type Delivery,
+  type DeliveryResponse,
+  type NewWebhook,
+  type Webhook,
+  type WebhookHealth,
+  type WebhookMethod,
+  type WebhookPatch,
+} from './types.js';
 
 export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
@@ -92,18 +102,34 @@ export function deliveryView(d: Delivery) {
     error: d.error,
     scheduled_for: d.scheduledFor,
     next_attempt_at: d.nextAttemptAt,
-    attempts: d.attempts.map((a) => ({
-      attempt: a.attempt,
-      started_at: a.startedAt,
-      duration_ms: a.durationMs,
-      response_status: a.responseStatus,
-      error: a.error,
-    })),
+    attempts: d.attempts.map(attemptView),
     request: d.request && { ...d.request, headers: maskHeaders(d.request.headers) },
-    response: d.response && { ...d.response, headers: maskHeaders(d.response.headers) },
+    response: maskedResponse(d.response),
     created_at: d.createdAt,
     completed_at: d.completedAt,
   };
+}
+
+/** `GET /api/deliveries/{id}`: deliveryView whose attempts carry their own response (from getDeliveryDetail). */
+export function deliveryDetailView(d: Delivery) {
+  return {
+    ...deliveryView(d),
+    attempts: d.attempts.map((a) => ({ ...attemptView(a), response: maskedResponse(a.response ?? null) })),
+  };
+}
+
+function attemptView(a: Attempt) {
+  return {
+    attempt: a.attempt,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    response_status: a.responseStatus,
+    error: a.error,
+  };
+}
+
+function maskedResponse(r: DeliveryResponse | null) {
+  return r && { ...r, headers: maskHeaders(r.headers) };
 }
 
 export interface WebhookServiceDeps {
@@ -379,6 +405,13 @@ export class WebhookService {
   /** Webhook deliveries only: a function target's is an invocation (`/api/functions/:name/invocations/:id`). */
   async getDelivery(id: string): Promise<Delivery> {
     const delivery = await this.deps.store.getDelivery(id);
+    if (!delivery || delivery.webhookId === null) throw deliveryNotFound(id);
+    return delivery;
+  }
+
+  /** getDelivery with each attempt's response: the one read of them (`GET /api/deliveries/{id}`). */
+  async getDeliveryDetail(id: string): Promise<Delivery> {
+    const delivery = await this.deps.store.getDeliveryDetail(id);
     if (!delivery || delivery.webhookId === null) throw deliveryNotFound(id);
     return delivery;
   }

@@ -88,6 +88,13 @@ export interface Attempt {
   outcome: string | null;
   /** Function targets: the request id the invocation's log lines carry. */
   requestId: string | null;
+  /**
+   * The target's answer to this attempt; null when none came (a network error,
+   * a function target, an attempt recorded before migration 13). Only read by
+   * `getDeliveryDetail` (one delivery): absent from lists and the engine's reads,
+   * which would otherwise carry up to 16 KiB of body per attempt.
+   */
+  response?: DeliveryResponse | null;
 }
 
 export interface DeliveryRequest {
@@ -101,7 +108,7 @@ export interface DeliveryRequest {
 export interface DeliveryResponse {
   status: number;
   headers: Record<string, string>;
-  /** First 16 KiB. */
+  /** First 16 KiB (RESPONSE_BODY_LIMIT in sender.ts). */
   body: string;
 }
 
@@ -161,6 +168,7 @@ export interface AttemptOutcome {
   /** Next attempt time when `status` is pending. */
   nextAttemptAt: string | null;
   error: string | null;
+  /** Kept on the delivery (its latest answer) and on the attempt's own row. */
   response: DeliveryResponse | null;
   /** Present on the first attempt: the rendered request to keep for retries. */
   request?: DeliveryRequest;

@@ -5,8 +5,10 @@
  * without a reload), the list's health comes with the list itself (no
  * per-webhook request), the form's mock endpoint and retry schedule round-trip
  * and an API refusal marks the field it names, the overview links a failed
- * delivery to its page and stops reading /api/stats once left. Each view
- * state passes axe-core and the CSP check (test/helpers/browser.ts).
+ * delivery to its page and stops reading /api/stats once left, and a chosen
+ * attempt's own response shows on the delivery page (kept across a live
+ * update). Each view state passes axe-core and the CSP check
+ * (test/helpers/browser.ts).
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -163,6 +165,50 @@ suite('dashboard webhook pages in Chromium', () => {
     await page.waitForURL(new RegExp(`#/deliveries/${brokenDeliveryId}$`));
     await expect.poll(() => page.locator('.response-status').textContent()).toBe('500');
     await checkView(page, 'delivery-failed');
+  }, 60_000);
+
+  it("shows the chosen attempt's response, kept across a live update", async () => {
+    let calls = 0;
+    const flaky = await startReceiver(() => (++calls === 1 ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
+    try {
+      const id = await createHook('flaky', `${flaky.url}/flaky`);
+      const fired = await testFire(id);
+      expect(fired.status).toBe('failed');
+      await page.goto(`${svc.url}/#/deliveries/${fired.id}`);
+      const pane = page.locator('section[aria-labelledby="response-title"]');
+      const heading = page.locator('#response-title');
+      await expect.poll(() => heading.textContent()).toBe('Response (attempt 1)');
+      await expect.poll(() => page.locator('#attempts-title .live-state').textContent()).toBe('live');
+
+      // A retry from the page: the pane follows the newest attempt.
+      await page.getByRole('button', { name: 'Retry', exact: true }).click();
+      await expect.poll(() => heading.textContent(), { timeout: 10_000 }).toBe('Response (attempt 2)');
+      expect(await pane.locator('.response-status').textContent()).toBe('200');
+
+      // Choosing attempt 1 shows its own answer, not the delivery's latest.
+      const show1 = page.getByRole('button', { name: 'Show attempt 1' });
+      await show1.click();
+      await expect.poll(() => heading.textContent()).toBe('Response (attempt 1)');
+      expect(await pane.locator('.response-status').textContent()).toBe('500');
+      expect(await pane.textContent()).toContain('down');
+      expect(await show1.getAttribute('aria-pressed')).toBe('true');
+      expect(await page.getByRole('button', { name: 'Show attempt 2' }).getAttribute('aria-pressed')).toBe('false');
+      await checkView(page, 'delivery-attempts');
+
+      // A retry through the API shows up live, and the chosen attempt stays shown.
+      expect((await svc.request('POST', `/api/deliveries/${fired.id}/retry`, undefined, AUTH)).status).toBe(200);
+      await expect.poll(() => page.locator('table.attempts tbody tr').count(), { timeout: 10_000 }).toBe(3);
+      expect(await heading.textContent()).toBe('Response (attempt 1)');
+      expect(await pane.locator('.response-status').textContent()).toBe('500');
+
+      // By keyboard: focus the newest row's button and press Enter.
+      await page.getByRole('button', { name: 'Show attempt 3' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => heading.textContent()).toBe('Response (attempt 3)');
+      expect(await pane.locator('.response-status').textContent()).toBe('200');
+    } finally {
+      await flaky.close();
+    }
   }, 60_000);
 
   it('stops reading /api/stats once the overview is left', async () => {

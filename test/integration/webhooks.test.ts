@@ -189,6 +189,43 @@ describe('sending', () => {
     expect(list.json[0].id).toBe(res.json.id);
   });
 
+  it("GET /api/deliveries/{id} shows each attempt's own response; lists leave it out", async () => {
+    let calls = 0;
+    const flaky = await startReceiver((): { status: number; body: string; headers: Record<string, string> } =>
+      ++calls === 1
+        ? { status: 500, body: 'down for maintenance', headers: { 'x-session-token': 'tok-123', 'content-type': 'text/plain' } }
+        : { status: 200, body: 'ok', headers: { 'content-type': 'text/plain' } },
+    );
+    try {
+      const created = (await svc.request('POST', '/api/webhooks', hook({ target_url: flaky.url + '/hook' }))).json;
+      const fired = (await svc.request('POST', `/api/webhooks/${created.id}/test`)).json;
+      expect(fired.status).toBe('failed');
+      const retried = await svc.request('POST', `/api/deliveries/${fired.id}/retry`);
+      expect(retried.json.status).toBe('succeeded');
+
+      const got = await svc.request('GET', `/api/deliveries/${fired.id}`);
+      expect(got.status).toBe(200);
+      const [first, second] = got.json.attempts;
+      expect(got.json.attempts).toHaveLength(2);
+      expect(first.response.status).toBe(500);
+      expect(first.response.body).toContain('down');
+      // Masked like the delivery's own response.
+      expect(first.response.headers['x-session-token']).toBe('***');
+      expect(second.response).toMatchObject({ status: 200, body: 'ok' });
+      // The delivery-level response stays the latest one.
+      expect(got.json.response).toMatchObject({ status: 200, body: 'ok' });
+
+      // Lists (and the retry's own answer) carry no response per attempt: a body each would grow them.
+      const list = await svc.request('GET', `/api/webhooks/${created.id}/deliveries`);
+      const listed = list.json.find((d: { id: string }) => d.id === fired.id);
+      expect(listed.attempts).toHaveLength(2);
+      for (const a of listed.attempts) expect(a).not.toHaveProperty('response');
+      for (const a of retried.json.attempts) expect(a).not.toHaveProperty('response');
+    } finally {
+      await flaky.close();
+    }
+  });
+
   it('lists each webhook with its health over its 20 newest deliveries', async () => {
     const fires = (id: string) => svc.request('POST', `/api/webhooks/${id}/test`);
     const healthOf = async (id: string) => {

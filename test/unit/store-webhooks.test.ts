@@ -631,6 +631,39 @@ for (const b of backends()) {
         expect((await store.getDelivery(d3.id))!.attempts.map((a) => a.attempt)).toEqual([1, 2]);
       });
 
+      it("keeps each attempt's response, read only by the single-delivery read", async () => {
+        const batcher = store as Store & BatchAttemptRecorder;
+        const wh = await store.createWebhook(hook());
+        const d = await store.createDelivery(dlv(wh.id));
+        const busy = { status: 503, headers: {}, body: 'busy' };
+        const ok = { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' };
+        // Full, lean (batch) and network-error paths, one attempt each.
+        await store.leaseDelivery(d.id, 'w', T(0), 60_000);
+        await store.recordAttempt(d.id, 'w', failed503(1, T(10)));
+        await store.leaseDelivery(d.id, 'w', T(10), 60_000);
+        const refused = outcome(2, {
+          attempt: { attempt: 2, startedAt: T(2), durationMs: 1, responseStatus: null, error: 'connection refused', outcome: null, requestId: null },
+          status: 'pending',
+          nextAttemptAt: T(20),
+          error: 'connection refused',
+          response: null,
+        });
+        expect(await batcher.recordAttempts('w', [{ id: d.id, outcome: refused, lean: true }])).toEqual([true]);
+        await store.leaseDelivery(d.id, 'w', T(20), 60_000);
+        await store.recordAttempt(d.id, 'w', outcome(3));
+
+        const detail = (await store.getDeliveryDetail(d.id))!;
+        expect(detail.attempts.map((a) => [a.attempt, a.response])).toEqual([[1, busy], [2, null], [3, ok]]);
+        expect(detail.response).toEqual(ok);
+        // Everything else reads attempts without it: no `response` key at all.
+        const plain = (await store.getDelivery(d.id))!;
+        expect({ ...detail, attempts: detail.attempts.map(({ response: _, ...a }) => a) }).toEqual(plain);
+        expect(plain.attempts.every((a) => !('response' in a))).toBe(true);
+        const listed = await store.listDeliveries(wh.id, { limit: 10 });
+        expect(listed[0]!.attempts.every((a) => !('response' in a))).toBe(true);
+        expect(await store.getDeliveryDetail('dlv_nope')).toBeNull();
+      });
+
       it('prunes finished deliveries created before a time, with their attempts', async () => {
         const url = await b.freshUrl();
         const s = await openStore(url, { now: fakeClock() });

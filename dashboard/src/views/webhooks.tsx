@@ -13,6 +13,8 @@ import { href, navigate } from '../router.js';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
+type DeliveryDetail = Schemas['DeliveryDetail'];
+type AttemptDetail = Schemas['AttemptDetail'];
 
 /** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
 function HealthCells({ health }: { health: Webhook['health'] }) {
@@ -455,10 +457,34 @@ function Deliveries({ id, fired }: { id: string; fired: string | null }) {
   );
 }
 
+/** One attempt's answer; the newest falls back to the delivery's own (an attempt recorded before attempts kept theirs). */
+function AttemptResponse({ delivery, attempt, newest }: { delivery: DeliveryDetail; attempt: AttemptDetail | undefined; newest: boolean }) {
+  const response = attempt?.response ?? (newest ? delivery.response : null);
+  if (response) {
+    return (
+      <>
+        <p>
+          HTTP <strong class="response-status">{response.status}</strong>
+        </p>
+        <Json value={response.headers} />
+        <Json value={response.body} />
+      </>
+    );
+  }
+  if (!attempt) return <p>No attempt yet.</p>;
+  if (attempt.response_status === null) return <p>No answer: {attempt.error ?? 'none recorded'}.</p>;
+  return (
+    <p>
+      HTTP <strong class="response-status">{attempt.response_status}</strong>; its headers and body were not kept
+      (recorded before attempts kept their answers).
+    </p>
+  );
+}
+
 export function DeliveryView({ id }: { id: string }) {
   // Its webhook's attempts are streamed (the stream filters by webhook, not delivery); only this delivery's trigger a read.
   const [webhookId, setWebhookId] = useState<string | null>(null);
-  const { data, error, setData, live } = useLiveLoad(
+  const { data, error, reload, live } = useLiveLoad(
     async () => {
       const d = await call(api.GET('/api/deliveries/{id}', { params: { path: { id } } }));
       setWebhookId(d.webhook_id);
@@ -468,11 +494,15 @@ export function DeliveryView({ id }: { id: string }) {
     (a) => a.delivery_id === id,
     [id],
   );
+  // The attempt whose response is shown: the one the user chose, kept across live re-reads; null follows the newest.
+  const [chosen, setChosen] = useState<number | null>(null);
   const [retryError, setRetryError] = useState<ApiError | null>(null);
   async function retry() {
     setRetryError(null);
     try {
-      setData(await call(api.POST('/api/deliveries/{id}/retry', { params: { path: { id } } })));
+      // The retry's answer is a list-shaped delivery (no attempt responses): read the page's shape again.
+      await call(api.POST('/api/deliveries/{id}/retry', { params: { path: { id } } }));
+      reload();
     } catch (err) {
       setRetryError(toApiError(err));
     }
@@ -486,6 +516,8 @@ export function DeliveryView({ id }: { id: string }) {
       </section>
     );
   }
+  const newest = data.attempts.at(-1);
+  const shown = data.attempts.find((a) => a.attempt === chosen) ?? newest;
   return (
     <section aria-labelledby="delivery-title">
       <h1 id="delivery-title">Delivery {data.id}</h1>
@@ -505,6 +537,11 @@ export function DeliveryView({ id }: { id: string }) {
           <h2 id="request-title">Request</h2>
           {data.request ? (
             <>
+              <p class="meta">
+                Rendered once: every attempt sends this request, with the same <code>webhook-id</code>. Each attempt
+                adds its own <code>webhook-timestamp</code> (when it was sent) and, when the webhook has a secret, a{' '}
+                <code>webhook-signature</code> over the id, that timestamp and the body; those two headers are not kept.
+              </p>
               <p>
                 <code class="url">
                   {data.request.method} {data.request.url}
@@ -518,25 +555,20 @@ export function DeliveryView({ id }: { id: string }) {
           )}
         </section>
         <section class="card" aria-labelledby="response-title">
-          <h2 id="response-title">Response</h2>
-          {data.response ? (
-            <>
-              <p>
-                HTTP <strong class="response-status">{data.response.status}</strong>
-              </p>
-              <Json value={data.response.headers} />
-              <Json value={data.response.body} />
-            </>
-          ) : (
-            <p>No answer recorded.</p>
-          )}
+          <h2 id="response-title">Response{shown ? ` (attempt ${shown.attempt})` : ''}</h2>
+          <AttemptResponse delivery={data} attempt={shown} newest={shown === newest} />
         </section>
       </div>
       <section class="card" aria-labelledby="attempts-title">
         <h2 id="attempts-title">
           Attempts <LiveBadge state={live.state} />
         </h2>
-        <AttemptsTable className="attempts" attempts={data.attempts} result={['Status', (a) => a.response_status ?? '—']} />
+        <AttemptsTable
+          className="attempts"
+          attempts={data.attempts}
+          result={['Status', (a) => a.response_status ?? '—']}
+          choice={{ shown: shown?.attempt ?? null, choose: setChosen }}
+        />
       </section>
     </section>
   );

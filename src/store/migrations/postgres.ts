@@ -373,4 +373,13 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
   FROM functions;
 `,
   },
+  {
+    version: 13,
+    name: 'attempt_responses',
+    // As on SQLite: each attempt's own answer, from the same text as the delivery's
+    // response_json. A nullable column without a default: no table rewrite.
+    sql: `
+ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
+`,
+  },
 ];

@@ -410,4 +410,15 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
   FROM functions;
 `,
   },
+  {
+    version: 13,
+    name: 'attempt_responses',
+    // Each attempt's own answer from the target (GET /api/deliveries/{id}), not only the
+    // delivery's latest. Written with the attempt from the same JSON text as the delivery's
+    // response_json (body capped at 16 KiB by the sender); read only by the single-delivery
+    // read, never by lists. Attempts recorded before this migration answer null.
+    sql: `
+ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
+`,
+  },
 ];

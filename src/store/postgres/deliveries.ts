@@ -12,7 +12,7 @@ import { functionTarget, type AttemptOutcome, type AttemptRecord, type Delivery,
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares } from '../store.js';
 import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';
-import { attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
+import { ATTEMPT_COLUMNS, attemptJsonSql, attemptsOfSql, jsonOrNull, toDelivery, type PgDeliveryRow } from './rows.js';
 
 const DELIVERY_INSERT = `INSERT INTO deliveries
   (id, target, webhook_id, function_name, schedule_id, trigger, trigger_json, status, scheduled_for, event,
@@ -47,6 +47,14 @@ export class PgDeliveryStore extends PgBase {
 
   async getDelivery(id: string): Promise<Delivery | null> {
     const [row] = await this.rows<PgDeliveryRow>(`SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.id = $1`, [id]);
+    return row ? toDelivery(row) : null;
+  }
+
+  async getDeliveryDetail(id: string): Promise<Delivery | null> {
+    const [row] = await this.rows<PgDeliveryRow>(
+      `SELECT d.*, ${attemptsOfSql('d', true)} FROM deliveries d WHERE d.id = $1`,
+      [id],
+    );
     return row ? toDelivery(row) : null;
   }
 
@@ -187,10 +195,11 @@ export class PgDeliveryStore extends PgBase {
          RETURNING ${lean ? 'i.n' : 'x.*, i.n'}),
        added AS (
          INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome,
-           request_id)
-         SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error, i.outcome, i.request_id
+           request_id, response_json)
+         SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error, i.outcome, i.request_id,
+           i.response_json
          FROM i JOIN d ON d.n = i.n
-         RETURNING *)
+         RETURNING ${ATTEMPT_COLUMNS})
        ${lean ? 'SELECT d.n FROM d' : READ_BACK}`,
       [
         owner,

@@ -16,7 +16,7 @@ import {
   type WebhookRow,
 } from '../sqlite/webhook-rows.js';
 
-export { jsonOrNull, webhookParams } from '../sqlite/webhook-rows.js';
+export { ATTEMPT_COLUMNS, jsonOrNull, webhookParams } from '../sqlite/webhook-rows.js';
 export { toFunction, toLogLine, toRoute, type FunctionRow, type LogRow, type RouteRow } from '../sqlite/rows.js';
 
 export type PgWebhookRow = Omit<WebhookRow, 'enabled'> & { enabled: boolean };
@@ -26,15 +26,18 @@ export type PgDeliveryRow = DeliveryRow & { attempts: AttemptRow[] };
 /** An instant as the ISO text the type parser produces for plain columns (UTC, milliseconds, `Z`). */
 export const isoSql = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The JSON object of one attempt row `a`, keyed like AttemptRow. */
-export const attemptJsonSql = (a: string) =>
+/**
+ * The JSON object of one attempt row `a`, keyed like AttemptRow; `withResponse`
+ * (the single-delivery read only) adds its response_json, kept as text.
+ */
+export const attemptJsonSql = (a: string, withResponse = false) =>
   `json_build_object('delivery_id', ${a}.delivery_id, 'attempt', ${a}.attempt, 'started_at', ${isoSql(`${a}.started_at`)},
     'duration_ms', ${a}.duration_ms, 'response_status', ${a}.response_status, 'error', ${a}.error,
-    'outcome', ${a}.outcome, 'request_id', ${a}.request_id)`;
+    'outcome', ${a}.outcome, 'request_id', ${a}.request_id${withResponse ? `, 'response_json', ${a}.response_json` : ''})`;
 
 /** The `attempts` column for delivery alias `d`: its attempts in order, as of the statement's snapshot. */
-export const attemptsOfSql = (d: string) =>
-  `COALESCE((SELECT json_agg(${attemptJsonSql('a')} ORDER BY a.attempt) FROM delivery_attempts a
+export const attemptsOfSql = (d: string, withResponses = false) =>
+  `COALESCE((SELECT json_agg(${attemptJsonSql('a', withResponses)} ORDER BY a.attempt) FROM delivery_attempts a
     WHERE a.delivery_id = ${d}.id), '[]'::json) AS attempts`;
 
 /** The `routes` column for API alias `x`: its routes in position order. */

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { BUCKETS, type AttemptEvent, type StatsBatch, type StatsRows } from '../../stats/types.js';
 import type { AttemptFilter, AttemptEventRow } from '../sqlite/stats.js';
-import { toAttemptEvent, toFailure } from '../sqlite/stats.js';
+import { STREAM_ATTEMPT_COLUMNS, toAttemptEvent, toFailure } from '../sqlite/stats.js';
 
 const B = Array.from({ length: BUCKETS }, (_, i) => `b${i}`);
 const addB = (table: string) => B.map((b) => `${b} = ${table}.${b} + excluded.${b}`).join(', ');
@@ -112,7 +112,7 @@ export async function pruneStats(c: pg.PoolClient, beforeMinute: number, keepFai
 /** See sqlite/stats.ts: the last attempt of a finished delivery carries its status, every other one was retried. */
 export async function attemptsAfter(pool: pg.Pool, after: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]> {
   const { rows } = await pool.query(
-    `SELECT a.seq, a.*, d.webhook_id, d.function_name,
+    `SELECT a.seq, ${STREAM_ATTEMPT_COLUMNS}, d.webhook_id, d.function_name,
        CASE WHEN d.status <> 'pending' AND a.attempt = d.attempt_count THEN d.status ELSE 'retrying' END AS result
      FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
      WHERE a.seq > $1 AND ($2::text IS NULL OR d.webhook_id = $2) AND ($3::text IS NULL OR d.function_name = $3)

@@ -47,7 +47,8 @@ export function prepareStats(db: Database.Database) {
     pruneFailures: p('DELETE FROM stats_failures WHERE id <= (SELECT id FROM stats_failures ORDER BY id DESC LIMIT 1 OFFSET ?)'),
     // The attempt's outcome follows from its delivery: the last attempt of a finished
     // delivery carries its status; every other attempt was followed by another try.
-    attemptsAfter: p(`SELECT a.rowid AS seq, a.*, d.webhook_id, d.function_name,
+    // Named columns, not a.*: response_json (migration 13) holds up to 16 KiB of body the stream never shows.
+    attemptsAfter: p(`SELECT a.rowid AS seq, ${STREAM_ATTEMPT_COLUMNS}, d.webhook_id, d.function_name,
         CASE WHEN d.status <> 'pending' AND a.attempt = d.attempt_count THEN d.status ELSE 'retrying' END AS result
       FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
       WHERE a.rowid > @after AND (@webhook IS NULL OR d.webhook_id = @webhook) AND (@fn IS NULL OR d.function_name = @fn)
@@ -115,6 +116,10 @@ export function toFailure(r: Record<string, string>): RecentFailure {
     at: typeof r.at === 'string' ? r.at : new Date(r.at as unknown as Date).toISOString(),
   };
 }
+
+/** The attempt columns the deliveries stream reads (alias `a`). */
+export const STREAM_ATTEMPT_COLUMNS =
+  'a.delivery_id, a.attempt, a.response_status, a.outcome, a.error, a.started_at, a.duration_ms';
 
 export interface AttemptEventRow {
   seq: number | string;

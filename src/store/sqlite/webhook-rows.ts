@@ -72,7 +72,12 @@ export interface AttemptRow {
   error: string | null;
   outcome: string | null;
   request_id: string | null;
+  /** Only selected by the single-delivery read (ATTEMPT_COLUMNS leaves it out). */
+  response_json?: string | null;
 }
+
+/** The attempt columns lists and the engine read: all but response_json, up to 16 KiB of body each. */
+export const ATTEMPT_COLUMNS = 'delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id';
 
 const parseOrNull = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
 
@@ -125,7 +130,7 @@ export function webhookParams(w: NewWebhook) {
 }
 
 export function toAttempt(r: AttemptRow): Attempt {
-  return {
+  const attempt: Attempt = {
     attempt: r.attempt,
     startedAt: r.started_at,
     durationMs: r.duration_ms,
@@ -134,6 +139,9 @@ export function toAttempt(r: AttemptRow): Attempt {
     outcome: r.outcome ?? null,
     requestId: r.request_id ?? null,
   };
+  // Present only when the read selected it: a list's attempts have no response key at all.
+  if (r.response_json !== undefined) attempt.response = parseOrNull<DeliveryResponse>(r.response_json);
+  return attempt;
 }
 
 export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {

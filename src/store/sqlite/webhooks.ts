@@ -25,7 +25,7 @@ import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
-import { jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
+import { ATTEMPT_COLUMNS, jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
 import type { FunctionScheduleRow } from './webhook-rows.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from './webhook-rows.js';
 
@@ -114,8 +114,9 @@ function prepareWebhookStatements(db: Database.Database) {
     getDelivery: p('SELECT * FROM deliveries WHERE id = ?'),
     listDeliveriesFirst: p('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?'),
     listDeliveriesAfter: p('SELECT * FROM deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-    attemptsOf: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
-    attemptsOfMany: p(`SELECT * FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
+    attemptsOf: p(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt`),
+    attemptsWithResponses: p('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    attemptsOfMany: p(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))
       ORDER BY delivery_id, attempt`),
     // The claim's own reads are in claim.ts.
     leaseRows: p(`UPDATE deliveries SET lease_owner = @owner, lease_until = @until
@@ -129,8 +130,8 @@ function prepareWebhookStatements(db: Database.Database) {
     // The same without reading the row back (BatchAttemptRecorder's lean items).
     applyOutcomeLean: p(APPLY_OUTCOME),
     insertAttempt: p(`INSERT INTO delivery_attempts
-      (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id, response_json)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
@@ -377,6 +378,13 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
+  async getDeliveryDetail(id: string): Promise<Delivery | null> {
+    return this.read(() => {
+      const row = this.w.getDelivery.get(id) as DeliveryRow | undefined;
+      return row ? toDelivery(row, this.w.attemptsWithResponses.all(row.id) as AttemptRow[]) : null;
+    });
+  }
+
   async listDeliveries(webhookId: string, page: Page): Promise<Delivery[]> {
     return this.read(() => {
       const rows = (
@@ -475,6 +483,7 @@ export class SqliteWebhookStore implements WebhookStore {
       if (this.w.applyOutcomeLean.run(params).changes === 0) return null;
       this.w.insertAttempt.run(
         id, a.attempt, a.startedAt, a.durationMs, a.responseStatus ?? null, a.error ?? null, a.outcome ?? null, a.requestId ?? null,
+        params.response_json,
       );
       return true;
     }
@@ -490,8 +499,10 @@ export class SqliteWebhookStore implements WebhookStore {
       outcome: a.outcome ?? null,
       request_id: a.requestId ?? null,
     };
+    // The delivery's own response_json text, serialised once for both rows.
     this.w.insertAttempt.run(
       id, a.attempt, a.startedAt, a.durationMs, attempt.response_status, attempt.error, attempt.outcome, attempt.request_id,
+      params.response_json,
     );
     // attempt_count counts the attempt rows, so a first attempt needs no read-back.
     return row.attempt_count === 1 ? toDelivery(row, [attempt]) : this.withAttempts(row);
