@@ -91,7 +91,10 @@ async function snapshot(): Promise<string> {
     admin('GET', '/api/webhooks?limit=1000'),
   ]);
   for (const list of [functions, apis, webhooks]) expect(list.status, list.text).toBe(200);
-  return JSON.stringify({ functions: functions.json, apis: apis.json, webhooks: webhooks.json });
+  // A webhook's health counts its deliveries, which the engine moves on by itself
+  // (a delivery accepted earlier finishing): not something a request stored.
+  const settings = webhooks.json.map(({ health: _health, ...webhook }: Record<string, unknown>) => webhook);
+  return JSON.stringify({ functions: functions.json, apis: apis.json, webhooks: settings });
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
