@@ -14,9 +14,10 @@
  *
  * Why a table and not the change feed itself: NOTIFY payloads are capped at
  * 8000 bytes and SQLite has no notifications, while a batched insert and an
- * indexed read by id cost the same on both stores. Under a flood, a batch keeps
- * MAX_BATCH events and drops the rest: a stream is for watching, the metrics
- * and statistics count everything.
+ * indexed read by id cost the same on both stores. A batch is written when it
+ * is FLUSH_MS old or MAX_BATCH long; when the store falls behind by MAX_UNWRITTEN
+ * events, new ones are dropped until it catches up: a stream is for watching,
+ * the metrics and statistics count everything.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
@@ -61,8 +62,10 @@ const ANNOUNCE_MS = 2_000;
 const WATCH_TTL_ANNOUNCEMENTS = 3;
 const KEEP_MS = 120_000;
 const PRUNE_EVERY_MS = 60_000;
-/** Events one process writes per flush, at most (a stream shows a sample beyond 10,000 a second). */
+/** Events per insert, at most. */
 const MAX_BATCH = 1000;
+/** Events batched or being written, at most: beyond, a stream shows a sample. */
+const MAX_UNWRITTEN = 10 * MAX_BATCH;
 /** Rows a follower reads per query. */
 const READ_BATCH = 500;
 
@@ -80,6 +83,8 @@ export class InvocationHub {
   private batch: InvocationEventRow[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
+  /** Events handed to the store whose write has not finished. */
+  private inFlight = 0;
   private lastPrune = 0;
 
   // Following the others while this process has streams.
@@ -125,9 +130,10 @@ export class InvocationHub {
   publish(event: InvocationEvent): void {
     const data = JSON.stringify(event);
     this.deliver(event.function, data);
-    if (this.othersWatching && this.batch.length < MAX_BATCH) {
+    if (this.othersWatching && this.batch.length + this.inFlight < MAX_UNWRITTEN) {
       this.batch.push({ function: event.function, data });
-      this.flushTimer ??= setTimeout(() => void this.flush(), this.flushMs);
+      if (this.batch.length >= MAX_BATCH) void this.flush();
+      else this.flushTimer ??= setTimeout(() => void this.flush(), this.flushMs);
     }
   }
 
@@ -169,6 +175,7 @@ export class InvocationHub {
     if (!shared || this.batch.length === 0) return this.writing;
     const batch = this.batch;
     this.batch = [];
+    this.inFlight += batch.length;
     this.writing = this.writing.then(async () => {
       try {
         await shared.store.appendInvocationEvents(this.origin, batch);
@@ -178,6 +185,8 @@ export class InvocationHub {
         }
       } catch (err) {
         shared.log.warn({ err }, 'could not share invocation events with the other processes');
+      } finally {
+        this.inFlight -= batch.length;
       }
     });
     return this.writing;

@@ -30,10 +30,10 @@ afterAll(removeTempDatabases);
 for (const backend of backends()) {
   describe(`invocation hub on ${backend.name}`, () => {
     const open: Array<{ store: Store; bus: ChangeBus; hub: InvocationHub }> = [];
-    async function processOn(url: string) {
+    async function processOn(url: string, flushMs = 10) {
       const store = await openStore(url);
       const bus = new ChangeBus(store.changeFeed);
-      const hub = new InvocationHub({ store, changes: bus, log, flushMs: 10, pollMs: 20, announceMs: 50 });
+      const hub = new InvocationHub({ store, changes: bus, log, flushMs, pollMs: 20, announceMs: 50 });
       const p = { store, bus, hub };
       open.push(p);
       return p;
@@ -92,6 +92,20 @@ for (const backend of backends()) {
       a.hub.publish(event('f', 'after'));
       await new Promise((r) => setTimeout(r, 100));
       expect(await a.store.lastInvocationEventId()).toBe(before);
+    });
+
+    it('writes a full batch at once instead of waiting for the timer or dropping the rest', async () => {
+      const url = await backend.freshUrl();
+      const a = await processOn(url, 60_000); // the timer alone would write nothing during this test
+      const b = await processOn(url);
+      const stop = b.hub.subscribe(() => undefined);
+      await until(() => a.hub.sharing, 'A to hear that B watches');
+      for (let i = 0; i < 2500; i++) a.hub.publish(event('f', `r${i}`));
+      // Two batches of 1000 go out at once; the last 500 wait for the timer (or close).
+      await until(async () => (await a.store.lastInvocationEventId()) >= 2000, 'two full batches written');
+      stop();
+      await a.hub.close();
+      expect(await a.store.lastInvocationEventId()).toBe(2500);
     });
 
     it('reads after a cursor without the reader\'s own rows, and prunes by age', async () => {
