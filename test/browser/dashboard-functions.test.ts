@@ -126,11 +126,20 @@ suite('a function page in Chromium: versions and triggers', () => {
     expect((await fnNow()).schedules).toEqual([{ cron: '0 9 * * 1-5', timezone: 'Europe/Berlin' }]);
   }, 60_000);
 
-  it('adds an event subscription, and removes the schedule', async () => {
+  it('adds an event subscription, and removes the schedule, keeping unsaved code in the editor', async () => {
+    // Code typed but not deployed: a trigger change (a new version too) must not throw it away.
+    await page.locator('.code-editor[data-ready="true"]').waitFor();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n// not deployed yet');
+    const versionBefore = (await fnNow()).version;
     await page.getByLabel('Event name (or *)').fill('order.created');
     await page.getByRole('button', { name: 'Add subscription' }).click();
     await page.getByRole('button', { name: 'Remove subscription order.created' }).waitFor();
     expect((await fnNow()).events).toEqual(['order.created']);
+    await page.getByText(new RegExp(`^Version ${versionBefore + 1} ·`)).waitFor();
+    expect(await page.locator('.cm-content').textContent()).toContain('// not deployed yet');
+    expect((await fnNow()).code).not.toContain('// not deployed yet');
     await checkView(page, 'function-triggers');
 
     await page.getByRole('button', { name: 'Remove schedule 0 9 * * 1-5 (Europe/Berlin)' }).click();

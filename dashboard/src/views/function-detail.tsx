@@ -60,6 +60,9 @@ export function FunctionDetail({ name, run, version }: { name: string | null; ru
   const isNew = name === null;
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : call(api.GET('/api/functions/{name}', { params: { path: { name } } }))), [name]);
   const fn = loaded.data ?? null;
+  // The form starts again from the stored function after a deploy or a restore; a trigger
+  // change (also a new version) keeps what is being typed in the editor and the settings.
+  const [deployed, setDeployed] = useState(0);
   if (!isNew && !fn) {
     return (
       <section>
@@ -71,16 +74,27 @@ export function FunctionDetail({ name, run, version }: { name: string | null; ru
   }
   return (
     <FunctionPage
-      key={fn?.version ?? 0}
+      key={deployed}
       fn={fn}
       run={run}
       version={version}
-      onSaved={(saved) => (isNew ? navigate('functions', saved.name) : loaded.setData(saved))}
+      onSaved={(saved) => {
+        if (isNew) return navigate('functions', saved.name);
+        loaded.setData(saved);
+        setDeployed((n) => n + 1);
+      }}
+      onTriggersChanged={(saved) => loaded.setData(saved)}
     />
   );
 }
 
-function FunctionPage({ fn, run, version, onSaved }: { fn: Fn | null; run?: string; version?: string; onSaved(fn: Fn): void }) {
+function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
+  fn: Fn | null;
+  run?: string;
+  version?: string;
+  onSaved(fn: Fn): void;
+  onTriggersChanged(fn: Fn): void;
+}) {
   const [settings, setSettings] = useState(() => fromFunction(fn));
   const [code, setCode] = useState(fn?.code ?? STARTER);
   const [error, setError] = useState<ApiError | null>(null);
@@ -201,7 +215,7 @@ function FunctionPage({ fn, run, version, onSaved }: { fn: Fn | null; run?: stri
       {fn && <Versions fn={fn} open={version} onRestored={onSaved} />}
       {fn && <InvokePanel name={fn.name} />}
       {fn && <Console name={fn.name} />}
-      {fn && <Triggers fn={fn} onSaved={onSaved} />}
+      {fn && <Triggers fn={fn} onSaved={onTriggersChanged} />}
       {fn && <BackgroundRuns name={fn.name} open={run} />}
       {fn && (
         <div class="card">
