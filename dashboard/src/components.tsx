@@ -26,10 +26,16 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   return { data, error, reload, setData };
 }
 
+/** The field an API error names (`details.field`, e.g. `schedules[0].cron`), or null. */
+export function fieldOf(error: ApiError | null): string | null {
+  const field = (error?.details as { field?: unknown } | undefined)?.field;
+  return typeof field === 'string' ? field : null;
+}
+
 /** The API's error shape as the API sent it: message, code, the field named, the request id of a 500. */
 export function ErrorBox({ error }: { error: ApiError | null }) {
   if (!error) return null;
-  const details = (error.details ?? {}) as Record<string, unknown>;
+  const field = fieldOf(error);
   return (
     <div class="error" role="alert">
       <strong>{error.error}</strong>
@@ -38,11 +44,11 @@ export function ErrorBox({ error }: { error: ApiError | null }) {
         <dd>
           <code>{error.code}</code>
         </dd>
-        {typeof details.field === 'string' && (
+        {field !== null && (
           <>
             <dt>field</dt>
             <dd>
-              <code>{details.field}</code>
+              <code>{field}</code>
             </dd>
           </>
         )}

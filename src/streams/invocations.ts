@@ -77,8 +77,7 @@ export class InvocationHub {
   private readonly pollMs: number;
   private readonly announceMs: number;
 
-  // Writing for the others.
-  private othersWatching = false;
+  // Writing for the others: while another process's word that it watches holds (this timer runs).
   private othersLapse: NodeJS.Timeout | null = null;
   private batch: InvocationEventRow[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
@@ -109,12 +108,12 @@ export class InvocationHub {
 
   /** True while a stream listens here or on another process: callers build events only then. */
   get active(): boolean {
-    return this.listeners.size > 0 || this.othersWatching;
+    return this.listeners.size > 0 || this.othersLapse !== null;
   }
 
   /** True while another process watches: this one writes its invocations to the shared table. */
   get sharing(): boolean {
-    return this.othersWatching;
+    return this.othersLapse !== null;
   }
 
   subscribe(listener: InvocationListener): () => void {
@@ -130,7 +129,7 @@ export class InvocationHub {
   publish(event: InvocationEvent): void {
     const data = JSON.stringify(event);
     this.deliver(event.function, data);
-    if (this.othersWatching && this.batch.length + this.inFlight < MAX_UNWRITTEN) {
+    if (this.othersLapse !== null && this.batch.length + this.inFlight < MAX_UNWRITTEN) {
       this.batch.push({ function: event.function, data });
       if (this.batch.length >= MAX_BATCH) void this.flush();
       else this.flushTimer ??= setTimeout(() => void this.flush(), this.flushMs);
@@ -143,7 +142,7 @@ export class InvocationHub {
     this.stopWatchingChanges();
     this.stopFollowing();
     if (this.othersLapse) clearTimeout(this.othersLapse);
-    this.othersWatching = false;
+    this.othersLapse = null;
     await this.flush();
   }
 
@@ -159,10 +158,8 @@ export class InvocationHub {
 
   private heardWatcher(): void {
     if (this.closed) return;
-    this.othersWatching = true;
     if (this.othersLapse) clearTimeout(this.othersLapse);
     this.othersLapse = setTimeout(() => {
-      this.othersWatching = false;
       this.othersLapse = null;
     }, WATCH_TTL_ANNOUNCEMENTS * this.announceMs);
     this.othersLapse.unref();

@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { AttemptsTable, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { AttemptsTable, ErrorBox, Field, fieldOf, Json, parseJson, toApiError, useLoad, when } from '../components.js';
 
 type Fn = Schemas['Function'];
 type Run = Schemas['FunctionInvocation'];
@@ -58,7 +58,7 @@ export function Triggers({ fn, onSaved }: { fn: Fn; onSaved(fn: Fn): void }) {
     void put('events', () => ({ events: [...fn.events, event.trim()] }));
   };
   // The new schedule is the last of the list the PUT sends: the API names it `schedules[<n>].<field>`.
-  const field = (error?.error.details as { field?: string } | undefined)?.field;
+  const field = fieldOf(error?.error ?? null);
   const invalid = (name: string) => (field === name ? true : undefined);
   const next = `schedules[${fn.schedules.length}]`;
 

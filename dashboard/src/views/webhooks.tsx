@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { AttemptsTable, ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad, when } from '../components.js';
+import { AttemptsTable, ConfirmDelete, ErrorBox, Field, fieldOf, Json, parseJson, toApiError, useLoad, when } from '../components.js';
 import { useLiveLoad, type LiveState } from '../live.js';
 import { href, navigate } from '../router.js';
 
@@ -136,8 +136,8 @@ const INPUT_OF_FIELD: Array<[string, string]> = [
 ];
 
 function inputOf(error: ApiError | null): string | null {
-  const field = (error?.details as { field?: unknown } | undefined)?.field;
-  if (typeof field !== 'string') return null;
+  const field = fieldOf(error);
+  if (field === null) return null;
   return INPUT_OF_FIELD.find(([name]) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`))?.[1] ?? null;
 }
 

@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { BUCKETS, type AttemptEvent, type RecentFailure, type StatsBatch, type StatsRows } from '../../stats/types.js';
+import { ATTEMPT_COLUMNS } from './webhook-rows.js';
 
 const B = Array.from({ length: BUCKETS }, (_, i) => `b${i}`);
 const addB = (table: string) => B.map((b) => `${b} = ${table}.${b} + excluded.${b}`).join(', ');
@@ -117,9 +118,8 @@ export function toFailure(r: Record<string, string>): RecentFailure {
   };
 }
 
-/** The attempt columns the deliveries stream reads (alias `a`). */
-export const STREAM_ATTEMPT_COLUMNS =
-  'a.delivery_id, a.attempt, a.response_status, a.outcome, a.error, a.started_at, a.duration_ms';
+/** The attempt columns the deliveries stream reads (alias `a`): those of lists, without the response body. */
+export const STREAM_ATTEMPT_COLUMNS = ATTEMPT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ');
 
 export interface AttemptEventRow {
   seq: number | string;
