@@ -7,13 +7,15 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Logger } from 'pino';
 import { ChangeBus } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
+import { isLoopbackHost, type Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { registerAdminAuth } from './http/auth.js';
+import { FailedAttempts } from './http/failed-attempts.js';
+import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -52,6 +54,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let clock: Clock | undefined;
   const store = await openStore(config.databaseUrl, {
     logRetention: config.logRetention,
+    limits: config.limits,
     now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
   });
   clock = await chooseClock(config, store, log);
@@ -168,10 +171,24 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   registerErrorHandling(app);
   registerJsonBodyParser(app);
-  registerAdminAuth(app, config.adminKey);
+  // Wrong keys are slowed only where other machines can send them (failed-attempts.ts).
+  const attempts = isLoopbackHost(config.host) ? null : new FailedAttempts();
+  if (config.adminKey) registerAdminAuth(app, config.adminKey, attempts);
+  else registerKeylessGuard(app);
   await registerManagementApi(
     app,
-    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background, stats },
+    {
+      store,
+      metrics,
+      functions,
+      apis,
+      webhooks: webhooks.service,
+      events,
+      invocations,
+      background,
+      stats,
+      metricsAccess: { token: config.metricsToken, attempts },
+    },
     { secured: config.adminKey !== null },
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
