@@ -19,7 +19,7 @@ import { registerApiRoutes } from './apis.js';
 import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
-import { registerOpsRoutes } from './ops.js';
+import { registerOpsRoutes, type MetricsAccess } from './ops.js';
 import { registerSchemas } from './schemas.js';
 import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
@@ -37,12 +37,14 @@ export interface ManagementDeps {
   background: FunctionInvocations;
   /** Per-minute statistics (`GET /api/stats`). */
   stats: Stats;
+  /** Who may read /metrics (default: anyone). */
+  metricsAccess?: MetricsAccess;
 }
 
 export async function registerManagementApi(app: FastifyInstance, deps: ManagementDeps, doc: DocumentOptions): Promise<void> {
   registerSchemas(app);
   await app.register(swagger, swaggerOptions(doc));
-  registerOpsRoutes(app, deps.store, deps.metrics);
+  registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
   registerDashboardRoutes(app);
   registerFunctionRoutes(app, deps.functions, deps.background);
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
