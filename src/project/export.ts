@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
 import { exportTriggers } from './function-triggers.js';
+import { hasMaskedCredential } from '../webhooks/masking.js';
 
 export interface ExportedProject {
   /** Relative path -> content: `switchyard.yaml` and `functions/<name>.<js|ts>`. */
@@ -131,6 +132,12 @@ function webhookEntry(
   const wd = PROJECT_DEFAULTS.webhook;
   const target = apiTarget(w.target_url, invokeUrls);
   const entry: Record<string, unknown> = target ? { target } : { target_url: w.target_url };
+  if (!target && hasMaskedCredential(w.target_url)) {
+    // Its credentials were masked: the real URL comes from the environment, like a masked header.
+    const variable = envName('WEBHOOK', w.name, 'TARGET_URL');
+    entry.target_url = `\${env:${variable}}`;
+    envVars.push({ name: variable, for: `webhooks.${w.name}.target_url` });
+  }
   entry.method = w.method;
   if (Object.keys(w.headers).length > 0) {
     const headers: Record<string, string> = {};
