@@ -20,10 +20,13 @@
  * server process to stop (an IPC message, not a signal: a signal that also
  * reaches them through the process group or the cgroup would otherwise count
  * twice). The server processes ignore the stop signals themselves and follow
- * the primary; a second Ctrl-C or SIGTERM kills them at once.
+ * the primary; a second Ctrl-C or SIGTERM kills them at once. It also relays
+ * each cache change a process makes to the others and tells the writer once
+ * all have applied it (src/sibling-changes.ts says why).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { Change } from './changes.js';
 import type { Config } from './config.js';
 import { mergeExpositions } from './metrics-merge.js';
 import { handleStopSignals } from './stop-signals.js';
@@ -36,12 +39,18 @@ const RESTART_RESET_AFTER_MS = 30_000;
 /** How long the primary waits for every process's metrics, and a process for the primary's answer. */
 const METRICS_COLLECT_MS = 1000;
 const METRICS_ANSWER_MS = 2000;
+/** How long the primary waits for the other processes to confirm a change (below SIBLING_WAIT_MS). */
+const CHANGE_CONFIRM_MS = 1000;
 
 /**
  * Messages between the primary and its server processes. Metrics: the process
  * that took a scrape asks (`metrics-request`), the primary asks every process
  * (`metrics-collect`), each answers its own text (`metrics-part`), the primary
  * hands them all to the asker (`metrics-parts`), which merges them.
+ * Changes: a process that wrote says so (`change`), the primary hands it to
+ * every other process (`change-apply`), each confirms once applied
+ * (`change-applied`), and the primary tells the writer how many did not in
+ * time (`change-done`, 0 when all did).
  */
 export type ClusterMessage =
   | { type: 'switchyard:ready'; url: string }
@@ -49,7 +58,11 @@ export type ClusterMessage =
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
   | { type: 'switchyard:metrics-part'; id: number; text: string }
-  | { type: 'switchyard:metrics-parts'; id: number; texts: string[] };
+  | { type: 'switchyard:metrics-parts'; id: number; texts: string[] }
+  | { type: 'switchyard:change'; id: number; change: Change; seq: number }
+  | { type: 'switchyard:change-apply'; id: number; change: Change; seq: number }
+  | { type: 'switchyard:change-applied'; id: number }
+  | { type: 'switchyard:change-done'; id: number; missing: number };
 
 /** What a server process of the cluster can do beyond serving. */
 export interface ClusterMember {
@@ -152,10 +165,38 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     });
   };
 
+  // Changes: relay to every other process, answer the writer once all confirmed (or the bound passed).
+  const ready = new Set<Worker>();
+  const confirming = new Map<number, { waiting: Set<Worker>; done: () => void }>();
+  let nextChange = 0;
+  const relayChange = (writer: Worker, message: Extract<ClusterMessage, { type: 'switchyard:change' }>) => {
+    const id = nextChange++;
+    // Only processes that said they are ready are waited for; one still starting has no cache
+    // to drop yet, but gets the message too in case it has begun serving.
+    const others = live().filter((w) => w !== writer && w.isConnected());
+    const waiting = new Set(others.filter((w) => ready.has(w)));
+    const timer = setTimeout(() => done(), CHANGE_CONFIRM_MS);
+    const done = () => {
+      clearTimeout(timer);
+      confirming.delete(id);
+      if (writer.isConnected()) writer.send({ type: 'switchyard:change-done', id: message.id, missing: waiting.size } satisfies ClusterMessage);
+    };
+    confirming.set(id, { waiting, done });
+    for (const w of others) w.send({ type: 'switchyard:change-apply', id, change: message.change, seq: message.seq } satisfies ClusterMessage);
+    if (waiting.size === 0) done();
+  };
+
   // Metrics: collect every live process's text for the one that took the scrape.
   const collecting = new Map<number, { texts: string[]; waiting: Set<Worker>; done: () => void }>();
   let nextCollect = 0;
   cluster.on('message', (worker: Worker, message: ClusterMessage) => {
+    if (message?.type === 'switchyard:ready') ready.add(worker);
+    if (message?.type === 'switchyard:change') return relayChange(worker, message);
+    if (message?.type === 'switchyard:change-applied') {
+      const c = confirming.get(message.id);
+      if (c?.waiting.delete(worker) && c.waiting.size === 0) c.done();
+      return;
+    }
     if (message?.type === 'switchyard:metrics-part') {
       const c = collecting.get(message.id);
       if (c?.waiting.delete(worker)) {
@@ -186,6 +227,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (started.get(worker) ?? Date.now());
     started.delete(worker);
+    ready.delete(worker);
+    // A dead process cannot confirm: stop waiting for it.
+    for (const c of confirming.values()) if (c.waiting.delete(worker) && c.waiting.size === 0) c.done();
     if (stopping) {
       if (code !== 0) stopFailed = true;
       if (live().length === 0) allGone?.();

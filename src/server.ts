@@ -5,8 +5,9 @@
 import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ChangeBus } from './changes.js';
+import { ChangeBus, type Siblings } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
+import { isClusterWorker, type ClusterMessage } from './cluster.js';
 import type { Config } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
@@ -23,6 +24,7 @@ import { nextRequestId } from './ids.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
+import { siblingChanges } from './sibling-changes.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -45,6 +47,8 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The answer header of a management write: the number of the last change it made to cached state. */
+export const CHANGE_HEADER = 'switchyard-change';
 
 export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
   // Stored timestamps follow the same clock as schedules and leases (late-bound: the
@@ -78,7 +82,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
-  const changes = new ChangeBus(store.changeFeed, (err) => log.warn({ err }, 'could not announce a change to other nodes'));
+  const changes = new ChangeBus({
+    feed: store.changeFeed,
+    siblings: isClusterWorker() ? clusterSiblings(log) : null,
+    onFeedError: (err) => log.warn({ err }, 'could not announce a change to other nodes'),
+  });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
@@ -131,6 +139,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     emitOperational,
   });
 
+  /** Each request's count of published changes when it arrived. */
+  const changeMarks = new WeakMap<object, number>();
   let closingStarted = false;
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
 
@@ -160,6 +170,15 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   app.addHook('onRequest', async function tagRequest(request, reply) {
     reply.header('x-request-id', request.id);
+    changeMarks.set(request, changes.published);
+  });
+  // A write that changed a cached entry says which change it made: a call to another node
+  // can ask to be served from a state at least that new (Switchyard-Min-Change, docs/deploy.md).
+  app.addHook('onSend', async function tagChange(request, reply) {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    if (changeMarks.get(request) !== changes.published && changes.latestPublished > 0) {
+      reply.header(CHANGE_HEADER, String(changes.latestPublished));
+    }
   });
   app.addHook('onResponse', async function accessLog(request, reply) {
     const level = reply.statusCode >= 500 ? 'warn' : 'debug';
@@ -215,6 +234,19 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     stats.flusher.start();
   };
   return { app, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+}
+
+/** In a server process of `--processes`: the other processes of this node, through the primary. */
+function clusterSiblings(log: Logger): Siblings {
+  return siblingChanges({
+    send: (message) => process.send!(message),
+    receive(handler: (message: ClusterMessage) => void) {
+      process.on('message', handler);
+      return () => process.off('message', handler);
+    },
+    onLate: (missing) =>
+      log.warn({ missing }, 'not every server process of this node confirmed a change in time; the write answered anyway'),
+  });
 }
 
 /**

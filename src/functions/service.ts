@@ -143,9 +143,11 @@ export class FunctionService {
     return this.schedules?.clock.now() ?? Date.now();
   }
 
-  private changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): void {
-    this.changes.publish({ kind: 'function', name: fn.name });
+  /** Resolves once every process of this node serves the change (the write's answer waits for it). */
+  private async changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): Promise<void> {
+    const propagated = this.changes.publish({ kind: 'function', name: fn.name });
     this.emitOperational(`switchyard.function.${what}`, { name: fn.name, version: fn.version ?? null });
+    await propagated;
   }
 
   /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
@@ -184,7 +186,7 @@ export class FunctionService {
       handler,
       eventFormat: input.event_format ?? FUNCTION_DEFAULTS.eventFormat,
     });
-    this.changed(fn, 'created');
+    await this.changed(fn, 'created');
     if (fn.schedules.length > 0) this.schedules?.changed();
     return fn;
   }
@@ -278,7 +280,7 @@ export class FunctionService {
     const fn = await this.store.updateFunction(name, patch);
     if (!fn) throw functionNotFound(name);
     this.runtime.retire(name, fn.version);
-    this.changed(fn, 'updated');
+    await this.changed(fn, 'updated');
     if (patch.schedules !== undefined) this.schedules?.changed();
     return fn;
   }
@@ -299,7 +301,7 @@ export class FunctionService {
     const deleted = await this.store.deleteFunction(name);
     if (!deleted) throw functionNotFound(name);
     this.runtime.retire(name);
-    this.changed({ name }, 'deleted');
+    await this.changed({ name }, 'deleted');
   }
 
   async get(name: string): Promise<FunctionRecord> {

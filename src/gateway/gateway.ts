@@ -5,7 +5,7 @@
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
-import { MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
+import { InvalidRequestError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
 import type { FunctionLogSink } from '../functions/log-sink.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
@@ -52,7 +52,10 @@ class Cache<V> {
   }
 }
 
-export type InvokeRequest = RequestFacts;
+export interface InvokeRequest extends RequestFacts {
+  /** Serve from a state at least as new as this change (the `Switchyard-Min-Change` header); absent: as cached. */
+  minChange?: number;
+}
 
 /**
  * Metric series of one route, resolved once instead of per request. Keyed by
@@ -85,7 +88,7 @@ export class Gateway {
   constructor(
     store: Store,
     private readonly runtime: FunctionRuntime,
-    changes: ChangeBus,
+    private readonly changes: ChangeBus,
     private readonly logSink: FunctionLogSink,
     private readonly metrics: Metrics,
     private readonly invocations: InvocationHub | null = null,
@@ -112,9 +115,23 @@ export class Gateway {
    */
   async handle(req: InvokeRequest): Promise<GatewayResponse> {
     const started = performance.now();
-    const table = this.tables.peek(req.apiId) ?? (await this.tables.get(req.apiId));
+    if (req.minChange !== undefined && !(await this.changes.catchUp(req.minChange))) {
+      throw new InvalidRequestError(`Switchyard-Min-Change: no change ${req.minChange} is known to this database`, {
+        field: 'Switchyard-Min-Change',
+      });
+    }
+    const cached = this.tables.peek(req.apiId);
+    let table = cached ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
-    const match = table.match(req.method, req.path);
+    let match = table.match(req.method, req.path);
+    // A miss on a cached table may be a change whose notice is still on its way from
+    // another node: when the store knows of a newer change, read the API again once.
+    if (match.kind !== 'match' && cached !== undefined && (await this.changes.behind())) {
+      this.tables.invalidate(req.apiId);
+      table = await this.tables.get(req.apiId);
+      if (!table) throw apiNotFound(req.apiId);
+      match = table.match(req.method, req.path);
+    }
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
 
