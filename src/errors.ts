@@ -121,6 +121,15 @@ export class TooManyStreamsError extends SwitchyardError {
   }
 }
 
+/** A request that would take a chain of runs past its hop bound (src/hops.ts). */
+export class LoopStoppedError extends SwitchyardError {
+  readonly code = 'loop_stopped';
+  readonly status = 508;
+  constructor(depth: number, max: number) {
+    super(`This request is hop ${depth} of a chain of runs, past the bound of ${max} (a loop?)`, { depth, max_hops: max });
+  }
+}
+
 /** Failures of user code during an invocation. `code` is one of docs/errors.md. */
 export type InvocationErrorCode =
   | 'function_error'

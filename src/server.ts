@@ -14,6 +14,7 @@ import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
+import { RunDepths } from './hops.js';
 import { registerAdminAuth } from './http/auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
@@ -92,7 +93,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats(clock, store, log);
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector);
+  // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
+  const hops = new RunDepths();
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector, hops);
   webhooks = createWebhooks({
     config,
     store,
@@ -118,6 +121,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     hub: invocations,
     log,
     emitOperational: (event, data) => bus.emitOperational(event, data),
+    hops,
   });
   const events = webhooks.events;
   const runs = background;
@@ -132,6 +136,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     invocations,
     { clock, changed: () => scheduler.wake() },
     stats.collector,
+    hops,
   );
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {

@@ -16,6 +16,7 @@ import {
 } from '../errors.js';
 import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
 import { nextRequestId } from '../ids.js';
+import type { RunDepths } from '../hops.js';
 import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
@@ -137,6 +138,8 @@ export class FunctionService {
     private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
     /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
     private readonly stats: StatsCollector | null = null,
+    /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
+    private readonly hops: RunDepths | null = null,
   ) {}
 
   private now(): number {
@@ -339,11 +342,18 @@ export class FunctionService {
    * `POST /api/functions/:name/invoke`: what the gateway would answer, plus the
    * logs. The given event is completed in the function's own event format.
    */
-  async invoke(name: string, partialEvent: unknown): Promise<ManualInvocation> {
+  /** `depth`: the request's hop count in a chain of runs (`Switchyard-Depth`, src/hops.ts). */
+  async invoke(name: string, partialEvent: unknown, depth = 0): Promise<ManualInvocation> {
     const fn = await this.get(name);
     const requestId = nextRequestId();
     const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
-    const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+    const tracked = this.hops?.enter(name, requestId, depth);
+    let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+    try {
+      outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+    } finally {
+      if (tracked) this.hops!.leave(name, requestId);
+    }
     this.logSink.push(name, outcome.logs, fn.version);
     const logs = outcome.logs.map(logView);
     const duration_ms = roundMs(outcome.durationMs);

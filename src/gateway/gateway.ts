@@ -5,8 +5,9 @@
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
-import { InvalidRequestError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
+import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
 import type { FunctionLogSink } from '../functions/log-sink.js';
+import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
@@ -55,6 +56,8 @@ class Cache<V> {
 export interface InvokeRequest extends RequestFacts {
   /** Serve from a state at least as new as this change (the `Switchyard-Min-Change` header); absent: as cached. */
   minChange?: number;
+  /** The request's hop count in a chain of runs (the `Switchyard-Depth` header, src/hops.ts); absent: 0. */
+  depth?: number;
 }
 
 /**
@@ -93,6 +96,8 @@ export class Gateway {
     private readonly metrics: Metrics,
     private readonly invocations: InvocationHub | null = null,
     private readonly stats: StatsCollector | null = null,
+    /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
+    private readonly hops: RunDepths | null = null,
   ) {
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
@@ -115,6 +120,8 @@ export class Gateway {
    */
   async handle(req: InvokeRequest): Promise<GatewayResponse> {
     const started = performance.now();
+    const depth = req.depth ?? 0;
+    if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
     if (req.minChange !== undefined && !(await this.changes.catchUp(req.minChange))) {
       throw new InvalidRequestError(`Switchyard-Min-Change: no change ${req.minChange} is known to this database`, {
         field: 'Switchyard-Min-Change',
@@ -145,7 +152,14 @@ export class Gateway {
       this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
       const event = buildEventFor(fn.eventFormat, req, match);
-      const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
+      const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      } finally {
+        if (tracked) this.hops!.leave(fn.name, req.requestId);
+      }
       if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { InvalidRequestError, MethodNotAllowedError, PayloadTooLargeError, SwitchyardError, asStoreUnavailable } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 
 export const INVOKE_PREFIX = '/api/invoke/fn/';
@@ -43,6 +44,8 @@ export interface InvokeHeaders {
   chunked: boolean;
   /** `Switchyard-Min-Change`: serve from a state at least as new as this change (rarely sent). */
   minChange: string | undefined;
+  /** `Switchyard-Depth`: the hop count of a request made by a chain of runs (src/hops.ts). */
+  depth: string | undefined;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -51,6 +54,7 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let contentLength: string | undefined;
   let chunked = false;
   let minChange: string | undefined;
+  let depth: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
     // Lengths first: most headers are none of these, and need no lower-casing.
@@ -65,9 +69,11 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
       chunked = true;
     } else if (name.length === 21 && name.toLowerCase() === MIN_CHANGE_HEADER) {
       minChange = raw[i + 1];
+    } else if (name.length === 16 && name.toLowerCase() === DEPTH_HEADER) {
+      depth = raw[i + 1];
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth };
 }
 
 /** The header's value as a change number; a 400 naming it when it is not one. */
@@ -139,6 +145,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const response = await gateway.handle({
       minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
+      depth: h.depth === undefined ? undefined : parseDepth(h.depth),
       method: req.method!,
       path,
       rawQuery,
