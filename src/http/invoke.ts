@@ -8,11 +8,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, PayloadTooLargeError, SwitchyardError, asStoreUnavailable } from '../errors.js';
+import {
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  ServiceWorkerRefusedError,
+  SwitchyardError,
+  asStoreUnavailable,
+} from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { INVOKE_PREFIX } from '../gateway/paths.js';
 import { nextRequestId } from '../ids.js';
 
-export const INVOKE_PREFIX = '/api/invoke/fn/';
+export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_CT = 'application/json; charset=utf-8';
 
@@ -29,7 +36,7 @@ export function splitInvokeUrl(url: string): { apiId: string; path: string; rawQ
 }
 
 /**
- * The three request headers the endpoint itself reads, from one pass over
+ * The request headers the endpoint itself reads, from one pass over
  * `rawHeaders`: reading `req.headers` would make node build the whole
  * header object, which nothing else on this path uses (the event is built
  * from `rawHeaders` too). Same readings as node's object: the first
@@ -40,6 +47,12 @@ export interface InvokeHeaders {
   requestId: string | undefined;
   contentLength: string | undefined;
   chunked: boolean;
+  /**
+   * A `Service-Worker` header (`script`, which browsers send when they fetch a
+   * service worker's script): refused, so no function can register one
+   * (docs/security.md). Its only defined value is `script`: any value counts.
+   */
+  serviceWorker: boolean;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -47,21 +60,25 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let requestIds = 0;
   let contentLength: string | undefined;
   let chunked = false;
+  let serviceWorker = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
-    // Lengths first: most headers are none of the three, and need no lower-casing.
+    // Lengths first: most headers are none of these, and need no lower-casing.
     if (name.length === 12) {
       if (name.toLowerCase() === 'x-request-id') {
         requestId = raw[i + 1];
         requestIds++;
       }
     } else if (name.length === 14) {
-      if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = raw[i + 1];
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') {
+        if (contentLength === undefined) contentLength = raw[i + 1];
+      } else if (lower === 'service-worker') serviceWorker = true;
     } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
       chunked = true;
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, serviceWorker };
 }
 
 export function requestIdOf(given: string | undefined): string {
@@ -159,6 +176,12 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
+      return Promise.resolve();
+    }
+    if (h.serviceWorker) {
+      // Before the body is read: close rather than parse what is left of it as the next request.
+      sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
+      finish(req, res, requestId, started);
       return Promise.resolve();
     }
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
