@@ -286,11 +286,13 @@ export async function startServer(config: Config, log?: Logger): Promise<Service
   }
 }
 
+/** Listens with the admin listener; a failure says which listener it was (startup-failure.ts names its setting). */
 function listen(server: Server, at: ListenAddress): Promise<string> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (err: Error) => reject(Object.assign(err, { listener: 'admin' }));
+    server.once('error', fail);
     server.listen(at.port, at.host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       const bound = server.address() as AddressInfo;
       resolve(`http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`);
     });

@@ -57,6 +57,8 @@ function separateListeners(env: Record<string, string>) {
 
   beforeAll(async () => {
     svc = await startService({ env: { SWITCHYARD_ADMIN_KEY: KEY, SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:0', ...env } });
+    // Every case below is about two listeners: without them none of it holds.
+    expect(svc.adminUrl, 'the admin listener').not.toBe(svc.url);
     api = await deployHello(svc.adminUrl);
   }, 60_000);
   afterAll(async () => {
@@ -64,7 +66,6 @@ function separateListeners(env: Record<string, string>) {
   });
 
   it('listens on two ports and says where the dashboard is', () => {
-    expect(svc.adminUrl).not.toBe(svc.url);
     expect(new URL(svc.adminUrl).port).not.toBe(new URL(svc.url).port);
     expect(svc.output.join('')).toContain(`(dashboard and management API on ${svc.adminUrl})`);
   });
@@ -180,6 +181,7 @@ describe('SWITCHYARD_PUBLIC_URL and SWITCHYARD_METRICS_LISTENER=admin', () => {
         SWITCHYARD_METRICS_LISTENER: 'admin',
       },
     });
+    expect(svc.adminUrl, 'the admin listener').not.toBe(svc.url);
   }, 60_000);
   afterAll(async () => {
     await svc?.stop();
