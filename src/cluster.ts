@@ -53,7 +53,7 @@ const CHANGE_CONFIRM_MS = 1000;
  * time (`change-done`, 0 when all did).
  */
 export type ClusterMessage =
-  | { type: 'switchyard:ready'; url: string }
+  | { type: 'switchyard:ready'; url: string; adminUrl: string }
   | { type: 'switchyard:stop' }
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
@@ -72,6 +72,8 @@ export interface ClusterMember {
 
 export interface ClusterHandle {
   url: string;
+  /** The dashboard and management API (`url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener). */
+  adminUrl: string;
   /** Whether a stop signal has arrived. */
   stopping(): boolean;
   /** Stops every server process (within the grace period) and resolves when all are gone. */
@@ -85,11 +87,15 @@ export function isClusterWorker(): boolean {
 
 /**
  * In a server process: answers to the primary. `ready` once listening (with
- * the URL); `onStop` when the primary says stop; `localMetrics` when the
+ * the URLs); `onStop` when the primary says stop; `localMetrics` when the
  * primary collects metrics. The stop signals themselves are ignored: the
  * primary decides.
  */
-export function joinCluster(url: string, onStop: () => void, localMetrics: () => string): ClusterMember {
+export function joinCluster(
+  at: { url: string; adminUrl: string },
+  onStop: () => void,
+  localMetrics: () => string,
+): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
   const asked = new Map<number, (texts: string[] | null) => void>();
   let nextId = 0;
@@ -106,7 +112,7 @@ export function joinCluster(url: string, onStop: () => void, localMetrics: () =>
         break;
     }
   });
-  process.send!({ type: 'switchyard:ready', url } satisfies ClusterMessage);
+  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl } satisfies ClusterMessage);
   return {
     async metrics() {
       const id = nextId++;
@@ -147,14 +153,14 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
 
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
 
-  const fork = (): Promise<{ worker: Worker; url: string }> => {
+  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string }> => {
     const worker = cluster.fork();
     started.set(worker, Date.now());
     return new Promise((resolve, reject) => {
       const onMessage = (message: ClusterMessage) => {
         if (message?.type !== 'switchyard:ready') return;
         worker.off('exit', onEarlyExit);
-        resolve({ worker, url: message.url });
+        resolve({ worker, url: message.url, adminUrl: message.adminUrl });
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
         worker.off('message', onMessage);
@@ -254,8 +260,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
 
   // Forward the processes' own exit code when the first cannot start (bad config, database down).
   let url: string;
+  let adminUrl: string;
   try {
-    ({ url } = await fork()); // alone: only one runs the store's migrations
+    ({ url, adminUrl } = await fork()); // alone: only one runs the store's migrations
     await Promise.all(Array.from({ length: n - 1 }, () => fork()));
   } catch (err) {
     stopping = true;
@@ -287,5 +294,5 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     },
   });
 
-  return { url, stopping: () => stopping, close };
+  return { url, adminUrl, stopping: () => stopping, close };
 }

@@ -37,6 +37,19 @@ export class UnauthorizedError extends SwitchyardError {
   }
 }
 
+/**
+ * A service worker's script was asked of a function: a worker registered on
+ * the origin would see every later request of it, the dashboard's admin key
+ * included (docs/security.md).
+ */
+export class ServiceWorkerRefusedError extends SwitchyardError {
+  readonly code = 'service_worker_refused';
+  readonly status = 403;
+  constructor() {
+    super('Functions cannot serve service worker scripts (the request carried Service-Worker: script)');
+  }
+}
+
 export class NotFoundError extends SwitchyardError {
   readonly code: string;
   readonly status = 404;

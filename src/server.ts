@@ -2,13 +2,14 @@
  * Builds the Switchyard service from its parts: store, runtime, services,
  * Fastify app. `startServer` is what the CLI and the integration tests run.
  */
-import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ChangeBus, type Siblings } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import { isClusterWorker, type ClusterMessage } from './cluster.js';
-import type { Config } from './config.js';
+import type { Config, ListenAddress } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
@@ -17,7 +18,9 @@ import { Gateway } from './gateway/gateway.js';
 import { RunDepths } from './hops.js';
 import { registerAdminAuth } from './http/auth.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
-import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
+import { OWN_ORIGIN_HEADERS } from './http/common.js';
+import { createInvokeHandler } from './http/invoke.js';
+import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
@@ -35,6 +38,8 @@ import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 export interface Service {
   app: FastifyInstance;
+  /** The admin listener (dashboard and management API) when it has its own; null: `app.server` serves everything. */
+  adminServer: Server | null;
   store: Store;
   runtime: FunctionRuntime;
   log: Logger;
@@ -149,13 +154,19 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let closingStarted = false;
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
 
+  let adminServer: Server | null = null;
   const app = Fastify({
-    // Invocations skip Fastify entirely (src/http/invoke.ts explains why).
+    // Invocations skip Fastify entirely (src/http/invoke.ts explains why); which
+    // listener serves what: src/http/listeners.ts. Fastify listens on the public one.
     serverFactory(fastifyHandler) {
-      return createServer((req, res) => {
-        if (req.url!.startsWith(INVOKE_PREFIX)) void invoke(req, res);
-        else fastifyHandler(req, res);
+      const listeners = createListeners((req, res) => void invoke(req, res), fastifyHandler, {
+        separate: config.adminAddress !== null,
+        metricsOnPublic: config.metricsListener === 'public',
       });
+      adminServer = listeners.admin;
+      // Fastify answers malformed requests on the server it listens on only.
+      adminServer?.on('clientError', answerClientError);
+      return listeners.public;
     },
     loggerInstance: log as FastifyBaseLogger,
     // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
@@ -174,7 +185,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
 
   app.addHook('onRequest', async function tagRequest(request, reply) {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(OWN_ORIGIN_HEADERS);
     changeMarks.set(request, changes.published);
   });
   // A write that changed a cached entry says which change it made: a call to another node
@@ -197,6 +208,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     app,
     { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background, stats },
     { secured: config.adminKey !== null },
+    invokeOriginOf({
+      publicUrl: config.publicUrl,
+      separate: config.adminAddress !== null,
+      publicPort: () => (app.server.address() as AddressInfo | null)?.port ?? config.port,
+    }),
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
@@ -209,17 +225,18 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       closingStarted = true;
       // Keep-alive sockets that finish their last response would hold close() open
       // until the grace period: close them as soon as they go idle.
-      const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);
+      const servers = adminServer ? [app.server, adminServer] : [app.server];
+      const sweep = setInterval(() => servers.forEach((s) => s.closeIdleConnections?.()), 100);
       sweep.unref();
       const grace = setTimeout(() => {
         log.warn('grace period over: closing remaining connections');
-        app.server.closeAllConnections?.();
+        servers.forEach((s) => s.closeAllConnections?.());
       }, config.shutdownGraceMs);
       grace.unref();
       // One grace period for everything: the engine stops claiming now, not once the
       // HTTP side has drained, and its attempts finish alongside the requests.
       const deadline = Date.now() + config.shutdownGraceMs;
-      await Promise.all([app.close(), webhooks!.stop(config.shutdownGraceMs)]);
+      await Promise.all([app.close(), closeServer(adminServer), webhooks!.stop(config.shutdownGraceMs)]);
       clearInterval(sweep);
       clearTimeout(grace);
       await invocations.close();
@@ -238,7 +255,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     webhooks!.start();
     stats.flusher.start();
   };
-  return { app, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+  return { app, adminServer, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+}
+
+/** Stops accepting on a listener Fastify does not own; resolves once its connections are gone. */
+function closeServer(server: Server | null): Promise<void> {
+  if (!server?.listening) return Promise.resolve();
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /** In a server process of `--processes`: the other processes of this node, through the primary. */
@@ -273,15 +296,42 @@ async function chooseClock(config: Config, store: Store, log: Logger): Promise<C
   return clock;
 }
 
-/** Builds the service and listens; resolves with the bound address. */
-export async function startServer(config: Config, log?: Logger): Promise<Service & { url: string }> {
+/** The URLs a started server answers at. */
+export interface Listening {
+  /** Invocations (and everything else when there is no admin listener). */
+  url: string;
+  /** The dashboard and management API: `url` unless they have their own listener. */
+  adminUrl: string;
+}
+
+/**
+ * Builds the service and listens; resolves with the bound addresses. The
+ * public listener first, then the admin one: under node:cluster every server
+ * process must listen in the same order, so that with port 0 the n-th
+ * listener of each shares one port (src/cluster.ts).
+ */
+export async function startServer(config: Config, log?: Logger): Promise<Service & Listening> {
   const service = await buildService(config, log);
   try {
-    const address = await service.app.listen({ port: config.port, host: config.host });
+    const url = await service.app.listen({ port: config.port, host: config.host });
+    const adminUrl = service.adminServer ? await listen(service.adminServer, config.adminAddress!) : url;
     service.startBackground();
-    return { ...service, url: address };
+    return { ...service, url, adminUrl };
   } catch (err) {
     await service.close();
     throw err;
   }
+}
+
+/** Listens with the admin listener; a failure says which listener it was (startup-failure.ts names its setting). */
+function listen(server: Server, at: ListenAddress): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => reject(Object.assign(err, { listener: 'admin' }));
+    server.once('error', fail);
+    server.listen(at.port, at.host, () => {
+      server.off('error', fail);
+      const bound = server.address() as AddressInfo;
+      resolve(`http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`);
+    });
+  });
 }

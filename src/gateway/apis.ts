@@ -7,7 +7,7 @@ import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { ConflictError, InvalidRequestError, UnknownFunctionError, apiNotFound, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
-import { validateBasePath, validateRoutePath } from './paths.js';
+import { invokePathOf, validateBasePath, validateRoutePath } from './paths.js';
 
 export function apiView(api: Api, origin: string) {
   return {
@@ -17,7 +17,7 @@ export function apiView(api: Api, origin: string) {
     routes: api.routes.map(routeView),
     createdAt: api.createdAt,
     updatedAt: api.updatedAt,
-    invokeUrl: `${origin}/api/invoke/fn/${api.id}${api.basePath === '/' ? '' : api.basePath}`,
+    invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }
 

@@ -15,6 +15,7 @@ import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import type { FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
+import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
 import { mapFailure, type GatewayResponse } from './result.js';
 import { RouteTable } from './route-table.js';
@@ -164,6 +165,8 @@ export class Gateway {
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
+        const cookies = response.headers['set-cookie'];
+        if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
         const ok = this.okCounter(fn.name);
         ok.metric.inc();
         if (response.invalid === undefined) ok.stats?.add();

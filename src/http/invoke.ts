@@ -8,12 +8,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { InvalidRequestError, MethodNotAllowedError, PayloadTooLargeError, SwitchyardError, asStoreUnavailable } from '../errors.js';
+import {
+  InvalidRequestError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  ServiceWorkerRefusedError,
+  SwitchyardError,
+  asStoreUnavailable,
+} from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { INVOKE_PREFIX } from '../gateway/paths.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 
-export const INVOKE_PREFIX = '/api/invoke/fn/';
+export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_CT = 'application/json; charset=utf-8';
 const MIN_CHANGE_HEADER = 'switchyard-min-change';
@@ -46,6 +54,12 @@ export interface InvokeHeaders {
   minChange: string | undefined;
   /** `Switchyard-Depth`: the hop count of a request made by a chain of runs (src/hops.ts). */
   depth: string | undefined;
+  /**
+   * A `Service-Worker` header (`script`, which browsers send when they fetch a
+   * service worker's script): refused, so no function can register one
+   * (docs/security.md). Its only defined value is `script`: any value counts.
+   */
+  serviceWorker: boolean;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -55,6 +69,7 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let chunked = false;
   let minChange: string | undefined;
   let depth: string | undefined;
+  let serviceWorker = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
     // Lengths first: most headers are none of these, and need no lower-casing.
@@ -64,7 +79,10 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
         requestIds++;
       }
     } else if (name.length === 14) {
-      if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = raw[i + 1];
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') {
+        if (contentLength === undefined) contentLength = raw[i + 1];
+      } else if (lower === 'service-worker') serviceWorker = true;
     } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
       chunked = true;
     } else if (name.length === 21 && name.toLowerCase() === MIN_CHANGE_HEADER) {
@@ -73,7 +91,7 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
       depth = raw[i + 1];
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker };
 }
 
 /** The header's value as a change number; a 400 naming it when it is not one. */
@@ -183,6 +201,12 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
+      return Promise.resolve();
+    }
+    if (h.serviceWorker) {
+      // Before the body is read: close rather than parse what is left of it as the next request.
+      sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
+      finish(req, res, requestId, started);
       return Promise.resolve();
     }
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
