@@ -20,10 +20,13 @@
  * server process to stop (an IPC message, not a signal: a signal that also
  * reaches them through the process group or the cgroup would otherwise count
  * twice). The server processes ignore the stop signals themselves and follow
- * the primary; a second Ctrl-C or SIGTERM kills them at once.
+ * the primary; a second Ctrl-C or SIGTERM kills them at once. It also relays
+ * each cache change a process makes to the others and tells the writer once
+ * all have applied it (src/sibling-changes.ts says why).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { Change } from './changes.js';
 import type { Config } from './config.js';
 import { collectionsText, METRICS_MIN_INTERVAL_MS } from './metrics.js';
 import { mergeExpositions } from './metrics-merge.js';
@@ -42,6 +45,8 @@ const RESTART_RESET_AFTER_MS = 30_000;
  */
 const METRICS_COLLECT_MS = 1000;
 const METRICS_ANSWER_MS = METRICS_MIN_INTERVAL_MS + METRICS_COLLECT_MS + 1000;
+/** How long the primary waits for the other processes to confirm a change (below SIBLING_WAIT_MS). */
+const CHANGE_CONFIRM_MS = 1000;
 
 /**
  * Messages between the primary and its server processes. Metrics: the process
@@ -51,14 +56,22 @@ const METRICS_ANSWER_MS = METRICS_MIN_INTERVAL_MS + METRICS_COLLECT_MS + 1000;
  * node has made), which merges them. Requests that arrive while a collection
  * runs share it, and one starts at most once a second (shared-collection.ts):
  * one collection at a time per node, however many scrapes.
+ * Changes: a process that wrote says so (`change`), the primary hands it to
+ * every other process (`change-apply`), each confirms once applied
+ * (`change-applied`), and the primary tells the writer how many did not in
+ * time (`change-done`, 0 when all did).
  */
 export type ClusterMessage =
-  | { type: 'switchyard:ready'; url: string }
+  | { type: 'switchyard:ready'; url: string; adminUrl: string }
   | { type: 'switchyard:stop' }
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
   | { type: 'switchyard:metrics-part'; id: number; text: string }
-  | { type: 'switchyard:metrics-parts'; id: number; texts: string[]; collections: number };
+  | { type: 'switchyard:metrics-parts'; id: number; texts: string[]; collections: number }
+  | { type: 'switchyard:change'; id: number; change: Change; seq: number }
+  | { type: 'switchyard:change-apply'; id: number; change: Change; seq: number }
+  | { type: 'switchyard:change-applied'; id: number }
+  | { type: 'switchyard:change-done'; id: number; missing: number };
 
 /** What a server process of the cluster can do beyond serving. */
 export interface ClusterMember {
@@ -68,6 +81,8 @@ export interface ClusterMember {
 
 export interface ClusterHandle {
   url: string;
+  /** The dashboard and management API (`url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener). */
+  adminUrl: string;
   /** Whether a stop signal has arrived. */
   stopping(): boolean;
   /** Stops every server process (within the grace period) and resolves when all are gone. */
@@ -81,11 +96,15 @@ export function isClusterWorker(): boolean {
 
 /**
  * In a server process: answers to the primary. `ready` once listening (with
- * the URL); `onStop` when the primary says stop; `localMetrics` when the
+ * the URLs); `onStop` when the primary says stop; `localMetrics` when the
  * primary collects metrics. The stop signals themselves are ignored: the
  * primary decides.
  */
-export function joinCluster(url: string, onStop: () => void, localMetrics: () => string): ClusterMember {
+export function joinCluster(
+  at: { url: string; adminUrl: string },
+  onStop: () => void,
+  localMetrics: () => string,
+): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
   const asked = new Map<number, (parts: { texts: string[]; collections: number } | null) => void>();
   let nextId = 0;
@@ -102,7 +121,7 @@ export function joinCluster(url: string, onStop: () => void, localMetrics: () =>
         break;
     }
   });
-  process.send!({ type: 'switchyard:ready', url } satisfies ClusterMessage);
+  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl } satisfies ClusterMessage);
   return {
     async metrics() {
       const id = nextId++;
@@ -144,14 +163,14 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
 
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
 
-  const fork = (): Promise<{ worker: Worker; url: string }> => {
+  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string }> => {
     const worker = cluster.fork();
     started.set(worker, Date.now());
     return new Promise((resolve, reject) => {
       const onMessage = (message: ClusterMessage) => {
         if (message?.type !== 'switchyard:ready') return;
         worker.off('exit', onEarlyExit);
-        resolve({ worker, url: message.url });
+        resolve({ worker, url: message.url, adminUrl: message.adminUrl });
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
         worker.off('message', onMessage);
@@ -160,6 +179,27 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
       worker.on('message', onMessage);
       worker.once('exit', onEarlyExit);
     });
+  };
+
+  // Changes: relay to every other process, answer the writer once all confirmed (or the bound passed).
+  const ready = new Set<Worker>();
+  const confirming = new Map<number, { waiting: Set<Worker>; done: () => void }>();
+  let nextChange = 0;
+  const relayChange = (writer: Worker, message: Extract<ClusterMessage, { type: 'switchyard:change' }>) => {
+    const id = nextChange++;
+    // Only processes that said they are ready are waited for; one still starting has no cache
+    // to drop yet, but gets the message too in case it has begun serving.
+    const others = live().filter((w) => w !== writer && w.isConnected());
+    const waiting = new Set(others.filter((w) => ready.has(w)));
+    const timer = setTimeout(() => done(), CHANGE_CONFIRM_MS);
+    const done = () => {
+      clearTimeout(timer);
+      confirming.delete(id);
+      if (writer.isConnected()) writer.send({ type: 'switchyard:change-done', id: message.id, missing: waiting.size } satisfies ClusterMessage);
+    };
+    confirming.set(id, { waiting, done });
+    for (const w of others) w.send({ type: 'switchyard:change-apply', id, change: message.change, seq: message.seq } satisfies ClusterMessage);
+    if (waiting.size === 0) done();
   };
 
   // Metrics: every live process's text, gathered once for all the processes that ask meanwhile.
@@ -192,6 +232,13 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     refuse: () => new Error('unreachable: no bound'),
   });
   cluster.on('message', (worker: Worker, message: ClusterMessage) => {
+    if (message?.type === 'switchyard:ready') ready.add(worker);
+    if (message?.type === 'switchyard:change') return relayChange(worker, message);
+    if (message?.type === 'switchyard:change-applied') {
+      const c = confirming.get(message.id);
+      if (c?.waiting.delete(worker) && c.waiting.size === 0) c.done();
+      return;
+    }
     if (message?.type === 'switchyard:metrics-part') {
       const c = collecting.get(message.id);
       if (c?.waiting.delete(worker)) {
@@ -216,6 +263,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (started.get(worker) ?? Date.now());
     started.delete(worker);
+    ready.delete(worker);
+    // A dead process cannot confirm: stop waiting for it.
+    for (const c of confirming.values()) if (c.waiting.delete(worker) && c.waiting.size === 0) c.done();
     if (stopping) {
       if (code !== 0) stopFailed = true;
       if (live().length === 0) allGone?.();
@@ -240,8 +290,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
 
   // Forward the processes' own exit code when the first cannot start (bad config, database down).
   let url: string;
+  let adminUrl: string;
   try {
-    ({ url } = await fork()); // alone: only one runs the store's migrations
+    ({ url, adminUrl } = await fork()); // alone: only one runs the store's migrations
     await Promise.all(Array.from({ length: n - 1 }, () => fork()));
   } catch (err) {
     stopping = true;
@@ -273,5 +324,5 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     },
   });
 
-  return { url, stopping: () => stopping, close };
+  return { url, adminUrl, stopping: () => stopping, close };
 }

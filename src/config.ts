@@ -5,9 +5,26 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { ConfigError, type ResourceLimits } from './errors.js';
 
+/** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
 export interface Config {
   port: number;
   host: string;
+  /**
+   * The dashboard and management API's own listener (`SWITCHYARD_ADMIN_ADDRESS`);
+   * null: PORT serves everything. docs/security.md says why they are kept apart.
+   */
+  adminAddress: ListenAddress | null;
+  /** The origin clients reach invocations at (`SWITCHYARD_PUBLIC_URL`), for `invokeUrl`; null: derived per request. */
+  publicUrl: string | null;
+  /** With an admin listener: whether PORT serves /metrics too (`public`) or only the admin listener does (`admin`). */
+  metricsListener: 'public' | 'admin';
+  /** Why functions and the dashboard share an origin reachable from other machines (a start-up warning); null otherwise. */
+  originNote: string | null;
   databaseUrl: string;
   adminKey: string | null;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
@@ -108,7 +125,29 @@ export const OPTIONS: readonly ConfigOption[] = [
     env: 'HOST',
     flag: '--host',
     default: '127.0.0.1',
-    help: 'Listen address. A non-loopback address requires SWITCHYARD_ADMIN_KEY.',
+    help: 'Listen address. A non-loopback address requires SWITCHYARD_ADMIN_KEY, unless the management API has its own loopback listener.',
+  },
+  {
+    env: 'SWITCHYARD_ADMIN_ADDRESS',
+    flag: '--admin-address',
+    default: null,
+    defaultText: 'none (PORT serves everything)',
+    help:
+      'Serve the dashboard and management API on their own listener, <port> (on HOST) or <host>:<port>; PORT then serves only ' +
+      'invocations and health checks. A non-loopback address requires SWITCHYARD_ADMIN_KEY.',
+  },
+  {
+    env: 'SWITCHYARD_PUBLIC_URL',
+    flag: '--public-url',
+    default: null,
+    defaultText: "each request's host (with PORT when SWITCHYARD_ADMIN_ADDRESS is set)",
+    help: "Where clients reach invocations (https://api.example.com), for APIs' invokeUrl: set it behind a proxy.",
+  },
+  {
+    env: 'SWITCHYARD_METRICS_LISTENER',
+    flag: '--metrics-listener',
+    default: 'public',
+    help: 'With SWITCHYARD_ADMIN_ADDRESS: public serves /metrics on both listeners, admin only on the admin listener.',
   },
   {
     env: 'DATABASE_URL',
@@ -330,6 +369,34 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** `3001`, `127.0.0.1:3001` or `[::1]:3001`; a lone port binds on `host`. */
+function listenAddress(env: Env, name: string, host: string): ListenAddress | null {
+  const value = raw(env, name);
+  if (value === null) return null;
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]:|([^:[\]\s]+):)?(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    throw new ConfigError(`${name} must be <port> or <host>:<port> (e.g. 3001, 127.0.0.1:3001, [::1]:3001), got "${value}"`);
+  }
+  return { host: m[1] ?? m[2] ?? host, port };
+}
+
+/** An origin (scheme, host, optional port) without path, query or credentials. */
+function origin(env: Env, name: string): string | null {
+  const value = raw(env, name);
+  if (value === null) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    /* reported below */
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must be an http(s) origin without a path (e.g. https://api.example.com:8443), got "${value}"`);
+  }
+  return url.origin;
+}
+
 /**
  * `terminal`: whether standard output is a terminal (the CLI passes
  * `process.stdout.isTTY`); it picks the log format when LOG_FORMAT is unset.
@@ -337,22 +404,40 @@ export function isLoopbackHost(host: string): boolean {
 export function loadConfig(env: Env = process.env, argv: string[] = [], terminal = false): Config {
   const merged = { ...env, ...parseCommandLine(argv).env };
   const host = raw(merged, 'HOST')!;
+  const port = int(merged, 'PORT', 0, 65535);
   const adminKey = raw(merged, 'SWITCHYARD_ADMIN_KEY');
   const metricsToken = raw(merged, 'SWITCHYARD_METRICS_TOKEN');
-  if (!isLoopbackHost(host)) {
-    if (!adminKey) {
-      throw new ConfigError(
-        `HOST=${host} is reachable from other machines: set SWITCHYARD_ADMIN_KEY so the management API is not open to them`,
-      );
-    }
-    // Other machines may guess: a short key falls to a patient guesser even at the slowed rate (src/http/failed-attempts.ts).
+  const adminAddress = listenAddress(merged, 'SWITCHYARD_ADMIN_ADDRESS', host);
+  if (adminAddress && adminAddress.port !== 0 && adminAddress.port === port && adminAddress.host === host) {
+    throw new ConfigError(`SWITCHYARD_ADMIN_ADDRESS must differ from HOST and PORT (${host}:${port}), got "${merged.SWITCHYARD_ADMIN_ADDRESS}"`);
+  }
+  // The key guards the management API: what matters is the listener that serves it.
+  const managementHost = adminAddress?.host ?? host;
+  if (!isLoopbackHost(managementHost) && !adminKey) {
+    const setting = adminAddress ? `SWITCHYARD_ADMIN_ADDRESS=${merged.SWITCHYARD_ADMIN_ADDRESS}` : `HOST=${host}`;
+    throw new ConfigError(
+      `${setting} is reachable from other machines: set SWITCHYARD_ADMIN_KEY so the management API is not open to them`,
+    );
+  }
+  // Where other machines can send keys (either listener), a short key falls to a patient guesser even at
+  // the slowed rate (src/http/failed-attempts.ts): the admin key and the metrics token must be long.
+  const exposedBy = !isLoopbackHost(host)
+    ? `HOST=${host}`
+    : adminAddress && !isLoopbackHost(adminAddress.host)
+      ? `SWITCHYARD_ADMIN_ADDRESS=${merged.SWITCHYARD_ADMIN_ADDRESS}`
+      : null;
+  if (exposedBy) {
     for (const [name, value] of [['SWITCHYARD_ADMIN_KEY', adminKey], ['SWITCHYARD_METRICS_TOKEN', metricsToken]] as const) {
       if (value !== null && value.length < MIN_REMOTE_KEY_LENGTH) {
         throw new ConfigError(
-          `${name} must be at least ${MIN_REMOTE_KEY_LENGTH} characters when HOST=${host} is reachable from other machines, got ${value.length} (one way: openssl rand -hex 24)`,
+          `${name} must be at least ${MIN_REMOTE_KEY_LENGTH} characters when ${exposedBy} is reachable from other machines, got ${value.length} (one way: openssl rand -hex 24)`,
         );
       }
     }
+  }
+  const metricsListener = oneOf(merged, 'SWITCHYARD_METRICS_LISTENER', ['public', 'admin'] as const)!;
+  if (metricsListener === 'admin' && !adminAddress) {
+    throw new ConfigError('SWITCHYARD_METRICS_LISTENER=admin needs SWITCHYARD_ADMIN_ADDRESS (the listener to serve /metrics on)');
   }
   const databaseUrl = raw(merged, 'DATABASE_URL')!;
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
@@ -372,8 +457,16 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   // Each server process has its own workers: one each keeps the process count near the core count.
   const workers = workersSet || processes === 1 ? int(merged, 'SWITCHYARD_WORKERS', 1, 64) : 1;
   return Object.freeze({
-    port: int(merged, 'PORT', 0, 65535),
+    port,
     host,
+    adminAddress: adminAddress && Object.freeze(adminAddress),
+    publicUrl: origin(merged, 'SWITCHYARD_PUBLIC_URL'),
+    metricsListener,
+    originNote:
+      adminAddress || isLoopbackHost(host)
+        ? null
+        : `HOST=${host} serves functions on the dashboard's origin: set SWITCHYARD_ADMIN_ADDRESS to serve the dashboard ` +
+          'and management API on their own listener (docs/security.md, "Origins")',
     databaseUrl,
     adminKey,
     metricsToken,

@@ -117,6 +117,19 @@ export class TooManyScrapesError extends SwitchyardError implements RetryLater {
   }
 }
 
+/**
+ * A service worker's script was asked of a function: a worker registered on
+ * the origin would see every later request of it, the dashboard's admin key
+ * included (docs/security.md).
+ */
+export class ServiceWorkerRefusedError extends SwitchyardError {
+  readonly code = 'service_worker_refused';
+  readonly status = 403;
+  constructor() {
+    super('Functions cannot serve service worker scripts (the request carried Service-Worker: script)');
+  }
+}
+
 export class NotFoundError extends SwitchyardError {
   readonly code: string;
   readonly status = 404;
@@ -198,6 +211,15 @@ export class TooManyStreamsError extends SwitchyardError {
   readonly status = 503;
   constructor(max: number) {
     super(`This server already serves ${max} event streams; close one or try again later`, { max });
+  }
+}
+
+/** A request that would take a chain of runs past its hop bound (src/hops.ts). */
+export class LoopStoppedError extends SwitchyardError {
+  readonly code = 'loop_stopped';
+  readonly status = 508;
+  constructor(depth: number, max: number) {
+    super(`This request is hop ${depth} of a chain of runs, past the bound of ${max} (a loop?)`, { depth, max_hops: max });
   }
 }
 

@@ -2,22 +2,27 @@
  * Builds the Switchyard service from its parts: store, runtime, services,
  * Fastify app. `startServer` is what the CLI and the integration tests run.
  */
-import { createServer } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ChangeBus } from './changes.js';
+import { ChangeBus, type Siblings } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
-import { isLoopbackHost, type Config } from './config.js';
+import { isClusterWorker, type ClusterMessage } from './cluster.js';
+import { isLoopbackHost, type Config, type ListenAddress } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
+import { RunDepths } from './hops.js';
 import { registerAdminAuth } from './http/auth.js';
 import { FailedAttempts } from './http/failed-attempts.js';
 import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
-import { INVOKE_PREFIX, createInvokeHandler } from './http/invoke.js';
+import { OWN_ORIGIN_HEADERS } from './http/common.js';
+import { createInvokeHandler } from './http/invoke.js';
+import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
@@ -25,6 +30,7 @@ import { nextRequestId } from './ids.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
+import { siblingChanges } from './sibling-changes.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -34,6 +40,8 @@ import { createWebhooks, type Webhooks } from './webhooks/index.js';
 
 export interface Service {
   app: FastifyInstance;
+  /** The admin listener (dashboard and management API) when it has its own; null: `app.server` serves everything. */
+  adminServer: Server | null;
   store: Store;
   runtime: FunctionRuntime;
   log: Logger;
@@ -47,6 +55,8 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The answer header of a management write: the number of the last change it made to cached state. */
+export const CHANGE_HEADER = 'switchyard-change';
 
 export async function buildService(config: Config, log: Logger = createLogger(config)): Promise<Service> {
   // Stored timestamps follow the same clock as schedules and leases (late-bound: the
@@ -81,13 +91,19 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
-  const changes = new ChangeBus(store.changeFeed, (err) => log.warn({ err }, 'could not announce a change to other nodes'));
+  const changes = new ChangeBus({
+    feed: store.changeFeed,
+    siblings: isClusterWorker() ? clusterSiblings(log) : null,
+    onFeedError: (err) => log.warn({ err }, 'could not announce a change to other nodes'),
+  });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats(clock, store, log);
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector);
+  // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
+  const hops = new RunDepths();
+  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector, hops);
   webhooks = createWebhooks({
     config,
     store,
@@ -113,6 +129,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     hub: invocations,
     log,
     emitOperational: (event, data) => bus.emitOperational(event, data),
+    hops,
   });
   const events = webhooks.events;
   const runs = background;
@@ -127,6 +144,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     invocations,
     { clock, changed: () => scheduler.wake() },
     stats.collector,
+    hops,
   );
   const webhookService = webhooks.service;
   const apis = new ApiService(store, changes, {
@@ -134,16 +152,24 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     emitOperational,
   });
 
+  /** Each request's count of published changes when it arrived. */
+  const changeMarks = new WeakMap<object, number>();
   let closingStarted = false;
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
 
+  let adminServer: Server | null = null;
   const app = Fastify({
-    // Invocations skip Fastify entirely (src/http/invoke.ts explains why).
+    // Invocations skip Fastify entirely (src/http/invoke.ts explains why); which
+    // listener serves what: src/http/listeners.ts. Fastify listens on the public one.
     serverFactory(fastifyHandler) {
-      return createServer((req, res) => {
-        if (req.url!.startsWith(INVOKE_PREFIX)) void invoke(req, res);
-        else fastifyHandler(req, res);
+      const listeners = createListeners((req, res) => void invoke(req, res), fastifyHandler, {
+        separate: config.adminAddress !== null,
+        metricsOnPublic: config.metricsListener === 'public',
       });
+      adminServer = listeners.admin;
+      // Fastify answers malformed requests on the server it listens on only.
+      adminServer?.on('clientError', answerClientError);
+      return listeners.public;
     },
     loggerInstance: log as FastifyBaseLogger,
     // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
@@ -162,7 +188,16 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
 
   app.addHook('onRequest', async function tagRequest(request, reply) {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(OWN_ORIGIN_HEADERS);
+    changeMarks.set(request, changes.published);
+  });
+  // A write that changed a cached entry says which change it made: a call to another node
+  // can ask to be served from a state at least that new (Switchyard-Min-Change, docs/deploy.md).
+  app.addHook('onSend', async function tagChange(request, reply) {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    if (changeMarks.get(request) !== changes.published && changes.latestPublished > 0) {
+      reply.header(CHANGE_HEADER, String(changes.latestPublished));
+    }
   });
   app.addHook('onResponse', async function accessLog(request, reply) {
     const level = reply.statusCode >= 500 ? 'warn' : 'debug';
@@ -171,10 +206,16 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   registerErrorHandling(app);
   registerJsonBodyParser(app);
-  // Wrong keys are slowed only where other machines can send them (failed-attempts.ts).
-  const attempts = isLoopbackHost(config.host) ? null : new FailedAttempts();
+  // Wrong keys are slowed only where other machines can send them, on either listener (failed-attempts.ts).
+  const exposed = !isLoopbackHost(config.host) || (config.adminAddress !== null && !isLoopbackHost(config.adminAddress.host));
+  const attempts = exposed ? new FailedAttempts() : null;
   if (config.adminKey) registerAdminAuth(app, config.adminKey, attempts);
-  else registerKeylessGuard(app);
+  else {
+    // Without a key the management API's listener keeps to this machine's pages (keyless-guard.ts). A public
+    // listener of its own that other machines reach brings Fastify only the probes and /metrics, public there.
+    const publicReachable = config.adminAddress !== null && !isLoopbackHost(config.host);
+    registerKeylessGuard(app, (request) => !publicReachable || arrivedOn(request) === adminServer);
+  }
   await registerManagementApi(
     app,
     {
@@ -190,6 +231,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       metricsAccess: { token: config.metricsToken, attempts },
     },
     { secured: config.adminKey !== null },
+    invokeOriginOf({
+      publicUrl: config.publicUrl,
+      separate: config.adminAddress !== null,
+      publicPort: () => (app.server.address() as AddressInfo | null)?.port ?? config.port,
+    }),
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
@@ -202,17 +248,18 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       closingStarted = true;
       // Keep-alive sockets that finish their last response would hold close() open
       // until the grace period: close them as soon as they go idle.
-      const sweep = setInterval(() => app.server.closeIdleConnections?.(), 100);
+      const servers = adminServer ? [app.server, adminServer] : [app.server];
+      const sweep = setInterval(() => servers.forEach((s) => s.closeIdleConnections?.()), 100);
       sweep.unref();
       const grace = setTimeout(() => {
         log.warn('grace period over: closing remaining connections');
-        app.server.closeAllConnections?.();
+        servers.forEach((s) => s.closeAllConnections?.());
       }, config.shutdownGraceMs);
       grace.unref();
       // One grace period for everything: the engine stops claiming now, not once the
       // HTTP side has drained, and its attempts finish alongside the requests.
       const deadline = Date.now() + config.shutdownGraceMs;
-      await Promise.all([app.close(), webhooks!.stop(config.shutdownGraceMs)]);
+      await Promise.all([app.close(), closeServer(adminServer), webhooks!.stop(config.shutdownGraceMs)]);
       clearInterval(sweep);
       clearTimeout(grace);
       await invocations.close();
@@ -231,7 +278,31 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     webhooks!.start();
     stats.flusher.start();
   };
-  return { app, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+  return { app, adminServer, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+}
+
+/** Stops accepting on a listener Fastify does not own; resolves once its connections are gone. */
+function closeServer(server: Server | null): Promise<void> {
+  if (!server?.listening) return Promise.resolve();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** In a server process of `--processes`: the other processes of this node, through the primary. */
+function clusterSiblings(log: Logger): Siblings {
+  return siblingChanges({
+    send: (message) => process.send!(message),
+    receive(handler: (message: ClusterMessage) => void) {
+      process.on('message', handler);
+      return () => process.off('message', handler);
+    },
+    onLate: (missing) =>
+      log.warn({ missing }, 'not every server process of this node confirmed a change in time; the write answered anyway'),
+  });
+}
+
+/** The listener a request came in on (node sets `server` on every socket it accepts, in cluster workers too). */
+function arrivedOn(request: FastifyRequest): unknown {
+  return (request.raw.socket as { server?: unknown }).server;
 }
 
 /**
@@ -253,15 +324,42 @@ async function chooseClock(config: Config, store: Store, log: Logger): Promise<C
   return clock;
 }
 
-/** Builds the service and listens; resolves with the bound address. */
-export async function startServer(config: Config, log?: Logger): Promise<Service & { url: string }> {
+/** The URLs a started server answers at. */
+export interface Listening {
+  /** Invocations (and everything else when there is no admin listener). */
+  url: string;
+  /** The dashboard and management API: `url` unless they have their own listener. */
+  adminUrl: string;
+}
+
+/**
+ * Builds the service and listens; resolves with the bound addresses. The
+ * public listener first, then the admin one: under node:cluster every server
+ * process must listen in the same order, so that with port 0 the n-th
+ * listener of each shares one port (src/cluster.ts).
+ */
+export async function startServer(config: Config, log?: Logger): Promise<Service & Listening> {
   const service = await buildService(config, log);
   try {
-    const address = await service.app.listen({ port: config.port, host: config.host });
+    const url = await service.app.listen({ port: config.port, host: config.host });
+    const adminUrl = service.adminServer ? await listen(service.adminServer, config.adminAddress!) : url;
     service.startBackground();
-    return { ...service, url: address };
+    return { ...service, url, adminUrl };
   } catch (err) {
     await service.close();
     throw err;
   }
+}
+
+/** Listens with the admin listener; a failure says which listener it was (startup-failure.ts names its setting). */
+function listen(server: Server, at: ListenAddress): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => reject(Object.assign(err, { listener: 'admin' }));
+    server.once('error', fail);
+    server.listen(at.port, at.host, () => {
+      server.off('error', fail);
+      const bound = server.address() as AddressInfo;
+      resolve(`http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`);
+    });
+  });
 }

@@ -16,12 +16,15 @@ export interface StartupFailure {
   known: boolean;
 }
 
-type ErrnoLike = Error & { code?: unknown; syscall?: unknown; hostname?: unknown; path?: unknown };
+type ErrnoLike = Error & { code?: unknown; syscall?: unknown; hostname?: unknown; path?: unknown; listener?: unknown };
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
 
-export function describeStartupFailure(err: unknown, config: Pick<Config, 'port' | 'host' | 'databaseUrl'>): StartupFailure {
+export function describeStartupFailure(
+  err: unknown,
+  config: Pick<Config, 'port' | 'host' | 'databaseUrl'> & Partial<Pick<Config, 'adminAddress'>>,
+): StartupFailure {
   const e: ErrnoLike = err instanceof Error ? err : new Error(String(err));
   const code = typeof e.code === 'string' ? e.code : '';
   const secret = passwordOf(config.databaseUrl);
@@ -31,12 +34,21 @@ export function describeStartupFailure(err: unknown, config: Pick<Config, 'port'
   if (e instanceof ConfigError || code === 'demo_load_failed') return known(e.message);
 
   if (e.syscall === 'listen') {
-    const port = config.port;
-    const pick = `pick another with PORT=<port> or --port <port> (0 picks a free one)`;
-    if (code === 'EADDRINUSE') return known(`port ${port} is already in use on ${config.host}: stop the other process or ${pick}`);
+    // server.ts marks a failure of the admin listener (SWITCHYARD_ADMIN_ADDRESS).
+    const admin = e.listener === 'admin' && config.adminAddress ? config.adminAddress : null;
+    const port = admin ? admin.port : config.port;
+    const host = admin ? admin.host : config.host;
+    const pick = admin
+      ? 'pick another with SWITCHYARD_ADMIN_ADDRESS=<host>:<port> or --admin-address <host>:<port> (port 0 picks a free one)'
+      : `pick another with PORT=<port> or --port <port> (0 picks a free one)`;
+    if (code === 'EADDRINUSE') return known(`port ${port} is already in use on ${host}: stop the other process or ${pick}`);
     if (code === 'EACCES') return known(`port ${port} needs privileges this process does not have: ${pick} from 1024 up, or put a proxy in front`);
     if (code === 'EADDRNOTAVAIL') {
-      return known(`HOST=${config.host} is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all) with HOST=... or --host ...`);
+      return known(
+        admin
+          ? `SWITCHYARD_ADMIN_ADDRESS names ${host}, which is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all)`
+          : `HOST=${config.host} is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all) with HOST=... or --host ...`,
+      );
     }
   }
 

@@ -11,7 +11,28 @@ const KEY_ITEM = 'switchyard.adminKey';
 
 export type ApiError = Schemas['Error'];
 
+/**
+ * A service worker controlling the page sees every request it makes, the key
+ * included. The dashboard registers none, and the server refuses to serve a
+ * worker's script from a function (docs/security.md); one found anyway came
+ * from elsewhere on this origin, so while one controls the page the key is
+ * never handed out, and the shell removes every registration.
+ */
+export function serviceWorkerControlled(): boolean {
+  return typeof navigator !== 'undefined' && Boolean(navigator.serviceWorker?.controller);
+}
+
+/** Unregisters every service worker of this origin; true when there was one. */
+export async function removeServiceWorkers(): Promise<boolean> {
+  const container = typeof navigator === 'undefined' ? undefined : navigator.serviceWorker;
+  if (!container) return false;
+  const registrations = await container.getRegistrations();
+  await Promise.all(registrations.map((r) => r.unregister()));
+  return registrations.length > 0;
+}
+
 export function adminKey(): string | null {
+  if (serviceWorkerControlled()) return null;
   try {
     return sessionStorage.getItem(KEY_ITEM);
   } catch {

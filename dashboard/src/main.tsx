@@ -1,7 +1,7 @@
 /** The dashboard's shell: navigation, the admin key (asked for on a 401), and the view the URL names. */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { adminKey, needsKey, onKeyChange, setAdminKey } from './api.js';
+import { adminKey, needsKey, onKeyChange, removeServiceWorkers, serviceWorkerControlled, setAdminKey } from './api.js';
 import { KeyPrompt } from './components.js';
 import { href, useRoute, type Route } from './router.js';
 import { ApiDetail, ApisView } from './views/apis.js';
@@ -93,4 +93,19 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+/** Shown instead of the dashboard while a service worker controls the page (api.ts says why). */
+function Controlled() {
+  return (
+    <main id="main">
+      <h1>This page is not safe to use</h1>
+      <p class="error" role="alert">
+        A service worker controls this page: it could read the admin key. The dashboard removed it and sends no key
+        until the page is loaded again without it. <a href={location.href} onClick={() => location.reload()}>Reload</a>
+      </p>
+    </main>
+  );
+}
+
+// Whatever registered them, none belongs here: the dashboard has no service worker.
+void removeServiceWorkers().catch(() => false);
+render(serviceWorkerControlled() ? <Controlled /> : <App />, document.getElementById('app')!);

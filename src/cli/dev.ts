@@ -18,7 +18,7 @@ import { dirname, join, sep } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
-import { startServer, type Service } from '../server.js';
+import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
@@ -32,6 +32,7 @@ import { createServerApi, type FunctionStreamEvent } from './server-api.js';
 interface DevFlags extends ClientFlags {
   port: string;
   host: string;
+  adminAddress?: string;
   databaseUrl?: string;
   prune?: boolean;
 }
@@ -48,6 +49,7 @@ export function registerDev(program: Command, io: CliIO): void {
     .argument('[dir]', 'the project folder (holding switchyard.yaml), or the project file', '.')
     .option('--port <port>', 'port of the dev server (0 picks a free one)', '3000')
     .option('--host <host>', 'interface of the dev server', '127.0.0.1')
+    .option('--admin-address <address>', 'serve the dashboard and management API on their own listener: <port> or <host>:<port> [SWITCHYARD_ADMIN_ADDRESS]')
     .option('--database-url <url>', 'the dev server\'s database (default: sqlite:<dir>/.switchyard/dev.db)')
     .option('--url <url>', 'use the running server at this URL instead of starting one')
     .option('--admin-key <key>', 'the admin key (of --url, or set on the dev server) [SWITCHYARD_ADMIN_KEY]')
@@ -59,9 +61,10 @@ export function registerDev(program: Command, io: CliIO): void {
       const root = dirname(file);
       const own = flags.url === undefined;
       const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
-      let service: (Service & { url: string }) | null = null;
+      let service: (Service & Listening) | null = null;
       if (own) service = await startDevServer(io, flags, root, adminKey, out);
-      const url = service ? service.url : flags.url!;
+      // The project is applied and its logs followed through the management API.
+      const url = service ? service.adminUrl : flags.url!;
       const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined });
       const prune = flags.prune === true;
 
@@ -83,7 +86,7 @@ export function registerDev(program: Command, io: CliIO): void {
     });
 }
 
-async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & { url: string }> {
+async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & Listening> {
   const databaseUrl = flags.databaseUrl ?? `sqlite:${join(root, '.switchyard', 'dev.db')}`;
   if (databaseUrl.startsWith('sqlite:') && !databaseUrl.includes(':memory:')) {
     await mkdir(dirname(databaseUrl.slice('sqlite:'.length)), { recursive: true });
@@ -101,6 +104,7 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
     LOG_FORMAT: io.env.LOG_FORMAT ?? 'pretty',
   };
   if (adminKey) env.SWITCHYARD_ADMIN_KEY = adminKey;
+  if (flags.adminAddress !== undefined) env.SWITCHYARD_ADMIN_ADDRESS = flags.adminAddress;
   let config: Config;
   try {
     config = loadConfig(env, [], process.stdout.isTTY === true);
@@ -110,7 +114,8 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
   try {
     const service = await startServer(config, createLogger(config));
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
-    out.info(`Dashboard: ${service.url}/`);
+    out.info(`Dashboard: ${service.adminUrl}/`);
+    if (config.originNote) out.info(out.paintErr('yellow', `warning: ${config.originNote}`));
     if (!adminKey) {
       // Said once at start: a browser on another name (a tunnel, a LAN address) is refused, and this says why.
       out.info(

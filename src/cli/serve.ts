@@ -13,7 +13,7 @@ import { helpText, loadConfig, parseCommandLine, type Config } from '../config.j
 import { isClusterWorker, joinCluster, startCluster } from '../cluster.js';
 import { ConfigError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { startServer, type Service } from '../server.js';
+import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { handleStopSignals, STOP_OVERRUN_MS } from '../stop-signals.js';
 
@@ -51,7 +51,8 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
   const log = createLogger(config);
   if (isClusterWorker()) return serveInCluster(config, log);
   if (config.processesNote) log.warn(config.processesNote);
-  let service: { url: string; close(): Promise<void> };
+  if (config.originNote) log.warn(config.originNote);
+  let service: { url: string; adminUrl: string; close(): Promise<void> };
   let stopping: () => boolean;
   if (config.processes > 1) {
     try {
@@ -62,11 +63,11 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     }
     stopping = (service as Awaited<ReturnType<typeof startCluster>>).stopping;
     log.info(
-      { url: service.url, processes: config.processes, workersPerProcess: config.workers },
-      `listening on ${service.url} with ${config.processes} server processes`,
+      { url: service.url, ...adminField(service), processes: config.processes, workersPerProcess: config.workers },
+      `listening on ${service.url}${adminPart(service)} with ${config.processes} server processes`,
     );
   } else {
-    let single: Service & { url: string };
+    let single: Service & Listening;
     try {
       single = await startServer(config, log);
     } catch (err) {
@@ -79,7 +80,10 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       log,
       stop: () => single.close().then(() => true),
     });
-    log.info({ url: single.url, store: single.store.kind, processes: 1 }, `listening on ${single.url} with 1 server process`);
+    log.info(
+      { url: single.url, ...adminField(single), store: single.store.kind, processes: 1 },
+      `listening on ${single.url}${adminPart(single)} with 1 server process`,
+    );
   }
   if (config.demo) {
     log.warn(
@@ -92,7 +96,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     let demo;
     try {
       demo = await loadDemo({
-        baseUrl: service.url,
+        baseUrl: service.adminUrl,
         adminKey: config.adminKey,
         examplesDir: fileURLToPath(new URL('../../examples/', import.meta.url)),
         log,
@@ -123,12 +127,22 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     }
     for (const webhook of demo.webhooks) {
       lines.push(
-        `  Webhook "${webhook.name}" fires on cron "${webhook.cron}"; its history: curl ${service.url}/api/webhooks/${webhook.id}/deliveries`,
+        `  Webhook "${webhook.name}" fires on cron "${webhook.cron}"; its history: curl ${service.adminUrl}/api/webhooks/${webhook.id}/deliveries`,
       );
     }
-    lines.push(`  Management API: ${service.url}/api/apis  ·  OpenAPI: ${service.url}/api/openapi.json  ·  Metrics: ${service.url}/metrics\n`);
+    const metricsUrl = config.metricsListener === 'admin' ? service.adminUrl : service.url;
+    lines.push(`  Management API: ${service.adminUrl}/api/apis  ·  OpenAPI: ${service.adminUrl}/api/openapi.json  ·  Metrics: ${metricsUrl}/metrics\n`);
     process.stdout.write(lines.join('\n') + '\n');
   }
+}
+
+/** The start-up line's admin listener, when it has its own. */
+function adminField(at: { url: string; adminUrl: string }): { adminUrl?: string } {
+  return at.adminUrl === at.url ? {} : { adminUrl: at.adminUrl };
+}
+
+function adminPart(at: { url: string; adminUrl: string }): string {
+  return at.adminUrl === at.url ? '' : ` (dashboard and management API on ${at.adminUrl})`;
 }
 
 /**
@@ -137,13 +151,13 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
  * that once all listen).
  */
 async function serveInCluster(config: Config, log: Logger): Promise<void> {
-  let service: Service & { url: string };
+  let service: Service & Listening;
   try {
     service = await startServer(config, log);
   } catch (err) {
     failStart(err, config);
   }
-  const member = joinCluster(service.url, () => {
+  const member = joinCluster(service, () => {
     setTimeout(() => {
       process.stderr.write(`switchyard: process ${process.pid} could not stop within the grace period of ${config.shutdownGraceMs} ms; exiting now\n`);
       process.exit(1);

@@ -13,6 +13,7 @@ import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import type { Clock } from '../clock.js';
 import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
 import { defaultEventFor } from '../gateway/formats.js';
+import { MAX_HOPS, RunDepths, depthOf } from '../hops.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
@@ -21,15 +22,6 @@ import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
 import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
 import { subscribedEvent } from './bus-event.js';
 import type { FunctionLogSink } from './log-sink.js';
-
-/**
- * A chain of events (a function run by an event emits the event that runs the
- * next, ...) stops after this many hops: the emit past it is refused.
- */
-export const MAX_EVENT_HOPS = 16;
-
-/** A chain of destinations (A's record runs B, whose record runs C, ...) stops after this many hops. */
-export const MAX_DESTINATION_HOPS = 16;
 
 /**
  * The record a destination receives: the shape of Lambda's asynchronous
@@ -108,21 +100,18 @@ export interface FunctionInvocationsDeps {
   wake(): void;
   hub?: InvocationHub | null;
   log?: { warn(obj: object, msg?: string): void };
-  /** Publishes the service's own events (`switchyard.function.invocation_failed`). */
+  /** Publishes the service's own events (`switchyard.function.invocation_failed`, `switchyard.function.loop_stopped`). */
   emitOperational?(event: `switchyard.${string}`, data: unknown): void;
-}
-
-/** An event-triggered run in progress on this node: its chain depth, and a refused emit, if any. */
-interface EventRun {
-  depth: number;
-  stopped: string | null;
+  /** The runs of this process that are part of a chain (shared with the gateway and manual invokes). */
+  hops?: RunDepths;
 }
 
 export class FunctionInvocations {
-  /** Event-triggered runs in progress here, per function, by invocation id (the emit loop guard). */
-  private readonly eventRuns = new Map<string, Map<string, EventRun>>();
+  private readonly hops: RunDepths;
 
-  constructor(private readonly deps: FunctionInvocationsDeps) {}
+  constructor(private readonly deps: FunctionInvocationsDeps) {
+    this.hops = deps.hops ?? new RunDepths();
+  }
 
   /**
    * The invocations of the functions subscribed to a published event (the
@@ -156,11 +145,9 @@ export class FunctionInvocations {
   }
 
   /**
-   * A function's `emit(event, data)`, with the loop guard. An emit made while
-   * the function has event-triggered runs in progress on this node carries the
-   * deepest of their depths plus one (the runtime does not say which run
-   * emitted; with one run at a time, the usual case of a loop, it is exact).
-   * Past MAX_EVENT_HOPS the emit is refused: those runs are recorded as failed
+   * A function's `emit(event, data)`, with the loop guard: the event is one hop
+   * deeper than the function's deepest run in progress here (src/hops.ts).
+   * Past MAX_HOPS the emit is refused: those runs are recorded as failed
    * (`loop_stopped`, not retried) and `switchyard.function.loop_stopped` is published.
    */
   async emitFrom(
@@ -170,22 +157,21 @@ export class FunctionInvocations {
     publish: (event: string, data: unknown, depth: number) => Promise<unknown>,
     emitOperational: (event: `switchyard.${string}`, data: unknown) => void,
   ): Promise<void> {
-    const runs = this.eventRuns.get(functionName);
-    let depth = 0;
-    if (runs) for (const run of runs.values()) depth = Math.max(depth, run.depth + 1);
-    if (depth <= MAX_EVENT_HOPS) {
+    const { depth, from } = this.hops.next(functionName);
+    if (depth <= MAX_HOPS) {
       await publish(event, data, depth);
       return;
     }
-    const why = `emit of '${event}' refused: the chain of events reached ${MAX_EVENT_HOPS} hops (a loop?)`;
-    for (const run of runs!.values()) run.stopped = why;
-    this.deps.log?.warn({ function: functionName, event, depth }, 'event loop stopped');
+    const why = `emit of '${event}' refused: the chain of runs reached ${MAX_HOPS} hops (a loop?)`;
+    for (const run of from.values()) run.stopped = why;
+    this.deps.log?.warn({ function: functionName, event, depth }, 'loop stopped: emit refused');
     emitOperational('switchyard.function.loop_stopped', {
       function: functionName,
-      invocation_ids: [...runs!.keys()],
+      invocation_ids: [...from.keys()],
       event,
+      destination: null,
       depth,
-      max_hops: MAX_EVENT_HOPS,
+      max_hops: MAX_HOPS,
     });
   }
 
@@ -209,10 +195,13 @@ export class FunctionInvocations {
     return delivery;
   }
 
-  /** `POST /api/functions/:name/invoke` with `x-invocation-type: Event`: stored, answered at once, run in the background. */
-  async invokeAsync(name: string, event: unknown): Promise<Delivery> {
+  /**
+   * `POST /api/functions/:name/invoke` with `x-invocation-type: Event`: stored, answered at once, run in the
+   * background. `depth`: the request's hop count (`Switchyard-Depth`), which the run keeps.
+   */
+  async invokeAsync(name: string, event: unknown, depth = 0): Promise<Delivery> {
     if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
-    return this.enqueue(name, { trigger: 'async', event: event ?? {} });
+    return this.enqueue(name, { trigger: 'async', event: event ?? {}, detail: depth > 0 ? { depth } : undefined });
   }
 
   /**
@@ -229,13 +218,14 @@ export class FunctionInvocations {
     // An asynchronous invoke's event is completed in the function's format, as a manual invoke's is.
     const event =
       delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
+    const depth = depthOf(delivery.triggerDetail);
     const run = async (): Promise<FunctionRun> => {
-      const eventRun = delivery.trigger === 'event' ? this.startEventRun(name, delivery) : null;
+      const tracked = this.hops.enter(name, delivery.id, depth);
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
       try {
         outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
       } finally {
-        if (eventRun) this.endEventRun(name, delivery.id);
+        if (tracked) this.hops.leave(name, delivery.id);
       }
       this.deps.logSink.push(name, outcome.logs, fn.version);
       const durationMs = roundMs(outcome.durationMs);
@@ -254,8 +244,8 @@ export class FunctionInvocations {
           outcome: code,
         });
       }
-      if (eventRun?.stopped) {
-        return { outcome: 'loop_stopped', error: eventRun.stopped, result: null, durationMs, requestId, retryable: false };
+      if (tracked?.stopped) {
+        return { outcome: 'loop_stopped', error: tracked.stopped, result: null, durationMs, requestId, retryable: false };
       }
       return outcome.ok
         ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
@@ -293,9 +283,18 @@ export class FunctionInvocations {
     const success = delivery.status === 'succeeded';
     const destination = success ? fn.async.onSuccess : fn.async.onFailure;
     if (!destination) return;
-    const depth = delivery.trigger === 'destination' ? Number(delivery.triggerDetail?.depth ?? 1) : 0;
-    if (depth >= MAX_DESTINATION_HOPS) {
-      this.deps.log?.warn({ invocation: delivery.id, function: name, depth }, 'destination chain too long: record not sent');
+    // The record is one hop deeper than the run it tells of, whatever started that run.
+    const depth = depthOf(delivery.triggerDetail) + 1;
+    if (depth > MAX_HOPS) {
+      this.deps.log?.warn({ invocation: delivery.id, function: name, depth }, 'loop stopped: destination record not sent');
+      this.deps.emitOperational?.('switchyard.function.loop_stopped', {
+        function: name,
+        invocation_ids: [delivery.id],
+        event: null,
+        destination,
+        depth,
+        max_hops: MAX_HOPS,
+      });
       return;
     }
     const record = destinationRecord(name, delivery);
@@ -303,6 +302,7 @@ export class FunctionInvocations {
       await this.deps.store.createDelivery({
         webhookId: destination.id,
         trigger: 'destination',
+        triggerDetail: { type: 'destination', depth },
         scheduledFor: null,
         event: null,
         eventData: record,
@@ -317,24 +317,10 @@ export class FunctionInvocations {
         source_function: name,
         source_invocation_id: delivery.id,
         condition: record.requestContext.condition,
-        depth: depth + 1,
+        depth,
       },
       event: record,
     });
-  }
-
-  private startEventRun(name: string, delivery: Delivery): EventRun {
-    const run: EventRun = { depth: Number(delivery.triggerDetail?.depth ?? 0), stopped: null };
-    let runs = this.eventRuns.get(name);
-    if (!runs) this.eventRuns.set(name, (runs = new Map()));
-    runs.set(delivery.id, run);
-    return run;
-  }
-
-  private endEventRun(name: string, id: string): void {
-    const runs = this.eventRuns.get(name);
-    runs?.delete(id);
-    if (runs?.size === 0) this.eventRuns.delete(name);
   }
 
   async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {

@@ -16,6 +16,7 @@ import {
 } from '../errors.js';
 import { defaultEventFor, mapResultFor } from '../gateway/formats.js';
 import { nextRequestId } from '../ids.js';
+import type { RunDepths } from '../hops.js';
 import { compileSource, userFileName } from '../runtime/compile.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { FunctionPatch, Store } from '../store/store.js';
@@ -137,15 +138,19 @@ export class FunctionService {
     private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
     /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
     private readonly stats: StatsCollector | null = null,
+    /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
+    private readonly hops: RunDepths | null = null,
   ) {}
 
   private now(): number {
     return this.schedules?.clock.now() ?? Date.now();
   }
 
-  private changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): void {
-    this.changes.publish({ kind: 'function', name: fn.name });
+  /** Resolves once every process of this node serves the change (the write's answer waits for it). */
+  private async changed(fn: { name: string; version?: number }, what: 'created' | 'updated' | 'deleted'): Promise<void> {
+    const propagated = this.changes.publish({ kind: 'function', name: fn.name });
     this.emitOperational(`switchyard.function.${what}`, { name: fn.name, version: fn.version ?? null });
+    await propagated;
   }
 
   /** Transpiles and runs the top level once, so a broken deploy is a 400, not a failing route. */
@@ -184,7 +189,7 @@ export class FunctionService {
       handler,
       eventFormat: input.event_format ?? FUNCTION_DEFAULTS.eventFormat,
     });
-    this.changed(fn, 'created');
+    await this.changed(fn, 'created');
     if (fn.schedules.length > 0) this.schedules?.changed();
     return fn;
   }
@@ -278,7 +283,7 @@ export class FunctionService {
     const fn = await this.store.updateFunction(name, patch);
     if (!fn) throw functionNotFound(name);
     this.runtime.retire(name, fn.version);
-    this.changed(fn, 'updated');
+    await this.changed(fn, 'updated');
     if (patch.schedules !== undefined) this.schedules?.changed();
     return fn;
   }
@@ -299,7 +304,7 @@ export class FunctionService {
     const deleted = await this.store.deleteFunction(name);
     if (!deleted) throw functionNotFound(name);
     this.runtime.retire(name);
-    this.changed({ name }, 'deleted');
+    await this.changed({ name }, 'deleted');
   }
 
   async get(name: string): Promise<FunctionRecord> {
@@ -337,11 +342,18 @@ export class FunctionService {
    * `POST /api/functions/:name/invoke`: what the gateway would answer, plus the
    * logs. The given event is completed in the function's own event format.
    */
-  async invoke(name: string, partialEvent: unknown): Promise<ManualInvocation> {
+  /** `depth`: the request's hop count in a chain of runs (`Switchyard-Depth`, src/hops.ts). */
+  async invoke(name: string, partialEvent: unknown, depth = 0): Promise<ManualInvocation> {
     const fn = await this.get(name);
     const requestId = nextRequestId();
     const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
-    const outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+    const tracked = this.hops?.enter(name, requestId, depth);
+    let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+    try {
+      outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+    } finally {
+      if (tracked) this.hops!.leave(name, requestId);
+    }
     this.logSink.push(name, outcome.logs, fn.version);
     const logs = outcome.logs.map(logView);
     const duration_ms = roundMs(outcome.durationMs);

@@ -7,7 +7,7 @@ import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { ConflictError, InvalidRequestError, UnknownFunctionError, apiNotFound, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
-import { validateBasePath, validateRoutePath } from './paths.js';
+import { invokePathOf, validateBasePath, validateRoutePath } from './paths.js';
 
 export function apiView(api: Api, origin: string) {
   return {
@@ -17,7 +17,7 @@ export function apiView(api: Api, origin: string) {
     routes: api.routes.map(routeView),
     createdAt: api.createdAt,
     updatedAt: api.updatedAt,
-    invokeUrl: `${origin}/api/invoke/fn/${api.id}${api.basePath === '/' ? '' : api.basePath}`,
+    invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }
 
@@ -52,16 +52,18 @@ export class ApiService {
     private readonly hooks: ApiHooks = {},
   ) {}
 
-  private changed(id: string, what: 'created' | 'updated' | 'deleted', api?: Api): void {
-    this.changes.publish({ kind: 'api', id });
+  /** Resolves once every process of this node serves the change (the write's answer waits for it). */
+  private async changed(id: string, what: 'created' | 'updated' | 'deleted', api?: Api): Promise<void> {
+    const propagated = this.changes.publish({ kind: 'api', id });
     this.hooks.emitOperational?.(`switchyard.api.${what}`, api ? { id, name: api.name, basePath: api.basePath } : { id });
+    await propagated;
   }
 
   async create(input: NewApi): Promise<Api> {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
     const api = await this.store.createApi(input);
-    this.changed(api.id, 'created', api);
+    await this.changed(api.id, 'created', api);
     return api;
   }
 
@@ -129,7 +131,7 @@ export class ApiService {
     if (patch.routes !== undefined) checkRoutes(patch.routes);
     const api = await this.store.updateApi(id, patch);
     if (!api) throw apiNotFound(id);
-    this.changed(id, 'updated', api);
+    await this.changed(id, 'updated', api);
     return api;
   }
 
@@ -150,20 +152,20 @@ export class ApiService {
   async delete(id: string): Promise<void> {
     await this.hooks.beforeDelete?.(id);
     if (!(await this.store.deleteApi(id))) throw apiNotFound(id);
-    this.changed(id, 'deleted');
+    await this.changed(id, 'deleted');
   }
 
   async addRoute(apiId: string, route: NewRoute): Promise<Route> {
     checkRoutes([route], 'route');
     const created = await this.store.addRoute(apiId, route);
     if (!created) throw apiNotFound(apiId);
-    this.changed(apiId, 'updated');
+    await this.changed(apiId, 'updated');
     return created;
   }
 
   async deleteRoute(apiId: string, routeId: string): Promise<void> {
     await this.get(apiId);
     if (!(await this.store.deleteRoute(apiId, routeId))) throw routeNotFound(routeId);
-    this.changed(apiId, 'updated');
+    await this.changed(apiId, 'updated');
   }
 }

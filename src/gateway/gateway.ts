@@ -5,8 +5,9 @@
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
-import { MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
+import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
 import type { FunctionLogSink } from '../functions/log-sink.js';
+import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
@@ -14,6 +15,7 @@ import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import type { FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
+import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
 import { mapFailure, type GatewayResponse } from './result.js';
 import { RouteTable } from './route-table.js';
@@ -52,7 +54,12 @@ class Cache<V> {
   }
 }
 
-export type InvokeRequest = RequestFacts;
+export interface InvokeRequest extends RequestFacts {
+  /** Serve from a state at least as new as this change (the `Switchyard-Min-Change` header); absent: as cached. */
+  minChange?: number;
+  /** The request's hop count in a chain of runs (the `Switchyard-Depth` header, src/hops.ts); absent: 0. */
+  depth?: number;
+}
 
 /**
  * Metric series of one route, resolved once instead of per request. Keyed by
@@ -85,11 +92,13 @@ export class Gateway {
   constructor(
     store: Store,
     private readonly runtime: FunctionRuntime,
-    changes: ChangeBus,
+    private readonly changes: ChangeBus,
     private readonly logSink: FunctionLogSink,
     private readonly metrics: Metrics,
     private readonly invocations: InvocationHub | null = null,
     private readonly stats: StatsCollector | null = null,
+    /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
+    private readonly hops: RunDepths | null = null,
   ) {
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
@@ -112,9 +121,25 @@ export class Gateway {
    */
   async handle(req: InvokeRequest): Promise<GatewayResponse> {
     const started = performance.now();
-    const table = this.tables.peek(req.apiId) ?? (await this.tables.get(req.apiId));
+    const depth = req.depth ?? 0;
+    if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
+    if (req.minChange !== undefined && !(await this.changes.catchUp(req.minChange))) {
+      throw new InvalidRequestError(`Switchyard-Min-Change: no change ${req.minChange} is known to this database`, {
+        field: 'Switchyard-Min-Change',
+      });
+    }
+    const cached = this.tables.peek(req.apiId);
+    let table = cached ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
-    const match = table.match(req.method, req.path);
+    let match = table.match(req.method, req.path);
+    // A miss on a cached table may be a change whose notice is still on its way from
+    // another node: when the store knows of a newer change, read the API again once.
+    if (match.kind !== 'match' && cached !== undefined && (await this.changes.behind())) {
+      this.tables.invalidate(req.apiId);
+      table = await this.tables.get(req.apiId);
+      if (!table) throw apiNotFound(req.apiId);
+      match = table.match(req.method, req.path);
+    }
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
 
@@ -128,11 +153,20 @@ export class Gateway {
       this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
       const event = buildEventFor(fn.eventFormat, req, match);
-      const outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
+      const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      } finally {
+        if (tracked) this.hops!.leave(fn.name, req.requestId);
+      }
       if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
+        const cookies = response.headers['set-cookie'];
+        if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
         const ok = this.okCounter(fn.name);
         ok.metric.inc();
         if (response.invalid === undefined) ok.stats?.add();

@@ -15,6 +15,14 @@
 
 import { routeShape } from '../store/store.js';
 
+/** Where invocations are served: `<prefix><api id><base path>/...`. */
+export const INVOKE_PREFIX = '/api/invoke/fn/';
+
+/** The path under which an API's routes answer: its invoke URL without the origin. */
+export function invokePathOf(apiId: string, basePath: string): string {
+  return `${INVOKE_PREFIX}${apiId}${basePath === '/' ? '' : basePath}`;
+}
+
 const STATIC_SEGMENT = /^(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})+$/;
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** API Gateway's own rule for names in braces (`{produce-category}` is valid there). */

@@ -1,8 +1,11 @@
 /**
  * Turns what a handler returned into the HTTP response the caller gets
  * (docs/functions.md, "The result"), and invocation failures into their error responses.
- * A function can set any header except `x-request-id` (ours, for tracing) and
- * hop-by-hop / framing headers, which only the server may decide.
+ * A function can set any header except `x-request-id` (ours, for tracing),
+ * hop-by-hop / framing headers, which only the server may decide, and the
+ * headers whose effect reaches past the answer to the whole origin or host
+ * (docs/security.md, "What a function's answer cannot do"). Its cookies are
+ * kept to its API's paths by the gateway (cookies.ts), which knows the API.
  */
 import { INVOCATION_ERROR_STATUS, type InvocationErrorCode } from '../errors.js';
 
@@ -29,6 +32,15 @@ const FORBIDDEN = new Set([
   'proxy-connection',
   'te',
   'trailer',
+  // Origin- or host-wide: a function answering one of these would act on the
+  // dashboard (same origin by default) and on every other API of the server.
+  'service-worker-allowed',
+  'clear-site-data',
+  'cross-origin-opener-policy',
+  'nel',
+  'report-to',
+  'alt-svc',
+  'strict-transport-security',
 ]);
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

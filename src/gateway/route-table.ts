@@ -14,7 +14,7 @@
  * GET to that URL would (as with fastify's exposed HEAD routes).
  */
 import type { Api, Route } from '../types.js';
-import { awsTemplate, joinPath, safeDecode, templateSegment } from './paths.js';
+import { awsTemplate, invokePathOf, joinPath, safeDecode, templateSegment } from './paths.js';
 
 export interface RouteMatch {
   kind: 'match';
@@ -91,7 +91,11 @@ export class RouteTable {
   /** Fully static templates: when one accepts the method it is the most specific match by definition. */
   private readonly exact = new Map<string, Terminal>();
 
+  /** The API's invoke path: the cookies its functions set are kept under it (cookies.ts). */
+  readonly cookieScope: string;
+
   constructor(api: Api) {
+    this.cookieScope = invokePathOf(api.id, api.basePath);
     for (const route of api.routes) this.add(route, joinPath(api.basePath, route.path));
   }
 

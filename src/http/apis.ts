@@ -6,7 +6,7 @@ import { apiView, routeView, type ApiService } from '../gateway/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type InvokeOrigin, type PageQuery } from './common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 const newRouteSchema = {
@@ -32,7 +32,11 @@ const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, description: 'Starts with /, static segments' } as const;
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
 
-export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void {
+/**
+ * `invokeOrigin`: where the caller reaches invocations, for `invokeUrl` (the
+ * public listener's origin when the management API has its own listener).
+ */
+export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invokeOrigin: InvokeOrigin = originOf): void {
   app.post<{ Body: NewApi; Querystring: DryRunQuery }>(
     '/api/apis',
     {
@@ -57,7 +61,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     async function createApi(request, reply) {
       if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkCreate(request.body));
       const api = await apis.create(request.body);
-      return reply.code(201).send(apiView(api, originOf(request)));
+      return reply.code(201).send(apiView(api, invokeOrigin(request)));
     },
   );
 
@@ -75,7 +79,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     async function listApis(request, reply) {
       const page = readPage(request.query);
       const items = pageOf(await apis.list(page), page, request, reply, (a) => a.id);
-      const origin = originOf(request);
+      const origin = invokeOrigin(request);
       return items.map((a) => apiView(a, origin));
     },
   );
@@ -92,7 +96,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
       },
     },
     async function getApi(request) {
-      return apiView(await apis.get(request.params.id), originOf(request));
+      return apiView(await apis.get(request.params.id), invokeOrigin(request));
     },
   );
 
@@ -119,7 +123,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService): void 
     },
     async function updateApi(request, reply) {
       if (request.query.dry_run === 'true') return sendDryRun(reply, await apis.checkUpdate(request.params.id, request.body ?? {}));
-      return apiView(await apis.update(request.params.id, request.body ?? {}), originOf(request));
+      return apiView(await apis.update(request.params.id, request.body ?? {}), invokeOrigin(request));
     },
   );
 

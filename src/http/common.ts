@@ -51,3 +51,18 @@ export function pageOf<T>(
 export function originOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
+
+/**
+ * On every answer of the management API and the dashboard: their content is
+ * for their own origin only. No other site may embed it (CORP), a page that
+ * opens the dashboard or that it opens gets no handle on it (COOP), and no
+ * answer is read as another type than it says (docs/security.md, "Origins").
+ */
+export const OWN_ORIGIN_HEADERS = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+});
+
+/** The origin a caller of the management API reaches invocations at (listeners.ts builds it). */
+export type InvokeOrigin = (request: FastifyRequest) => string;

@@ -12,6 +12,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFoundError } from '../errors.js';
+import { OWN_ORIGIN_HEADERS, originOf, type InvokeOrigin } from './common.js';
 
 /** dist/http/dashboard.js -> dist/dashboard/ (the build's output folder). */
 const DEFAULT_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
@@ -21,18 +22,26 @@ const DEFAULT_DIR = fileURLToPath(new URL('../dashboard/', import.meta.url));
  * editor's styles go through a nonce-less constructed stylesheet (see
  * dashboard/src/views/code-editor.tsx), which `style-src 'self'` allows.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DASHBOARD_CSP = dashboardCsp(null);
+
+/**
+ * `invokeOrigin`: where the try-it panel sends requests when that is not the
+ * page's own origin (an admin listener apart from the public one).
+ */
+export function dashboardCsp(invokeOrigin: string | null): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    invokeOrigin === null ? "connect-src 'self'" : `connect-src 'self' ${invokeOrigin}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -76,11 +85,9 @@ function loadBuild(dir: string): Built | null {
   return { html, assets };
 }
 
+/** What every management answer carries (server.ts sets it too), no framing, no referrer. */
 function securityHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY');
+  return reply.headers(OWN_ORIGIN_HEADERS).header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');
 }
 
 /**
@@ -90,7 +97,7 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
  */
 const PAGE_ROUTE = { config: { public: true, crossSite: true } } as const;
 
-export function registerDashboardRoutes(app: FastifyInstance, dir: string = DEFAULT_DIR): void {
+export function registerDashboardRoutes(app: FastifyInstance, invokeOrigin: InvokeOrigin = originOf, dir: string = DEFAULT_DIR): void {
   let built: Built | null = null;
   // Read on first use, and again while there is none, so a build made after start is picked up.
   const current = () => (built ??= loadBuild(dir));
@@ -113,7 +120,7 @@ export function registerDashboardRoutes(app: FastifyInstance, dir: string = DEFA
         },
       },
     },
-    async function dashboardPage(_request, reply) {
+    async function dashboardPage(request, reply) {
       securityHeaders(reply).header('cache-control', 'no-store');
       const build = current();
       if (!build) {
@@ -122,7 +129,9 @@ export function registerDashboardRoutes(app: FastifyInstance, dir: string = DEFA
           .type('text/plain; charset=utf-8')
           .send('The dashboard was not built: run `npm run build` (it writes dist/dashboard/).\n');
       }
-      return reply.header('content-security-policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(build.html);
+      const target = invokeOrigin(request);
+      const csp = dashboardCsp(target === originOf(request) ? null : target);
+      return reply.header('content-security-policy', csp).type('text/html; charset=utf-8').send(build.html);
     },
   );
 

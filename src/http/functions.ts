@@ -12,7 +12,8 @@ import {
 } from '../functions/service.js';
 import { invocationView, type FunctionInvocations } from '../functions/invocations.js';
 import { MAX_EVENTS, MAX_SCHEDULES } from '../functions/triggers.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, LoopStoppedError } from '../errors.js';
+import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../hops.js';
 import { EVENT_FORMATS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
@@ -257,6 +258,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
               enum: ['Event', 'RequestResponse'],
               description: "`Event`: store it, answer 202 at once and run it in the background with retries (Lambda's asynchronous invocation; `X-Amz-Invocation-Type` is read too). Default `RequestResponse`: wait for the result.",
             },
+            [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA,
           },
         },
         body: {
@@ -269,16 +271,19 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         response: {
           200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') },
           202: { description: 'Stored; it runs in the background (`x-invocation-type: Event`)', ...ref('InvocationAccepted') },
-          ...ERRORS_BY_ID_WITH_BODY,
+          // As any operation by id with a body, and 508 for a chain of runs past its bound.
+          ...errors(404, 409, 413, 414, 415, 508),
         },
       },
     },
     async function invokeFunction(request, reply) {
+      const depth = requestDepth(request.headers);
+      if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
       if (invocationType(request.headers) === 'Event') {
-        const queued = await background.invokeAsync(request.params.name, request.body ?? {});
+        const queued = await background.invokeAsync(request.params.name, request.body ?? {}, depth);
         return reply.code(202).send({ invocation_id: queued.id, status: queued.status });
       }
-      return functions.invoke(request.params.name, request.body ?? {});
+      return functions.invoke(request.params.name, request.body ?? {}, depth);
     },
   );
 

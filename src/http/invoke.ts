@@ -8,13 +8,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, PayloadTooLargeError, SwitchyardError, asStoreUnavailable } from '../errors.js';
+import {
+  InvalidRequestError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  ServiceWorkerRefusedError,
+  SwitchyardError,
+  asStoreUnavailable,
+} from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { INVOKE_PREFIX } from '../gateway/paths.js';
+import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 
-export const INVOKE_PREFIX = '/api/invoke/fn/';
+export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_CT = 'application/json; charset=utf-8';
+const MIN_CHANGE_HEADER = 'switchyard-min-change';
 
 /** Splits the raw URL into API id, path after it (still encoded) and query text. */
 export function splitInvokeUrl(url: string): { apiId: string; path: string; rawQuery: string } {
@@ -29,7 +39,7 @@ export function splitInvokeUrl(url: string): { apiId: string; path: string; rawQ
 }
 
 /**
- * The three request headers the endpoint itself reads, from one pass over
+ * The request headers the endpoint itself reads, from one pass over
  * `rawHeaders`: reading `req.headers` would make node build the whole
  * header object, which nothing else on this path uses (the event is built
  * from `rawHeaders` too). Same readings as node's object: the first
@@ -40,6 +50,16 @@ export interface InvokeHeaders {
   requestId: string | undefined;
   contentLength: string | undefined;
   chunked: boolean;
+  /** `Switchyard-Min-Change`: serve from a state at least as new as this change (rarely sent). */
+  minChange: string | undefined;
+  /** `Switchyard-Depth`: the hop count of a request made by a chain of runs (src/hops.ts). */
+  depth: string | undefined;
+  /**
+   * A `Service-Worker` header (`script`, which browsers send when they fetch a
+   * service worker's script): refused, so no function can register one
+   * (docs/security.md). Its only defined value is `script`: any value counts.
+   */
+  serviceWorker: boolean;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -47,21 +67,41 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let requestIds = 0;
   let contentLength: string | undefined;
   let chunked = false;
+  let minChange: string | undefined;
+  let depth: string | undefined;
+  let serviceWorker = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
-    // Lengths first: most headers are none of the three, and need no lower-casing.
+    // Lengths first: most headers are none of these, and need no lower-casing.
     if (name.length === 12) {
       if (name.toLowerCase() === 'x-request-id') {
         requestId = raw[i + 1];
         requestIds++;
       }
     } else if (name.length === 14) {
-      if (contentLength === undefined && name.toLowerCase() === 'content-length') contentLength = raw[i + 1];
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') {
+        if (contentLength === undefined) contentLength = raw[i + 1];
+      } else if (lower === 'service-worker') serviceWorker = true;
     } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
       chunked = true;
+    } else if (name.length === 21 && name.toLowerCase() === MIN_CHANGE_HEADER) {
+      minChange = raw[i + 1];
+    } else if (name.length === 16 && name.toLowerCase() === DEPTH_HEADER) {
+      depth = raw[i + 1];
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker };
+}
+
+/** The header's value as a change number; a 400 naming it when it is not one. */
+export function parseMinChange(value: string): number {
+  if (!/^[0-9]{1,15}$/.test(value)) {
+    throw new InvalidRequestError('Switchyard-Min-Change must be a change number (digits) from a write\'s Switchyard-Change answer header', {
+      field: 'Switchyard-Min-Change',
+    });
+  }
+  return Number(value);
 }
 
 export function requestIdOf(given: string | undefined): string {
@@ -119,9 +159,11 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     res.end(JSON.stringify(body));
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, requestId: string, body: Buffer | null): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, body: Buffer | null): Promise<void> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const response = await gateway.handle({
+      minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
+      depth: h.depth === undefined ? undefined : parseDepth(h.depth),
       method: req.method!,
       path,
       rawQuery,
@@ -161,11 +203,17 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
       return Promise.resolve();
     }
+    if (h.serviceWorker) {
+      // Before the body is read: close rather than parse what is left of it as the next request.
+      sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
+      finish(req, res, requestId, started);
+      return Promise.resolve();
+    }
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
     const answered =
       h.contentLength === undefined && !h.chunked
-        ? answer(req, res, requestId, null)
-        : readBody(req, h, bodyLimit).then((body) => answer(req, res, requestId, body));
+        ? answer(req, res, h, requestId, null)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body));
     return answered.then(
       () => finish(req, res, requestId, started),
       (err: unknown) => {

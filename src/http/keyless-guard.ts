@@ -119,9 +119,13 @@ export function checkKeylessRequest(request: FastifyRequest): void {
   if (origin !== undefined && !isSameOrigin(origin, host)) throw new CrossOriginRefusedError(`Origin: ${origin}`);
 }
 
-/** Registers the checks on every request Fastify serves; call only when no admin key is set. */
-export function registerKeylessGuard(app: FastifyInstance): void {
+/**
+ * Registers the checks on every request Fastify serves for which `appliesTo`
+ * holds (by default all; server.ts leaves out a public listener of its own that
+ * other machines reach); call only when no admin key is set.
+ */
+export function registerKeylessGuard(app: FastifyInstance, appliesTo: (request: FastifyRequest) => boolean = () => true): void {
   app.addHook('onRequest', async function keepToThisMachine(request) {
-    checkKeylessRequest(request);
+    if (appliesTo(request)) checkKeylessRequest(request);
   });
 }

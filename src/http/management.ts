@@ -16,6 +16,7 @@ import type { InvocationHub } from '../streams/invocations.js';
 import type { EventBus } from '../webhooks/events.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { registerApiRoutes } from './apis.js';
+import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
@@ -41,14 +42,20 @@ export interface ManagementDeps {
   metricsAccess?: MetricsAccess;
 }
 
-export async function registerManagementApi(app: FastifyInstance, deps: ManagementDeps, doc: DocumentOptions): Promise<void> {
+/** `invokeOrigin`: where callers reach invocations (listeners.ts); by default their own origin. */
+export async function registerManagementApi(
+  app: FastifyInstance,
+  deps: ManagementDeps,
+  doc: DocumentOptions,
+  invokeOrigin: InvokeOrigin = originOf,
+): Promise<void> {
   registerSchemas(app);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
-  registerDashboardRoutes(app);
+  registerDashboardRoutes(app, invokeOrigin);
   registerFunctionRoutes(app, deps.functions, deps.background);
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
-  registerApiRoutes(app, deps.apis);
+  registerApiRoutes(app, deps.apis, invokeOrigin);
   registerWebhookRoutes(app, deps.webhooks, deps.events);
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }

@@ -42,6 +42,7 @@ function invokePathItem() {
         : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
       responses: {
         default: { description: "The function's answer", content: { '*/*': { schema: {} } } },
+        403: errorAnswer('A service worker script was asked for (service_worker_refused: functions cannot serve one)'),
         404: errorAnswer('No such API, or no route matches (api_not_found, no_route)'),
         405: errorAnswer('The route exists for other methods (method_not_allowed; `Allow` lists them)'),
         413: errorAnswer('Request body larger than the limit'),

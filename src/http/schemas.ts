@@ -535,7 +535,7 @@ export const orDryRun = (name: ComponentName, description: string) =>
   ({ description: `${description}; with \`?dry_run=true\`, a DryRun`, anyOf: [ref(name), ref('DryRun')] }) as const;
 
 const errorRef = ref('Error');
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 421 | 429 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 421 | 429 | 500 | 503 | 508;
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'Invalid request (the message and `details.field` name the field)',
   401: 'Missing or wrong admin key',
@@ -549,6 +549,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   429: 'Too many wrong admin keys from this address (too_many_failed_attempts; Retry-After says when to try again)',
   500: 'Internal error (see the server log for the request id)',
   503: 'The database does not answer, or the server is shutting down',
+  508: 'The request is part of a chain of runs past 16 hops (`Switchyard-Depth`): a loop',
 };
 
 /**

@@ -3,6 +3,8 @@
  * /api/webhooks[/:id[/test|/deliveries]], /api/deliveries/:id[/retry], /api/events.
  */
 import type { FastifyInstance } from 'fastify';
+import { LoopStoppedError } from '../errors.js';
+import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../hops.js';
 import { EventBus } from '../webhooks/events.js';
 import {
   deliveryDetailView,
@@ -267,15 +269,19 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookSer
           additionalProperties: false,
           properties: { event: { type: 'string', maxLength: 200 }, data: { description: 'Any JSON value' } },
         },
+        headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA } },
         response: {
           202: { description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function', ...ref('PublishedEvent') },
-          ...errors(413, 415),
+          ...errors(413, 415, 508),
         },
       },
     },
     async function publishEvent(request, reply) {
       EventBus.checkUserEvent(request.body.event);
-      const published = await events.publish(request.body.event, request.body.data ?? null);
+      // An event published by a request of a chain of runs is one hop deeper than the request.
+      const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
+      if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
+      const published = await events.publish(request.body.event, request.body.data ?? null, depth);
       return reply.code(202).send({
         event: request.body.event,
         deliveries: published.deliveries,

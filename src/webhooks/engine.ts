@@ -16,6 +16,7 @@ import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
 import type { AttemptFacts } from '../stats/types.js';
 import { AttemptRecorder } from './attempt-recorder.js';
+import { depthOf } from '../hops.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
 import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
@@ -101,7 +102,8 @@ export interface DeliveryEngineOptions {
   /** Lease owner name, unique per process. */
   owner: string;
   allowPrivateTargets: boolean;
-  fetchMock(apiId: string, path: string): Promise<{ status: number; body: unknown; error?: string }>;
+  /** `depth`: the delivery's hop count, which the mock endpoint's run keeps (src/hops.ts). */
+  fetchMock(apiId: string, path: string, depth: number): Promise<{ status: number; body: unknown; error?: string }>;
   onFinalFailure?(webhook: Webhook, delivery: Delivery): void;
   onDisabled?(webhook: Webhook): void;
   /**
@@ -409,7 +411,7 @@ export class DeliveryEngine {
     if (webhook.mockEndpoint) {
       const { apiId, path } = webhook.mockEndpoint;
       try {
-        const res = await this.opts.fetchMock(apiId, path);
+        const res = await this.opts.fetchMock(apiId, path, depthOf(delivery.triggerDetail));
         if (res.error || res.status < 200 || res.status >= 300) {
           return { error: res.error ?? `mock endpoint answered ${res.status}` };
         }

@@ -55,16 +55,16 @@ export class EventBus {
 
   /**
    * Creates one pending delivery per subscribed webhook and one invocation per
-   * subscribed function. `depth` counts the emits that led here (0: from
-   * outside a function's event run; see FunctionInvocations.emitFrom).
+   * subscribed function. `depth` counts the hops that led here (0: published
+   * from outside; src/hops.ts); every delivery and run it makes keeps it.
    */
   async publish(event: string, data: unknown, depth = 0): Promise<Published> {
     const functions = this.functionFanOut ? await this.functionFanOut(event, data ?? null, depth) : [];
-    const deliveries = await this.publishToWebhooks(event, data);
+    const deliveries = await this.publishToWebhooks(event, data, depth);
     return { deliveries, functions };
   }
 
-  private async publishToWebhooks(event: string, data: unknown): Promise<string[]> {
+  private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {
     const webhooks = await this.store.webhooksForEvent(event);
     if (webhooks.length === 0) return [];
     const now = new Date(this.clock.now()).toISOString();
@@ -73,6 +73,8 @@ export class EventBus {
       const delivery = await this.store.createDelivery({
         webhookId: webhook.id,
         trigger: 'event',
+        // A webhook that reaches one of this server's routes passes the depth on (Switchyard-Depth).
+        triggerDetail: depth > 0 ? { type: 'event', depth } : null,
         scheduledFor: null,
         event,
         eventData: data ?? null,

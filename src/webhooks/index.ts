@@ -27,7 +27,7 @@ export interface WebhookLogger {
 
 /** GETs a path of an API in-process, through the gateway's own invocation path (no network hop). */
 export function mockFetcher(gateway: Gateway) {
-  return async function fetchMock(apiId: string, pathWithQuery: string) {
+  return async function fetchMock(apiId: string, pathWithQuery: string, depth: number) {
     const q = pathWithQuery.indexOf('?');
     const requestId = nextRequestId();
     try {
@@ -41,6 +41,7 @@ export function mockFetcher(gateway: Gateway) {
         requestId,
         apiId,
         requestTimeEpoch: Date.now(),
+        depth,
       });
       const text = res.body === null ? '' : res.body.toString();
       let body: unknown = text;

@@ -8,6 +8,7 @@
  * `buildRequest` turns a webhook and a delivery into the request every
  * attempt of that delivery sends.
  */
+import { DEPTH_HEADER, depthOf } from '../hops.js';
 import type { Delivery, DeliveryRequest, Webhook } from './types.js';
 
 export const USER_AGENT = 'Switchyard-Webhooks/0.1';
@@ -136,7 +137,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 /**
  * The request of a delivery, rendered once: method, URL, the webhook's
  * headers plus `content-type` (when there is a body) and `user-agent` unless
- * set, `webhook-id`; the payload as JSON (no body for GET). `mock` is the mock
+ * set, `webhook-id`, and `switchyard-depth` when the delivery is part of a
+ * chain of runs (src/hops.ts); the payload as JSON (no body for GET). `mock` is the mock
  * endpoint's body when the webhook has one. A `destination` delivery (a
  * function's invocation record) sends the record as the payload. The data rule: a template that
  * places neither `data` nor `mock` carries the mock body, or else
@@ -162,8 +164,12 @@ export function buildRequest(webhook: Webhook, delivery: Delivery, mock: unknown
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(webhook.headers)) {
-    if (!SIGNATURE_HEADERS.has(name.toLowerCase())) headers[name] = value;
+    // The hop count is the service's to set: a configured one could restart a loop's count.
+    const lower = name.toLowerCase();
+    if (!SIGNATURE_HEADERS.has(lower) && lower !== DEPTH_HEADER) headers[name] = value;
   }
+  const depth = depthOf(delivery.triggerDetail);
+  if (depth > 0) headers[DEPTH_HEADER] = String(depth);
   const body = webhook.method === 'GET' ? null : JSON.stringify(payload);
   if (body !== null && !hasHeader(headers, 'content-type')) headers['content-type'] = 'application/json';
   if (!hasHeader(headers, 'user-agent')) headers['user-agent'] = userAgent;

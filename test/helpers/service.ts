@@ -17,6 +17,8 @@ const CLI = join(ROOT, 'dist', 'cli.js');
 
 export interface RunningService {
   url: string;
+  /** The dashboard and management API: `url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener. */
+  adminUrl: string;
   dbUrl: string;
   proc: ChildProcess;
   output: string[];
@@ -73,6 +75,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
+  let adminUrl: string | undefined;
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => {
       // Never leave a half-started server behind (it would hold ports and CPU for later tests).
@@ -85,6 +88,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       const m = /"url":"(http:\/\/[^"]+)"/.exec(text);
       if (m && text.includes('listening on')) {
         clearTimeout(timer);
+        adminUrl = /"adminUrl":"(http:\/\/[^"]+)"/.exec(text)?.[1];
         resolveUrl(m[1]);
       }
     };
@@ -127,5 +131,5 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       proc.kill(signal);
     });
 
-  return { url, dbUrl, proc, output, stop, request };
+  return { url, adminUrl: adminUrl ?? url, dbUrl, proc, output, stop, request };
 }

@@ -96,7 +96,7 @@ describe('function event subscriptions', () => {
     expect((await svc.request('POST', '/api/functions/emitter/invoke', {})).status).toBe(200);
     const done = await until(async () => (await invocations('auditor')).find((i) => i.status === 'succeeded'), 'the auditor run');
     expect(done.result).toEqual({ got: { by: 'emitter' } });
-    expect(done.trigger).toMatchObject({ type: 'event', event: 'audit.entry', depth: 0 });
+    expect(done.trigger).toMatchObject({ type: 'event', event: 'audit.entry', depth: 1 });
   });
 
   it('refuses bad event names, naming the field', async () => {

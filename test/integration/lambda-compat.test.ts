@@ -324,16 +324,18 @@ const HANDLERS: Handler[] = [
     file: 'cookies-v2.js',
     format: 'aws-v2',
     routes: [['GET', '/visit']],
-    idiom: 'v2 cookies both ways: event.cookies in, result cookies out as Set-Cookie',
-    async check(call) {
+    idiom: 'v2 cookies both ways: event.cookies in, result cookies out as Set-Cookie (kept to the API\'s path)',
+    async check(call, name) {
       const res = await call('GET', '/visit', { headers: ['Cookie', 'user=ada; visits=2'] });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/plain');
-      expect(res.headers['set-cookie']).toEqual(['visits=3; Path=/; Max-Age=86400', 'seen=yes; Path=/; HttpOnly; Secure']);
+      // Path=/ would reach the dashboard's origin: it becomes the API's invoke path (docs/security.md).
+      const path = `/api/invoke/fn/${apiIds[name]}`;
+      expect(res.headers['set-cookie']).toEqual([`visits=3; Max-Age=86400; Path=${path}`, `seen=yes; HttpOnly; Secure; Path=${path}`]);
       expect(res.text).toBe('Hello ada, visit number 3');
       const first = await call('GET', '/visit');
       expect(first.text).toBe('Hello guest, visit number 1');
-      expect(first.headers['set-cookie']?.[0]).toBe('visits=1; Path=/; Max-Age=86400');
+      expect(first.headers['set-cookie']?.[0]).toBe(`visits=1; Max-Age=86400; Path=${path}`);
     },
   },
   {

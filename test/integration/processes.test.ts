@@ -11,8 +11,8 @@
  * keeps to that connection.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, connectTo, send } from '../helpers/cluster-connections.js';
 import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
 import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 import { openSse } from '../helpers/sse.js';
@@ -24,66 +24,6 @@ const ENV = {
   SWITCHYARD_TEST_HOOKS: '1',
   SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
 };
-
-interface Answer {
-  status: number;
-  json: any;
-}
-
-/** One kept-alive connection, and the server process behind it. */
-interface Connection {
-  pid: number;
-  request(method: string, path: string, body?: unknown): Promise<Answer>;
-  close(): void;
-}
-
-function send(agent: Agent | false, base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest(
-      new URL(path, base),
-      { method, agent, headers: data ? { 'content-type': 'application/json' } : {} },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = text;
-          }
-          resolve({ status: res.statusCode!, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
-/** A fresh connection; its server process from /healthz. */
-async function connect(base: string): Promise<Connection> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const health = await send(agent, base, 'GET', '/healthz');
-  expect(health.status).toBe(200);
-  return {
-    pid: health.json.pid,
-    request: (method, path, body) => send(agent, base, method, path, body),
-    close: () => agent.destroy(),
-  };
-}
-
-/** A connection to the process `pid` (or to any process but `not`). */
-async function connectTo(base: string, want: { pid?: number; not?: number }): Promise<Connection> {
-  for (let i = 0; i < 50; i++) {
-    const c = await connect(base);
-    if ((want.pid === undefined || c.pid === want.pid) && c.pid !== want.not) return c;
-    c.close();
-  }
-  throw new Error(`no connection reached ${JSON.stringify(want)}`);
-}
 
 /** The pids answering /healthz over `tries` fresh connections. */
 async function answeringPids(base: string, tries = 10): Promise<Set<number>> {

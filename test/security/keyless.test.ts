@@ -165,6 +165,30 @@ describe('a keyless server refuses cross-site requests', () => {
   });
 });
 
+describe('a keyless server with its own loopback admin listener', () => {
+  let split: RunningService;
+
+  beforeAll(async () => {
+    split = await startService({ env: { HOST: '0.0.0.0', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:0' } });
+  });
+  afterAll(async () => {
+    await split?.stop();
+  });
+
+  it('keeps the admin listener to loopback names and its own pages; the public one, open to the network anyway, answers any name', async () => {
+    const publicUrl = `http://127.0.0.1:${new URL(split.url).port}`;
+    const host = `${ATTACKER}:3000`;
+    expect((await exactRequest(split.adminUrl, 'GET', '/api/functions', { host })).status).toBe(421);
+    expect((await exactRequest(split.adminUrl, 'GET', '/metrics', { host })).status).toBe(421);
+    expect((await exactRequest(split.adminUrl, 'POST', '/api/functions/x/invoke', { origin: 'https://attacker.example' })).status).toBe(403);
+    expect((await exactRequest(split.adminUrl, 'GET', '/api/functions')).status).toBe(200);
+    expect((await exactRequest(publicUrl, 'GET', '/metrics', { host })).status).toBe(200);
+    expect((await exactRequest(publicUrl, 'GET', '/healthz', { host })).status).toBe(200);
+    // The management API is not on the public listener at all.
+    expect((await exactRequest(publicUrl, 'GET', '/api/functions')).status).toBe(404);
+  });
+});
+
 describe('with an admin key', () => {
   let keyed: RunningService;
   const KEY = 'keyed-server-key-of-some-length';

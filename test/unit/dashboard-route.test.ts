@@ -18,7 +18,7 @@ let app: FastifyInstance;
 async function appOver(folder: string): Promise<FastifyInstance> {
   const fastify = Fastify({ logger: false });
   registerErrorHandling(fastify);
-  registerDashboardRoutes(fastify, folder);
+  registerDashboardRoutes(fastify, undefined, folder);
   await fastify.ready();
   return fastify;
 }
@@ -51,6 +51,9 @@ describe('dashboard routes', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // Functions may share the origin: no handle on the page from one that opens it, no embedding elsewhere.
+    expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
     expect(res.body).toContain('/assets/index-abc.js');
   });
 

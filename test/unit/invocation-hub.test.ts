@@ -32,7 +32,7 @@ for (const backend of backends()) {
     const open: Array<{ store: Store; bus: ChangeBus; hub: InvocationHub }> = [];
     async function processOn(url: string, flushMs = 10) {
       const store = await openStore(url);
-      const bus = new ChangeBus(store.changeFeed);
+      const bus = new ChangeBus({ feed: store.changeFeed });
       const hub = new InvocationHub({ store, changes: bus, log, flushMs, pollMs: 20, announceMs: 50 });
       const p = { store, bus, hub };
       open.push(p);

@@ -5,11 +5,12 @@ describe('invokeHeaders (one pass over rawHeaders instead of req.headers)', () =
   it('reads the request id, content length and chunked framing whatever the case of the names', () => {
     expect(
       invokeHeaders(['Host', 'x', 'X-Request-Id', 'abc-1', 'Content-Length', '12', 'Transfer-Encoding', 'chunked']),
-    ).toEqual({ requestId: 'abc-1', contentLength: '12', chunked: true });
+    ).toEqual({ requestId: 'abc-1', contentLength: '12', chunked: true, serviceWorker: false });
     expect(invokeHeaders(['host', 'x', 'accept', '*/*'])).toEqual({
       requestId: undefined,
       contentLength: undefined,
       chunked: false,
+      serviceWorker: false,
     });
   });
 
@@ -24,11 +25,17 @@ describe('invokeHeaders (one pass over rawHeaders instead of req.headers)', () =
   });
 
   it('ignores headers of the same length with other names', () => {
-    expect(invokeHeaders(['x-request-ix', 'a', 'content-lengtx', '5', 'transfer-encodinx', 'y'])).toEqual({
+    expect(invokeHeaders(['x-request-ix', 'a', 'content-lengtx', '5', 'transfer-encodinx', 'y', 'service-workex', 'script'])).toEqual({
       requestId: undefined,
       contentLength: undefined,
       chunked: false,
+      serviceWorker: false,
     });
+  });
+
+  it('notices a Service-Worker header (a service worker script fetch) whatever its case, beside Content-Length', () => {
+    expect(invokeHeaders(['Service-Worker', 'script', 'Content-Length', '0'])).toMatchObject({ serviceWorker: true, contentLength: '0' });
+    expect(invokeHeaders(['service-worker', 'script']).serviceWorker).toBe(true);
   });
 
   it('uses a given id only when it is safe to echo', () => {

@@ -31,6 +31,16 @@ describe('describeStartupFailure', () => {
     expect(host.line).toMatch(/^HOST=10\.9\.9\.9 is not an address of this machine/);
   });
 
+  it("the admin listener's port in use: names its port and its setting, not PORT", () => {
+    const withAdmin = { ...sqlite, adminAddress: { host: '127.0.0.1', port: 3001 } };
+    const f = describeStartupFailure(errno('listen EADDRINUSE', { code: 'EADDRINUSE', syscall: 'listen', listener: 'admin' }), withAdmin);
+    expect(f.line).toMatch(/^port 3001 is already in use on 127\.0\.0\.1/);
+    expect(f.line).toContain('--admin-address');
+    expect(f.line).not.toContain('PORT=');
+    // The public listener's failure still names PORT.
+    expect(describeStartupFailure(errno('listen EADDRINUSE', { code: 'EADDRINUSE', syscall: 'listen' }), withAdmin).line).toMatch(/^port 3000 .*PORT=/);
+  });
+
   it('PostgreSQL unreachable: the URL without its password and what to check', () => {
     for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH']) {
       const f = describeStartupFailure(errno(`connect ${code} db.internal:6543`, { code, syscall: 'connect' }), pg);

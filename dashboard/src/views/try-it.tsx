@@ -61,7 +61,14 @@ export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: stri
       const text = await res.text();
       setAnswer({ status: res.status, statusText: res.statusText, headers: [...res.headers.entries()], body: text, ms: performance.now() - started });
     } catch (err) {
-      setFailure(err instanceof Error ? err.message : String(err));
+      const message = err instanceof Error ? err.message : String(err);
+      // Invocations on their own listener are another origin: the browser shows an answer only if the function allows it.
+      const elsewhere = new URL(url, location.href).origin !== location.origin;
+      setFailure(
+        elsewhere
+          ? `${message}. The API answers on ${new URL(url, location.href).origin}, another origin than the dashboard: the browser shows the answer only when the function allows this origin (Access-Control-Allow-Origin: ${location.origin}, and for other than simple requests an answer to OPTIONS). The curl command works either way.`
+          : message,
+      );
     }
   }
 

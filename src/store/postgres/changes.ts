@@ -3,6 +3,8 @@
  * LISTEN/NOTIFY on a channel per schema. One dedicated connection listens;
  * when it drops (database restart, failover) it reconnects with backoff and
  * then reports a `reset`, since notifications sent meanwhile are lost.
+ * A change's number is drawn from the `changes` table's own sequence (the
+ * table itself stays empty on PostgreSQL) in the statement that notifies.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -20,8 +22,20 @@ export class PgChangeFeed implements ChangeFeed {
     this.channel = `switchyard_changes${schema ? '_' + schema : ''}`.toLowerCase().slice(0, 63);
   }
 
-  async announce(change: Change): Promise<void> {
-    await this.pool.query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify({ o: this.origin, c: change })]);
+  async announce(change: Change): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT pg_notify($1, json_build_object('o', $2::text, 'c', $3::json, 'n', n)::text), n
+         FROM (SELECT nextval(pg_get_serial_sequence('changes', 'id')) AS n) AS drawn`,
+      [this.channel, this.origin, JSON.stringify(change)],
+    );
+    return Number(rows[0].n);
+  }
+
+  async latest(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string | null }>(
+      `SELECT pg_sequence_last_value(pg_get_serial_sequence('changes', 'id')::regclass) AS n`,
+    );
+    return Number(rows[0].n ?? 0);
   }
 
   watch(listener: ChangeListener): () => void {
@@ -33,8 +47,8 @@ export class PgChangeFeed implements ChangeFeed {
 
     const onNotification = (msg: pg.Notification) => {
       try {
-        const { o, c } = JSON.parse(msg.payload ?? '{}') as { o?: string; c?: Change };
-        if (o !== this.origin && c) listener(c);
+        const { o, c, n } = JSON.parse(msg.payload ?? '{}') as { o?: string; c?: Change; n?: number };
+        if (o !== this.origin && c) listener(c, typeof n === 'number' ? n : 0);
       } catch {
         // not ours
       }
@@ -60,7 +74,7 @@ export class PgChangeFeed implements ChangeFeed {
         client = next;
         backoff = 100;
         // Anything announced while we were not listening is lost: start from a clean slate.
-        if (connectedBefore) listener({ kind: 'reset' });
+        if (connectedBefore) listener({ kind: 'reset' }, 0);
         connectedBefore = true;
       } catch {
         await next.end().catch(() => undefined);

@@ -2,7 +2,9 @@
  * Change announcements between processes sharing one SQLite file: a small
  * table every process appends to and polls (every 200 ms, well inside the
  * documented 1 s). SQLite has no notifications; a cheap indexed poll is the
- * equivalent. Rows older than a minute are pruned by whoever announces.
+ * equivalent. A row's id is the change's number. Rows older than a minute are
+ * pruned by whoever announces, which never removes the newest row (the one it
+ * just wrote), so the largest id only grows.
  */
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -39,16 +41,22 @@ export class SqliteChangeFeed implements ChangeFeed {
 
   constructor(private readonly db: Database.Database) {}
 
-  async announce(change: Change): Promise<void> {
-    if (!this.db.open) return;
+  async announce(change: Change): Promise<number> {
+    if (!this.db.open) return 0;
     const { kind, key } = encode(change);
     const now = Date.now();
-    this.db
+    const { lastInsertRowid } = this.db
       .prepare('INSERT INTO changes (origin, kind, key, at) VALUES (?, ?, ?, ?)')
       .run(this.origin, kind, key, new Date(now).toISOString());
     if (++this.announced % 50 === 0) {
       this.db.prepare('DELETE FROM changes WHERE at < ?').run(new Date(now - KEEP_MS).toISOString());
     }
+    return Number(lastInsertRowid);
+  }
+
+  async latest(): Promise<number> {
+    if (!this.db.open) return 0;
+    return (this.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM changes').get() as { id: number }).id;
   }
 
   watch(listener: ChangeListener): () => void {
@@ -63,7 +71,7 @@ export class SqliteChangeFeed implements ChangeFeed {
         const rows = since.all(cursor, this.origin) as Array<{ id: number; kind: string; key: string }>;
         for (const row of rows) {
           const change = decode(row.kind, row.key);
-          if (change) listener(change);
+          if (change) listener(change, row.id);
         }
         cursor = rows.length > 0 ? rows[rows.length - 1].id : Math.max(cursor, (last.get() as { id: number }).id);
       } catch {

@@ -1,0 +1,97 @@
+/**
+ * Which requests each listener takes. By default one listener serves
+ * everything: invocations (src/http/invoke.ts, ahead of Fastify) and the rest
+ * (Fastify). With an admin listener (`SWITCHYARD_ADMIN_ADDRESS`) the two
+ * origins hold different things (docs/security.md, "Origins"):
+ *
+ * - the public listener serves invocations and the health checks (and
+ *   /metrics unless it is kept to the admin listener); any other path is a
+ *   404, compared on the raw path, so no other spelling reaches Fastify;
+ * - the admin listener serves the dashboard and the management API, and never
+ *   an invocation: a function's answer (a page, a script, a header) is never
+ *   on the origin that holds the admin key.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+import { INVOKE_PREFIX } from '../gateway/paths.js';
+import { originOf, type InvokeOrigin } from './common.js';
+import { requestIdOf } from './invoke.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ListenerLayout {
+  /** Whether the dashboard and management API have their own listener. */
+  separate: boolean;
+  /** With `separate`: whether the public listener serves /metrics too. */
+  metricsOnPublic: boolean;
+}
+
+export interface Listeners {
+  /** Invocations and health (and everything when there is no admin listener). */
+  public: Server;
+  /** The dashboard and management API; null when the public listener serves them. */
+  admin: Server | null;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** The public listener's answer to a path it does not serve. */
+function notServedHere(req: IncomingMessage, res: ServerResponse): void {
+  const requestId = requestIdOf(typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined);
+  res.writeHead(404, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': requestId,
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(
+    JSON.stringify({
+      error: `No such endpoint: ${req.method} ${pathOf(req.url!)}. This listener serves invocations (/api/invoke/fn/...) and health checks only`,
+      code: 'not_found',
+    }),
+  );
+}
+
+export function createListeners(invoke: Handler, fastify: Handler, layout: ListenerLayout): Listeners {
+  if (!layout.separate) {
+    return {
+      public: createServer(function serveAll(req, res) {
+        if (req.url!.startsWith(INVOKE_PREFIX)) invoke(req, res);
+        else fastify(req, res);
+      }),
+      admin: null,
+    };
+  }
+  const forwarded = new Set(['/healthz', '/readyz']);
+  if (layout.metricsOnPublic) forwarded.add('/metrics');
+  return {
+    public: createServer(function servePublic(req, res) {
+      const url = req.url!;
+      if (url.startsWith(INVOKE_PREFIX)) invoke(req, res);
+      else if (forwarded.has(pathOf(url))) fastify(req, res);
+      else notServedHere(req, res);
+    }),
+    // Fastify has no route under /api/invoke/: there, its 404.
+    admin: createServer(fastify),
+  };
+}
+
+/**
+ * Where a management caller reaches invocations, for `invokeUrl` and the
+ * dashboard's try-it: `SWITCHYARD_PUBLIC_URL` when set; with an admin
+ * listener, the host name the caller used with the public listener's port
+ * (read when asked: with PORT=0 it is known only once listening); otherwise
+ * the caller's own origin.
+ */
+export function invokeOriginOf(opts: { publicUrl: string | null; separate: boolean; publicPort: () => number }): InvokeOrigin {
+  if (opts.publicUrl !== null) {
+    const fixed = opts.publicUrl;
+    return () => fixed;
+  }
+  if (!opts.separate) return originOf;
+  return function publicOrigin(request: FastifyRequest) {
+    return `${request.protocol}://${request.hostname}:${opts.publicPort()}`;
+  };
+}
