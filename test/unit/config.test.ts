@@ -99,6 +99,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ SWITCHYARD_ADMIN_KEY: 'k', SWITCHYARD_METRICS_TOKEN: 't' })).toMatchObject({ adminKey: 'k', metricsToken: 't' });
   });
 
+  it('asks the same length where either listener is reachable from other machines', () => {
+    const admin = refusal({ SWITCHYARD_ADMIN_ADDRESS: '0.0.0.0:3001', SWITCHYARD_ADMIN_KEY: 'short' }).message;
+    expect(admin).toContain('SWITCHYARD_ADMIN_KEY must be at least 16 characters when SWITCHYARD_ADMIN_ADDRESS=0.0.0.0:3001');
+    // Functions on the network, management on loopback: no key needed, but a key given must be long.
+    expect(loadConfig({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:3001' }).adminKey).toBeNull();
+    expect(refusal({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:3001', SWITCHYARD_METRICS_TOKEN: 't' }).message).toContain(
+      'SWITCHYARD_METRICS_TOKEN',
+    );
+  });
+
   it('bounds functions, APIs, webhooks and routes per API, 10,000 (1,000 routes) unless set', () => {
     expect(loadConfig({}).limits).toEqual({ functions: 10_000, apis: 10_000, webhooks: 10_000, routes: 1000 });
     expect(loadConfig({}, ['--max-functions', '5', '--max-apis=6', '--max-webhooks', '7', '--max-routes-per-api', '8']).limits).toEqual({
