@@ -4,7 +4,9 @@
  * a line per change (stderr). An invalid project (the file, a key, a function
  * the server refuses) applies nothing and exits 1 listing every problem. A
  * second run plans nothing. Secrets the server generated (`secret: generate`)
- * are shown this once.
+ * are shown this once. Before the plan, it says which environment variables
+ * the file reads (only those `env_from` or `--env-from` allow); the files it
+ * reads must lie in the project folder (or an `--allow-outside` folder).
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -13,12 +15,15 @@ import { planToJson } from '../project/index.js';
 import { withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { UsageError } from './errors.js';
 import { asCliError, projectContext } from './project-context.js';
-import { describeChange, renderPlan, runProject } from './project-run.js';
+import { describeChange, envReadLine, renderPlan, runProject } from './project-run.js';
+import { allowedFolders, withAllowOutsideOption, withEnvFromOption } from './project-flags.js';
 
 interface ApplyFlags extends ClientFlags {
   file: string;
   dryRun?: boolean;
   prune?: boolean;
+  envFrom?: string[];
+  allowOutside?: string[];
 }
 
 /** `-f` may name the file or the folder holding switchyard.yaml. */
@@ -35,34 +40,39 @@ export async function projectFile(cwd: string, given: string): Promise<string> {
 }
 
 export function registerApply(program: Command, io: CliIO): void {
-  withClientOptions(
-    program
-      .command('apply')
-      .description('Make the server match a project file: print the plan, then apply it')
-      .option('-f, --file <file>', 'the project file, or a folder holding switchyard.yaml', 'switchyard.yaml')
-      .option('--dry-run', 'print the plan and change nothing')
-      .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name'),
-  ).action(async (flags: ApplyFlags) => {
+  const command = program
+    .command('apply')
+    .description('Make the server match a project file: print the plan, then apply it')
+    .option('-f, --file <file>', 'the project file, or a folder holding switchyard.yaml', 'switchyard.yaml')
+    .option('--dry-run', 'print the plan and change nothing')
+    .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name');
+  withClientOptions(withAllowOutsideOption(withEnvFromOption(command))).action(async (flags: ApplyFlags) => {
     const ctx = projectContext(io, flags);
     const { out } = ctx;
     const file = await projectFile(io.cwd, flags.file);
+    const allowOutside = await allowedFolders(io.cwd, flags.allowOutside);
     const started = Date.now();
     try {
       const run = await runProject({
         file,
         env: io.env,
+        envFrom: flags.envFrom,
+        allowOutside,
         api: ctx.api,
         prune: flags.prune === true,
         dryRun: flags.dryRun === true,
-        onPlan: (plan) => {
-          if (!out.json) out.line(renderPlan(plan));
+        onPlan: (plan, envRead) => {
+          if (out.json) return;
+          const reads = envReadLine(envRead);
+          if (reads) out.info(reads);
+          out.line(renderPlan(plan));
         },
         onChange: (c) => {
           if (!out.json) out.info(`  ${describeChange(c)}`);
         },
       });
       if (out.json) {
-        out.data({ ...planToJson(run.plan), applied: !flags.dryRun, generated_secrets: run.generatedSecrets });
+        out.data({ ...planToJson(run.plan), env_read: run.envRead, applied: !flags.dryRun, generated_secrets: run.generatedSecrets });
         return;
       }
       if (flags.dryRun) {

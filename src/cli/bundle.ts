@@ -8,11 +8,23 @@
  * needs any other built-in (fs, net, child_process, ...) or ships native code
  * (a `.node` file) is refused here, naming the package and the module, rather
  * than failing later inside the sandbox.
+ *
+ * Every file read into the bundle must lie in the project folder once
+ * symlinks are resolved (or in a folder the operator allowed with
+ * `--allow-outside`): a function's file cannot pull `../secret.json`,
+ * `/etc/x.json` or a symlink out of the project into code the server then
+ * serves. One exception, npm packages: a file inside a `node_modules` folder
+ * may lie anywhere Node's lookup finds it (a monorepo keeps them in a parent
+ * folder, pnpm behind symlinks) when it was reached by a package name or from
+ * another package file, never by a relative or absolute path from the
+ * project's own files. A package symlinked out of `node_modules` (`npm
+ * link`, a workspace) lies outside and needs `--allow-outside`.
  */
 import { builtinModules } from 'node:module';
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import { SANDBOX_MODULES, sandboxModule } from '../runtime/node-builtins.js';
+import { createConfinement, inNodeModules, outsideMessage, type Confinement } from '../project/index.js';
 import { CommandFailedError } from './errors.js';
 
 export interface Bundle {
@@ -83,9 +95,45 @@ function sandboxPlugin(root: string): Plugin {
   };
 }
 
+/** A specifier naming a package (`zod`, `@scope/x/y`), not a path. */
+const isBare = (specifier: string) => !specifier.startsWith('.') && !isAbsolute(specifier) && !/^[A-Za-z]:[\\/]/.test(specifier);
+
+/** The `detail` of a refusal of this plugin, which makes the failure `outside_project`. */
+const OUTSIDE = 'outside_project';
+
+/** Marks esbuild's own resolution of a path this plugin asked for, so the plugin does not ask again. */
+const INNER = Symbol('switchyard-confined');
+
+/** Refuses any file of the bundle outside the project (see the header for the package rule). */
+function confinePlugin(confinement: Confinement): Plugin {
+  return {
+    name: 'switchyard-project-files',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === INNER) return undefined;
+        const resolved = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          namespace: args.namespace,
+          resolveDir: args.resolveDir,
+          pluginData: INNER,
+        });
+        if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return resolved.errors.length > 0 ? { errors: resolved.errors } : resolved;
+        const verdict = await confinement.check(resolved.path);
+        const fromPackage = args.kind !== 'entry-point' && (isBare(args.path) || inNodeModules(args.importer));
+        if (!verdict.inside && !(fromPackage && inNodeModules(verdict.real))) {
+          return { errors: [{ text: outsideMessage(args.path, verdict.real, confinement.root), detail: OUTSIDE }] };
+        }
+        return { path: resolved.path, namespace: resolved.namespace, sideEffects: resolved.sideEffects, suffix: resolved.suffix, pluginData: resolved.pluginData };
+      });
+    },
+  };
+}
+
 function describe(m: Message, root: string): string {
   const loc = m.location;
-  return loc ? `${relative(root, loc.file) || loc.file}:${loc.line}:${loc.column + 1}: ${m.text}` : m.text;
+  // esbuild names files relative to its working folder, `root`.
+  return loc ? `${relative(root, resolve(root, loc.file)) || loc.file}:${loc.line}:${loc.column + 1}: ${m.text}` : m.text;
 }
 
 function packagesIn(meta: Metafile): string[] {
@@ -97,8 +145,16 @@ function packagesIn(meta: Metafile): string[] {
   return [...names].sort();
 }
 
-/** Bundles `file` (absolute); a refusal or a build error is a CommandFailedError listing every problem. */
-export async function bundleFunction(file: string, root: string): Promise<Bundle> {
+export interface BundleOptions {
+  /** Folders outside `root` that the bundle's files may come from too. */
+  allowOutside?: readonly string[];
+}
+
+/**
+ * Bundles `file` (absolute) from the project folder `root`; a refusal or a
+ * build error is a CommandFailedError listing every problem.
+ */
+export async function bundleFunction(file: string, root: string, options: BundleOptions = {}): Promise<Bundle> {
   try {
     const out = await build({
       entryPoints: [file],
@@ -115,7 +171,8 @@ export async function bundleFunction(file: string, root: string): Promise<Bundle
       // Stack traces and errors point into the user's files (the server keeps an input source map).
       sourcemap: 'inline',
       sourcesContent: false,
-      plugins: [sandboxPlugin(root)],
+      // The sandbox's rules first: a built-in is refused or kept external before any path is resolved.
+      plugins: [sandboxPlugin(root), confinePlugin(createConfinement({ root, allowOutside: options.allowOutside }))],
       logLevel: 'silent',
     });
     const code = out.outputFiles[0].text;
@@ -124,6 +181,9 @@ export async function bundleFunction(file: string, root: string): Promise<Bundle
     const errors = (err as { errors?: Message[] }).errors;
     if (!errors?.length) throw err;
     const lines = errors.map((m) => describe(m, root));
+    if (errors.some((m) => m.detail === OUTSIDE)) {
+      throw new CommandFailedError('outside_project', `cannot bundle ${relative(root, file) || file}:\n  ${lines.join(`\n  `)}`);
+    }
     if (errors.some((m) => m.text.includes('which functions cannot use'))) {
       lines.push(`(functions have no file system, processes or sockets; fetch does HTTP. Node built-ins available: ${AVAILABLE})`);
     }

@@ -3,7 +3,9 @@
  * [--env K=V]...`: bundles one function file with the npm packages it imports
  * (bundle.ts), then creates the function or, when one has that name, updates
  * it. A progress line per step on stderr; a summary (name, version, size) on
- * stdout, or with --json one object.
+ * stdout, or with --json one object. The project folder is the file's own:
+ * the file (symlinks resolved) and every file it imports must lie in it or
+ * in an `--allow-outside` folder (npm packages: see bundle.ts).
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
@@ -12,6 +14,7 @@ import { bundleFunction } from './bundle.js';
 import { clientContext, withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { collectEnv } from './data.js';
 import { CommandFailedError, UsageError } from './errors.js';
+import { allowedFolders, withAllowOutsideOption } from './project-flags.js';
 import type { EventFormat, FunctionInfo, FunctionPatch } from './server-api.js';
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -23,6 +26,7 @@ interface DeployFlags extends ClientFlags {
   handler?: string;
   eventFormat?: EventFormat;
   env?: Record<string, string>;
+  allowOutside?: string[];
 }
 
 export function formatSize(bytes: number): string {
@@ -30,7 +34,7 @@ export function formatSize(bytes: number): string {
 }
 
 export function registerDeploy(program: Command, io: CliIO): void {
-  withClientOptions(
+  const command = withClientOptions(
     program
       .command('deploy')
       .description('Bundle a function file with its npm packages and create or update the function')
@@ -39,7 +43,8 @@ export function registerDeploy(program: Command, io: CliIO): void {
       .option('--handler <export>', 'the export to call (`handler` or Lambda-style `file.handler`)')
       .addOption(new Option('--event-format <format>', 'the event the function receives').choices(['switchyard', 'aws-v1', 'aws-v2']))
       .option('-e, --env <KEY=VALUE>', 'an environment variable of the function (repeat for more; replaces all of them on update)', collectEnv),
-  ).action(async (fileArg: string, flags: DeployFlags) => {
+  );
+  withAllowOutsideOption(command).action(async (fileArg: string, flags: DeployFlags) => {
     const file = resolve(io.cwd, fileArg);
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) throw new UsageError(`${fileArg}: no such file`);
@@ -49,11 +54,12 @@ export function registerDeploy(program: Command, io: CliIO): void {
         `'${name}' is not a function name (a letter, then up to 63 letters, digits, - or _): pass --name`,
       );
     }
+    const allowOutside = await allowedFolders(io.cwd, flags.allowOutside);
     const { api, out } = clientContext(io, flags);
     const step = (text: string) => out.info(out.paintErr('dim', text));
 
     step(`bundling ${fileArg}...`);
-    const bundle = await bundleFunction(file, dirname(file));
+    const bundle = await bundleFunction(file, dirname(file), { allowOutside });
     const pkgs = bundle.packages.length ? ` with ${bundle.packages.join(', ')}` : '';
     step(`bundled ${formatSize(bundle.bytes)}${pkgs}`);
     if (bundle.bytes > MAX_CODE_BYTES) {

@@ -11,6 +11,11 @@
  * alone unless `--prune`, which makes the server equal to the file. Private
  * targets are allowed on the dev server (webhooks to your own routes or a
  * local receiver), as in the demo.
+ *
+ * As apply does, it reads only the environment variables the project allows
+ * (`env_from`, `--env-from`) and says which, and only files in the project
+ * folder (or `--allow-outside` folders). Function console lines are printed
+ * through terminal-text.ts: a function cannot drive the terminal.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -26,8 +31,10 @@ import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
 import type { Plan, PlanChange, Project } from '../project/index.js';
 import { asCliError, InvalidProjectError, projectContext, type ProjectContext } from './project-context.js';
-import { describeChange, runProject, shownPath } from './project-run.js';
+import { describeChange, envReadLine, runProject, shownPath } from './project-run.js';
+import { allowedFolders, withAllowOutsideOption, withEnvFromOption } from './project-flags.js';
 import { createServerApi, type FunctionStreamEvent } from './server-api.js';
+import { terminalLine } from './terminal-text.js';
 
 interface DevFlags extends ClientFlags {
   port: string;
@@ -35,6 +42,16 @@ interface DevFlags extends ClientFlags {
   adminAddress?: string;
   databaseUrl?: string;
   prune?: boolean;
+  envFrom?: string[];
+  allowOutside?: string[];
+}
+
+/** What one apply needs besides the server: the project file and the operator's widening flags. */
+interface DevProject {
+  file: string;
+  prune: boolean;
+  envFrom: string[];
+  allowOutside: string[];
 }
 
 /** Saves come in bursts (an editor writes, renames, touches): one apply per burst. */
@@ -43,7 +60,7 @@ const SETTLE_MS = 60;
 const IGNORED = new Set(['.switchyard', 'node_modules', '.git']);
 
 export function registerDev(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('dev')
     .description('Run a local server for a project folder, re-apply it on every save and stream its logs')
     .argument('[dir]', 'the project folder (holding switchyard.yaml), or the project file', '.')
@@ -54,36 +71,41 @@ export function registerDev(program: Command, io: CliIO): void {
     .option('--url <url>', 'use the running server at this URL instead of starting one')
     .option('--admin-key <key>', 'the admin key (of --url, or set on the dev server) [SWITCHYARD_ADMIN_KEY]')
     .option('--prune', 'also delete what the file does not name (else only what you remove from it while dev runs)')
-    .option('--no-color', 'no colours (also NO_COLOR=1)')
-    .action(async (dir: string, flags: DevFlags) => {
-      const out = outputFor(io, flags);
-      const file = await projectFile(io.cwd, dir);
-      const root = dirname(file);
-      const own = flags.url === undefined;
-      const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
-      let service: (Service & Listening) | null = null;
-      if (own) service = await startDevServer(io, flags, root, adminKey, out);
-      // The project is applied and its logs followed through the management API.
-      const url = service ? service.adminUrl : flags.url!;
-      const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined });
-      const prune = flags.prune === true;
+    .option('--no-color', 'no colours (also NO_COLOR=1)');
+  withAllowOutsideOption(withEnvFromOption(command)).action(async (dir: string, flags: DevFlags) => {
+    const out = outputFor(io, flags);
+    const file = await projectFile(io.cwd, dir);
+    const root = dirname(file);
+    const project: DevProject = {
+      file,
+      prune: flags.prune === true,
+      envFrom: flags.envFrom ?? [],
+      allowOutside: await allowedFolders(io.cwd, flags.allowOutside),
+    };
+    const own = flags.url === undefined;
+    const adminKey = flags.adminKey ?? (io.env.SWITCHYARD_ADMIN_KEY || null);
+    let service: (Service & Listening) | null = null;
+    if (own) service = await startDevServer(io, flags, root, adminKey, out);
+    // The project is applied and its logs followed through the management API.
+    const url = service ? service.adminUrl : flags.url!;
+    const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined });
 
-      const stop = new AbortController();
-      const stopped = waitForStop(stop, out);
-      const streaming = streamLogs(ctx, stop.signal, out);
+    const stop = new AbortController();
+    const stopped = waitForStop(stop, out);
+    const streaming = streamLogs(ctx, stop.signal, out);
 
-      const session = { previous: null as Project | null };
-      await applyOnce(ctx, file, io, prune, session, out);
-      const watcher = watchProject(root, () => applyOnce(ctx, file, io, prune, session, out), out);
-      out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root)} for changes. Ctrl-C stops.`));
+    const session: DevSession = { previous: null, envRead: null };
+    await applyOnce(ctx, project, io, session, out);
+    const watcher = watchProject(root, () => applyOnce(ctx, project, io, session, out), out);
+    out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root)} for changes. Ctrl-C stops.`));
 
-      await stopped;
-      watcher.close();
-      await streaming.catch(() => undefined);
-      if (service) await service.close();
-      // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
-      process.exit(0);
-    });
+    await stopped;
+    watcher.close();
+    await streaming.catch(() => undefined);
+    if (service) await service.close();
+    // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
+    process.exit(0);
+  });
 }
 
 async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & Listening> {
@@ -159,19 +181,20 @@ function namedIn(project: Project): Set<string> {
 
 const keyOf = (c: PlanChange) => (c.kind === 'route' ? `route ${c.api} ${c.name}` : `${c.kind} ${c.name}`);
 
+interface DevSession {
+  /** The project as last applied; null before the first apply. */
+  previous: Project | null;
+  /** The variables the last loaded file read, to say so again only when they change. */
+  envRead: string | null;
+}
+
 /**
  * Applies the project; on a problem prints it and keeps the server as it was,
  * waiting for the next save. Without --prune the plan is pruned, then only
  * the deletions of what the last applied version named are kept.
  */
-async function applyOnce(
-  ctx: ProjectContext,
-  file: string,
-  io: CliIO,
-  prune: boolean,
-  session: { previous: Project | null },
-  out: Output,
-): Promise<void> {
+async function applyOnce(ctx: ProjectContext, project: DevProject, io: CliIO, session: DevSession, out: Output): Promise<void> {
+  const { file, prune } = project;
   const first = session.previous === null;
   const started = Date.now();
   const select = (plan: Plan): Plan => {
@@ -180,7 +203,24 @@ async function applyOnce(
     return { ...plan, changes: plan.changes.filter((c) => c.action !== 'delete' || before.has(keyOf(c))) };
   };
   try {
-    const run = await runProject({ file, env: io.env, api: ctx.api, prune: true, dryRun: false, select });
+    const run = await runProject({
+      file,
+      env: io.env,
+      envFrom: project.envFrom,
+      allowOutside: project.allowOutside,
+      api: ctx.api,
+      prune: true,
+      dryRun: false,
+      select,
+      onPlan: (_plan, envRead) => {
+        // Said before the first apply that reads any, and again whenever a save changes them.
+        const key = envRead.join(',');
+        const before = session.envRead;
+        session.envRead = key;
+        if (key === before || (before === null && key === '')) return;
+        out.info(envReadLine(envRead) ?? 'Reads no environment variables now.');
+      },
+    });
     session.previous = run.plan.desired;
     const ms = Date.now() - started;
     if (first || run.applied.length > 0) {
@@ -262,11 +302,13 @@ async function streamLogs(ctx: ProjectContext, signal: AbortSignal, out: Output)
         if (event.type === 'log') {
           const l = event.line;
           const level = l.level === 'error' ? out.paintErr('red', ' error') : l.level === 'warn' ? out.paintErr('yellow', ' warn') : '';
-          out.info(`${time(l.ts ?? l.time)} ${out.paintErr('cyan', l.function ?? '')}${level} ${l.message}`);
+          const head = `${time(l.ts ?? l.time)} ${out.paintErr('cyan', terminalLine(l.function ?? ''))}${level} `;
+          out.info(head + terminalLine(l.message));
         } else {
           const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; function?: string };
           const status = (i.status ?? 0) >= 400 ? out.paintErr('red', String(i.status)) : out.paintErr('green', String(i.status));
-          out.info(`${time(i.ts)} ${i.method ?? 'INVOKE'} ${i.path ?? ''} ${status} ${Math.round(i.duration_ms ?? 0)} ms ${out.paintErr('dim', `(${i.function})`)}`);
+          const what = terminalLine(`${i.method ?? 'INVOKE'} ${i.path ?? ''}`);
+          out.info(`${time(i.ts)} ${what} ${status} ${Math.round(i.duration_ms ?? 0)} ms ${out.paintErr('dim', `(${terminalLine(String(i.function))})`)}`);
         }
       },
       onReconnect: (reason) => out.info(out.paintErr('dim', `log stream dropped (${reason}); reconnecting`)),

@@ -2,8 +2,9 @@
  * `switchyard export [-o switchyard.yaml] [--force]`: writes the server's
  * functions, APIs, routes and webhooks as a project (the project file plus
  * one file per function, beside it), so that `switchyard apply` of it plans
- * nothing. Values the server never shows become `${env:NAME}` placeholders,
- * listed. Existing files are kept unless --force.
+ * nothing. Values the server never shows become `${env:NAME}` placeholders
+ * named after their function or webhook (`ORDERS_API__DB_URL`), listed, and
+ * allowed under the file's `env_from`. Existing files are kept unless --force.
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
@@ -12,6 +13,7 @@ import { exportProject } from '../project/index.js';
 import { withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { UsageError } from './errors.js';
 import { asCliError, projectContext } from './project-context.js';
+import { terminalLine } from './terminal-text.js';
 
 interface ExportFlags extends ClientFlags {
   output: string;
@@ -63,9 +65,10 @@ export function registerExport(program: Command, io: CliIO): void {
     out.line(`Wrote ${written.length} file${written.length === 1 ? '' : 's'}:`);
     for (const f of written) out.line(`  ${f}`);
     if (exported.env_vars.length) {
-      out.line('Set these before applying it elsewhere (the server never shows their values):');
-      out.table(['variable', 'for'], exported.env_vars.map((v) => [v.name, v.for]));
+      out.line('Values the server never shows are placeholders, one variable per function or webhook, listed under env_from in the file.');
+      out.line('Set these before applying it elsewhere:');
+      out.table(['variable', 'for'], exported.env_vars.map((v) => [v.name, terminalLine(v.for)]));
     }
-    for (const note of exported.notes) out.info(`note: ${note}`);
+    for (const note of exported.notes) out.info(`note: ${terminalLine(note)}`);
   });
 }

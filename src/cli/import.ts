@@ -4,22 +4,72 @@
  * beside it (function files stay where they are: the project names them).
  * Which of the two it is comes from the content (SAM has `Resources` or the
  * `AWS::Serverless` transform; Serverless has `service` and `functions`).
- * What could not be carried over is printed and kept as comments in the file.
+ * What could not be carried over is printed and kept as comments in the file;
+ * so are the environment values left unset (only AWS can resolve them) and
+ * the variables the project reads, which apply then reads only once allowed.
+ * A function file outside the folder of the imported file (symlinks
+ * resolved) refuses the import, unless an `--allow-outside` folder holds it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { importSam, importServerless, parseCfnYaml, type ImportResult } from '../project/index.js';
+import {
+  importSamValue,
+  importServerlessValue,
+  isUnder,
+  parseCfnYaml,
+  OutsideProjectError,
+  realOrResolved,
+  formatProblem,
+  type ImportResult,
+} from '../project/index.js';
 import { outputFor, type CliIO } from './context.js';
 import { CommandFailedError, UsageError } from './errors.js';
 import { writeProjectFiles } from './export.js';
+import { allowedFolders, withAllowOutsideOption } from './project-flags.js';
+import { terminalLine } from './terminal-text.js';
 
 interface ImportFlags {
   output?: string;
   force?: boolean;
   json?: boolean;
   color?: boolean;
+  allowOutside?: string[];
+}
+
+/**
+ * The import's judge of function files: where one really lies when that is
+ * outside `dir` and every allowed folder, else null. Each path is judged once
+ * (many functions share a file).
+ */
+function outsideJudge(roots: string[], dir: string): (relativePath: string) => string | null {
+  const seen = new Map<string, string | null>();
+  return (rel) => {
+    let verdict = seen.get(rel);
+    if (verdict === undefined) {
+      const abs = resolve(dir, rel);
+      let real = abs;
+      try {
+        real = realpathSync(abs);
+      } catch {
+        // Not there (yet): judged by the text of the path.
+      }
+      verdict = roots.some((r) => isUnder(real, r)) ? null : real;
+      seen.set(rel, verdict);
+    }
+    return verdict;
+  };
+}
+
+/** `exists`, asked once per path: a handler file is looked up with each extension, and shared by many functions. */
+function cachedExists(dir: string): (relativePath: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (rel) => {
+    let found = seen.get(rel);
+    if (found === undefined) seen.set(rel, (found = existsSync(resolve(dir, rel))));
+    return found;
+  };
 }
 
 export function detectFormat(doc: unknown): 'sam' | 'serverless' | null {
@@ -32,55 +82,68 @@ export function detectFormat(doc: unknown): 'sam' | 'serverless' | null {
 }
 
 export function registerImport(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('import')
     .description('Turn a serverless.yml or a SAM template into a switchyard.yaml beside it')
     .argument('<file>', 'serverless.yml or a SAM template.yaml')
     .option('-o, --output <file>', 'the project file to write (default: switchyard.yaml beside the input)')
     .option('--force', 'replace the project file if it exists')
-    .option('--json', 'print {file, notes} as JSON')
-    .option('--no-color', 'no colours')
-    .action(async (input: string, flags: ImportFlags) => {
-      const out = outputFor(io, flags);
-      const source = resolve(io.cwd, input);
-      let text: string;
-      try {
-        text = await readFile(source, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot read ${input} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    .option('--json', 'print {file, format, notes, unresolved, reads} as JSON')
+    .option('--no-color', 'no colours');
+  withAllowOutsideOption(command).action(async (input: string, flags: ImportFlags) => {
+    const out = outputFor(io, flags);
+    const source = resolve(io.cwd, input);
+    let text: string;
+    try {
+      text = await readFile(source, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read ${input} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    let doc: unknown;
+    try {
+      doc = parseCfnYaml(text);
+    } catch (err) {
+      throw new CommandFailedError('invalid_input', `${input} is not valid YAML: ${(err as Error).message}`);
+    }
+    const format = detectFormat(doc);
+    if (!format) throw new CommandFailedError('invalid_input', `${input} is neither a serverless.yml (service, functions) nor a SAM template (Resources)`);
+    const dir = dirname(source);
+    const roots = await Promise.all([dir, ...(await allowedFolders(io.cwd, flags.allowOutside))].map(realOrResolved));
+    const options = { exists: cachedExists(dir), outside: outsideJudge(roots, dir), file: input };
+    let result: ImportResult;
+    try {
+      result = format === 'sam' ? importSamValue(doc, options) : importServerlessValue(doc, options);
+    } catch (err) {
+      if (err instanceof OutsideProjectError) {
+        throw new CommandFailedError('outside_project', `cannot import ${input}; nothing was written:\n  ${err.problems.map(formatProblem).join('\n  ')}`);
       }
-      let doc: unknown;
-      try {
-        doc = parseCfnYaml(text);
-      } catch (err) {
-        throw new CommandFailedError('invalid_input', `${input} is not valid YAML: ${(err as Error).message}`);
-      }
-      const format = detectFormat(doc);
-      if (!format) throw new CommandFailedError('invalid_input', `${input} is neither a serverless.yml (service, functions) nor a SAM template (Resources)`);
-      const dir = dirname(source);
-      const options = { exists: (rel: string) => existsSync(resolve(dir, rel)) };
-      let result: ImportResult;
-      try {
-        result = format === 'sam' ? importSam(text, options) : importServerless(text, options);
-      } catch (err) {
-        throw new CommandFailedError('invalid_input', `cannot import ${input}: ${(err as Error).message}`);
-      }
-      const target = flags.output ? resolve(io.cwd, flags.output) : resolve(dir, 'switchyard.yaml');
-      if (dirname(target) !== dir) {
-        throw new UsageError('-o must name a file in the folder of the imported file: the project names the function files relative to itself');
-      }
-      const [written] = await writeProjectFiles(dir, { [relative(dir, target)]: result.yaml }, flags.force === true, io.cwd);
-      if (out.json) {
-        out.data({ file: written, format, notes: result.notes });
-        return;
-      }
-      const doc2 = result.document;
-      const count = (o: object | undefined) => Object.keys(o ?? {}).length;
-      out.line(`Wrote ${written} from ${format === 'sam' ? 'the SAM template' : 'serverless.yml'}: ${count(doc2.functions)} functions, ${count(doc2.apis)} APIs, ${count(doc2.webhooks)} webhooks.`);
-      if (result.notes.length) {
-        out.line('Not carried over (also listed at the top of the file):');
-        for (const note of result.notes) out.line(`  - ${note}`);
-      }
-      out.line(`Next: switchyard apply -f ${written}`);
-    });
+      throw new CommandFailedError('invalid_input', `cannot import ${input}: ${(err as Error).message}`);
+    }
+    const target = flags.output ? resolve(io.cwd, flags.output) : resolve(dir, 'switchyard.yaml');
+    if (dirname(target) !== dir) {
+      throw new UsageError('-o must name a file in the folder of the imported file: the project names the function files relative to itself');
+    }
+    const [written] = await writeProjectFiles(dir, { [relative(dir, target)]: result.yaml }, flags.force === true, io.cwd);
+    if (out.json) {
+      out.data({ file: written, format, notes: result.notes, unresolved: result.unresolved, reads: result.reads });
+      return;
+    }
+    const doc2 = result.document;
+    const count = (o: object | undefined) => Object.keys(o ?? {}).length;
+    out.line(`Wrote ${written} from ${format === 'sam' ? 'the SAM template' : 'serverless.yml'}: ${count(doc2.functions)} functions, ${count(doc2.apis)} APIs, ${count(doc2.webhooks)} webhooks.`);
+    if (result.notes.length) {
+      out.line('Not carried over (also listed at the top of the file):');
+      for (const note of result.notes) out.line(`  - ${terminalLine(note)}`);
+    }
+    if (result.unresolved.length) {
+      out.line('Left unset: only AWS resolves these values; set them under env yourself (also listed at the top of the file):');
+      for (const u of result.unresolved) out.line(`  - ${terminalLine(`${u.where}: ${u.value}`)}`);
+    }
+    const reads = terminalLine(result.reads.join(','));
+    const allow = result.reads.length ? ` --env-from ${reads}` : '';
+    if (result.reads.length) {
+      out.line(`The project reads the environment variables ${reads}: apply reads them only once you allow them (--env-from, or env_from in the file).`);
+    }
+    out.line(`Next: switchyard apply -f ${written}${allow}`);
+  });
 }

@@ -24,6 +24,7 @@ import { registerInvocations } from './invocations.js';
 import { registerLogs } from './logs.js';
 import { SERVE_USAGE, serve } from './serve.js';
 import { registerWebhooks } from './webhooks.js';
+import { terminalText } from './terminal-text.js';
 
 const HELP_FLAGS = new Set(['--help', '-h']);
 
@@ -127,7 +128,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(`${JSON.stringify(body)}\n`);
     }
     const code = err instanceof ServerError && err.code !== 'unauthorized' ? `${err.code}: ` : '';
-    io.stderr.write(`switchyard: ${code}${err.message}\n`);
+    // A message may carry what a function threw or a name someone chose: its controls are shown, not obeyed.
+    io.stderr.write(`switchyard: ${terminalText(code + err.message)}\n`);
     return err.exitCode;
   }
 }

@@ -14,6 +14,7 @@ import { readJsonArgument } from './data.js';
 import { CommandFailedError, UsageError } from './errors.js';
 import type { EventFormat, LogLine } from './server-api.js';
 import type { Output } from './output.js';
+import { terminalLine } from './terminal-text.js';
 
 const EVENT_FORMATS: EventFormat[] = ['switchyard', 'aws-v1', 'aws-v2'];
 
@@ -24,8 +25,9 @@ interface InvokeFlags extends ClientFlags {
 }
 
 export function printLogLine(out: Output, line: LogLine, prefix = ''): void {
-  const level = line.level === 'error' ? out.paintErr('red', line.level) : line.level === 'warn' ? out.paintErr('yellow', line.level) : out.paintErr('dim', line.level);
-  out.info(`${prefix}${out.paintErr('dim', line.time)} ${level} ${line.message}`);
+  const text = terminalLine(line.level);
+  const level = line.level === 'error' ? out.paintErr('red', text) : line.level === 'warn' ? out.paintErr('yellow', text) : out.paintErr('dim', text);
+  out.info(`${prefix}${out.paintErr('dim', terminalLine(line.time))} ${level} ${terminalLine(line.message)}`);
 }
 
 export function registerInvoke(program: Command, io: CliIO): void {

@@ -4,13 +4,15 @@
  * follows the server-sent event stream (GET /api/functions/{name}/logs/stream)
  * until Ctrl-C (after the newest stored lines, as tail -f does), resuming after a dropped connection from the last line seen,
  * and also shows each invocation as it finishes. --json prints an array, or
- * with -f one JSON object per line.
+ * with -f one JSON object per line. What the function wrote goes through
+ * terminal-text.ts: its control characters are shown, not obeyed.
  */
 import type { Command } from 'commander';
 import { clientContext, intFlag, withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { UsageError } from './errors.js';
 import type { Output } from './output.js';
 import type { FunctionStreamEvent, LogLine, StreamLogLine } from './server-api.js';
+import { terminalLine } from './terminal-text.js';
 
 /** Stored lines `logs -f` shows before following, unless --limit says otherwise. */
 const FOLLOW_BACKLOG = 10;
@@ -30,15 +32,15 @@ interface LogsFlags extends ClientFlags {
 }
 
 function levelStyle(out: Output, level: string): string {
-  const padded = level.padEnd(5);
+  const padded = terminalLine(level).padEnd(5);
   if (level === 'error') return out.paint('red', padded);
   if (level === 'warn') return out.paint('yellow', padded);
   return out.paint('dim', padded);
 }
 
 function printLine(out: Output, line: LogLine | StreamLogLine): void {
-  const req = line.request_id ? out.paint('dim', ` [${line.request_id}]`) : '';
-  out.line(`${out.paint('dim', line.time ?? line.ts ?? '')} ${levelStyle(out, line.level)} ${line.message}${req}`);
+  const req = line.request_id ? out.paint('dim', ` [${terminalLine(line.request_id)}]`) : '';
+  out.line(`${out.paint('dim', terminalLine(line.time ?? line.ts ?? ''))} ${levelStyle(out, line.level)} ${terminalLine(line.message)}${req}`);
 }
 
 function printStreamEvent(out: Output, event: FunctionStreamEvent): void {
@@ -51,7 +53,8 @@ function printStreamEvent(out: Output, event: FunctionStreamEvent): void {
     const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; outcome?: string };
     const status = i.status !== undefined && i.status >= 400 ? out.paint('red', String(i.status)) : out.paint('green', String(i.status));
     const outcome = i.outcome && i.outcome !== 'ok' ? ` ${i.outcome}` : '';
-    out.line(out.paint('dim', `${i.ts ?? ''} ->   `) + `${i.method} ${i.path} ${status} ${Math.round(i.duration_ms ?? 0)} ms${outcome}`);
+    const what = terminalLine(`${i.method} ${i.path}`);
+    out.line(out.paint('dim', `${terminalLine(i.ts ?? '')} ->   `) + `${what} ${status} ${Math.round(i.duration_ms ?? 0)} ms${terminalLine(outcome)}`);
   }
 }
 

@@ -46,16 +46,20 @@ export function asCliError(err: unknown, ctx: { url: string; adminKey: string | 
   return new ServerError(err.status, err.code, err.message, err.details);
 }
 
-/** The loader's reader of function files: the source itself, or its bundle when it imports files or packages. */
-export function functionReader(root: string): (file: string) => Promise<string> {
+/**
+ * The loader's reader of function files: the source itself, or its bundle
+ * when it imports files or packages. Every file of the bundle must lie in
+ * `root` or an allowed folder (bundle.ts).
+ */
+export function functionReader(root: string, allowOutside: readonly string[] = []): (file: string) => Promise<string> {
   return async (file) => {
     const source = await readFile(file, 'utf8');
     let bundle;
     try {
-      bundle = await bundleFunction(file, root);
+      bundle = await bundleFunction(file, root, { allowOutside });
     } catch (err) {
-      // Refusals (fs, native code) name the package and module; a syntax error the server reports better itself.
-      if (err instanceof CliError && /needs the Node module|native code/.test(err.message)) throw new Error(err.message);
+      // Refusals (fs, native code, a file outside the project) name the file; a syntax error the server reports better itself.
+      if (err instanceof CliError && (err.code === 'outside_project' || /needs the Node module|native code/.test(err.message))) throw new Error(err.message);
       return source;
     }
     return bundle.inputs > 1 ? bundle.code : source;

@@ -10,18 +10,24 @@ import { functionReader } from './project-context.js';
 export interface RunProjectOptions {
   file: string;
   env: Record<string, string | undefined>;
+  /** Variables `${env:}` may read besides the file's `env_from` (`--env-from`). */
+  envFrom?: readonly string[];
+  /** Folders outside the project its files may come from (`--allow-outside`, absolute). */
+  allowOutside?: readonly string[];
   api: ProjectApi;
   prune: boolean;
   dryRun: boolean;
   /** Narrows the plan before it is shown and applied (dev keeps only some deletions). */
   select?(plan: Plan): Plan;
-  /** Called with the plan before anything is written. */
-  onPlan?(plan: Plan): void;
+  /** Called with the plan, and the environment variables the file read, before anything is written. */
+  onPlan?(plan: Plan, envRead: string[]): void;
   onChange?(change: PlanChange): void;
 }
 
 export interface ProjectRun {
   plan: Plan;
+  /** The environment variables the file's `${env:}` values read. */
+  envRead: string[];
   applied: PlanChange[];
   generatedSecrets: Record<string, string>;
 }
@@ -29,14 +35,28 @@ export interface ProjectRun {
 export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
   const file = resolve(opts.file);
   const shown = shownPath(process.cwd(), file);
-  const loaded = await loadProject(file, { env: opts.env, readFile: functionReader(dirname(file)) });
+  const root = dirname(file);
+  const allowOutside = opts.allowOutside ?? [];
+  const loaded = await loadProject(file, {
+    env: opts.env,
+    envFrom: opts.envFrom,
+    root,
+    allowOutside,
+    readFile: functionReader(root, allowOutside),
+  });
   const state = await readServerState(opts.api, loaded.project);
   const full = planProject(loaded.project, state, { prune: opts.prune, file: shown });
   const plan = opts.select ? opts.select(full) : full;
-  opts.onPlan?.(plan);
-  if (opts.dryRun || plan.changes.length === 0) return { plan, applied: [], generatedSecrets: {} };
+  const envRead = loaded.env_used;
+  opts.onPlan?.(plan, envRead);
+  if (opts.dryRun || plan.changes.length === 0) return { plan, envRead, applied: [], generatedSecrets: {} };
   const result = await applyPlan(plan, opts.api, { file: shown, onChange: opts.onChange });
-  return { plan, applied: result.applied, generatedSecrets: result.generated_secrets };
+  return { plan, envRead, applied: result.applied, generatedSecrets: result.generated_secrets };
+}
+
+/** The line apply and dev print before applying: which variables of the operator's environment the project reads. */
+export function envReadLine(names: string[]): string | null {
+  return names.length > 0 ? `Reads the environment variables ${names.join(', ')} (allowed by env_from or --env-from).` : null;
 }
 
 /** A path as people read it: relative when under `cwd`, else absolute. */

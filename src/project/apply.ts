@@ -115,8 +115,17 @@ function lookupOf(hooks: Map<string, string>, functions: Set<string>): Destinati
   return { webhookId: (name) => hooks.get(name), hasFunction: (name) => functions.has(name) };
 }
 
+/** Each list of the plan by name, built on first use: a scan per change is quadratic in a project of thousands. */
+const indexes = new WeakMap<object, Map<string, unknown>>();
+
 const find = <T extends { name: string }>(items: T[], name: string): T => {
-  const found = items.find((i) => i.name === name);
+  let index = indexes.get(items) as Map<string, T> | undefined;
+  if (!index) {
+    index = new Map();
+    for (const item of items) if (!index.has(item.name)) index.set(item.name, item);
+    indexes.set(items, index);
+  }
+  const found = index.get(name);
   if (!found) throw new Error(`plan names '${name}', which the project does not hold`);
   return found;
 };

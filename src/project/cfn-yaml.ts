@@ -4,7 +4,8 @@
  * `{ 'Fn::Sub': x }`, `{ 'Fn::GetAtt': [a, b] }`), on a scalar, a sequence or
  * a mapping, as CloudFormation itself reads them.
  */
-import { parse, type CollectionTag, type ScalarTag } from 'yaml';
+import type { CollectionTag, ScalarTag } from 'yaml';
+import { readYaml } from './yaml-read.js';
 
 const FUNCTIONS = [
   'Base64', 'Cidr', 'FindInMap', 'GetAtt', 'GetAZs', 'ImportValue', 'Join', 'Select', 'Split', 'Sub', 'Transform',
@@ -35,5 +36,5 @@ export const CFN_TAGS = ['Ref', 'Condition', ...FUNCTIONS].flatMap(tagsFor);
 
 /** Parses a CloudFormation or SAM template written in YAML. */
 export function parseCfnYaml(text: string): unknown {
-  return parse(text, { customTags: CFN_TAGS, prettyErrors: false });
+  return readYaml(text, { customTags: CFN_TAGS, prettyErrors: false });
 }

@@ -3,11 +3,17 @@
  * (a switchyard.yaml and one file per function), such that applying it plans
  * nothing. Values the API never shows (function env, sensitive webhook
  * headers, webhook secrets) become `${env:NAME}` placeholders, listed in
- * `env_vars`: set them to the real values before applying the export.
+ * `env_vars` and under the file's `env_from`: set them to the real values
+ * before applying the export. Each placeholder names its function or webhook
+ * (`ORDERS_API__DB_URL`), so applying an export never hands one function the
+ * value the operator's shell holds for another's key of the same name.
  * A function's schedules, events and async settings are written when not the
  * default, its destinations by name (`{webhook: name}`, `{function: name}`).
+ * The YAML, its comment included, is written through the `yaml` library's
+ * document API, so a name cannot become a key of the file.
  */
-import { stringify } from 'yaml';
+import { Document } from 'yaml';
+import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
 import { exportTriggers } from './function-triggers.js';
@@ -30,16 +36,34 @@ export const envName = (...parts: string[]) =>
     .replace(/[^A-Z0-9_]/g, '_')
     .replace(/^(?=[0-9])/, '_');
 
+/** A function's env key as the variable its placeholder reads: `orders-api`, `DB_URL` -> `ORDERS_API__DB_URL`. */
+export const functionVariable = (fn: string, key: string) => `${envName(fn)}__${envName(key)}`;
+
+/**
+ * The placeholders of one export: each name once (two names may read alike
+ * once upper-cased: `a-b` and `a_b`, the later gets `_2`), never a
+ * `SWITCHYARD_` one, which the loader refuses (`FN_` goes before it).
+ */
+class Placeholders {
+  readonly list: ExportedProject['env_vars'] = [];
+  private readonly taken = new Set<string>();
+
+  add(wanted: string, what: string): string {
+    const base = isServerVariable(wanted) ? `FN_${wanted}` : wanted;
+    let name = base;
+    for (let n = 2; this.taken.has(name); n++) name = `${base}_${n}`;
+    this.taken.add(name);
+    this.list.push({ name, for: what });
+    return `\${env:${name}}`;
+  }
+}
+
 export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   const [functions, apis, webhooks] = await Promise.all([api.listFunctions(), api.listApis(), api.listWebhooks()]);
   const files: Record<string, string> = {};
-  const envVars: ExportedProject['env_vars'] = [];
+  const placeholders = new Placeholders();
   const notes: string[] = [];
   const fd = PROJECT_DEFAULTS.function;
-
-  // An env key held by one function is read from the variable of the same name; one held by several, from FUNCTION_KEY.
-  const holders = new Map<string, number>();
-  for (const fn of functions) for (const key of fn.env_keys) holders.set(key, (holders.get(key) ?? 0) + 1);
 
   // Webhook names for destinations: only those the export writes (a duplicated name is left out below).
   const hookNames = new Map<string, string>();
@@ -59,11 +83,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     if (fn.event_format !== fd.event_format) entry.event_format = fn.event_format;
     if (fn.env_keys.length > 0) {
       const env: Record<string, string> = {};
-      for (const key of fn.env_keys) {
-        const name = holders.get(key) === 1 ? envName(key) : envName(fn.name, key);
-        env[key] = `\${env:${name}}`;
-        envVars.push({ name, for: `functions.${fn.name}.env.${key}` });
-      }
+      for (const key of fn.env_keys) env[key] = placeholders.add(functionVariable(fn.name, key), `functions.${fn.name}.env.${key}`);
       entry.env = env;
     }
     if (fn.timeout_ms !== fd.timeout_ms) entry.timeout_ms = fn.timeout_ms;
@@ -94,17 +114,24 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       notes.push(`webhook ${w.id} is not exported: another webhook is named '${w.name}'`);
       continue;
     }
-    hookDoc[w.name] = webhookEntry(w, apiNames, invokeUrls, envVars);
+    hookDoc[w.name] = webhookEntry(w, apiNames, invokeUrls, placeholders);
   }
 
+  const envVars = placeholders.list;
   const doc: Record<string, unknown> = { version: 1 };
+  // The placeholders are the export's own: allowed, so the file applies once they are set.
+  if (envVars.length > 0) doc.env_from = envVars.map((v) => v.name);
   if (Object.keys(fnDoc).length > 0) doc.functions = fnDoc;
   if (Object.keys(apiDoc).length > 0) doc.apis = apiDoc;
   if (Object.keys(hookDoc).length > 0) doc.webhooks = hookDoc;
-  const header =
-    '# Exported by `switchyard export`. Values the server never shows are ${env:NAME} placeholders:\n' +
-    (envVars.length > 0 ? envVars.map((v) => `#   ${v.name}: ${v.for}\n`).join('') : '#   (none)\n');
-  files['switchyard.yaml'] = header + stringify(doc, { lineWidth: 0 });
+  const yaml = new Document(doc);
+  // Through the library: a name in the comment cannot end it, whatever it holds.
+  yaml.commentBefore = [
+    ' Exported by `switchyard export`. Values the server never shows are ${env:NAME} placeholders,',
+    ' allowed under env_from; set them before applying:',
+    ...(envVars.length > 0 ? envVars.map((v) => `   ${v.name}: ${v.for}`) : ['   (none)']),
+  ].join('\n');
+  files['switchyard.yaml'] = yaml.toString({ lineWidth: 0 });
   return { files, env_vars: envVars, notes };
 }
 
@@ -127,26 +154,21 @@ function webhookEntry(
   w: RemoteWebhook,
   apiNames: Map<string, string>,
   invokeUrls: Map<string, string>,
-  envVars: ExportedProject['env_vars'],
+  placeholders: Placeholders,
 ): Record<string, unknown> {
   const wd = PROJECT_DEFAULTS.webhook;
   const target = apiTarget(w.target_url, invokeUrls);
   const entry: Record<string, unknown> = target ? { target } : { target_url: w.target_url };
   if (!target && hasMaskedCredential(w.target_url)) {
     // Its credentials were masked: the real URL comes from the environment, like a masked header.
-    const variable = envName('WEBHOOK', w.name, 'TARGET_URL');
-    entry.target_url = `\${env:${variable}}`;
-    envVars.push({ name: variable, for: `webhooks.${w.name}.target_url` });
+    entry.target_url = placeholders.add(envName('WEBHOOK', w.name, 'TARGET_URL'), `webhooks.${w.name}.target_url`);
   }
   entry.method = w.method;
   if (Object.keys(w.headers).length > 0) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(w.headers)) {
-      if (value.startsWith('***')) {
-        const variable = envName('WEBHOOK', w.name, name);
-        headers[name] = `\${env:${variable}}`;
-        envVars.push({ name: variable, for: `webhooks.${w.name}.headers.${name}` });
-      } else headers[name] = value;
+      if (value.startsWith('***')) headers[name] = placeholders.add(envName('WEBHOOK', w.name, name), `webhooks.${w.name}.headers.${name}`);
+      else headers[name] = value;
     }
     entry.headers = headers;
   }
@@ -156,11 +178,7 @@ function webhookEntry(
   if (w.mock_endpoint) entry.mock_endpoint = { api: apiNames.get(w.mock_endpoint.api_id) ?? w.mock_endpoint.api_id, path: w.mock_endpoint.path };
   if (w.events.length > 0) entry.events = w.events;
   if (w.enabled !== wd.enabled) entry.enabled = w.enabled;
-  if (w.has_secret) {
-    const variable = envName('WEBHOOK', w.name, 'SECRET');
-    entry.secret = `\${env:${variable}}`;
-    envVars.push({ name: variable, for: `webhooks.${w.name}.secret` });
-  }
+  if (w.has_secret) entry.secret = placeholders.add(envName('WEBHOOK', w.name, 'SECRET'), `webhooks.${w.name}.secret`);
   if (w.retry.max_attempts !== wd.max_attempts || w.retry.schedule_s) entry.retry = w.retry;
   if (w.timeout_ms !== wd.timeout_ms) entry.timeout_ms = w.timeout_ms;
   return entry;

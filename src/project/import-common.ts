@@ -3,12 +3,22 @@
  * handler split into a file and an export, methods and paths in API Gateway
  * syntax, limits clamped to Switchyard's, and the project document they
  * build with the notes on what was not carried.
+ *
+ * An import may come from someone else, so it hands nothing of the
+ * operator's to the project: a value it cannot resolve (`${ssm:...}`,
+ * `!GetAtt`) is left unset and listed, never turned into a `${env:}` that
+ * apply would fill from the operator's shell; and a function file outside
+ * the imported file's folder is refused. The YAML is written through the
+ * `yaml` library's document API, comments included, so no name or note can
+ * become a key of the file.
  */
-import { stringify } from 'yaml';
+import { isAbsolute, normalize, sep } from 'node:path';
+import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
-import type { ProjectDocument, ProjectRoute } from './types.js';
+import { OutsideProjectError, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
+import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 
 type FunctionSpec = NonNullable<ProjectDocument['functions']>[string];
 type ScheduleSpec = NonNullable<FunctionSpec['schedules']>[number];
@@ -81,6 +91,25 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 export interface ImportOptions {
   /** Whether a file exists, relative to the imported file: picks the handler file's extension. Default: `.js`. */
   exists?: (relativePath: string) => boolean;
+  /**
+   * Where a function file relative to the imported file really lies when
+   * that is outside the folder (symlinks resolved, allowed folders taken
+   * into account), else null. Default: the path's text alone (absolute, or
+   * `..` out of the folder).
+   */
+  outside?: (relativePath: string) => string | null;
+  /** The imported file's name, for problems. */
+  file?: string;
+}
+
+/** An environment value the import could not resolve: left unset. */
+export interface UnresolvedValue {
+  /** Where in the imported file (`provider.environment.DB_URL`). */
+  where: string;
+  /** The variable of the function(s) left unset. */
+  key: string;
+  /** The value as written (`${ssm:/db/url}`, `{"Fn::GetAtt":["Db","Arn"]}`). */
+  value: string;
 }
 
 export interface ImportResult {
@@ -90,6 +119,17 @@ export interface ImportResult {
   yaml: string;
   /** What was not carried over, or was changed on the way. */
   notes: string[];
+  /** Environment values left unset because only their platform can resolve them. */
+  unresolved: UnresolvedValue[];
+  /** Environment variables the project reads (`${env:NAME}` kept from serverless.yml): apply needs them allowed. */
+  reads: string[];
+}
+
+/** The lexical rule: absolute, or leaving the folder through `..`. */
+export function lexicallyOutside(relativePath: string): boolean {
+  if (isAbsolute(relativePath) || /^[A-Za-z]:/.test(relativePath)) return true;
+  const n = normalize(relativePath);
+  return n === '..' || n.startsWith(`..${sep}`) || n.startsWith('../');
 }
 
 const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts'];
@@ -109,7 +149,8 @@ export function splitHandler(handler: string, dir: string, options: ImportOption
 export function functionName(name: string, notes: string[]): string {
   if (NAME.test(name)) return name;
   const fixed = (/^[A-Za-z]/.test(name) ? name : `fn-${name}`).replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64);
-  notes.push(`function '${name}' is named '${fixed}' (names are letters, digits, _ and -)`);
+  // JSON quoting: a name with line breaks or control characters stays on one line of the notes.
+  notes.push(`function ${JSON.stringify(name)} is named '${fixed}' (names are letters, digits, _ and -)`);
   return fixed;
 }
 
@@ -162,11 +203,47 @@ export function memoryMb(mb: unknown, where: string, notes: string[]): number | 
 export class ProjectBuilder {
   readonly document: ProjectDocument = { version: 1, functions: {}, apis: {} };
   readonly notes: string[] = [];
+  readonly unresolved: UnresolvedValue[] = [];
+  /** Function files outside the imported file's folder: the import is refused. */
+  private readonly outside: ProjectProblem[] = [];
+  /** `METHOD path` of each API's routes, for the duplicate check (a scan of the routes was quadratic). */
+  private readonly routeKeys = new Map<string, Set<string>>();
+
+  constructor(private readonly options: ImportOptions = {}) {}
+
+  /** The handler's file and export; null (and the import refused) when the file lies outside the folder. */
+  fileOf(handler: string, dir: string, where: string): { file: string; handler: string } | null {
+    const split = splitHandler(handler, dir, this.options);
+    const real = this.options.outside ? this.options.outside(split.file) : lexicallyOutside(split.file) ? split.file : null;
+    if (real === null) return split;
+    const leads = real !== split.file ? ` (it resolves to ${real})` : '';
+    this.outside.push({
+      file: this.options.file ?? 'the imported file',
+      path: where,
+      message: `the function file ${split.file} is outside the folder of the imported file${leads}; pass --allow-outside <folder> to allow a folder outside it`,
+    });
+    return null;
+  }
+
+  /** An environment value that cannot be resolved here: left unset, listed (never read from the operator's environment). */
+  leaveUnset(where: string, key: string, value: unknown): void {
+    this.unresolved.push({ where, key, value: typeof value === 'string' ? value : JSON.stringify(value) });
+  }
+
+  /**
+   * An environment value as the importer resolved it (undefined: it could
+   * not), or undefined after listing it as unset. One that reads a
+   * `SWITCHYARD_` variable is unset too: the loader would refuse it.
+   */
+  envValue(where: string, key: string, raw: unknown, resolved: string | undefined): string | undefined {
+    if (resolved !== undefined && !envNames(resolved).some(isServerVariable)) return resolved;
+    this.leaveUnset(where, key, resolved === undefined ? raw : `${resolved} (${SERVER_VARIABLE_REFUSAL})`);
+    return undefined;
+  }
 
   addFunction(name: string, spec: NonNullable<ProjectDocument['functions']>[string]): void {
     this.document.functions![name] = spec;
   }
-
   /** A schedule of the function (at most 20, as the server takes). */
   addSchedule(name: string, schedule: ScheduleSpec, where: string): void {
     const fn = this.document.functions![name];
@@ -233,15 +310,19 @@ export class ProjectBuilder {
     }
     const apis = this.document.apis!;
     apis[api] ??= { base_path: '/', routes: [] };
-    const routes = apis[api].routes!;
-    if (routes.some((r) => r.method === route.method && r.path === route.path)) {
+    let keys = this.routeKeys.get(api);
+    if (!keys) this.routeKeys.set(api, (keys = new Set()));
+    const key = `${route.method} ${route.path}`;
+    if (keys.has(key)) {
       this.notes.push(`${where}: ${route.method} ${route.path} is already routed in API '${api}'; kept the first`);
       return;
     }
-    routes.push(route);
+    keys.add(key);
+    apis[api].routes!.push(route);
   }
 
   result(): ImportResult {
+    if (this.outside.length > 0) throw new OutsideProjectError(this.outside);
     const fns = this.document.functions!;
     for (const [name, fn] of Object.entries(fns)) {
       for (const key of ['on_success', 'on_failure'] as const) {
@@ -257,7 +338,31 @@ export class ProjectBuilder {
       if (Object.keys(fn.env ?? {}).length === 0) delete fn.env;
     }
     if (Object.keys(this.document.apis!).length === 0) delete this.document.apis;
-    const header = this.notes.length > 0 ? `# Imported; not carried or changed:\n${this.notes.map((n) => `#   - ${n}\n`).join('')}` : '';
-    return { document: this.document, yaml: header + stringify(this.document, { lineWidth: 0 }), notes: this.notes };
+    const reads = [...new Set(stringsOf(this.document).flatMap(envNames))].sort();
+    const doc = new Document(this.document);
+    // Comments through the library: each line of a note is a comment line, whatever it holds.
+    doc.commentBefore = importHeader(this.notes, this.unresolved, reads);
+    return { document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads };
   }
+}
+
+/** Every string of a document, keys left out. */
+function stringsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) stringsOf(v, out);
+  return out;
+}
+
+/** The comment at the top of an imported file: what changed, what was left unset, what it reads. */
+function importHeader(notes: string[], unresolved: UnresolvedValue[], reads: string[]): string | null {
+  const parts: string[] = [];
+  if (notes.length > 0) parts.push(' Imported; not carried or changed:', ...notes.map((n) => `   - ${n}`));
+  if (unresolved.length > 0) {
+    parts.push(' Left unset (only the platform can resolve these; set them under env yourself):', ...unresolved.map((u) => `   - ${u.where}: ${u.value}`));
+  }
+  if (reads.length > 0) {
+    parts.push(` Reads the environment variables ${reads.join(', ')}: apply reads them only once allowed (env_from, or --env-from).`);
+  }
+  return parts.length > 0 ? parts.join('\n') : null;
 }

@@ -7,8 +7,9 @@
  * an HTTP API (aws-v2, or aws-v1 with `PayloadFormatVersion: '1.0'`), one
  * Switchyard API per SAM API (`ServerlessRestApi` and `ServerlessHttpApi`
  * when implicit). Short tags (`!Ref`, `!Sub`, `!GetAtt`...) parse; `!Ref`
- * and `!Sub` of parameters with a default resolve, other values are read
- * from the environment and reported. `Schedule` and `ScheduleV2` events
+ * and `!Sub` of parameters with a default resolve; an environment value
+ * that needs a deployed stack (`!GetAtt`, `!ImportValue`...) is left unset
+ * and listed. `Schedule` and `ScheduleV2` events
  * become function schedules (AWS's rate() and cron() translated by
  * aws-schedule.ts, `Input` as the payload, ScheduleV2's time zone kept),
  * `EventBridgeRule` / `CloudWatchEvent` events with a `Pattern.detail-type`
@@ -25,7 +26,6 @@ import {
   retriesOf,
   routeMethod,
   routePath,
-  splitHandler,
   timeoutMs,
   isObj,
   type ImportOptions,
@@ -136,28 +136,33 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
   try {
     doc = parseCfnYaml(yamlText);
   } catch (err) {
-    throw new ProjectError([{ file: 'template.yaml', path: '', message: `YAML syntax: ${(err as Error).message.split('\n')[0]}` }]);
+    throw new ProjectError([{ file: options.file ?? 'template.yaml', path: '', message: `YAML syntax: ${(err as Error).message.split('\n')[0]}` }]);
   }
+  return importSamValue(doc, options);
+}
+
+/** The same, from the template already parsed (`switchyard import` parses it once to tell the format). */
+export function importSamValue(doc: unknown, options: ImportOptions = {}): ImportResult {
   if (!isObj(doc) || !isObj(doc.Resources)) {
-    throw new ProjectError([{ file: 'template.yaml', path: 'Resources', message: 'a SAM template has a Resources mapping' }]);
+    throw new ProjectError([{ file: options.file ?? 'template.yaml', path: 'Resources', message: 'a SAM template has a Resources mapping' }]);
   }
-  const b = new ProjectBuilder();
+  const b = new ProjectBuilder(options);
   const values = new Values(isObj(doc.Parameters) ? doc.Parameters : {});
   const globals = isObj(doc.Globals) && isObj(doc.Globals.Function) ? doc.Globals.Function : {};
   const globalEnv = isObj(globals.Environment) && isObj(globals.Environment.Variables) ? globals.Environment.Variables : {};
 
+  // A value that needs a deployed stack is left unset, and listed: never read from the operator's environment.
   const envOf = (vars: Obj, where: string) => {
     const env: Record<string, string> = {};
+    const unset = new Set<string>();
     for (const [key, value] of Object.entries(vars)) {
-      const resolved = values.resolve(value);
+      const resolved = b.envValue(`${where}.${key}`, key, value, values.resolve(value));
       if (resolved !== undefined) env[key] = resolved;
-      else {
-        env[key] = `\${env:${key}}`;
-        b.notes.push(`${where}.${key}: ${JSON.stringify(value)} cannot be resolved here; read from the environment variable ${key} instead`);
-      }
+      else unset.add(key);
     }
-    return env;
+    return { env, unset };
   };
+  const globalVars = envOf(globalEnv, 'Globals.Function.Environment.Variables');
 
   // Logical id -> function name, for destinations that point at another function of the template.
   const functionNames = new Map<string, string>();
@@ -189,13 +194,15 @@ export function importSam(yamlText: string, options: ImportOptions = {}): Import
     if (props.InlineCode !== undefined) b.notes.push(`${where}: InlineCode is not carried; put the code in a file`);
     const codeUri = prop('CodeUri');
     if (codeUri !== undefined && typeof codeUri !== 'string') b.notes.push(`${where}: CodeUri ${JSON.stringify(codeUri)} is not a local folder; the handler is looked up at the top`);
-    const { file, handler } = splitHandler(handlerRaw, typeof codeUri === 'string' ? codeUri : '', options);
+    const split = b.fileOf(handlerRaw, typeof codeUri === 'string' ? codeUri : '', `${where}.Properties.${props.CodeUri !== undefined ? 'CodeUri' : 'Handler'}`);
+    if (!split) continue;
+    const { file, handler } = split;
     const ownEnv = isObj(props.Environment) && isObj(props.Environment.Variables) ? props.Environment.Variables : {};
-    const spec: Parameters<ProjectBuilder['addFunction']>[1] = {
-      file,
-      handler,
-      env: { ...envOf(globalEnv, 'Globals.Function.Environment.Variables'), ...envOf(ownEnv, `${where}.Properties.Environment.Variables`) },
-    };
+    const own = envOf(ownEnv, `${where}.Properties.Environment.Variables`);
+    // A value of the function's own that is left unset is not replaced by the global one.
+    const env: Record<string, string> = { ...globalVars.env, ...own.env };
+    for (const key of own.unset) delete env[key];
+    const spec: Parameters<ProjectBuilder['addFunction']>[1] = { file, handler, env };
     const timeout = timeoutMs(values.resolve(prop('Timeout')));
     if (timeout !== undefined) spec.timeout_ms = timeout;
     const memory = memoryMb(values.resolve(prop('MemorySize')), where, b.notes);

@@ -6,13 +6,15 @@
  * events) and `httpApi` events routes of an HTTP API (aws-v2, or aws-v1 with
  * `provider.httpApi.payload: '1.0'`). Variables: `${self:...}`, `${sls:stage}`,
  * `${opt:stage}`/`${opt:region}` and fallbacks are resolved; `${env:NAME}` is
- * kept (the project file reads it the same way); anything else is reported.
+ * kept (the project file reads it the same way, once allowed); an
+ * environment value of any other source (`${ssm:...}`, a CloudFormation
+ * value) is left unset and listed; anything else is reported.
  * `schedule` events become function schedules (AWS's rate() and cron()
  * translated by aws-schedule.ts, `input` as the payload), `eventBridge`
  * events with a `pattern.detail-type` list event subscriptions.
  */
-import { parse } from 'yaml';
 import { ProjectError } from './types.js';
+import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
   eventsFromPattern,
@@ -22,7 +24,6 @@ import {
   retriesOf,
   routeMethod,
   routePath,
-  splitHandler,
   timeoutMs,
   isObj,
   type ImportOptions,
@@ -73,9 +74,10 @@ class Variables {
 
   /**
    * Resolves the variables of one value. `${env:NAME}` stays (with its
-   * fallback dropped); an unresolved one returns `undefined` after a note.
+   * fallback dropped); an unresolved one returns `undefined`, after a note
+   * unless `quiet` (the caller lists it itself).
    */
-  resolve(value: string, where: string): string | undefined {
+  resolve(value: string, where: string, quiet = false): string | undefined {
     let text = value;
     const kept: string[] = [];
     for (let pass = 0; pass < 20; pass++) {
@@ -95,7 +97,7 @@ class Variables {
         }
       }
       if (replacement === undefined) {
-        this.notes.push(`${where}: \${${m[1]}} cannot be resolved here`);
+        if (!quiet) this.notes.push(`${where}: \${${m[1]}} cannot be resolved here`);
         return undefined;
       }
       text = text.slice(0, m.index) + replacement + text.slice(m.index + m[0].length);
@@ -104,21 +106,22 @@ class Variables {
   }
 }
 
-function envOf(raw: unknown, where: string, vars: Variables, notes: string[]): Record<string, string> {
+/**
+ * An `environment` mapping: the values that resolve, and the keys left unset
+ * (listed by the builder) because only AWS can resolve their value.
+ */
+function envOf(raw: unknown, where: string, vars: Variables, b: ProjectBuilder): { env: Record<string, string>; unset: Set<string> } {
   const env: Record<string, string> = {};
-  if (!isObj(raw)) return env;
+  const unset = new Set<string>();
+  if (!isObj(raw)) return { env, unset };
   for (const [key, value] of Object.entries(raw)) {
-    if (typeof value === 'string') {
-      const resolved = vars.resolve(value, `${where}.${key}`);
-      env[key] = resolved ?? `\${env:${key}}`;
-      if (resolved === undefined) notes.push(`${where}.${key}: read from the environment variable ${key} instead`);
-    } else if (typeof value === 'number' || typeof value === 'boolean') env[key] = String(value);
-    else {
-      env[key] = `\${env:${key}}`;
-      notes.push(`${where}.${key}: ${JSON.stringify(value)} is a CloudFormation value; read from the environment variable ${key} instead`);
-    }
+    const text =
+      typeof value === 'string' ? vars.resolve(value, `${where}.${key}`, true) : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    const resolved = b.envValue(`${where}.${key}`, key, value, text);
+    if (resolved !== undefined) env[key] = resolved;
+    else unset.add(key);
   }
-  return env;
+  return { env, unset };
 }
 
 interface HttpEvent {
@@ -238,24 +241,30 @@ function eventBridgeEvent(b: ProjectBuilder, fn: string, spec: unknown, at: stri
 export function importServerless(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
-    doc = parse(yamlText, { prettyErrors: false });
+    // CloudFormation's short tags parse too: a `!Ref` value is then a CloudFormation value, left unset.
+    doc = parseCfnYaml(yamlText);
   } catch (err) {
-    throw new ProjectError([{ file: 'serverless.yml', path: '', message: `YAML syntax: ${(err as Error).message.split('\n')[0]}` }]);
+    throw new ProjectError([{ file: options.file ?? 'serverless.yml', path: '', message: `YAML syntax: ${(err as Error).message.split('\n')[0]}` }]);
   }
+  return importServerlessValue(doc, options);
+}
+
+/** The same, from the file already parsed (`switchyard import` parses it once to tell the format). */
+export function importServerlessValue(doc: unknown, options: ImportOptions = {}): ImportResult {
   if (!isObj(doc) || !isObj(doc.functions)) {
-    throw new ProjectError([{ file: 'serverless.yml', path: 'functions', message: 'a Serverless Framework service has a functions mapping' }]);
+    throw new ProjectError([{ file: options.file ?? 'serverless.yml', path: 'functions', message: 'a Serverless Framework service has a functions mapping' }]);
   }
-  const b = new ProjectBuilder();
+  const b = new ProjectBuilder(options);
   const vars = new Variables(doc, b.notes);
   const provider = isObj(doc.provider) ? doc.provider : {};
   const service = (typeof doc.service === 'string' && vars.resolve(doc.service, 'service')) || 'service';
-  const providerEnv = envOf(provider.environment, 'provider.environment', vars, b.notes);
+  const providerEnv = envOf(provider.environment, 'provider.environment', vars, b);
   const httpApiPayload = isObj(provider.httpApi) ? String(provider.httpApi.payload ?? '2.0') : '2.0';
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
   const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
   const kinds = new Set<string>();
-  for (const [, fn] of functions) for (const e of Array.isArray(fn.events) ? fn.events : []) if (isObj(e)) for (const k of Object.keys(e)) kinds.add(k);
+  for (const [, fn] of functions) for (const e of Array.isArray(fn.events) ? fn.events : []) if (isObj(e)) for (const k in e) kinds.add(k);
   const apiName = (kind: 'http' | 'httpApi') =>
     kinds.has('http') && kinds.has('httpApi') ? `${service}-${kind === 'http' ? 'rest' : 'http'}` : service;
 
@@ -268,8 +277,13 @@ export function importServerless(yamlText: string, options: ImportOptions = {}):
     }
     const runtime = typeof fn.runtime === 'string' ? fn.runtime : providerRuntime;
     if (runtime && !runtime.startsWith('nodejs')) b.notes.push(`${where}: runtime ${runtime} is not JavaScript; its file is referenced as is`);
-    const { file, handler } = splitHandler(vars.resolve(fn.handler, `${where}.handler`) ?? fn.handler, '', options);
-    const env = { ...providerEnv, ...envOf(fn.environment, `${where}.environment`, vars, b.notes) };
+    const split = b.fileOf(vars.resolve(fn.handler, `${where}.handler`) ?? fn.handler, '', `${where}.handler`);
+    if (!split) continue;
+    const { file, handler } = split;
+    const own = envOf(fn.environment, `${where}.environment`, vars, b);
+    // A value of the function's own that is left unset is not replaced by the provider's.
+    const env: Record<string, string> = { ...providerEnv.env, ...own.env };
+    for (const key of own.unset) delete env[key];
     const spec: Parameters<ProjectBuilder['addFunction']>[1] = { file, handler, env };
     const timeout = timeoutMs(fn.timeout ?? provider.timeout);
     if (timeout !== undefined) spec.timeout_ms = timeout;

@@ -19,10 +19,12 @@ export {
 } from './plan.js';
 export { applyPlan, checkPlan, type ApplyOptions, type ApplyResult } from './apply.js';
 export { exportProject, type ExportedProject } from './export.js';
-export { importServerless } from './import-serverless.js';
-export { importSam } from './import-sam.js';
+export { importServerless, importServerlessValue } from './import-serverless.js';
+export { importSam, importSamValue } from './import-sam.js';
 export { parseCfnYaml } from './cfn-yaml.js';
-export type { ImportOptions, ImportResult } from './import-common.js';
+export type { ImportOptions, ImportResult, UnresolvedValue } from './import-common.js';
+export { createConfinement, inNodeModules, isUnder, outsideMessage, realOrResolved, type Confinement, type PathVerdict } from './confine.js';
+export { isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 export { createHttpProjectApi, type HttpProjectApiOptions } from './http-api.js';
 export type {
   ProjectApi,
@@ -42,6 +44,7 @@ export type {
 export {
   ProjectError,
   ProjectApiError,
+  OutsideProjectError,
   formatProblem,
   type Project,
   type ProjectDocument,

@@ -5,16 +5,26 @@
  * references between functions, routes and webhooks) and the function files.
  * Every problem names the file, the key path and the reason; all of them are
  * reported at once, and nothing is returned unless the whole project is valid.
+ *
+ * Two rules keep a project someone else wrote from reaching what is the
+ * operator's: `${env:NAME}` reads only variables the file lists under
+ * `env_from` or the caller allows (`--env-from`), never a `SWITCHYARD_`
+ * one (the server's own settings, its admin key among them); and a function's
+ * file must lie in the project folder once symlinks are resolved, unless the
+ * caller allows another folder (`--allow-outside`).
  */
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { LineCounter, isNode, type Document } from 'yaml';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
 import { PROJECT_DEFAULTS, RUNTIME_BY_EXTENSION } from './defaults.js';
+import { createConfinement, outsideMessage } from './confine.js';
+import { readYamlDocument } from './yaml-read.js';
+import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 import {
   ProjectError,
   type Project,
@@ -30,7 +40,13 @@ export type EnvMap = Record<string, string | undefined>;
 export interface LoadOptions {
   /** Where `${env:NAME}` values come from (the CLI passes process.env). Default: none. */
   env?: EnvMap;
-  /** Reads a function's file (absolute path); default fs. */
+  /** Variables `${env:}` may read besides the file's own `env_from` list (the CLI's `--env-from`). */
+  envFrom?: readonly string[];
+  /** The project folder: function files must lie in it. Default: the project file's folder. */
+  root?: string;
+  /** Folders outside the project that function files may lie in too (the CLI's `--allow-outside`). */
+  allowOutside?: readonly string[];
+  /** Reads a function's file (absolute path, symlinks resolved); default fs. */
   readFile?: (path: string) => Promise<string>;
   /** Function names that exist on the server: routes may name them without the file defining them. */
   knownFunctions?: Iterable<string>;
@@ -47,7 +63,6 @@ function schemaValidator() {
   return validator;
 }
 
-const ENV_REF = /\$\{env:([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Path = Array<string | number>;
@@ -116,16 +131,35 @@ function ajvMessage(error: ErrorObject): string {
   }
 }
 
-/** Replaces `${env:NAME}` in every string of the document; a missing variable is a problem naming it. */
-function interpolate(value: unknown, path: Path, env: EnvMap, problems: Problems, used: Set<string>): unknown {
+/** What `${env:}` may read: the file's `env_from` and the caller's list. */
+interface EnvAccess {
+  env: EnvMap;
+  allowed: ReadonlySet<string>;
+  used: Set<string>;
+}
+
+/**
+ * Replaces `${env:NAME}` in every string of the document. A variable that is
+ * not allowed, a `SWITCHYARD_` one or one that is not set is a problem naming
+ * it, never an empty value.
+ */
+function interpolate(value: unknown, path: Path, access: EnvAccess, problems: Problems): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REF, (whole, name: string) => {
       if (!ENV_NAME.test(name)) {
         problems.add(path, `\${env:${name}} is not a valid environment variable name`);
         return whole;
       }
-      used.add(name);
-      const found = env[name];
+      if (isServerVariable(name)) {
+        problems.add(path, `\${env:${name}} is refused: ${SERVER_VARIABLE_REFUSAL}`);
+        return whole;
+      }
+      if (!access.allowed.has(name)) {
+        problems.add(path, `\${env:${name}} reads a variable the project does not allow: list ${name} under env_from, or pass --env-from ${name}`);
+        return whole;
+      }
+      access.used.add(name);
+      const found = access.env[name];
       if (found === undefined) {
         problems.add(path, `environment variable ${name} is not set (\${env:${name}})`);
         return whole;
@@ -133,13 +167,25 @@ function interpolate(value: unknown, path: Path, env: EnvMap, problems: Problems
       return found;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], env, problems, used));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, i], access, problems));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, problems, used);
+    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], access, problems);
     return out;
   }
   return value;
+}
+
+/** The file's `env_from` and the caller's names; a `SWITCHYARD_` one in the file is a problem at its line. */
+function allowedVariables(fromFile: string[], fromCaller: readonly string[], problems: Problems): Set<string> {
+  const allowed = new Set<string>();
+  fromFile.forEach((name, i) => {
+    if (isServerVariable(name)) problems.add(['env_from', i], `${name} is refused: ${SERVER_VARIABLE_REFUSAL}`);
+    else allowed.add(name);
+  });
+  // The CLI refuses these itself; a library caller gets the same rule.
+  for (const name of fromCaller) if (!isServerVariable(name)) allowed.add(name);
+  return allowed;
 }
 
 interface RawFunction {
@@ -161,6 +207,7 @@ type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
 interface RawProject {
   version?: 1;
+  env_from?: string[];
   functions?: Record<string, RawFunction>;
   apis?: Record<string, RawApi>;
   webhooks?: Record<string, RawWebhook>;
@@ -170,6 +217,7 @@ interface RawProject {
 export interface LoadedProject {
   file: string;
   project: Project;
+  /** The environment variables the file's `${env:}` values read, sorted. */
   env_used: string[];
 }
 
@@ -179,7 +227,7 @@ export interface LoadedProject {
  */
 export async function parseProject(text: string, file: string, options: LoadOptions = {}): Promise<LoadedProject> {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = readYamlDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
     throw new ProjectError(
       doc.errors.slice(0, 1).map((e) => {
@@ -214,13 +262,14 @@ export async function parseProject(text: string, file: string, options: LoadOpti
     }
     problems.throwIfAny();
   }
-  const used = new Set<string>();
-  const resolved = interpolate(raw, [], options.env ?? {}, problems, used) as RawProject;
+  const fromFile = (raw as RawProject).env_from ?? [];
+  const access: EnvAccess = { env: options.env ?? {}, allowed: allowedVariables(fromFile, options.envFrom ?? [], problems), used: new Set() };
+  const resolved = interpolate(raw, [], access, problems) as RawProject;
   problems.throwIfAny();
 
   const project = await build(resolved, file, options, problems);
   problems.throwIfAny();
-  return { file, project, env_used: [...used].sort() };
+  return { file, project, env_used: [...access.used].sort() };
 }
 
 /** Reads and parses a project file from disk. */
@@ -246,14 +295,26 @@ function checkSchedule(s: { cron: string; timezone?: string }, at: Path, problem
 
 async function build(raw: RawProject, file: string, options: LoadOptions, problems: Problems): Promise<Project> {
   const baseDir = dirname(resolve(file));
-  const read = options.readFile ?? ((p: string) => readFile(p, 'utf8'));
+  const confinement = createConfinement({ root: options.root ?? baseDir, allowOutside: options.allowOutside });
+  const reader = options.readFile ?? ((p: string) => readFile(p, 'utf8'));
+  // Each path checked and each file read (or bundled) once: functions often share a file, a serverless.yml's always do.
+  const verdicts = new Map<string, ReturnType<typeof confinement.check>>();
+  const codes = new Map<string, Promise<string>>();
+  const check = (path: string) => verdicts.get(path) ?? verdicts.set(path, confinement.check(path)).get(path)!;
+  const read = (path: string) => codes.get(path) ?? codes.set(path, reader(path)).get(path)!;
   const functions: ProjectFunction[] = [];
   for (const [name, fn] of Object.entries(raw.functions ?? {})) {
     const ext = extname(fn.file).toLowerCase() as keyof typeof RUNTIME_BY_EXTENSION;
     let code = '';
     try {
-      code = await read(resolve(baseDir, fn.file));
-      if (code.length === 0) problems.add(['functions', name, 'file'], `${fn.file} is empty`);
+      const verdict = await check(resolve(baseDir, fn.file));
+      if (!verdict.inside) {
+        problems.add(['functions', name, 'file'], outsideMessage(fn.file, verdict.real, confinement.root));
+      } else {
+        // The real path: what was checked is what is read.
+        code = await read(verdict.real);
+        if (code.length === 0) problems.add(['functions', name, 'file'], `${fn.file} is empty`);
+      }
     } catch (err) {
       // A reader of the caller's (the CLI bundles npm packages) may fail with a message of its own.
       const errno = (err as NodeJS.ErrnoException).code;

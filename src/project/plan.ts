@@ -150,9 +150,20 @@ export function webhookChanges(
   return fields;
 }
 
+/** Items by name (APIs and webhooks may share names on the server), built once: a scan per name is quadratic. */
+function groupByName<T extends { name: string }>(items: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(item.name);
+    if (group) group.push(item);
+    else groups.set(item.name, [item]);
+  }
+  return groups;
+}
+
 /** The one server item with this name; two of them is a problem (APIs and webhooks may share names on the server). */
-function byName<T extends { name: string }>(items: T[], name: string, path: string, file: string, problems: ProjectProblem[]): T | undefined {
-  const found = items.filter((i) => i.name === name);
+function byName<T extends { name: string }>(groups: Map<string, T[]>, name: string, path: string, file: string, problems: ProjectProblem[]): T | undefined {
+  const found = groups.get(name) ?? [];
   if (found.length > 1) {
     problems.push({ file, path, message: `the server holds ${found.length} items named '${name}'; rename or delete the extra ones first` });
   }
@@ -177,17 +188,22 @@ export function planProject(desired: Project, current: ServerState, options: Pla
 
   const webhookNames = new Map(current.webhooks.map((w) => [w.id, w.name]));
   const webhookNameOf = (id: string) => webhookNames.get(id);
+  const currentFunctions = new Map<string, RemoteFunction>();
+  for (const f of current.functions) if (!currentFunctions.has(f.name)) currentFunctions.set(f.name, f);
+  const currentApis = groupByName(current.apis);
+  const currentWebhooks = groupByName(current.webhooks);
+  const envDiffers = new Set(current.env_differs);
   // What exists before this apply writes anything: a destination naming anything else waits for the second write.
   const before: DestinationLookup = {
     webhookId: (name) => {
-      const found = current.webhooks.filter((w) => w.name === name);
+      const found = currentWebhooks.get(name) ?? [];
       return found.length === 1 ? found[0].id : undefined;
     },
-    hasFunction: (name) => current.functions.some((f) => f.name === name),
+    hasFunction: (name) => currentFunctions.has(name),
   };
   const destinationWrites: PlanChange[] = [];
   for (const fn of desired.functions) {
-    const existing = current.functions.find((f) => f.name === fn.name);
+    const existing = currentFunctions.get(fn.name);
     const pending = pendingDestinations(fn.async, before);
     if (pending.length > 0) {
       destinationWrites.push({ action: 'update', kind: 'function', name: fn.name, fields: ['async'], destinations: true });
@@ -195,7 +211,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     const marks = pending.length > 0 ? { pending } : {};
     if (!existing) functionWrites.push({ action: 'create', kind: 'function', name: fn.name, ...marks });
     else {
-      let fields = functionChanges(fn, existing, current.env_differs.includes(fn.name), webhookNameOf);
+      let fields = functionChanges(fn, existing, envDiffers.has(fn.name), webhookNameOf);
       // The first write sets async only when it changes something besides the destinations that wait.
       if (pending.length > 0 && fields.includes('async') && same(asyncWithout(fn.async, pending), remoteAsync(existing.async, webhookNameOf))) {
         fields = fields.filter((f) => f !== 'async');
@@ -205,14 +221,14 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   }
 
   for (const api of desired.apis) {
-    const existing = byName(current.apis, api.name, `apis.${api.name}`, file, problems);
+    const existing = byName(currentApis, api.name, `apis.${api.name}`, file, problems);
     apiWrites.push(...apiChanges(api, existing, prune));
   }
 
   const apiNames = new Map(current.apis.map((a) => [a.id, a.name]));
-  const invokeUrlOf = (name: string) => current.apis.find((a) => a.name === name)?.invokeUrl;
+  const invokeUrlOf = (name: string) => currentApis.get(name)?.[0].invokeUrl;
   for (const hook of desired.webhooks) {
-    const existing = byName(current.webhooks, hook.name, `webhooks.${hook.name}`, file, problems);
+    const existing = byName(currentWebhooks, hook.name, `webhooks.${hook.name}`, file, problems);
     if (!existing) webhookWrites.push({ action: 'create', kind: 'webhook', name: hook.name });
     else {
       const fields = webhookChanges(hook, existing, (id) => apiNames.get(id), current.write_only_differs[hook.name] ?? [], invokeUrlOf);

@@ -25,8 +25,10 @@ export async function readServerState(api: ProjectApi, desired?: Project): Promi
   const state: ServerState = { functions, apis, webhooks, env_differs: [], write_only_differs: {} };
   if (!desired) return state;
 
+  // By name once: a find per function is quadratic in a project of thousands.
+  const byName = new Map(functions.map((f) => [f.name, f]));
   for (const fn of desired.functions) {
-    const current = functions.find((f) => f.name === fn.name);
+    const current = byName.get(fn.name);
     const keys = Object.keys(fn.env);
     if (!current || keys.length === 0 || !sameKeys(keys, current.env_keys)) continue;
     const check = await api.checkFunction({ name: fn.name, env: fn.env }, true);

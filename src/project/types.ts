@@ -88,6 +88,8 @@ export interface ProjectWebhook {
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
   version?: 1;
+  /** The environment variables `${env:}` may read. */
+  env_from?: string[];
   functions?: Record<
     string,
     {
@@ -135,6 +137,15 @@ export class ProjectError extends Error {
   constructor(readonly problems: ProjectProblem[]) {
     super(problems.map(formatProblem).join('\n'));
     this.name = 'ProjectError';
+  }
+}
+
+/** Files an import would name from outside the folder of the imported file; `problems` lists each. */
+export class OutsideProjectError extends Error {
+  readonly code = 'outside_project';
+  constructor(readonly problems: ProjectProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+    this.name = 'OutsideProjectError';
   }
 }
 

@@ -56,7 +56,8 @@ async function invokeByApiName(apiName: string, path: string, method = 'GET') {
   return svc.request(method, `/api/invoke/fn/${api.id}${api.basePath === '/' ? '' : api.basePath}${path}`);
 }
 
-const SHOP = `functions:
+const SHOP = `env_from: [SHOP_GREETING]
+functions:
   shop-hello:
     file: functions/hello.js
     env:
@@ -175,9 +176,9 @@ describe('switchyard export', () => {
     const r = await cli(['export', '-o', join(out, 'switchyard.yaml')]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(out, 'switchyard.yaml'), 'utf8')).toContain('shop-hello');
-    // The function env is write-only: exported as a placeholder, listed.
-    expect(r.stdout).toContain('GREETING');
-    const plan = await cli(['apply', '-f', out, '--dry-run'], { GREETING: 'hi' });
+    // The function env is write-only: exported as a placeholder named after its function, listed and allowed.
+    expect(r.stdout).toContain('SHOP_HELLO__GREETING');
+    const plan = await cli(['apply', '-f', out, '--dry-run'], { SHOP_HELLO__GREETING: 'hi' });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');
     // Files are not replaced without --force.
@@ -194,7 +195,9 @@ describe('switchyard import', () => {
     const r = await cli(['import', join(dir, 'serverless.yml')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('schedule');
-    const applied = await cli(['apply', '-f', dir], { USERS_API_TOKEN: 'tok' });
+    expect(r.stdout).toContain('--env-from USERS_API_TOKEN');
+    const applied = await cli(['apply', '-f', dir, '--env-from', 'USERS_API_TOKEN'], { USERS_API_TOKEN: 'tok' });
+    expect(applied.stderr).toContain('Reads the environment variables USERS_API_TOKEN');
     expect(applied.code, applied.stderr).toBe(0);
     const user = await invokeByApiName('users-service-rest', '/users/42');
     expect(user.status, user.text).toBe(200);
@@ -209,7 +212,7 @@ describe('switchyard import', () => {
     const r = await cli(['import', join(dir, 'template.yaml'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ format: 'sam' });
-    const applied = await cli(['apply', '-f', dir], { TABLE_ARN: 'arn:aws:dynamodb:table/items' });
+    const applied = await cli(['apply', '-f', dir]);
     expect(applied.code, applied.stderr).toBe(0);
     const hello = await invokeByApiName('ServerlessRestApi', '/hello/ada');
     expect(hello.json).toMatchObject({ name: 'ada' });

@@ -1,11 +1,35 @@
 /**
  * The CLI's output rules: colour only on a terminal and never with --no-color,
  * NO_COLOR or TERM=dumb; tables aligned by visible width (colour codes take
- * no room); packages named from the paths esbuild reports.
+ * no room); packages named from the paths esbuild reports; text others wrote
+ * shown with its control characters escaped.
  */
 import { describe, expect, it } from 'vitest';
 import { packageOf } from '../../src/cli/bundle.js';
 import { formatTable, wantsColor } from '../../src/cli/output.js';
+import { CONTINUATION, terminalLine, terminalText } from '../../src/cli/terminal-text.js';
+
+describe('terminal text', () => {
+  it('shows every control character instead of obeying it: ESC, CSI, OSC, BEL, C1, CR, backspace, bidi', () => {
+    expect(terminalText('a\x1b]0;title\x07b')).toBe('a\\x1b]0;title\\x07b');
+    expect(terminalText('\x1b[2J\x1b[H')).toBe('\\x1b[2J\\x1b[H');
+    expect(terminalText('\x9b31m\x9d0;t\x9c')).toBe('\\x9b31m\\x9d0;t\\x9c');
+    expect(terminalText('ok\rforged\b\b\x7f\0')).toBe('ok\\rforged\\b\\b\\x7f\\0');
+    expect(terminalText('abc\u202edcba\u2028x\u0085')).toBe('abc\\u202edcba\\u2028x\\x85');
+    expect(terminalText('tab\tand é ünïcode ✓')).toBe('tab\tand é ünïcode ✓');
+    for (let c = 0; c < 0xa0; c++) {
+      const ch = String.fromCharCode(c);
+      if (ch === '\t' || ch === '\n' || (c >= 0x20 && c < 0x7f)) continue;
+      expect(terminalLine(ch), `U+${c.toString(16)}`).not.toContain(ch);
+    }
+  });
+
+  it('a line break inside one line starts the next with the continuation mark, so it cannot pass for a line of its own', () => {
+    expect(terminalLine('Error: x\n    at f (a.js:1:1)\r\n2026-01-01T00:00:00.000Z error forged')).toBe(
+      `Error: x\n${CONTINUATION}    at f (a.js:1:1)\n${CONTINUATION}2026-01-01T00:00:00.000Z error forged`,
+    );
+  });
+});
 
 describe('wantsColor', () => {
   const tty = { write: () => true, isTTY: true };

@@ -2,7 +2,7 @@
  * The project file loader: a valid file with defaults filled, and every
  * kind of problem named by file, key path (and line), and reason.
  */
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,7 @@ describe('project file: valid', () => {
   it('fills the defaults of the server, infers the runtime from the extension, reads the files', async () => {
     const { project, env_used } = await parse(
       `
+env_from: [TOKEN]
 functions:
   hello:
     file: functions/hello.js
@@ -190,14 +191,14 @@ apis:
 
   it('a missing environment variable names the key path and the variable', async () => {
     const problems = await problemsOf(
-      'functions:\n  hello:\n    file: functions/hello.js\n    env:\n      DB_URL: ${env:DATABASE_URL}\n',
+      'env_from: [DATABASE_URL]\nfunctions:\n  hello:\n    file: functions/hello.js\n    env:\n      DB_URL: ${env:DATABASE_URL}\n',
     );
     expect(problems).toEqual([
       {
         file: '/p/switchyard.yaml',
         path: 'functions.hello.env.DB_URL',
         message: 'environment variable DATABASE_URL is not set (${env:DATABASE_URL})',
-        line: 5,
+        line: 6,
         column: 15,
       },
     ]);
@@ -331,6 +332,104 @@ ${target}
   it('a file extension outside .js/.mjs/.cjs/.ts/.mts is refused', async () => {
     const problems = await problemsOf('functions:\n  hello: { file: functions/hello.py }\n');
     expect(problems[0]).toMatchObject({ path: 'functions.hello.file' });
+  });
+});
+
+describe('project file: ${env:} reads only what is allowed', () => {
+  const FN = 'functions:\n  hello:\n    file: functions/hello.js\n    env:\n      TOKEN: ${env:API_TOKEN}\n';
+
+  it('a variable the file does not list is a problem naming it and its place, and is not read', async () => {
+    const problems = await problemsOf(FN, { API_TOKEN: 'operator-secret' });
+    expect(problems).toEqual([
+      {
+        file: '/p/switchyard.yaml',
+        path: 'functions.hello.env.TOKEN',
+        message: '${env:API_TOKEN} reads a variable the project does not allow: list API_TOKEN under env_from, or pass --env-from API_TOKEN',
+        line: 5,
+        column: 14,
+      },
+    ]);
+  });
+
+  it('env_from in the file or the caller\'s list allows it', async () => {
+    const listed = await parse(`env_from: [API_TOKEN]\n${FN}`, { API_TOKEN: 't1' });
+    expect(listed.project.functions[0].env).toEqual({ TOKEN: 't1' });
+    expect(listed.env_used).toEqual(['API_TOKEN']);
+    const flagged = await parseProject(FN, '/p/switchyard.yaml', { env: { API_TOKEN: 't2' }, envFrom: ['API_TOKEN'], readFile });
+    expect(flagged.project.functions[0].env).toEqual({ TOKEN: 't2' });
+  });
+
+  it('never a SWITCHYARD_ variable, even listed, in any case', async () => {
+    const env = { SWITCHYARD_ADMIN_KEY: 'the-admin-key', switchyard_admin_key: 'the-admin-key' };
+    const listed = await problemsOf(
+      'env_from: [SWITCHYARD_ADMIN_KEY]\nfunctions:\n  hello:\n    file: functions/hello.js\n    env:\n      K: ${env:SWITCHYARD_ADMIN_KEY}\n',
+      env,
+    );
+    expect(listed.map((p) => [p.path, p.line])).toEqual([
+      ['env_from[0]', 1],
+      ['functions.hello.env.K', 6],
+    ]);
+    expect(listed[1].message).toBe(
+      '${env:SWITCHYARD_ADMIN_KEY} is refused: SWITCHYARD_ variables configure the server (its admin key among them) and a project never reads them',
+    );
+    const viaCaller = await parseProject(
+      'functions:\n  hello:\n    file: functions/hello.js\n    env:\n      K: ${env:switchyard_admin_key}\n',
+      '/p/switchyard.yaml',
+      { env, envFrom: ['switchyard_admin_key', 'SWITCHYARD_ADMIN_KEY'], readFile },
+    ).catch((e: unknown) => e);
+    expect(viaCaller).toBeInstanceOf(ProjectError);
+    expect((viaCaller as ProjectError).problems[0].message).toMatch(/^\$\{env:switchyard_admin_key\} is refused: SWITCHYARD_ variables/);
+  });
+});
+
+describe('project file: function files stay in the project folder', () => {
+  /** A real project folder beside a folder outside it, with a symlink from one to the other. */
+  function layout() {
+    const base = mkdtempSync(join(tmpdir(), 'switchyard-confine-'));
+    mkdirSync(join(base, 'p', 'functions'), { recursive: true });
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'p', 'functions', 'ok.js'), 'export const handler = () => 1;');
+    writeFileSync(join(base, 'outside', 'secret.js'), 'export const handler = () => "secret";');
+    symlinkSync(join(base, 'outside', 'secret.js'), join(base, 'p', 'functions', 'link.js'));
+    symlinkSync(join(base, 'outside'), join(base, 'p', 'linked-dir'));
+    symlinkSync(join(base, 'p', 'functions', 'ok.js'), join(base, 'p', 'alias.js'));
+    return base;
+  }
+
+  it('refuses ../ paths, absolute paths and symlinks that lead out, naming each; reads nothing of them', async () => {
+    const base = layout();
+    const read: string[] = [];
+    const text = `functions:
+  up: { file: ../outside/secret.js }
+  absolute: { file: ${join(base, 'outside', 'secret.js')} }
+  link: { file: functions/link.js }
+  through-dir: { file: linked-dir/secret.js }
+  missing-up: { file: ../nowhere/x.js }
+  ok: { file: functions/ok.js }
+  alias: { file: alias.js }
+`;
+    const err = await parseProject(text, join(base, 'p', 'switchyard.yaml'), {
+      readFile: async (path) => (read.push(path), (await import('node:fs/promises')).readFile(path, 'utf8')),
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProjectError);
+    const byPath = Object.fromEntries((err as ProjectError).problems.map((p) => [p.path, p]));
+    expect(Object.keys(byPath).sort()).toEqual(['functions.absolute.file', 'functions.link.file', 'functions.missing-up.file', 'functions.through-dir.file', 'functions.up.file']);
+    const secret = join(base, 'outside', 'secret.js');
+    expect(byPath['functions.link.file'].message).toBe(
+      `functions/link.js is outside the project folder ${join(base, 'p')} (it resolves to ${secret}); pass --allow-outside <folder> to allow a folder outside it`,
+    );
+    expect(byPath['functions.up.file'].message).toMatch(/^\.\.\/outside\/secret\.js is outside the project folder/);
+    expect(byPath['functions.link.file'].line).toBe(4);
+    // Only the file inside was read (a symlink inside to inside is fine), by its real path, once for both functions.
+    expect(read).toEqual([join(base, 'p', 'functions', 'ok.js')]);
+  });
+
+  it('an allowed folder outside is read', async () => {
+    const base = layout();
+    const { project } = await parseProject('functions:\n  link: { file: functions/link.js }\n  up: { file: ../outside/secret.js }\n', join(base, 'p', 'switchyard.yaml'), {
+      allowOutside: [join(base, 'outside')],
+    });
+    expect(project.functions.map((f) => f.code)).toEqual(['export const handler = () => "secret";', 'export const handler = () => "secret";']);
   });
 });
 

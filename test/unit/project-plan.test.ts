@@ -20,6 +20,7 @@ let files: Record<string, string>;
 let api: FakeProjectApi;
 
 const BASE = `
+env_from: [GREETING]
 functions:
   hello:
     file: hello.js

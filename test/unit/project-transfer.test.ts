@@ -12,6 +12,7 @@ import {
   exportProject,
   importSam,
   importServerless,
+  OutsideProjectError,
   parseCfnYaml,
   parseProject,
   planProject,
@@ -151,15 +152,17 @@ describe('export', () => {
     expect(doc.webhooks.ping).toMatchObject({ target_url: 'https://example.com' });
     expect(Object.keys(exported.files).sort()).toEqual(['functions/hello.js', 'functions/typed.ts', 'switchyard.yaml']);
     expect(exported.files['functions/typed.ts']).toBe('export const handler = (): number => 1;');
+    // Each placeholder names its function (or webhook), and the file allows exactly those.
     expect(exported.env_vars).toEqual([
-      { name: 'GREETING', for: 'functions.hello.env.GREETING' },
-      { name: 'HELLO_SHARED', for: 'functions.hello.env.SHARED' },
-      { name: 'TYPED_SHARED', for: 'functions.typed.env.SHARED' },
+      { name: 'HELLO__GREETING', for: 'functions.hello.env.GREETING' },
+      { name: 'HELLO__SHARED', for: 'functions.hello.env.SHARED' },
+      { name: 'TYPED__SHARED', for: 'functions.typed.env.SHARED' },
       { name: 'WEBHOOK_PING_SECRET', for: 'webhooks.ping.secret' },
     ]);
-    expect(exported.files['switchyard.yaml']).toContain('GREETING: ${env:GREETING}');
+    expect(exported.files['switchyard.yaml']).toContain('GREETING: ${env:HELLO__GREETING}');
+    expect(doc).toMatchObject({ env_from: ['HELLO__GREETING', 'HELLO__SHARED', 'TYPED__SHARED', 'WEBHOOK_PING_SECRET'] });
 
-    const env = { GREETING: 'hi', HELLO_SHARED: 'a', TYPED_SHARED: 'b', WEBHOOK_PING_SECRET: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' };
+    const env = { HELLO__GREETING: 'hi', HELLO__SHARED: 'a', TYPED__SHARED: 'b', WEBHOOK_PING_SECRET: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' };
     const { project } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
       env,
       readFile: async (p) => exported.files[p.replace('/x/', '')],
@@ -169,7 +172,7 @@ describe('export', () => {
 
     // A placeholder set to another value is a change the plan sees.
     const { project: changed } = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
-      env: { ...env, GREETING: 'bonjour' },
+      env: { ...env, HELLO__GREETING: 'bonjour' },
       readFile: async (p) => exported.files[p.replace('/x/', '')],
     });
     expect(planProject(changed, await readServerState(api, changed)).changes).toEqual([
@@ -266,11 +269,14 @@ functions:
       handler: 'main',
       memory_mb: 1024,
       event_format: 'aws-v1',
-      env: { SECRET: '${env:SECRET}', FALLBACK: '${env:X}' },
     });
+    // A value only AWS resolves is left unset and listed, never read from the operator's environment.
+    expect(result.document.functions!.both.env).toEqual({ FALLBACK: '${env:X}' });
+    expect(result.unresolved).toEqual([{ where: 'functions.both.environment.SECRET', key: 'SECRET', value: '${ssm:/path/secret}' }]);
+    expect(result.reads).toEqual(['X']);
+    expect(result.yaml).toContain('#   - functions.both.environment.SECRET: ${ssm:/path/secret}');
     expect(result.notes.join('\n')).toMatch(/runtime python3\.12 is not JavaScript/);
     expect(result.notes.join('\n')).toMatch(/memory 3008 MB is above Switchyard's 1024 MB/);
-    expect(result.notes.join('\n')).toMatch(/\$\{ssm:\/path\/secret\} cannot be resolved/);
     expect(result.notes.join('\n')).toMatch(/sqs events are not carried/);
 
     const split = importServerless(`
@@ -351,7 +357,8 @@ functions:
 
   it('loads as a valid project', async () => {
     const { dir, result } = importFixture('serverless');
-    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { USERS_API_TOKEN: 't' } });
+    expect(result.reads).toEqual(['USERS_API_TOKEN']);
+    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { USERS_API_TOKEN: 't' }, envFrom: result.reads });
     expect(project.functions.map((f) => `${f.name} ${f.runtime} ${f.code.length > 0}`)).toEqual([
       'getUser javascript true',
       'proxy javascript true',
@@ -377,7 +384,7 @@ describe('import SAM', () => {
       HelloFunction: {
         file: 'hello-world/app.mjs',
         handler: 'lambdaHandler',
-        env: { STAGE: 'test', GREETING: 'hello from test', TABLE_ARN: '${env:TABLE_ARN}' },
+        env: { STAGE: 'test', GREETING: 'hello from test' },
         timeout_ms: 5000,
         memory_mb: 128,
         event_format: 'aws-v1',
@@ -407,9 +414,11 @@ describe('import SAM', () => {
       },
       ServerlessHttpApi: { base_path: '/', routes: [{ method: 'GET', path: '/items/{id}', function: 'ItemsFunction' }] },
     });
-    expect(result.notes).toHaveLength(3);
-    expect(result.notes[0]).toMatch(/TABLE_ARN: .*Fn::GetAtt.* read from the environment variable TABLE_ARN/);
-    expect(result.notes.slice(1)).toEqual([
+    expect(result.unresolved).toEqual([
+      { where: 'Resources.HelloFunction.Properties.Environment.Variables.TABLE_ARN', key: 'TABLE_ARN', value: '{"Fn::GetAtt":["ItemsTable","Arn"]}' },
+    ]);
+    expect(result.reads).toEqual([]);
+    expect(result.notes).toEqual([
       'Resources.ItemsFunction.Properties.Events.Paused: schedule rate(5 minutes) is disabled (Enabled: false); not carried',
       "Resources.ItemsFunction.Properties.Events.MonthEnd: cron(0 0 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
     ]);
@@ -498,7 +507,110 @@ Resources:
 
   it('loads as a valid project', async () => {
     const { dir, result } = importFixture('sam');
-    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'), { env: { TABLE_ARN: 'arn' } });
+    const { project } = await parseProject(result.yaml, join(dir, 'switchyard.yaml'));
     expect(project.functions.map((f) => f.name)).toEqual(['HelloFunction', 'ItemsFunction']);
+  });
+});
+
+describe('export placeholders', () => {
+  it('name their function (or webhook), never a SWITCHYARD_ variable, never twice, and are allowed under env_from', async () => {
+    const api = new FakeProjectApi();
+    const base = { code: 'export const handler = () => 1;', runtime: 'javascript' as const, timeout_ms: 10000, memory_mb: 128, event_format: 'switchyard' as const };
+    await api.createFunction({ ...base, name: 'orders-api', env: { DB_URL: 'postgres://x' } });
+    await api.createFunction({ ...base, name: 'switchyard-admin', env: { KEY: 'k' } });
+    await api.createFunction({ ...base, name: 'a-b', env: { K: '1' } });
+    await api.createFunction({ ...base, name: 'a_b', env: { K: '2' } });
+    const exported = await exportProject(api);
+    expect(exported.env_vars).toEqual([
+      { name: 'ORDERS_API__DB_URL', for: 'functions.orders-api.env.DB_URL' },
+      { name: 'FN_SWITCHYARD_ADMIN__KEY', for: 'functions.switchyard-admin.env.KEY' },
+      { name: 'A_B__K', for: 'functions.a-b.env.K' },
+      { name: 'A_B__K_2', for: 'functions.a_b.env.K' },
+    ]);
+    const text = exported.files['switchyard.yaml'];
+    expect(text).not.toMatch(/\$\{env:SWITCHYARD_/);
+    expect((parseYaml(text) as { env_from: string[] }).env_from).toEqual(exported.env_vars.map((v) => v.name));
+    // The file applies as written once its own variables are set, with nothing more allowed.
+    const env = { ORDERS_API__DB_URL: 'postgres://x', FN_SWITCHYARD_ADMIN__KEY: 'k', A_B__K: '1', A_B__K_2: '2' };
+    const { project } = await parseProject(text, '/x/switchyard.yaml', { env, readFile: async (p) => exported.files[p.replace('/x/', '')] });
+    expect(planProject(project, await readServerState(api, project)).changes).toEqual([]);
+  });
+});
+
+describe('generated YAML is data', () => {
+  const INJECTED = "w\nwebhooks:\n  pwned:\n    target_url: https://attacker.example/x\n    method: POST\n    payload_template: {}\n    cron: '* * * * *'\n#\r\u2028";
+
+  it('export: a webhook name with line breaks stays one name, in its key and in the comment', async () => {
+    const api = new FakeProjectApi();
+    await api.createWebhook({
+      name: INJECTED,
+      target_url: 'https://example.com/h',
+      method: 'POST',
+      headers: { authorization: 'Bearer t' },
+      payload_template: {},
+      cron: null,
+      timezone: 'UTC',
+      mock_endpoint: null,
+      events: ['e'],
+      enabled: true,
+      secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+      retry: { max_attempts: 8 },
+      timeout_ms: 15000,
+    });
+    const exported = await exportProject(api);
+    const text = exported.files['switchyard.yaml'];
+    const doc = parseYaml(text) as { webhooks: Record<string, unknown> };
+    expect(Object.keys(doc)).toEqual(['version', 'env_from', 'webhooks']);
+    expect(Object.keys(doc.webhooks)).toEqual([INJECTED]);
+    // Every line before the first key is a comment: nothing of the name became YAML.
+    const head = text.slice(0, text.indexOf('\nversion: 1'));
+    for (const line of head.split(/\r\n|\r|\n|\u2028/)) expect(line === '' || line.startsWith('#'), JSON.stringify(line)).toBe(true);
+    const env = Object.fromEntries(exported.env_vars.map((v) => [v.name, v.name.endsWith('SECRET') ? 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' : 'Bearer t']));
+    const { project } = await parseProject(text, '/x/switchyard.yaml', { env });
+    expect(project.webhooks.map((w) => w.name)).toEqual([INJECTED]);
+  });
+
+  it('import: a function name with line breaks becomes a valid name, and the note naming it stays a comment', () => {
+    const result = importServerless(`service: s\nfunctions:\n  ${JSON.stringify(INJECTED)}:\n    handler: h.handler\n`);
+    const doc = parseYaml(result.yaml) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(['version', 'functions']);
+    const names = Object.keys(doc.functions as object);
+    expect(names).toHaveLength(1);
+    expect(names[0]).toMatch(/^w-webhooks----pwned[A-Za-z0-9_-]*$/);
+    expect(result.notes[0]).toContain(JSON.stringify(INJECTED));
+    const sam = importSam(`Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties: { Handler: h.handler, FunctionName: ${JSON.stringify(INJECTED)}, Environment: { Variables: { X: !Sub ${JSON.stringify(`\${T}${INJECTED}`)} } } }\n`);
+    expect(Object.keys(parseYaml(sam.yaml) as object)).toEqual(['version', 'functions']);
+    expect(sam.unresolved.map((u) => u.key)).toEqual(['X']);
+    expect(sam.yaml).toContain('pwned');
+  });
+});
+
+describe('import refuses function files outside the folder', () => {
+  it('a ../ handler and an absolute CodeUri are refused, naming each; nothing is returned', () => {
+    const sls = (() => {
+      try {
+        return importServerless('service: s\nfunctions:\n  up: { handler: ../outside/secret.handler }\n  ok: { handler: src/ok.handler }\n');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(sls).toBeInstanceOf(OutsideProjectError);
+    expect((sls as OutsideProjectError).problems.map((p) => [p.path, p.message])).toEqual([
+      ['functions.up.handler', 'the function file ../outside/secret.js is outside the folder of the imported file; pass --allow-outside <folder> to allow a folder outside it'],
+    ]);
+    expect(() => importSam('Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties: { CodeUri: /etc, Handler: passwd.handler }\n')).toThrow(
+      /Resources\.Fn\.Properties\.CodeUri: the function file \/etc\/passwd\.js is outside/,
+    );
+    // The caller's judge (the CLI's: symlinks resolved, allowed folders) decides when given.
+    const allowed = importServerless('service: s\nfunctions:\n  up: { handler: ../outside/secret.handler }\n', { outside: () => null });
+    expect(allowed.document.functions!.up.file).toBe('../outside/secret.js');
+    expect(() => importServerless('service: s\nfunctions:\n  l: { handler: link/x.handler }\n', { outside: (p) => (p === 'link/x.js' ? '/elsewhere/x.js' : null) })).toThrow(
+      /link\/x\.js is outside the folder of the imported file \(it resolves to \/elsewhere\/x\.js\)/,
+    );
+  });
+
+  it('a duplicate key is still a YAML error (checked in linear time)', () => {
+    expect(() => parseCfnYaml('a: 1\nb: { c: 1, c: 2 }\n')).toThrow(/unique/);
+    expect(() => importServerless('service: s\nfunctions:\n  f: { handler: a.b }\n  f: { handler: c.d }\n')).toThrow(/YAML syntax: Map keys must be unique/);
   });
 });
