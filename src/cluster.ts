@@ -28,7 +28,9 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Change } from './changes.js';
 import type { Config } from './config.js';
+import { collectionsText, METRICS_MIN_INTERVAL_MS } from './metrics.js';
 import { mergeExpositions } from './metrics-merge.js';
+import { SharedCollection } from './shared-collection.js';
 import { handleStopSignals } from './stop-signals.js';
 
 const RESTART_FIRST_MS = 100;
@@ -36,9 +38,13 @@ const RESTART_MAX_MS = 10_000;
 /** A process that served this long before dying starts the backoff afresh. */
 const RESTART_RESET_AFTER_MS = 30_000;
 
-/** How long the primary waits for every process's metrics, and a process for the primary's answer. */
+/**
+ * How long the primary waits for every process's metrics, and a process for
+ * the primary's answer (which may first wait for the node's next collection,
+ * METRICS_MIN_INTERVAL_MS, then collect).
+ */
 const METRICS_COLLECT_MS = 1000;
-const METRICS_ANSWER_MS = 2000;
+const METRICS_ANSWER_MS = METRICS_MIN_INTERVAL_MS + METRICS_COLLECT_MS + 1000;
 /** How long the primary waits for the other processes to confirm a change (below SIBLING_WAIT_MS). */
 const CHANGE_CONFIRM_MS = 1000;
 
@@ -46,7 +52,10 @@ const CHANGE_CONFIRM_MS = 1000;
  * Messages between the primary and its server processes. Metrics: the process
  * that took a scrape asks (`metrics-request`), the primary asks every process
  * (`metrics-collect`), each answers its own text (`metrics-part`), the primary
- * hands them all to the asker (`metrics-parts`), which merges them.
+ * hands them all to the asker (`metrics-parts`, with how many collections the
+ * node has made), which merges them. Requests that arrive while a collection
+ * runs share it, and one starts at most once a second (shared-collection.ts):
+ * one collection at a time per node, however many scrapes.
  * Changes: a process that wrote says so (`change`), the primary hands it to
  * every other process (`change-apply`), each confirms once applied
  * (`change-applied`), and the primary tells the writer how many did not in
@@ -58,7 +67,7 @@ export type ClusterMessage =
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
   | { type: 'switchyard:metrics-part'; id: number; text: string }
-  | { type: 'switchyard:metrics-parts'; id: number; texts: string[] }
+  | { type: 'switchyard:metrics-parts'; id: number; texts: string[]; collections: number }
   | { type: 'switchyard:change'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-apply'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-applied'; id: number }
@@ -97,7 +106,7 @@ export function joinCluster(
   localMetrics: () => string,
 ): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
-  const asked = new Map<number, (texts: string[] | null) => void>();
+  const asked = new Map<number, (parts: { texts: string[]; collections: number } | null) => void>();
   let nextId = 0;
   process.on('message', (message: ClusterMessage) => {
     switch (message?.type) {
@@ -108,7 +117,7 @@ export function joinCluster(
         process.send!({ type: 'switchyard:metrics-part', id: message.id, text: localMetrics() } satisfies ClusterMessage);
         break;
       case 'switchyard:metrics-parts':
-        asked.get(message.id)?.(message.texts);
+        asked.get(message.id)?.({ texts: message.texts, collections: message.collections });
         break;
     }
   });
@@ -116,7 +125,7 @@ export function joinCluster(
   return {
     async metrics() {
       const id = nextId++;
-      const texts = await new Promise<string[] | null>((resolve) => {
+      const answer = await new Promise<{ texts: string[]; collections: number } | null>((resolve) => {
         const timer = setTimeout(() => resolve(null), METRICS_ANSWER_MS);
         asked.set(id, (t) => {
           clearTimeout(timer);
@@ -125,12 +134,13 @@ export function joinCluster(
         process.send!({ type: 'switchyard:metrics-request', id } satisfies ClusterMessage);
       });
       asked.delete(id);
-      const parts = texts ?? [localMetrics()];
+      const parts = answer?.texts ?? [localMetrics()];
       return (
         mergeExpositions(parts) +
         '# HELP switchyard_server_processes Server processes whose series this answer adds up\n' +
         '# TYPE switchyard_server_processes gauge\n' +
-        `switchyard_server_processes ${parts.length}\n`
+        `switchyard_server_processes ${parts.length}\n` +
+        (answer ? collectionsText(answer.collections) : '')
       );
     },
   };
@@ -192,9 +202,35 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     if (waiting.size === 0) done();
   };
 
-  // Metrics: collect every live process's text for the one that took the scrape.
+  // Metrics: every live process's text, gathered once for all the processes that ask meanwhile.
   const collecting = new Map<number, { texts: string[]; waiting: Set<Worker>; done: () => void }>();
   let nextCollect = 0;
+  const gatherParts = () =>
+    new Promise<string[]>((resolve) => {
+      const id = nextCollect++;
+      const waiting = new Set(live());
+      const texts: string[] = [];
+      const timer = setTimeout(() => done(), METRICS_COLLECT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        collecting.delete(id);
+        resolve(texts);
+      };
+      collecting.set(id, { texts, waiting, done });
+      for (const w of waiting) {
+        // A process on its way out cannot answer: count it as silent rather than throw.
+        if (w.isConnected()) w.send({ type: 'switchyard:metrics-collect', id } satisfies ClusterMessage);
+        else waiting.delete(w);
+      }
+      if (waiting.size === 0) done();
+    });
+  const gathering = new SharedCollection({
+    collect: gatherParts,
+    minIntervalMs: METRICS_MIN_INTERVAL_MS,
+    // Each process asks at most once at a time (its own scrapes share its request).
+    maxWaiting: Infinity,
+    refuse: () => new Error('unreachable: no bound'),
+  });
   cluster.on('message', (worker: Worker, message: ClusterMessage) => {
     if (message?.type === 'switchyard:ready') ready.add(worker);
     if (message?.type === 'switchyard:change') return relayChange(worker, message);
@@ -212,22 +248,16 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
       return;
     }
     if (message?.type !== 'switchyard:metrics-request') return;
-    const id = nextCollect++;
-    const waiting = new Set(live());
-    const texts: string[] = [];
-    const timer = setTimeout(() => done(), METRICS_COLLECT_MS);
-    const done = () => {
-      clearTimeout(timer);
-      collecting.delete(id);
-      if (worker.isConnected()) worker.send({ type: 'switchyard:metrics-parts', id: message.id, texts } satisfies ClusterMessage);
-    };
-    collecting.set(id, { texts, waiting, done });
-    for (const w of waiting) {
-      // A process on its way out cannot answer: count it as silent rather than throw.
-      if (w.isConnected()) w.send({ type: 'switchyard:metrics-collect', id } satisfies ClusterMessage);
-      else waiting.delete(w);
-    }
-    if (waiting.size === 0) done();
+    void gathering.get().then((texts) => {
+      if (worker.isConnected()) {
+        worker.send({
+          type: 'switchyard:metrics-parts',
+          id: message.id,
+          texts,
+          collections: gathering.collections,
+        } satisfies ClusterMessage);
+      }
+    });
   });
 
   cluster.on('exit', (worker, code, signal) => {

@@ -3,7 +3,7 @@
  * that reads process.env; everything else receives the resolved object.
  */
 import { availableParallelism, totalmem } from 'node:os';
-import { ConfigError } from './errors.js';
+import { ConfigError, type ResourceLimits } from './errors.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
 export interface ListenAddress {
@@ -27,6 +27,10 @@ export interface Config {
   originNote: string | null;
   databaseUrl: string;
   adminKey: string | null;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken: string | null;
+  /** How many functions, APIs and webhooks the server holds at most, and routes per API. */
+  limits: ResourceLimits;
   allowPrivateTargets: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** JSON lines (fast, for machines) or pino-pretty's lines (for people at a terminal). */
@@ -156,7 +160,14 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--admin-key',
     default: null,
     defaultText: 'none',
-    help: 'When set, every management call needs Authorization: Bearer <key>.',
+    help: 'When set, every management call needs Authorization: Bearer <key>. With a non-loopback HOST: at least 16 characters, and wrong keys are slowed per client address.',
+  },
+  {
+    env: 'SWITCHYARD_METRICS_TOKEN',
+    flag: '--metrics-token',
+    default: null,
+    defaultText: 'none (GET /metrics is public)',
+    help: 'When set, GET /metrics needs Authorization: Bearer <token>. With a non-loopback HOST: at least 16 characters.',
   },
   {
     env: 'SWITCHYARD_ALLOW_PRIVATE_TARGETS',
@@ -219,6 +230,20 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--delivery-retention-days',
     default: '30',
     help: 'Finished webhook deliveries older than this are pruned.',
+  },
+  {
+    env: 'SWITCHYARD_MAX_FUNCTIONS',
+    flag: '--max-functions',
+    default: '10000',
+    help: 'Functions the server holds at most; creating one more answers 409 limit_reached.',
+  },
+  { env: 'SWITCHYARD_MAX_APIS', flag: '--max-apis', default: '10000', help: 'APIs the server holds at most.' },
+  { env: 'SWITCHYARD_MAX_WEBHOOKS', flag: '--max-webhooks', default: '10000', help: 'Webhooks the server holds at most.' },
+  {
+    env: 'SWITCHYARD_MAX_ROUTES_PER_API',
+    flag: '--max-routes-per-api',
+    default: '1000',
+    help: 'Routes one API has at most.',
   },
   {
     env: 'SWITCHYARD_DEMO',
@@ -337,6 +362,9 @@ function count(env: Env, name: string, min: number, max: number): number {
   }
 }
 
+/** Shortest admin key or metrics token accepted when HOST is reachable from other machines. */
+export const MIN_REMOTE_KEY_LENGTH = 16;
+
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
@@ -378,6 +406,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   const host = raw(merged, 'HOST')!;
   const port = int(merged, 'PORT', 0, 65535);
   const adminKey = raw(merged, 'SWITCHYARD_ADMIN_KEY');
+  const metricsToken = raw(merged, 'SWITCHYARD_METRICS_TOKEN');
   const adminAddress = listenAddress(merged, 'SWITCHYARD_ADMIN_ADDRESS', host);
   if (adminAddress && adminAddress.port !== 0 && adminAddress.port === port && adminAddress.host === host) {
     throw new ConfigError(`SWITCHYARD_ADMIN_ADDRESS must differ from HOST and PORT (${host}:${port}), got "${merged.SWITCHYARD_ADMIN_ADDRESS}"`);
@@ -389,6 +418,22 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     throw new ConfigError(
       `${setting} is reachable from other machines: set SWITCHYARD_ADMIN_KEY so the management API is not open to them`,
     );
+  }
+  // Where other machines can send keys (either listener), a short key falls to a patient guesser even at
+  // the slowed rate (src/http/failed-attempts.ts): the admin key and the metrics token must be long.
+  const exposedBy = !isLoopbackHost(host)
+    ? `HOST=${host}`
+    : adminAddress && !isLoopbackHost(adminAddress.host)
+      ? `SWITCHYARD_ADMIN_ADDRESS=${merged.SWITCHYARD_ADMIN_ADDRESS}`
+      : null;
+  if (exposedBy) {
+    for (const [name, value] of [['SWITCHYARD_ADMIN_KEY', adminKey], ['SWITCHYARD_METRICS_TOKEN', metricsToken]] as const) {
+      if (value !== null && value.length < MIN_REMOTE_KEY_LENGTH) {
+        throw new ConfigError(
+          `${name} must be at least ${MIN_REMOTE_KEY_LENGTH} characters when ${exposedBy} is reachable from other machines, got ${value.length} (one way: openssl rand -hex 24)`,
+        );
+      }
+    }
   }
   const metricsListener = oneOf(merged, 'SWITCHYARD_METRICS_LISTENER', ['public', 'admin'] as const)!;
   if (metricsListener === 'admin' && !adminAddress) {
@@ -424,6 +469,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
           'and management API on their own listener (docs/security.md, "Origins")',
     databaseUrl,
     adminKey,
+    metricsToken,
+    limits: Object.freeze({
+      functions: int(merged, 'SWITCHYARD_MAX_FUNCTIONS', 1, 1_000_000),
+      apis: int(merged, 'SWITCHYARD_MAX_APIS', 1, 1_000_000),
+      webhooks: int(merged, 'SWITCHYARD_MAX_WEBHOOKS', 1, 1_000_000),
+      routes: int(merged, 'SWITCHYARD_MAX_ROUTES_PER_API', 1, 100_000),
+    }),
     // The demo's webhook calls the gateway itself on loopback (the CLI says so at start).
     allowPrivateTargets: bool(merged, 'SWITCHYARD_ALLOW_PRIVATE_TARGETS') || demo,
     logLevel: oneOf(merged, 'LOG_LEVEL', LOG_LEVELS)!,

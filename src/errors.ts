@@ -32,8 +32,88 @@ export const jsonTooDeep = (field: string) =>
 export class UnauthorizedError extends SwitchyardError {
   readonly code = 'unauthorized';
   readonly status = 401;
-  constructor() {
-    super('Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>');
+  constructor(message = 'Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>') {
+    super(message);
+  }
+}
+
+/** An error whose answer carries `Retry-After` (seconds): the handlers set the header from it. */
+export interface RetryLater {
+  readonly retryAfterS: number;
+}
+
+/** Too many wrong keys from one address: no key is checked from it until `retryAfterS` have passed. */
+export class TooManyFailedAttemptsError extends SwitchyardError implements RetryLater {
+  readonly code = 'too_many_failed_attempts';
+  readonly status = 429;
+  constructor(readonly retryAfterS: number) {
+    super(`Too many wrong keys from this address; no key is checked from it for ${retryAfterS} s`, {
+      retry_after_s: retryAfterS,
+    });
+  }
+}
+
+/**
+ * A server without an admin key answers its management API and dashboard only
+ * under a loopback name: a DNS name an attacker controls can point at
+ * 127.0.0.1 (DNS rebinding), but it still arrives as that name in `Host`.
+ */
+export class HostNotAllowedError extends SwitchyardError {
+  readonly code = 'host_not_allowed';
+  readonly status = 421;
+  constructor(host: string) {
+    super(
+      `Host '${host.slice(0, 100)}' is not a loopback name: a server without SWITCHYARD_ADMIN_KEY answers only ` +
+        'localhost, *.localhost, 127.0.0.0/8 and [::1]; set SWITCHYARD_ADMIN_KEY to serve it under other names',
+      { host: host.slice(0, 100) },
+    );
+  }
+}
+
+/** A page of another origin asked a server without an admin key to act (its browser said so in `Origin` or `Sec-Fetch-Site`). */
+export class CrossOriginRefusedError extends SwitchyardError {
+  readonly code = 'cross_origin_refused';
+  readonly status = 403;
+  constructor(from: string) {
+    super(
+      `Refused a cross-site request (${from.slice(0, 120)}): a server without SWITCHYARD_ADMIN_KEY answers its management ` +
+        'API only to its own pages and to clients that send no Origin (curl, scripts)',
+    );
+  }
+}
+
+/** The configurable bounds on what the store holds, by the setting that raises each. */
+export const LIMIT_SETTINGS = {
+  functions: 'SWITCHYARD_MAX_FUNCTIONS',
+  apis: 'SWITCHYARD_MAX_APIS',
+  webhooks: 'SWITCHYARD_MAX_WEBHOOKS',
+  routes: 'SWITCHYARD_MAX_ROUTES_PER_API',
+} as const;
+export type LimitName = keyof typeof LIMIT_SETTINGS;
+/** The bounds themselves (`routes`: per API). */
+export type ResourceLimits = Record<LimitName, number>;
+
+/** A creation past a configured bound (LIMIT_SETTINGS): nothing was written. */
+export class LimitReachedError extends SwitchyardError {
+  readonly code = 'limit_reached';
+  readonly status = 409;
+  constructor(limit: LimitName, max: number) {
+    const what = limit === 'routes' ? `an API has ${max} routes` : `this server holds ${max} ${limit}`;
+    super(`Limit reached: ${what}, the most ${LIMIT_SETTINGS[limit]} allows; delete some or raise the setting`, {
+      limit,
+      max,
+      setting: LIMIT_SETTINGS[limit],
+    });
+  }
+}
+
+/** Every slot for a scrape waiting on the shared collection of /metrics is taken. */
+export class TooManyScrapesError extends SwitchyardError implements RetryLater {
+  readonly code = 'too_many_scrapes';
+  readonly status = 503;
+  readonly retryAfterS = 1;
+  constructor(max: number) {
+    super(`${max} scrapes of /metrics already wait for the next collection; try again in a second`, { max });
   }
 }
 

@@ -5,7 +5,24 @@
  * stay a map lookup; label sets are cached as joined strings.
  */
 
+import { TooManyScrapesError } from './errors.js';
+import { SharedCollection } from './shared-collection.js';
+
 type Labels = Record<string, string>;
+
+/** A node collects its metrics at most this often, however many scrapes come. */
+export const METRICS_MIN_INTERVAL_MS = 1000;
+/** Scrapes of one server process waiting for a collection at once, at most; the next gets a 503. */
+export const MAX_WAITING_SCRAPES = 4;
+
+/** The collections counter of an answer: this process's own, or the cluster primary's for the node. */
+export function collectionsText(collections: number): string {
+  return (
+    '# HELP switchyard_metrics_collections_total Collections of this node\'s metrics for GET /metrics (scrapes that arrive together share one)\n' +
+    '# TYPE switchyard_metrics_collections_total counter\n' +
+    `switchyard_metrics_collections_total ${collections}\n`
+  );
+}
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -183,7 +200,14 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     limits: (): Iterable<readonly [string, number]> => [],
     pending: [] as Array<readonly [string, number]>,
   };
-  let exposition = async () => registry.render();
+  // GET /metrics: scrapes share one collection, at most one a second, at most MAX_WAITING_SCRAPES waiting (shared-collection.ts).
+  const local: SharedCollection<string> = new SharedCollection({
+    collect: async () => registry.render() + collectionsText(local.collections),
+    minIntervalMs: METRICS_MIN_INTERVAL_MS,
+    maxWaiting: MAX_WAITING_SCRAPES,
+    refuse: () => new TooManyScrapesError(MAX_WAITING_SCRAPES),
+  });
+  let scrapes = local;
   registry.register(
     new Gauge(
       'switchyard_clock_offset_seconds',
@@ -192,11 +216,22 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     ),
   );
   return {
-    /** What GET /metrics answers: this process's series, or the whole node's after answerWith (cluster.ts). */
-    exposition: () => exposition(),
-    /** In a server process of a cluster: GET /metrics answers what `collect` gathers from every process. */
+    /**
+     * What GET /metrics answers: this process's series, or the whole node's after answerWith (cluster.ts).
+     * Rejects with TooManyScrapesError past MAX_WAITING_SCRAPES waiting.
+     */
+    exposition: () => scrapes.get(),
+    /**
+     * In a server process of a cluster: GET /metrics answers what `collect` gathers from every process.
+     * The primary paces the node's collections; here scrapes only share the one in flight.
+     */
     answerWith(collect: () => Promise<string>) {
-      exposition = collect;
+      scrapes = new SharedCollection({
+        collect,
+        minIntervalMs: 0,
+        maxWaiting: MAX_WAITING_SCRAPES,
+        refuse: () => new TooManyScrapesError(MAX_WAITING_SCRAPES),
+      });
     },
     queue,
     deliveries: registry.register(

@@ -4,12 +4,12 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ChangeBus, type Siblings } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import { isClusterWorker, type ClusterMessage } from './cluster.js';
-import type { Config, ListenAddress } from './config.js';
+import { isLoopbackHost, type Config, type ListenAddress } from './config.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { FunctionService } from './functions/service.js';
@@ -17,6 +17,8 @@ import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { RunDepths } from './hops.js';
 import { registerAdminAuth } from './http/auth.js';
+import { FailedAttempts } from './http/failed-attempts.js';
+import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { OWN_ORIGIN_HEADERS } from './http/common.js';
 import { createInvokeHandler } from './http/invoke.js';
@@ -62,6 +64,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let clock: Clock | undefined;
   const store = await openStore(config.databaseUrl, {
     logRetention: config.logRetention,
+    limits: config.limits,
     now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
   });
   clock = await chooseClock(config, store, log);
@@ -203,10 +206,30 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   registerErrorHandling(app);
   registerJsonBodyParser(app);
-  registerAdminAuth(app, config.adminKey);
+  // Wrong keys are slowed only where other machines can send them, on either listener (failed-attempts.ts).
+  const exposed = !isLoopbackHost(config.host) || (config.adminAddress !== null && !isLoopbackHost(config.adminAddress.host));
+  const attempts = exposed ? new FailedAttempts() : null;
+  if (config.adminKey) registerAdminAuth(app, config.adminKey, attempts);
+  else {
+    // Without a key the management API's listener keeps to this machine's pages (keyless-guard.ts). A public
+    // listener of its own that other machines reach brings Fastify only the probes and /metrics, public there.
+    const publicReachable = config.adminAddress !== null && !isLoopbackHost(config.host);
+    registerKeylessGuard(app, (request) => !publicReachable || arrivedOn(request) === adminServer);
+  }
   await registerManagementApi(
     app,
-    { store, metrics, functions, apis, webhooks: webhooks.service, events, invocations, background, stats },
+    {
+      store,
+      metrics,
+      functions,
+      apis,
+      webhooks: webhooks.service,
+      events,
+      invocations,
+      background,
+      stats,
+      metricsAccess: { token: config.metricsToken, attempts },
+    },
     { secured: config.adminKey !== null },
     invokeOriginOf({
       publicUrl: config.publicUrl,
@@ -275,6 +298,11 @@ function clusterSiblings(log: Logger): Siblings {
     onLate: (missing) =>
       log.warn({ missing }, 'not every server process of this node confirmed a change in time; the write answered anyway'),
   });
+}
+
+/** The listener a request came in on (node sets `server` on every socket it accepts, in cluster workers too). */
+function arrivedOn(request: FastifyRequest): unknown {
+  return (request.raw.socket as { server?: unknown }).server;
 }
 
 /**

@@ -16,8 +16,21 @@ export type Route =
   | { view: 'events' }
   | { view: 'not-found'; path: string };
 
+/** A segment as written, or null when its percent-escapes are malformed (`%E0%A4%A`). */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const raw = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const decoded = raw.map(decodeSegment);
+  // A link anyone can type must never throw out of the router (the page would stay blank): it finds nothing.
+  if (decoded.includes(null)) return { view: 'not-found', path: raw.join('/') };
+  const parts = decoded as string[];
   const [first, second] = parts;
   if (parts.length === 0 || (first === 'overview' && !second)) return { view: 'overview' };
   if (first === 'functions') {

@@ -138,6 +138,15 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
     out.info(`Dashboard: ${service.adminUrl}/`);
     if (config.originNote) out.info(out.paintErr('yellow', `warning: ${config.originNote}`));
+    if (!adminKey) {
+      // Said once at start: a browser on another name (a tunnel, a LAN address) is refused, and this says why.
+      out.info(
+        out.paintErr(
+          'dim',
+          'No admin key: the API and dashboard answer only under loopback names (localhost, 127.0.0.1, [::1]) and only to this server\'s own pages; other sites are refused. Set SWITCHYARD_ADMIN_KEY to serve other names.',
+        ),
+      );
+    }
     return service;
   } catch (err) {
     throw new CommandFailedError('start_failed', describeStartupFailure(err, config).line);

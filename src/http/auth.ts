@@ -9,11 +9,12 @@
  * serves answer without the key: a 404, or a 405 listing the methods of a
  * management path, which reveals only the documented route table, never data.
  * The invocation endpoint is served ahead of Fastify (server.ts) and is public
- * by design.
+ * by design. Wrong keys are slowed per client address (failed-attempts.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { UnauthorizedError } from '../errors.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TooManyFailedAttemptsError, UnauthorizedError } from '../errors.js';
+import type { FailedAttempts } from './failed-attempts.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,10 +39,34 @@ export function keyMatches(header: string | undefined, key: string): boolean {
   return timingSafeEqual(digest(header.slice(scheme[0].length).trim()), digest(key));
 }
 
-export function registerAdminAuth(app: FastifyInstance, adminKey: string | null): void {
+/**
+ * Checks `Authorization: Bearer <expected>` on a request, slowed per address
+ * by `attempts` when given (failed-attempts.ts): a spent address gets the 429
+ * before its key is compared. Throws `refusal()` when the key is missing or wrong.
+ */
+export function checkBearer(
+  request: FastifyRequest,
+  expected: string,
+  attempts: FailedAttempts | null,
+  refusal: () => Error = () => new UnauthorizedError(),
+): void {
+  const header = request.headers.authorization;
+  if (!header) throw refusal();
+  const address = request.socket.remoteAddress ?? '';
+  if (attempts) {
+    const wait = attempts.waitSeconds(address);
+    if (wait > 0) throw new TooManyFailedAttemptsError(wait);
+  }
+  if (keyMatches(header, expected)) return;
+  attempts?.failed(address);
+  throw refusal();
+}
+
+/** `attempts`: the per-address budget of wrong keys, or null for none (a loopback server). */
+export function registerAdminAuth(app: FastifyInstance, adminKey: string | null, attempts: FailedAttempts | null = null): void {
   if (!adminKey) return;
   app.addHook('onRequest', async function requireAdminKey(request) {
     if (request.is404 || request.routeOptions.config.public === true) return;
-    if (!keyMatches(request.headers.authorization, adminKey)) throw new UnauthorizedError();
+    checkBearer(request, adminKey, attempts);
   });
 }

@@ -12,7 +12,6 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFoundError } from '../errors.js';
-import { PUBLIC_ROUTE } from './auth.js';
 import { OWN_ORIGIN_HEADERS, originOf, type InvokeOrigin } from './common.js';
 
 /** dist/http/dashboard.js -> dist/dashboard/ (the build's output folder). */
@@ -91,6 +90,13 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply.headers(OWN_ORIGIN_HEADERS).header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');
 }
 
+/**
+ * Public, and opened by links from anywhere (keyless-guard.ts: only the page's
+ * own calls to the API must be same-origin); still only under a loopback
+ * `Host` on a server without an admin key.
+ */
+const PAGE_ROUTE = { config: { public: true, crossSite: true } } as const;
+
 export function registerDashboardRoutes(app: FastifyInstance, invokeOrigin: InvokeOrigin = originOf, dir: string = DEFAULT_DIR): void {
   let built: Built | null = null;
   // Read on first use, and again while there is none, so a build made after start is picked up.
@@ -99,7 +105,7 @@ export function registerDashboardRoutes(app: FastifyInstance, invokeOrigin: Invo
   app.get(
     '/',
     {
-      ...PUBLIC_ROUTE,
+      ...PAGE_ROUTE,
       schema: {
         tags: ['operations'],
         operationId: 'dashboard',
@@ -133,7 +139,7 @@ export function registerDashboardRoutes(app: FastifyInstance, invokeOrigin: Invo
   // API clients have no use for them (the page at `/` names them).
   app.get<{ Params: { file: string } }>(
     '/assets/:file',
-    { ...PUBLIC_ROUTE, schema: { hide: true } },
+    { ...PAGE_ROUTE, schema: { hide: true } },
     async function dashboardAsset(request, reply) {
       const asset = current()?.assets.get(request.params.file);
       if (!asset) throw new NotFoundError('not_found', `No such dashboard file: ${request.params.file}`);

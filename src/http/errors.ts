@@ -135,6 +135,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(function handleError(error: FastifyError & { field?: string }, request: FastifyRequest, reply) {
     if (error instanceof SwitchyardError) {
       if (error instanceof MethodNotAllowedError) reply.header('allow', error.allow.join(', '));
+      if ('retryAfterS' in error && typeof error.retryAfterS === 'number') reply.header('retry-after', String(error.retryAfterS));
       if (error.status >= 500) request.log.error({ err: error }, error.message);
       return sendError(reply, error.status, error.code, error.message, error.details);
     }

@@ -29,7 +29,8 @@ export function cursorQuery(what: string) {
     },
     ping_ms: {
       type: 'string',
-      pattern: '^[0-9]{3,5}$',
+      // 100 to 99999 written plainly: no leading zero (`000`, `0100`), digits only.
+      pattern: '^[1-9][0-9]{2,4}$',
       description: 'Interval of the `: ping` keep-alive comments in milliseconds, 100 to 99999 (default 15000)',
     },
   } as const;

@@ -20,7 +20,7 @@ import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
-import { registerOpsRoutes } from './ops.js';
+import { registerOpsRoutes, type MetricsAccess } from './ops.js';
 import { registerSchemas } from './schemas.js';
 import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
@@ -38,6 +38,8 @@ export interface ManagementDeps {
   background: FunctionInvocations;
   /** Per-minute statistics (`GET /api/stats`). */
   stats: Stats;
+  /** Who may read /metrics (default: anyone). */
+  metricsAccess?: MetricsAccess;
 }
 
 /** `invokeOrigin`: where callers reach invocations (listeners.ts); by default their own origin. */
@@ -49,7 +51,7 @@ export async function registerManagementApi(
 ): Promise<void> {
   registerSchemas(app);
   await app.register(swagger, swaggerOptions(doc));
-  registerOpsRoutes(app, deps.store, deps.metrics);
+  registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
   registerDashboardRoutes(app, invokeOrigin);
   registerFunctionRoutes(app, deps.functions, deps.background);
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });

@@ -1,18 +1,32 @@
 /**
  * Operational endpoints: liveness, readiness (the store answers) and metrics.
- * They are public (no admin key): probes and scrapers carry no credentials.
+ * They need no admin key: probes and scrapers carry none. The probes answer
+ * under any `Host` (keyless-guard.ts); `/metrics` can ask for its own token
+ * (`SWITCHYARD_METRICS_TOKEN`), and its scrapes share one collection at a
+ * time (metrics.ts). `registerMetricsRoute` mounts `/metrics` alone, for a
+ * listener of its own.
  */
 import type { FastifyInstance } from 'fastify';
+import { UnauthorizedError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { Store } from '../store/store.js';
-import { PUBLIC_ROUTE } from './auth.js';
+import { checkBearer, PUBLIC_ROUTE } from './auth.js';
+import type { FailedAttempts } from './failed-attempts.js';
 import { ref } from './schemas.js';
 
-export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: Metrics): void {
+/** Who may read /metrics: anyone (token null), or who sends the token; wrong tokens count as wrong keys. */
+export interface MetricsAccess {
+  token: string | null;
+  attempts: FailedAttempts | null;
+}
+
+const PROBE_ROUTE = { config: { public: true, anyHost: true } } as const;
+
+export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: Metrics, access?: MetricsAccess): void {
   app.get(
     '/healthz',
     {
-      ...PUBLIC_ROUTE,
+      ...PROBE_ROUTE,
       schema: {
         tags: ['operations'],
         operationId: 'healthz',
@@ -29,7 +43,7 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
   app.get(
     '/readyz',
     {
-      ...PUBLIC_ROUTE,
+      ...PROBE_ROUTE,
       schema: {
         tags: ['operations'],
         operationId: 'readyz',
@@ -52,24 +66,48 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
     },
   );
 
+  registerMetricsRoute(app, metrics, access);
+}
+
+const metricsRefusal = () =>
+  new UnauthorizedError('Missing or wrong metrics token: send Authorization: Bearer <SWITCHYARD_METRICS_TOKEN>');
+
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, access: MetricsAccess = { token: null, attempts: null }): void {
+  const { token, attempts } = access;
   app.get(
     '/metrics',
     {
       ...PUBLIC_ROUTE,
+      ...(token === null
+        ? {}
+        : {
+            onRequest: async function requireMetricsToken(request) {
+              checkBearer(request, token, attempts, metricsRefusal);
+            },
+          }),
       schema: {
         tags: ['operations'],
         operationId: 'metrics',
         security: [],
         summary: 'Prometheus metrics',
+        description:
+          'Public unless SWITCHYARD_METRICS_TOKEN is set (then `Authorization: Bearer <token>`). Scrapes that arrive together ' +
+          'share one collection, and a collection starts at most once a second; past 4 waiting scrapes, 503 too_many_scrapes.',
         response: {
           200: {
             description: 'Prometheus text exposition format 0.0.4',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
+          401: { description: 'SWITCHYARD_METRICS_TOKEN is set and the request lacks it', ...ref('Error') },
+          403: { description: 'Without an admin key: a request from a page of another origin', ...ref('Error') },
+          421: { description: 'Without an admin key: a Host that is not a loopback name', ...ref('Error') },
+          429: { description: 'Too many wrong tokens or keys from this address', ...ref('Error') },
+          503: { description: 'Too many scrapes wait already (too_many_scrapes; Retry-After: 1)', ...ref('Error') },
         },
       },
     },
     async function metricsText(_request, reply) {
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.exposition());
-  });
+      return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.exposition());
+    },
+  );
 }

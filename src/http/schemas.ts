@@ -535,28 +535,31 @@ export const orDryRun = (name: ComponentName, description: string) =>
   ({ description: `${description}; with \`?dry_run=true\`, a DryRun`, anyOf: [ref(name), ref('DryRun')] }) as const;
 
 const errorRef = ref('Error');
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 414 | 415 | 500 | 503 | 508;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 421 | 429 | 500 | 503 | 508;
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'Invalid request (the message and `details.field` name the field)',
   401: 'Missing or wrong admin key',
+  403: 'Without an admin key: a request from a page of another origin (cross_origin_refused)',
   404: 'Not found',
   409: 'Conflict',
   413: 'Request body larger than the limit',
   414: 'A path segment is too long',
   415: 'The body is not JSON',
+  421: 'Without an admin key: a Host that is not a loopback name (host_not_allowed)',
+  429: 'Too many wrong admin keys from this address (too_many_failed_attempts; Retry-After says when to try again)',
   500: 'Internal error (see the server log for the request id)',
   503: 'The database does not answer, or the server is shutting down',
   508: 'The request is part of a chain of runs past 16 hops (`Switchyard-Depth`): a loop',
 };
 
 /**
- * Error answers of an operation. Every operation can answer 400, 401, 500 and
- * 503; `extra` adds the ones it has besides (404 and 414 with a path
- * parameter, 413 and 415 with a body, 409 for conflicts).
+ * Error answers of an operation. Every operation can answer 400, 401, 403,
+ * 421, 429, 500 and 503; `extra` adds the ones it has besides (404 and 414
+ * with a path parameter, 413 and 415 with a body, 409 for conflicts).
  */
 export function errors(...extra: ErrorStatus[]): Record<number, { description: string; $ref: string }> {
   const out: Record<number, { description: string; $ref: string }> = {};
-  for (const status of [400, 401, ...extra, 500, 503] as ErrorStatus[]) {
+  for (const status of [400, 401, 403, ...extra, 421, 429, 500, 503] as ErrorStatus[]) {
     out[status] = { description: ERROR_TEXT[status], ...errorRef };
   }
   return out;

@@ -17,6 +17,7 @@ import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { PROJECT_DEFAULTS } from './defaults.js';
 import { exportTriggers } from './function-triggers.js';
+import { hasMaskedCredential } from '../webhooks/masking.js';
 
 export interface ExportedProject {
   /** Relative path -> content: `switchyard.yaml` and `functions/<name>.<js|ts>`. */
@@ -158,6 +159,10 @@ function webhookEntry(
   const wd = PROJECT_DEFAULTS.webhook;
   const target = apiTarget(w.target_url, invokeUrls);
   const entry: Record<string, unknown> = target ? { target } : { target_url: w.target_url };
+  if (!target && hasMaskedCredential(w.target_url)) {
+    // Its credentials were masked: the real URL comes from the environment, like a masked header.
+    entry.target_url = placeholders.add(envName('WEBHOOK', w.name, 'TARGET_URL'), `webhooks.${w.name}.target_url`);
+  }
   entry.method = w.method;
   if (Object.keys(w.headers).length > 0) {
     const headers: Record<string, string> = {};

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
+import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, type DestinationLookup } from './function-triggers.js';
 import {
   ProjectError,
@@ -115,7 +116,10 @@ export function webhookChanges(
     if (!same(a, b)) fields.push(field);
   };
   // An API the server lacks gets a new invoke URL: the target changes.
-  check('target_url', webhookTargetUrl(hook, invokeUrlOf) ?? null, current.target_url);
+  // The server shows the URL's credentials masked (and compared them itself: writeOnly).
+  const targetUrl = webhookTargetUrl(hook, invokeUrlOf) ?? null;
+  if (writeOnly.includes('target_url')) fields.push('target_url');
+  else check('target_url', targetUrl === null ? null : maskUrl(targetUrl), current.target_url);
   check('method', hook.method, current.method);
   if (writeOnly.includes('headers') || !same(sortedKeys(hook.headers), sortedKeys(current.headers))) fields.push('headers');
   else {

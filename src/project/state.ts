@@ -6,6 +6,7 @@
  */
 import type { ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook } from './api.js';
 import type { Project } from './types.js';
+import { maskUrl } from '../webhooks/masking.js';
 
 export interface ServerState {
   functions: RemoteFunction[];
@@ -13,7 +14,7 @@ export interface ServerState {
   webhooks: RemoteWebhook[];
   /** Names of functions whose env values (same keys) differ from the file's. */
   env_differs: string[];
-  /** Webhook name -> write-only fields (`headers`, `secret`) whose values differ from the file's. */
+  /** Webhook name -> write-only fields (`headers`, `secret`, credentials of `target_url`) whose values differ from the file's. */
   write_only_differs: Record<string, string[]>;
 }
 
@@ -38,14 +39,17 @@ export async function readServerState(api: ProjectApi, desired?: Project): Promi
     const matches = webhooks.filter((w) => w.name === hook.name);
     if (matches.length !== 1) continue;
     const current = matches[0];
-    const body: { headers?: Record<string, string>; secret?: string } = {};
+    const body: { headers?: Record<string, string>; secret?: string; target_url?: string } = {};
+    // Credentials in the URL come back masked: when the rest matches, the server compares them.
+    const url = hook.target_url;
+    if (url !== null && maskUrl(url) !== url && maskUrl(url) === current.target_url) body.target_url = url;
     if (Object.keys(hook.headers).length > 0 && sameKeys(Object.keys(hook.headers), Object.keys(current.headers))) {
       body.headers = hook.headers;
     }
     if (hook.secret && hook.secret !== 'generate' && current.has_secret) body.secret = hook.secret;
     if (Object.keys(body).length === 0) continue;
     const check = await api.checkWebhook(body, current.id);
-    const differs = check.changes.filter((c) => c === 'headers' || c === 'secret');
+    const differs = check.changes.filter((c) => c === 'headers' || c === 'secret' || c === 'target_url');
     if (differs.length > 0) state.write_only_differs[hook.name] = differs;
   }
   return state;

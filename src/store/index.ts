@@ -2,7 +2,7 @@
  * Picks the Store implementation from DATABASE_URL. Callers only see `Store`;
  * a backend is one folder here plus one entry in BACKENDS.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ResourceLimits } from '../errors.js';
 import type { Store } from './store.js';
 
 export type { Store } from './store.js';
@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   logRetention?: number;
   /** Clock for stored timestamps; tests pass a fake one. */
   now?: () => Date;
+  /** Bounds on functions, APIs, webhooks and routes per API (Config.limits); unbounded when absent. */
+  limits?: ResourceLimits;
 }
 
 type Opener = (rest: string, url: string, opts: OpenStoreOptions) => Promise<Store>;

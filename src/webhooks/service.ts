@@ -12,7 +12,7 @@ import { firstFire } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from './engine.js';
-import { maskHeaders, unmaskHeaders } from './masking.js';
+import { maskHeaders, maskUrl, unmaskHeaders, unmaskUrl } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
 import {
   HEALTH_WINDOW,
@@ -54,12 +54,12 @@ export interface WebhookInput {
 
 export type WebhookUpdate = Partial<WebhookInput>;
 
-/** A webhook as the API shows it: `secret` never, sensitive header values masked (masking.ts). */
+/** A webhook as the API shows it: `secret` never, sensitive header values and URL credentials masked (masking.ts). */
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}) {
   return {
     id: w.id,
     name: w.name,
-    target_url: w.targetUrl,
+    target_url: maskUrl(w.targetUrl),
     method: w.method,
     headers: maskHeaders(w.headers),
     payload_template: w.payloadTemplate,
@@ -91,7 +91,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
   };
 }
 
-/** A delivery as the API shows it: sensitive header values of its request and response masked. */
+/** A delivery as the API shows it: sensitive header values of its request and response, and its URL's credentials, masked. */
 export function deliveryView(d: Delivery) {
   return {
     id: d.id,
@@ -103,7 +103,7 @@ export function deliveryView(d: Delivery) {
     scheduled_for: d.scheduledFor,
     next_attempt_at: d.nextAttemptAt,
     attempts: d.attempts.map(attemptView),
-    request: d.request && { ...d.request, headers: maskHeaders(d.request.headers) },
+    request: d.request && { ...d.request, url: maskUrl(d.request.url), headers: maskHeaders(d.request.headers) },
     response: maskedResponse(d.response),
     created_at: d.createdAt,
     completed_at: d.completedAt,
@@ -255,10 +255,11 @@ export class WebhookService {
 
   private async prepareCreate(input: WebhookInput): Promise<{ fields: NewWebhook; reveal?: string }> {
     const headers = unmaskHeaders(input.headers ?? {});
+    const targetUrl = unmaskUrl(input.target_url);
     const cron = input.cron ?? null;
     const timezone = input.timezone ?? WEBHOOK_DEFAULTS.timezone;
     const enabled = input.enabled ?? true;
-    this.checkTarget(input.target_url);
+    this.checkTarget(targetUrl);
     this.checkHeaders(headers);
     this.checkSchedule(cron, timezone);
     if (input.mock_endpoint) await this.checkMock(input.mock_endpoint);
@@ -267,7 +268,7 @@ export class WebhookService {
     const secret = this.resolveSecret(input.secret);
     const fields: NewWebhook = {
       name: input.name,
-      targetUrl: input.target_url,
+      targetUrl,
       method: input.method,
       headers,
       payloadTemplate: input.payload_template,
@@ -330,8 +331,9 @@ export class WebhookService {
     }
     if (input.name !== undefined) patch.name = input.name;
     if (input.target_url !== undefined) {
-      this.checkTarget(input.target_url);
-      patch.targetUrl = input.target_url;
+      // The URL sent back as the API showed it (credentials masked) keeps the stored one.
+      patch.targetUrl = unmaskUrl(input.target_url, current.targetUrl);
+      this.checkTarget(patch.targetUrl);
     }
     if (input.method !== undefined) patch.method = input.method;
     if (input.payload_template !== undefined) patch.payloadTemplate = input.payload_template;

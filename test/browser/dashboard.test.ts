@@ -318,6 +318,20 @@ suite('dashboard in Chromium', () => {
       await other.getByText('No functions yet.').waitFor();
       expect(await other.getByRole('textbox', { name: 'Admin key' }).count()).toBe(0);
       expect(await other.getByRole('button', { name: 'Forget key' }).count()).toBe(0);
+      // The page's own writes carry its Origin: same origin, so a keyless server takes them.
+      const created = await evaluate<{ status: number; origin: string }>(
+        other,
+        `fetch('/api/functions', { method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'from-page', code: 'exports.handler = async () => ({ statusCode: 200, body: {} });' }) })
+          .then((r) => ({ status: r.status, origin: location.origin }))`,
+      );
+      expect(created.status).toBe(201);
+      // A malformed escape in the address, opened afresh, shows the not-found view instead of a blank page.
+      await other.goto('about:blank');
+      await other.goto(`${open.url}/#/functions/%E0%A4%A`);
+      await other.getByRole('heading', { name: 'Not found' }).waitFor();
+      await other.getByRole('link', { name: 'Functions' }).click();
+      await other.getByText('from-page').waitFor();
       await other.close();
     } finally {
       await open.stop();

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killLeftoverClis, runCli } from '../helpers/cli.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
+import { exactRequest } from '../helpers/wire.js';
 
 const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures');
 let svc: RunningService;
@@ -283,6 +284,10 @@ describe('switchyard dev', () => {
       expect(await call()).toEqual({ v: 3 });
       expect((await fetch(`${server}/api/functions/dev-bye`)).status).toBe(404);
       expect((await fetch(`${server}/api/functions/made-with-curl`)).status).toBe(200);
+      // Keyless, it says and holds that only loopback names and its own pages are answered.
+      expect(run.stderr()).toContain('No admin key: the API and dashboard answer only under loopback names');
+      const rebound = await exactRequest(server, 'GET', '/api/functions', { host: 'rebind.attacker.example' });
+      expect(rebound.status).toBe(421);
 
       run.proc.kill('SIGINT');
       const exit = await run.exit;

@@ -181,6 +181,41 @@ describe('apply', () => {
   });
 });
 
+describe('a webhook URL with credentials', () => {
+  const CRED = `
+env_from: [URL_PASS, URL_TOKEN]
+webhooks:
+  p-cred:
+    target_url: https://hook-user:\${env:URL_PASS}@example.com/cred?token=\${env:URL_TOKEN}&x=1
+    method: POST
+    payload_template: {}
+`;
+
+  it('shows masked, plans nothing again, plans a change of a credential, and exports as a placeholder', async () => {
+    const dir = projectDir({ 'switchyard.yaml': CRED });
+    const env = { URL_PASS: 'pa55-1', URL_TOKEN: 'tok-1' };
+    await applyPlan(await plan(dir, { env }), api);
+    const stored = (await api.listWebhooks()).find((w) => w.name === 'p-cred')!;
+    expect(stored.target_url).toBe('https://***:***@example.com/cred?token=***&x=1');
+    expect((await plan(dir, { env })).changes).toEqual([]);
+    expect((await plan(dir, { env: { ...env, URL_TOKEN: 'tok-2' } })).changes).toEqual([
+      { action: 'update', kind: 'webhook', name: 'p-cred', fields: ['target_url'] },
+    ]);
+
+    const exported = await exportProject(api);
+    const variable = exported.env_vars.find((v) => v.for === 'webhooks.p-cred.target_url');
+    expect(variable?.name).toBe('WEBHOOK_P_CRED_TARGET_URL');
+    const out = projectDir(exported.files);
+    const real = 'https://hook-user:pa55-1@example.com/cred?token=tok-1&x=1';
+    // The earlier tests' resources export placeholders too: any valid value will do for them.
+    const others = Object.fromEntries(
+      exported.env_vars.map((v) => [v.name, v.name.endsWith('_SECRET') ? 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' : 'x']),
+    );
+    const changes = (await plan(out, { env: { ...others, WEBHOOK_P_CRED_TARGET_URL: real } })).changes;
+    expect(changes.filter((c) => c.name === 'p-cred')).toEqual([]);
+  });
+});
+
 describe('imported samples', () => {
   it('serverless.yml: applied, its REST and HTTP API routes answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-import-'));

@@ -192,6 +192,22 @@ describe('log streams', () => {
     await until(() => s.comments.includes('ping'), 'a ping comment');
   });
 
+  it('takes ping_ms from 100 to 99999 written plainly, and refuses anything else naming ping_ms', async () => {
+    for (const good of ['100', '99999']) {
+      const s = await open(`/api/logs/stream?ping_ms=${good}`);
+      expect(s.status, good).toBe(200);
+      s.close();
+    }
+    // 000 once meant about 900 pings a second per stream.
+    for (const bad of ['000', '0', '099', '0100', '99', '100000', '1e3', '+100', '100.0', '%20100']) {
+      for (const path of ['/api/logs/stream', '/api/functions/talker/logs/stream', '/api/deliveries/stream']) {
+        const res = await svc.request('GET', `${path}?ping_ms=${bad}`, undefined, AUTH);
+        expect(res.status, `${path} ping_ms=${bad}`).toBe(400);
+        expect(res.json).toMatchObject({ code: 'invalid_request', details: { field: 'ping_ms' } });
+      }
+    }
+  });
+
   it('refuses without the key, for an unknown function and for a bad cursor', async () => {
     const noKey = await open('/api/logs/stream', {});
     expect(noKey.status).toBe(401);

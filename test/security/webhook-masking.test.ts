@@ -1,7 +1,8 @@
 /**
- * Sensitive webhook header values are write-only: every answer and delivery
- * record shows them masked, the target still receives them, and the logs
- * never print them. Real server, real local target.
+ * Sensitive webhook header values and credentials in a target URL are
+ * write-only: every answer and delivery record shows them masked, the target
+ * still receives them, and the logs never print them. Real server, real local
+ * target.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -13,7 +14,9 @@ const API_KEY = 'ak-7f3c9a1e';
 const COOKIE = 'sid=s3cr3t-session';
 const HOOK_SECRET = 'shared-with-the-receiver-42';
 const RECEIVER_COOKIE = 'receiver-session=zz99-private';
-const SECRETS = [TOKEN.slice('Bearer '.length), API_KEY, COOKIE, HOOK_SECRET, RECEIVER_COOKIE];
+const URL_PASSWORD = 'url-pass-9f8e7d';
+const URL_TOKEN = 'url-token-5c4b3a';
+const SECRETS = [TOKEN.slice('Bearer '.length), API_KEY, COOKIE, HOOK_SECRET, RECEIVER_COOKIE, URL_PASSWORD, URL_TOKEN];
 
 describe('sensitive webhook headers are masked in answers and delivery records', () => {
   let service: RunningService;
@@ -105,6 +108,47 @@ describe('sensitive webhook headers are masked in answers and delivery records',
     expect(replaced.json.headers).toEqual({ Authorization: '***' });
     await service.request('POST', `/api/webhooks/${id}/test`);
     expect(target.requests.at(-1)!.headers.authorization).toBe('Bearer new-one');
+  });
+
+  it('masks credentials in the target URL in every answer, and still sends to the real URL', async () => {
+    const real = target.url.replace('http://', `http://hook-user:${URL_PASSWORD}@`) + `/by-url?token=${URL_TOKEN}&x=1`;
+    const shown = target.url.replace('http://', 'http://***:***@') + '/by-url?token=***&x=1';
+    const created = await service.request('POST', '/api/webhooks', {
+      name: 'by-url',
+      target_url: real,
+      method: 'POST',
+      payload_template: {},
+      events: ['url.sync'],
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.target_url).toBe(shown);
+    const id = created.json.id;
+    noSecretIn('the created webhook', created.text);
+    noSecretIn('the webhook', (await service.request('GET', `/api/webhooks/${id}`)).text);
+    noSecretIn('the webhook list', (await service.request('GET', '/api/webhooks')).text);
+
+    const test = await service.request('POST', `/api/webhooks/${id}/test`);
+    expect(test.json.status).toBe('succeeded');
+    expect(target.requests.at(-1)!.url).toBe(`/by-url?token=${URL_TOKEN}&x=1`);
+    expect(test.json.request.url).toBe(shown);
+    noSecretIn('the test-fire answer', test.text);
+
+    const published = await service.request('POST', '/api/events', { event: 'url.sync', data: {} });
+    const [deliveryId] = published.json.deliveries;
+    await until(async () => (await service.request('GET', `/api/deliveries/${deliveryId}`)).json.status === 'succeeded', 'the URL delivery');
+    noSecretIn('its delivery record', (await service.request('GET', `/api/deliveries/${deliveryId}`)).text);
+    noSecretIn('its delivery list', (await service.request('GET', `/api/webhooks/${id}/deliveries`)).text);
+
+    // Read, edit, send back as shown: the stored URL stays; a masked URL that matches nothing is refused.
+    const kept = await service.request('PUT', `/api/webhooks/${id}`, { target_url: shown, timeout_ms: 5000 });
+    expect(kept.status, kept.text).toBe(200);
+    await service.request('POST', `/api/webhooks/${id}/test`);
+    expect(target.requests.at(-1)!.url).toBe(`/by-url?token=${URL_TOKEN}&x=1`);
+    const refused = await service.request('PUT', `/api/webhooks/${id}`, { target_url: shown.replace('/by-url', '/elsewhere') });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ code: 'invalid_request', details: { field: 'target_url' } });
+    const copied = await service.request('POST', '/api/webhooks', { name: 'copied-url', target_url: shown, method: 'POST', payload_template: {} });
+    expect(copied.status).toBe(400);
   });
 
   it('never prints them in the logs', () => {

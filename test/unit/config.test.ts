@@ -82,10 +82,42 @@ describe('loadConfig', () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.5', 'example.com']) {
       expect(refusal({ HOST: host }).message).toContain('SWITCHYARD_ADMIN_KEY');
     }
-    const c = loadConfig({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_KEY: 's3cret' });
+    const c = loadConfig({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_KEY: 's3cret-of-16-chars' });
     expect(c.host).toBe('0.0.0.0');
-    expect(c.adminKey).toBe('s3cret');
+    expect(c.adminKey).toBe('s3cret-of-16-chars');
     for (const host of ['127.0.0.1', 'localhost', '::1']) expect(loadConfig({ HOST: host }).host).toBe(host);
+  });
+
+  it('refuses an admin key or metrics token shorter than 16 characters off loopback, and takes any on loopback', () => {
+    const short = refusal({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_KEY: 'k' }).message;
+    expect(short).toContain('SWITCHYARD_ADMIN_KEY');
+    expect(short).toContain('at least 16 characters');
+    expect(refusal({ HOST: '192.168.1.5', SWITCHYARD_ADMIN_KEY: '123456789012345' }).message).toContain('SWITCHYARD_ADMIN_KEY');
+    expect(loadConfig({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_KEY: '1234567890123456' }).adminKey).toBe('1234567890123456');
+    const token = refusal({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_KEY: '1234567890123456', SWITCHYARD_METRICS_TOKEN: 'short' }).message;
+    expect(token).toContain('SWITCHYARD_METRICS_TOKEN');
+    expect(loadConfig({ SWITCHYARD_ADMIN_KEY: 'k', SWITCHYARD_METRICS_TOKEN: 't' })).toMatchObject({ adminKey: 'k', metricsToken: 't' });
+  });
+
+  it('asks the same length where either listener is reachable from other machines', () => {
+    const admin = refusal({ SWITCHYARD_ADMIN_ADDRESS: '0.0.0.0:3001', SWITCHYARD_ADMIN_KEY: 'short' }).message;
+    expect(admin).toContain('SWITCHYARD_ADMIN_KEY must be at least 16 characters when SWITCHYARD_ADMIN_ADDRESS=0.0.0.0:3001');
+    // Functions on the network, management on loopback: no key needed, but a key given must be long.
+    expect(loadConfig({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:3001' }).adminKey).toBeNull();
+    expect(refusal({ HOST: '0.0.0.0', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:3001', SWITCHYARD_METRICS_TOKEN: 't' }).message).toContain(
+      'SWITCHYARD_METRICS_TOKEN',
+    );
+  });
+
+  it('bounds functions, APIs, webhooks and routes per API, 10,000 (1,000 routes) unless set', () => {
+    expect(loadConfig({}).limits).toEqual({ functions: 10_000, apis: 10_000, webhooks: 10_000, routes: 1000 });
+    expect(loadConfig({}, ['--max-functions', '5', '--max-apis=6', '--max-webhooks', '7', '--max-routes-per-api', '8']).limits).toEqual({
+      functions: 5,
+      apis: 6,
+      webhooks: 7,
+      routes: 8,
+    });
+    expect(refusal({ SWITCHYARD_MAX_FUNCTIONS: '0' }).message).toContain('SWITCHYARD_MAX_FUNCTIONS');
   });
 
   it('lets flags override the environment', () => {
@@ -93,8 +125,8 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8080);
     expect(c.demo).toBe(true);
     expect(c.logLevel).toBe('debug');
-    const keyed = loadConfig({}, ['--host', '0.0.0.0', '--admin-key', 'k']);
-    expect(keyed).toMatchObject({ host: '0.0.0.0', adminKey: 'k' });
+    const keyed = loadConfig({}, ['--host', '0.0.0.0', '--admin-key', 'k-of-16-characters']);
+    expect(keyed).toMatchObject({ host: '0.0.0.0', adminKey: 'k-of-16-characters' });
     expect(refusal({}, ['--port', 'abc']).message).toContain('PORT');
   });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isSensitiveHeader, maskHeaders, maskValue, unmaskHeaders } from '../../src/webhooks/masking.js';
+import {
+  hasMaskedCredential,
+  isSensitiveHeader,
+  maskHeaders,
+  maskUrl,
+  maskValue,
+  unmaskHeaders,
+  unmaskUrl,
+} from '../../src/webhooks/masking.js';
 
 const TOKEN = 'Bearer sk_live_0123456789abcdefWXYZ';
 
@@ -45,5 +53,35 @@ describe('webhook header masking', () => {
     ] as const) {
       expect(() => unmaskHeaders(headers, from)).toThrow(/headers: the value of '.+' is masked/);
     }
+  });
+});
+
+describe('webhook target URL masking', () => {
+  it('masks the userinfo and credential-like query values, and keeps the rest byte for byte', () => {
+    expect(maskUrl('https://user:pa55word@hooks.example.com/in?x=1')).toBe('https://***:***@hooks.example.com/in?x=1');
+    // A key as the user name, with an empty password (as some APIs take it).
+    expect(maskUrl('https://sk_live_0123456789abcdefWXYZ:@api.example/v1')).toBe('https://***WXYZ:@api.example/v1');
+    expect(maskUrl('https://token@h.example/')).toBe('https://***@h.example/');
+    expect(maskUrl('https://h.example/p?token=abc&x=1&api_key=k&Signature=s&sig=q&code=c&page=2#frag')).toBe(
+      'https://h.example/p?token=***&x=1&api_key=***&Signature=***&sig=***&code=***&page=2#frag',
+    );
+    expect(maskUrl('https://h.example/p?access%5Ftoken=abc')).toBe('https://h.example/p?access%5Ftoken=***');
+    // Without credentials the URL is shown exactly as stored, odd spellings included.
+    for (const plain of ['HTTPS://Hooks.Example.com:443/a/../b?x=1&y', 'http://127.0.0.1:9/hook', 'https://h.example/?token=', 'https://h.example/a@b']) {
+      expect(maskUrl(plain)).toBe(plain);
+    }
+  });
+
+  it('takes the URL back as shown for the stored one, refuses other masked ones, and passes real ones', () => {
+    const stored = 'https://user:pa55word@hooks.example.com/in?token=t0k&x=1';
+    expect(unmaskUrl(maskUrl(stored), stored)).toBe(stored);
+    expect(unmaskUrl('https://other:new@hooks.example.com/in', stored)).toBe('https://other:new@hooks.example.com/in');
+    for (const masked of ['https://***:***@hooks.example.com/in?token=***&x=1', 'https://h.example/?token=***', 'https://***@h.example/']) {
+      expect(hasMaskedCredential(masked), masked).toBe(true);
+      expect(() => unmaskUrl(masked)).toThrow(/target_url/);
+    }
+    // A masked URL whose rest differs from the stored one's is not the stored one.
+    expect(() => unmaskUrl(maskUrl(stored).replace('/in', '/out'), stored)).toThrow(/target_url/);
+    expect(hasMaskedCredential('https://h.example/p?note=***')).toBe(false);
   });
 });

@@ -3,6 +3,8 @@
  * and the SQLSTATEs it turns into typed errors.
  */
 import type pg from 'pg';
+import type { ResourceLimits } from '../../errors.js';
+import { checkRoom, PG_LIMIT_LOCK } from '../limits.js';
 
 export const UNIQUE_VIOLATION = '23505';
 export const FOREIGN_KEY_VIOLATION = '23503';
@@ -19,8 +21,22 @@ export class PgBase {
   constructor(
     protected readonly pool: pg.Pool,
     now: (() => Date) | undefined,
+    /** Bounds on what the store holds (limits.ts); null: none. */
+    protected readonly limits: ResourceLimits | null = null,
   ) {
     this.now = now ?? (() => new Date());
+  }
+
+  /**
+   * Inside a transaction about to create one of `kind`: waits for any other
+   * creator of that kind on this schema (advisory lock, released at commit),
+   * then refuses when the bound is reached. Nothing when there are no bounds.
+   */
+  protected async checkRoomFor(c: pg.PoolClient, kind: keyof typeof PG_LIMIT_LOCK): Promise<void> {
+    if (!this.limits) return;
+    await c.query(`SELECT pg_advisory_xact_lock(${PG_LIMIT_LOCK[kind]}, hashtext(current_schema()))`);
+    const [{ n }] = (await c.query(`SELECT COUNT(*)::int AS n FROM ${kind}`)).rows as Array<{ n: number }>;
+    checkRoom(this.limits, kind, n);
   }
 
   protected stamp(): string {

@@ -7,7 +7,8 @@
  * shared transaction helpers, live in ./webhooks.ts, the base class.
  */
 import type pg from 'pg';
-import { ConflictError, UnknownFunctionError } from '../../errors.js';
+import { ConflictError, UnknownFunctionError, type ResourceLimits } from '../../errors.js';
+import { checkRoom } from '../limits.js';
 import { newId } from '../../ids.js';
 import type { Api, FunctionLogLine, FunctionRecord, FunctionVersion, FunctionVersionSummary, Page, Route, StoredLogLine } from '../../types.js';
 import {
@@ -38,6 +39,8 @@ export interface PgStoreOptions {
   logRetention?: number;
   /** Clock for created_at/updated_at; tests pass a fake one. */
   now?: () => Date;
+  /** Bounds on functions, APIs, webhooks and routes per API; unbounded when absent. */
+  limits?: ResourceLimits;
 }
 
 /**
@@ -77,7 +80,7 @@ export class PgStore extends PgWebhookStore implements Store {
   readonly changeFeed: PgChangeFeed;
 
   constructor(pool: pg.Pool, opts: PgStoreOptions = {}, changes?: PgChangeFeed) {
-    super(pool, opts.now);
+    super(pool, opts.now, opts.limits ?? null);
     this.changeFeed = changes ?? new PgChangeFeed(pool, {}, null);
     this.logRetention = opts.logRetention;
     this.trimEvery = Math.max(1, Math.floor((opts.logRetention ?? 0) / 10));
@@ -190,6 +193,7 @@ export class PgStore extends PgWebhookStore implements Store {
     try {
       const now = this.stamp();
       return await this.tx(async (c) => {
+        await this.checkRoomFor(c, 'functions');
         const [row] = await this.rows<FunctionRow>(
           `WITH f AS (INSERT INTO functions
              (name, runtime, code, compiled, env_json, timeout_ms, memory_mb, handler, event_format, version, code_sha256,
@@ -462,6 +466,8 @@ export class PgStore extends PgWebhookStore implements Store {
 
   async createApi(api: NewApi): Promise<Api> {
     return this.tx(async (c) => {
+      if (this.limits) checkRoom(this.limits, 'routes', 0, api.routes.length);
+      await this.checkRoomFor(c, 'apis');
       const id = newId('api');
       await c.query('INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
         id,
@@ -492,6 +498,7 @@ export class PgStore extends PgWebhookStore implements Store {
     return this.tx(async (c) => {
       const [cur] = await this.rows<PgApiRow>('SELECT * FROM apis WHERE id = $1 FOR UPDATE', [id], c);
       if (!cur) return null;
+      if (this.limits && patch.routes) checkRoom(this.limits, 'routes', 0, patch.routes.length);
       await c.query('UPDATE apis SET name = $2, base_path = $3, updated_at = $4 WHERE id = $1', [
         id,
         patch.name ?? cur.name,
@@ -533,11 +540,12 @@ export class PgStore extends PgWebhookStore implements Store {
     return this.tx(async (c) => {
       // Locked first: the position is then read after any concurrent route write to this API committed.
       if ((await this.changes('SELECT 1 FROM apis WHERE id = $1 FOR UPDATE', [apiId], c)) === 0) return null;
-      const [{ next }] = await this.rows<{ next: number }>(
-        'SELECT COALESCE(MAX(position), 0) + 1 AS next FROM routes WHERE api_id = $1',
+      const [{ next, n }] = await this.rows<{ next: number; n: number }>(
+        'SELECT COALESCE(MAX(position), 0) + 1 AS next, COUNT(*)::int AS n FROM routes WHERE api_id = $1',
         [apiId],
         c,
       );
+      if (this.limits) checkRoom(this.limits, 'routes', n);
       const added = await this.insertRoute(c, apiId, route, newId('rt'), next, 'function');
       await c.query('UPDATE apis SET updated_at = $2 WHERE id = $1', [apiId, this.stamp()]);
       return added;

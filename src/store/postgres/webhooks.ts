@@ -56,6 +56,7 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
   async createWebhook(webhook: NewWebhook): Promise<Webhook> {
     try {
       return await this.tx(async (c) => {
+        await this.checkRoomFor(c, 'webhooks');
         const id = newId('wh');
         const [row] = await this.rows<PgWebhookRow>(
           `INSERT INTO webhooks (id, ${WEBHOOK_COLUMNS}, created_at, updated_at)

@@ -9,7 +9,7 @@
 import { SqliteChangeFeed } from './changes.js';
 import type Database from 'better-sqlite3';
 import type { BackgroundCheckpointer } from './checkpointer.js';
-import { ConflictError, UnknownFunctionError } from '../../errors.js';
+import { ConflictError, UnknownFunctionError, type ResourceLimits } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Api, FunctionLogLine, FunctionRecord, FunctionVersion, FunctionVersionSummary, Page, Route, StoredLogLine } from '../../types.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from '../store.js';
 import { VERSION_SUMMARY_COLUMNS, toApi, toFunction, toFunctionVersion, toLogLine, toRoute } from './rows.js';
 import type { ApiRow, FunctionRow, FunctionVersionRow, LogRow, RouteRow } from './rows.js';
+import { checkRoom } from '../limits.js';
 import { SqliteWebhookStore, sqliteCode } from './webhooks.js';
 import { jsonOrNull } from './webhook-rows.js';
 import { prepareInvocationEvents } from './invocation-events.js';
@@ -37,6 +38,8 @@ export interface SqliteStoreOptions {
   logRetention?: number;
   /** Clock for created_at/updated_at; tests pass a fake one. */
   now?: () => Date;
+  /** Bounds on functions, APIs, webhooks and routes per API; unbounded when absent. */
+  limits?: ResourceLimits;
 }
 
 function prepareAll(db: Database.Database) {
@@ -107,6 +110,9 @@ function prepareAll(db: Database.Database) {
     insertApi: p(`INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES (@id, @name, @base_path, @now, @now)`),
     getApi: p('SELECT * FROM apis WHERE id = ?'),
     listApis: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
+    countApis: p('SELECT COUNT(*) FROM apis').pluck(),
+    countFunctions: p('SELECT COUNT(*) FROM functions').pluck(),
+    countRoutesOfApi: p('SELECT COUNT(*) FROM routes WHERE api_id = ?').pluck(),
     // Same page as listApis, so one query fetches the routes of every API on it.
     listApisRoutes: p(`SELECT * FROM routes WHERE api_id IN (SELECT id FROM apis WHERE id > ? ORDER BY id LIMIT ?)
       ORDER BY api_id, position`),
@@ -142,7 +148,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     /** Checkpoints the WAL off the event loop (a file database); stopped before the database closes. */
     private readonly checkpointer?: BackgroundCheckpointer,
   ) {
-    super(db, opts.now);
+    super(db, opts.now, opts.limits ?? null);
     this.changeFeed = new SqliteChangeFeed(db);
     this.s = prepareAll(db);
     this.stats = prepareStats(db);
@@ -232,6 +238,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
   async createFunction(fn: NewFunction): Promise<FunctionRecord> {
     try {
       return this.write(() => {
+      if (this.limits) checkRoom(this.limits, 'functions', this.s.countFunctions.get() as number);
       const row = this.s.insertFunction.get({
         name: fn.name,
         runtime: fn.runtime,
@@ -417,6 +424,10 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
 
   async createApi(api: NewApi): Promise<Api> {
     return this.write(() => {
+      if (this.limits) {
+        checkRoom(this.limits, 'apis', this.s.countApis.get() as number);
+        checkRoom(this.limits, 'routes', 0, api.routes.length);
+      }
       const id = newId('api');
       this.s.insertApi.run({ id, name: api.name, base_path: api.basePath, now: this.stamp() });
       api.routes.forEach((r, i) => this.insertRoute(id, r, newId('rt'), i + 1, `routes[${i}].function`));
@@ -442,6 +453,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     return this.write(() => {
       const cur = this.s.getApi.get(id) as ApiRow | undefined;
       if (!cur) return null;
+      if (this.limits && patch.routes) checkRoom(this.limits, 'routes', 0, patch.routes.length);
       this.s.updateApi.run({
         id,
         name: patch.name ?? cur.name,
@@ -483,6 +495,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
   async addRoute(apiId: string, route: NewRoute): Promise<Route | null> {
     return this.write(() => {
       if (!this.s.getApi.get(apiId)) return null;
+      if (this.limits) checkRoom(this.limits, 'routes', this.s.countRoutesOfApi.get(apiId) as number);
       const position = this.s.nextRoutePosition.get(apiId) as number;
       const added = this.insertRoute(apiId, route, newId('rt'), position, 'function');
       this.s.touchApi.run(this.stamp(), apiId);

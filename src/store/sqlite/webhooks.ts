@@ -7,7 +7,7 @@
  * slot) key still refuses a slot fired before.
  */
 import type Database from 'better-sqlite3';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError, type ResourceLimits } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
 import type {
@@ -24,6 +24,7 @@ import type {
 import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
+import { checkRoom } from '../limits.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { ATTEMPT_COLUMNS, jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
 import type { FunctionScheduleRow } from './webhook-rows.js';
@@ -138,6 +139,7 @@ function prepareWebhookStatements(db: Database.Database) {
     releaseLease: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     leaseOwners: p('SELECT DISTINCT lease_owner FROM deliveries WHERE lease_owner IS NOT NULL').pluck(),
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
+    countWebhooks: p('SELECT COUNT(*) FROM webhooks').pluck(),
     pendingByWebhook: p(`SELECT target, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
       WHERE status = 'pending' GROUP BY target ORDER BY n DESC, target LIMIT ?`).raw(),
     // Attempts go with them: ON DELETE CASCADE.
@@ -156,6 +158,8 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(
     protected readonly db: Database.Database,
     now: (() => Date) | undefined,
+    /** Bounds on what the store holds (limits.ts); null: none. */
+    protected readonly limits: ResourceLimits | null = null,
   ) {
     this.w = prepareWebhookStatements(db);
     this.claim = prepareClaim(db);
@@ -195,6 +199,7 @@ export class SqliteWebhookStore implements WebhookStore {
   async createWebhook(webhook: NewWebhook): Promise<Webhook> {
     try {
       return this.write(() => {
+        if (this.limits) checkRoom(this.limits, 'webhooks', this.w.countWebhooks.get() as number);
         const id = newId('wh');
         const row = this.w.insertWebhook.get({ id, ...webhookParams(webhook), now: this.stamp() }) as WebhookRow;
         this.setEvents(id, webhook.events ?? []);
