@@ -199,7 +199,8 @@ describe('the demo Lambda API: handlers written for AWS, deployed with handler a
     const res = await svc.request('POST', `${lambda}/signup`, { email: 'ada@example.com' });
     expect(res.status, res.text).toBe(201);
     expect(res.json).toEqual({ email: 'ada@example.com', welcome: true });
-    expect(res.headers.getSetCookie()).toEqual([`signup=${res.headers.get('x-request-id')}; Path=/; HttpOnly`]);
+    // The handler's Path=/ is kept to the API's own invoke path (docs/functions.md, "Headers Switchyard changes").
+    expect(res.headers.getSetCookie()).toEqual([`signup=${res.headers.get('x-request-id')}; HttpOnly; Path=${lambda}`]);
     const bad = await svc.request('POST', `${lambda}/signup`, { email: 'nope' });
     expect(bad.status).toBe(422);
     expect(bad.json).toEqual({ message: 'a valid email is required' });
