@@ -6,7 +6,7 @@
  * and another user (`uid`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -119,4 +119,28 @@ export async function startCli(
 /** For afterAll: no test leaves a server behind, whatever it asserted. */
 export function killLeftoverClis(): void {
   for (const run of running) run.kill();
+}
+
+/** Runs the CLI to its end (killed, and the test failed with its output, after `timeoutMs`): exit code and output. */
+export async function runCliToEnd(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = runCli(args, env);
+  const exit = await Promise.race([
+    run.exit,
+    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), timeoutMs)),
+  ]);
+  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Writes the folder `root/name` holding `files` (path in the folder -> text); returns its path. */
+export function writeProject(root: string, name: string, files: Record<string, string>): string {
+  const dir = join(root, name);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  return dir;
 }

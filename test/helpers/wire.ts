@@ -80,3 +80,16 @@ export function sendBytes(baseUrl: string, bytes: Buffer | string, ms = 5000): P
     });
   });
 }
+
+/** `exactRequest` with a JSON body (`content-type` set) when `body` is given. */
+export function exactJsonRequest(
+  baseUrl: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<WireAnswer> {
+  return body === undefined
+    ? exactRequest(baseUrl, method, target, headers)
+    : exactRequest(baseUrl, method, target, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
+}

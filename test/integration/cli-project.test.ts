@@ -7,11 +7,11 @@
  * `dev`, which starts its own server, reloads a function after a save and
  * streams its console lines and invocations.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCli, runCliToEnd, writeProject } from '../helpers/cli.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 import { exactRequest } from '../helpers/wire.js';
@@ -31,23 +31,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const run = runCli(args, { SWITCHYARD_URL: svc.url, ...env });
-  const exit = await Promise.race([
-    run.exit,
-    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 60_000)),
-  ]);
-  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliToEnd(args, { SWITCHYARD_URL: svc.url, ...env });
 
-function project(name: string, files: Record<string, string>): string {
-  const dir = join(root, name);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(join(dir, rel, '..'), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  }
-  return dir;
-}
+const project = (name: string, files: Record<string, string>) => writeProject(root, name, files);
 
 async function invokeByApiName(apiName: string, path: string, method = 'GET') {
   const apis = (await svc.request('GET', '/api/apis?limit=1000')).json as Array<{ id: string; name: string; basePath: string }>;

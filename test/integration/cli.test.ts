@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverClis, runCli, startCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCli, runCliToEnd, startCli } from '../helpers/cli.js';
 import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
@@ -37,14 +37,7 @@ afterAll(async () => {
 });
 
 /** Runs a verb to its end against `svc` (unless the args name another --url). */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const run = runCli(args, { SWITCHYARD_URL: svc.url, ...env });
-  const exit = await Promise.race([
-    run.exit,
-    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 30_000)),
-  ]);
-  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliToEnd(args, { SWITCHYARD_URL: svc.url, ...env }, 30_000);
 
 async function createFunction(name: string, code: string, extra: Record<string, unknown> = {}) {
   const res = await svc.request('POST', '/api/functions', { name, code, ...extra });

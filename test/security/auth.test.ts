@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
-import { exactRequest, type WireAnswer } from '../helpers/wire.js';
+import { exactJsonRequest, type WireAnswer } from '../helpers/wire.js';
 
 const KEY = 'k3y-for-the-security-suite';
 const AUTH = { authorization: `Bearer ${KEY}` };
@@ -26,13 +26,7 @@ let svc: RunningService;
 let apiId = '';
 
 const send = (method: string, target: string, headers: Record<string, string> = {}, body?: unknown) =>
-  exactRequest(
-    svc.url,
-    method,
-    target,
-    body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body === undefined ? undefined : JSON.stringify(body),
-  );
+  exactJsonRequest(svc.url, method, target, headers, body);
 
 function expectUnauthorized(res: WireAnswer, what: string) {
   expect(res.status, `${what}: ${res.text}`).toBe(401);

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
-import { exactRequest, sendBytes, type WireAnswer } from '../helpers/wire.js';
+import { exactJsonRequest, exactRequest, sendBytes, type WireAnswer } from '../helpers/wire.js';
 
 const LOGGER = `exports.handler = async (event) => { console.log('ran ' + JSON.stringify(event)); return { statusCode: 200, body: { ran: true } }; };`;
 const ATTACKER = 'rebind.attacker.example';
@@ -20,13 +20,7 @@ let port: string;
 let apiId = '';
 
 const send = (method: string, target: string, headers: Record<string, string> = {}, body?: unknown) =>
-  exactRequest(
-    svc.url,
-    method,
-    target,
-    body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body === undefined ? undefined : JSON.stringify(body),
-  );
+  exactJsonRequest(svc.url, method, target, headers, body);
 
 const logLines = async () => (await svc.request('GET', '/api/functions/logger/logs')).json as unknown[];
 

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCli, runCliToEnd } from '../helpers/cli.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const SECRET = 'the-operator-s-private-file';
@@ -36,14 +36,7 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const run = runCli(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1', ...env });
-  const exit = await Promise.race([
-    run.exit,
-    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 60_000)),
-  ]);
-  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliToEnd(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1', ...env });
 
 /** A folder of files (text) and symlinks (`{ link: target }`) under the test's base folder. */
 function folder(name: string, entries: Record<string, string | { link: string }>): string {

@@ -18,12 +18,12 @@
  * - names: a function or webhook name holding line breaks and a `webhooks:`
  *   block creates no webhook through import or export and apply.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCliToEnd, writeProject } from '../helpers/cli.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const ADMIN_KEY = 'admin-key-a-project-must-never-see-0123456789';
@@ -48,23 +48,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const run = runCli(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1', ...SHELL, ...env });
-  const exit = await Promise.race([
-    run.exit,
-    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 60_000)),
-  ]);
-  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliToEnd(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1', ...SHELL, ...env });
 
-function project(name: string, files: Record<string, string>): string {
-  const dir = join(root, name);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(join(dir, rel, '..'), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  }
-  return dir;
-}
+const project = (name: string, files: Record<string, string>) => writeProject(root, name, files);
 
 /** GET on a route of an API by name, unauthenticated: what the public sees. */
 async function publicGet(apiName: string, path: string): Promise<{ status: number; text: string }> {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTINUATION } from '../../src/cli/terminal-text.js';
-import { killLeftoverClis, runCli } from '../helpers/cli.js';
+import { killLeftoverClis, runCli, runCliToEnd } from '../helpers/cli.js';
 import { startService, type RunningService } from '../helpers/service.js';
 
 const FORGED = '2026-01-01T00:00:00.000Z error forged by the function';
@@ -45,14 +45,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
-  const run = runCli(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1' });
-  const exit = await Promise.race([
-    run.exit,
-    new Promise<never>((_, reject) => setTimeout(() => (run.kill(), reject(new Error(`still running:\n${run.stdout()}${run.stderr()}`))), 60_000)),
-  ]);
-  return { code: exit.code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const cli = (args: string[]) => runCliToEnd(args, { SWITCHYARD_URL: svc.url, NO_COLOR: '1' });
 
 /** The function's lines as the CLI printed them: escaped, the forged one a continuation. */
 function expectEscaped(output: string): void {
