@@ -134,7 +134,8 @@ export class Gateway {
     let match = table.match(req.method, req.path);
     // A miss on a cached table may be a change whose notice is still on its way from
     // another node: when the store knows of a newer change, read the API again once.
-    if (match.kind !== 'match' && cached !== undefined && (await this.changes.behind())) {
+    // The notice may also arrive while the store is asked: then the table in hand is stale too.
+    if (match.kind !== 'match' && cached !== undefined && ((await this.changes.behind()) || this.tables.peek(req.apiId) !== cached)) {
       this.tables.invalidate(req.apiId);
       table = await this.tables.get(req.apiId);
       if (!table) throw apiNotFound(req.apiId);

@@ -106,7 +106,7 @@ describe('between two nodes on one database', () => {
   });
 
   it('looks a missing route up again when the store knows of a newer change', async () => {
-    for (let round = 1; round <= 20; round++) {
+    for (let round = 1; round <= 40; round++) {
       expect((await a.request('POST', `/api/apis/${apiId}/routes`, { method: 'GET', path: `/m${round}`, function: 'nodes' })).status).toBe(201);
       const call = await b.request('GET', `/api/invoke/fn/${apiId}/n/m${round}`);
       expect(call.status, `round ${round}`).toBe(200);
