@@ -17,9 +17,8 @@
  * folder (or `--allow-outside` folders). Function console lines are printed
  * through terminal-text.ts: a function cannot drive the terminal.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -27,6 +26,7 @@ import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
+import { watchProject } from './dev-watch.js';
 import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
 import type { Plan, PlanChange, Project } from '../project/index.js';
@@ -53,11 +53,6 @@ interface DevProject {
   envFrom: string[];
   allowOutside: string[];
 }
-
-/** Saves come in bursts (an editor writes, renames, touches): one apply per burst. */
-const SETTLE_MS = 60;
-/** Folders whose changes never matter to the project. */
-const IGNORED = new Set(['.switchyard', 'node_modules', '.git']);
 
 export function registerDev(program: Command, io: CliIO): void {
   const command = program
@@ -96,11 +91,15 @@ export function registerDev(program: Command, io: CliIO): void {
 
     const session: DevSession = { previous: null, envRead: null };
     await applyOnce(ctx, project, io, session, out);
-    const watcher = watchProject(root, () => applyOnce(ctx, project, io, session, out), out);
+    const watcher = await watchProject({
+      root,
+      onChange: () => applyOnce(ctx, project, io, session, out),
+      onError: (err) => out.info(out.paintErr('yellow', `watching: ${err.message}`)),
+    });
     out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root)} for changes. Ctrl-C stops.`));
 
     await stopped;
-    watcher.close();
+    await watcher.close();
     await streaming.catch(() => undefined);
     if (service) await service.close();
     // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
@@ -263,32 +262,6 @@ async function printInvokeUrls(ctx: ProjectContext, names: string[], out: Output
     for (const route of api.routes) lines.push(`  ${route.method.padEnd(7)} ${base}${route.path === '/' ? '/' : route.path}  -> ${route.function}`);
   }
   if (lines.length) out.info(`Routes:\n${lines.join('\n')}`);
-}
-
-function watchProject(root: string, apply: () => Promise<void>, out: Output): FSWatcher {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | null = null;
-  let again = false;
-  const run = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = apply().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        run();
-      }
-    });
-  };
-  const watcher = watch(root, { recursive: true }, (_event, name) => {
-    if (name && IGNORED.has(String(name).split(sep)[0])) return;
-    clearTimeout(timer);
-    timer = setTimeout(run, SETTLE_MS);
-  });
-  watcher.on('error', (err) => out.info(`watching stopped: ${err.message}`));
-  return watcher;
 }
 
 /** Every function's console lines and every invocation, as they happen. */
