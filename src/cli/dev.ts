@@ -26,6 +26,7 @@ import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
+import { acquireDevLock, type DevLock } from './dev-lock.js';
 import { watchProject } from './dev-watch.js';
 import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
@@ -37,8 +38,8 @@ import { createServerApi, type FunctionStreamEvent } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
 
 interface DevFlags extends ClientFlags {
-  port: string;
-  host: string;
+  port?: string;
+  host?: string;
   adminAddress?: string;
   databaseUrl?: string;
   prune?: boolean;
@@ -59,8 +60,8 @@ export function registerDev(program: Command, io: CliIO): void {
     .command('dev')
     .description('Run a local server for a project folder, re-apply it on every save and stream its logs')
     .argument('[dir]', 'the project folder (holding switchyard.yaml), or the project file', '.')
-    .option('--port <port>', 'port of the dev server (0 picks a free one)', '3000')
-    .option('--host <host>', 'interface of the dev server', '127.0.0.1')
+    .option('--port <port>', 'port of the dev server (0 picks a free one) [PORT] (default: 3000)')
+    .option('--host <host>', 'interface of the dev server [HOST] (default: 127.0.0.1)')
     .option('--admin-address <address>', 'serve the dashboard and management API on their own listener: <port> or <host>:<port> [SWITCHYARD_ADMIN_ADDRESS]')
     .option('--database-url <url>', 'the dev server\'s database (default: sqlite:<dir>/.switchyard/dev.db)')
     .option('--url <url>', 'use the running server at this URL instead of starting one')
@@ -108,14 +109,22 @@ export function registerDev(program: Command, io: CliIO): void {
 }
 
 async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & Listening> {
-  const databaseUrl = flags.databaseUrl ?? `sqlite:${join(root, '.switchyard', 'dev.db')}`;
+  const folder = join(root, '.switchyard');
+  const databaseUrl = flags.databaseUrl ?? `sqlite:${join(folder, 'dev.db')}`;
   if (databaseUrl.startsWith('sqlite:') && !databaseUrl.includes(':memory:')) {
     await mkdir(dirname(databaseUrl.slice('sqlite:'.length)), { recursive: true });
   }
+  // The folder's own database is one dev server's: a second one is refused, naming the first.
+  let lock: DevLock | null = null;
+  if (flags.databaseUrl === undefined) {
+    lock = acquireDevLock({ folder, pid: process.pid, shownRoot: shownPath(io.cwd, root) });
+    process.once('exit', lock.release);
+  }
+  // PORT and HOST are read as serve reads them; the flags win.
   const env: Record<string, string | undefined> = {
     ...io.env,
-    PORT: flags.port,
-    HOST: flags.host,
+    ...(flags.port !== undefined && { PORT: flags.port }),
+    ...(flags.host !== undefined && { HOST: flags.host }),
     DATABASE_URL: databaseUrl,
     SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
     // The dev loop runs the server in its own process: one, however many cores.
@@ -134,6 +143,7 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
   }
   try {
     const service = await startServer(config, createLogger(config));
+    lock?.setUrl(service.url);
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
     out.info(`Dashboard: ${service.adminUrl}/`);
     if (config.originNote) out.info(out.paintErr('yellow', `warning: ${config.originNote}`));

@@ -93,7 +93,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  });
+  }, 60_000);
 
   it('a save by rename over the file (sed -i, atomic safe write), then saves in place and by rename again', async () => {
     const dev = await startDev('rename-over');
@@ -111,7 +111,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  });
+  }, 60_000);
 
   it('a delete and re-create of the file, then a save in place', async () => {
     const dev = await startDev('delete-recreate');
@@ -128,7 +128,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  });
+  }, 60_000);
 
   it('a new folder with a new function file that the project file then names, then a save of that file', async () => {
     const dev = await startDev('new-folder');
@@ -150,7 +150,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  });
+  }, 60_000);
 
   it('a syntax error saved after a rename-save is reported, and the fix after it is applied', async () => {
     const dev = await startDev('syntax-after-rename');
@@ -168,5 +168,5 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  });
+  }, 60_000);
 });
