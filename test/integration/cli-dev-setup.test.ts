@@ -75,7 +75,7 @@ describe('dev reads PORT and HOST', () => {
       flagged.kill();
       await flagged.exit;
     }
-  }, 60_000);
+  }, 90_000);
 
   it('HOST is read (a non-loopback one without an admin key is refused as serve refuses it); --host wins over it', async () => {
     const dir = project('host-env');
@@ -89,7 +89,7 @@ describe('dev reads PORT and HOST', () => {
     } finally {
       run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('one dev server per folder', () => {
@@ -123,7 +123,7 @@ describe('one dev server per folder', () => {
     } finally {
       first.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('takes over the lock of a dev server that was killed', async () => {
     const dir = project('stale');
@@ -141,7 +141,7 @@ describe('one dev server per folder', () => {
     } finally {
       next.kill();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('npm run demo', () => {

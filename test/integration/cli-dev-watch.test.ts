@@ -65,7 +65,7 @@ async function answers(dev: Dev, v: number, path = '/hello'): Promise<void> {
       const res = await fetch(dev.base + path);
       if (res.status !== 200) return false;
       return ((await res.json()) as { v?: number }).v === v;
-    }, `${path} answering v${v}`);
+    }, `${path} answering v${v}`, 20_000);
   } catch (err) {
     throw new Error(`${(err as Error).message}; dev printed:\n${dev.run.stdout()}${dev.run.stderr()}`);
   }
@@ -93,7 +93,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('a save by rename over the file (sed -i, atomic safe write), then saves in place and by rename again', async () => {
     const dev = await startDev('rename-over');
@@ -111,7 +111,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('a delete and re-create of the file, then a save in place', async () => {
     const dev = await startDev('delete-recreate');
@@ -128,7 +128,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('a new folder with a new function file that the project file then names, then a save of that file', async () => {
     const dev = await startDev('new-folder');
@@ -150,7 +150,7 @@ describe('switchyard dev sees every save', () => {
     } finally {
       dev.run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('a syntax error saved after a rename-save is reported, and the fix after it is applied', async () => {
     const dev = await startDev('syntax-after-rename');
@@ -162,11 +162,11 @@ describe('switchyard dev sees every save', () => {
       await dev.run.waitForOutput(/server keeps the last good version/, 10_000);
       await answers(dev, 2);
       renameSave(dev.dir, 'functions/hello.js', BROKEN.replace('body:', 'body: 1,'));
-      await until(() => count(dev.run.stderr(), /server keeps the last good version/) >= 2, 'the second syntax error reported');
+      await until(() => count(dev.run.stderr(), /server keeps the last good version/) >= 2, 'the second syntax error reported', 20_000);
       renameSave(dev.dir, 'functions/hello.js', version(3));
       await answers(dev, 3);
     } finally {
       dev.run.kill();
     }
-  }, 60_000);
+  }, 90_000);
 });
