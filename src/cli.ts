@@ -1,30 +1,22 @@
 #!/usr/bin/env node
 /**
- * The `switchyard` executable (package.json `bin`, dist/cli.js): hands the
- * command line, the environment and the standard streams to src/cli/index.ts.
- * Without a verb it runs the gateway (`switchyard serve`).
+ * The `switchyard` executable (package.json `bin`, dist/cli.js). First it
+ * checks the Node.js version against package.json's `engines`, then it loads
+ * the rest (cli/start.ts) with a dynamic import: a static one would load the
+ * native modules (isolated-vm, better-sqlite3) before any check, and on an
+ * older Node they crash the process with no message (exit 139, or exit 1
+ * with nothing printed). So this module imports only node:fs and
+ * node-version.ts, which imports nothing.
  */
 import { readFileSync } from 'node:fs';
-import { main, runsServer } from './cli/index.js';
+import { nodeVersionProblem } from './node-version.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; engines: { node: string } };
 
-const argv = process.argv.slice(2);
-if (!runsServer(argv)) {
-  // `switchyard logs f -f | head`: a reader that goes away ends a command quietly.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
+const problem = nodeVersionProblem(process.versions.node, pkg.engines.node);
+if (problem) {
+  process.stderr.write(`switchyard: ${problem}\n`);
+  process.exit(1);
 }
-
-main(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), version }).then(
-  (code) => {
-    // serve resolves once listening and keeps running; its signal handlers exit.
-    if (code !== 0) process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`switchyard: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+const { start } = await import('./cli/start.js');
+start(pkg.version);

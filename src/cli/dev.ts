@@ -17,9 +17,8 @@
  * folder (or `--allow-outside` folders). Function console lines are printed
  * through terminal-text.ts: a function cannot drive the terminal.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
@@ -27,6 +26,8 @@ import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
+import { acquireDevLock, type DevLock } from './dev-lock.js';
+import { watchProject } from './dev-watch.js';
 import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
 import type { Plan, PlanChange, Project } from '../project/index.js';
@@ -37,8 +38,8 @@ import { createServerApi, type FunctionStreamEvent } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
 
 interface DevFlags extends ClientFlags {
-  port: string;
-  host: string;
+  port?: string;
+  host?: string;
   adminAddress?: string;
   databaseUrl?: string;
   prune?: boolean;
@@ -54,18 +55,13 @@ interface DevProject {
   allowOutside: string[];
 }
 
-/** Saves come in bursts (an editor writes, renames, touches): one apply per burst. */
-const SETTLE_MS = 60;
-/** Folders whose changes never matter to the project. */
-const IGNORED = new Set(['.switchyard', 'node_modules', '.git']);
-
 export function registerDev(program: Command, io: CliIO): void {
   const command = program
     .command('dev')
     .description('Run a local server for a project folder, re-apply it on every save and stream its logs')
     .argument('[dir]', 'the project folder (holding switchyard.yaml), or the project file', '.')
-    .option('--port <port>', 'port of the dev server (0 picks a free one)', '3000')
-    .option('--host <host>', 'interface of the dev server', '127.0.0.1')
+    .option('--port <port>', 'port of the dev server (0 picks a free one) [PORT] (default: 3000)')
+    .option('--host <host>', 'interface of the dev server [HOST] (default: 127.0.0.1)')
     .option('--admin-address <address>', 'serve the dashboard and management API on their own listener: <port> or <host>:<port> [SWITCHYARD_ADMIN_ADDRESS]')
     .option('--database-url <url>', 'the dev server\'s database (default: sqlite:<dir>/.switchyard/dev.db)')
     .option('--url <url>', 'use the running server at this URL instead of starting one')
@@ -96,11 +92,15 @@ export function registerDev(program: Command, io: CliIO): void {
 
     const session: DevSession = { previous: null, envRead: null };
     await applyOnce(ctx, project, io, session, out);
-    const watcher = watchProject(root, () => applyOnce(ctx, project, io, session, out), out);
+    const watcher = await watchProject({
+      root,
+      onChange: () => applyOnce(ctx, project, io, session, out),
+      onError: (err) => out.info(out.paintErr('yellow', `watching: ${err.message}`)),
+    });
     out.info(out.paintErr('dim', `Watching ${shownPath(io.cwd, root)} for changes. Ctrl-C stops.`));
 
     await stopped;
-    watcher.close();
+    await watcher.close();
     await streaming.catch(() => undefined);
     if (service) await service.close();
     // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
@@ -109,14 +109,22 @@ export function registerDev(program: Command, io: CliIO): void {
 }
 
 async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey: string | null, out: Output): Promise<Service & Listening> {
-  const databaseUrl = flags.databaseUrl ?? `sqlite:${join(root, '.switchyard', 'dev.db')}`;
+  const folder = join(root, '.switchyard');
+  const databaseUrl = flags.databaseUrl ?? `sqlite:${join(folder, 'dev.db')}`;
   if (databaseUrl.startsWith('sqlite:') && !databaseUrl.includes(':memory:')) {
     await mkdir(dirname(databaseUrl.slice('sqlite:'.length)), { recursive: true });
   }
+  // The folder's own database is one dev server's: a second one is refused, naming the first.
+  let lock: DevLock | null = null;
+  if (flags.databaseUrl === undefined) {
+    lock = acquireDevLock({ folder, pid: process.pid, shownRoot: shownPath(io.cwd, root) });
+    process.once('exit', lock.release);
+  }
+  // PORT and HOST are read as serve reads them; the flags win.
   const env: Record<string, string | undefined> = {
     ...io.env,
-    PORT: flags.port,
-    HOST: flags.host,
+    ...(flags.port !== undefined && { PORT: flags.port }),
+    ...(flags.host !== undefined && { HOST: flags.host }),
     DATABASE_URL: databaseUrl,
     SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
     // The dev loop runs the server in its own process: one, however many cores.
@@ -135,6 +143,7 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
   }
   try {
     const service = await startServer(config, createLogger(config));
+    lock?.setUrl(service.url);
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);
     out.info(`Dashboard: ${service.adminUrl}/`);
     if (config.originNote) out.info(out.paintErr('yellow', `warning: ${config.originNote}`));
@@ -263,32 +272,6 @@ async function printInvokeUrls(ctx: ProjectContext, names: string[], out: Output
     for (const route of api.routes) lines.push(`  ${route.method.padEnd(7)} ${base}${route.path === '/' ? '/' : route.path}  -> ${route.function}`);
   }
   if (lines.length) out.info(`Routes:\n${lines.join('\n')}`);
-}
-
-function watchProject(root: string, apply: () => Promise<void>, out: Output): FSWatcher {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | null = null;
-  let again = false;
-  const run = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = apply().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        run();
-      }
-    });
-  };
-  const watcher = watch(root, { recursive: true }, (_event, name) => {
-    if (name && IGNORED.has(String(name).split(sep)[0])) return;
-    clearTimeout(timer);
-    timer = setTimeout(run, SETTLE_MS);
-  });
-  watcher.on('error', (err) => out.info(`watching stopped: ${err.message}`));
-  return watcher;
 }
 
 /** Every function's console lines and every invocation, as they happen. */
