@@ -56,6 +56,26 @@ export function onKeyChange(listener: () => void): () => void {
 let unauthorized = false;
 export const needsKey = () => unauthorized;
 
+/**
+ * Why the key prompt shows: `missing` (no key sent yet), `wrong` (the server
+ * refused the key this tab sent: 401 with an Authorization header) or, after
+ * too many wrong keys from this address, the server's 429 message (it names
+ * the wait). The server's own 401 text speaks of headers, which is right for a
+ * script and unhelpful in a form.
+ */
+export type KeyProblem = { kind: 'missing' } | { kind: 'wrong' } | { kind: 'slowed'; message: string };
+let keyProblem: KeyProblem = { kind: 'missing' };
+export const currentKeyProblem = () => keyProblem;
+
+/** What an answer says about the key; null when it says nothing against it. */
+async function keyProblemOf(request: Request, response: Response): Promise<KeyProblem | null> {
+  const sentKey = request.headers.has('authorization');
+  if (response.status === 401) return sentKey ? { kind: 'wrong' } : { kind: 'missing' };
+  if (response.status !== 429 || !sentKey) return null;
+  const body = (await response.clone().json().catch(() => ({}))) as { code?: string; error?: string };
+  return body.code === 'too_many_failed_attempts' ? { kind: 'slowed', message: body.error ?? 'Too many wrong keys: wait, then try again' } : null;
+}
+
 export const api = createClient({ baseUrl: location.origin });
 api.use({
   onRequest({ request }) {
@@ -63,10 +83,12 @@ api.use({
     if (key) request.headers.set('authorization', `Bearer ${key}`);
     return request;
   },
-  onResponse({ response }) {
-    const was = unauthorized;
-    unauthorized = response.status === 401;
-    if (unauthorized !== was) keyListeners.forEach((listener) => listener());
+  async onResponse({ request, response }) {
+    const problem = await keyProblemOf(request, response);
+    const before = unauthorized ? keyProblem : null;
+    unauthorized = problem !== null;
+    if (problem) keyProblem = problem;
+    if (JSON.stringify(before) !== JSON.stringify(problem)) keyListeners.forEach((listener) => listener());
     return response;
   },
 });

@@ -1,7 +1,8 @@
 /** Small pieces every view uses: loading a call's data, the error box, the key form. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiCallError, asApiError, setAdminKey, type ApiError } from './api.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiCallError, asApiError, currentKeyProblem, needsKey, setAdminKey, type ApiError } from './api.js';
+import { showValue } from './format.js';
 
 export function toApiError(err: unknown): ApiError {
   return err instanceof ApiCallError ? err.body : asApiError(err);
@@ -35,6 +36,8 @@ export function fieldOf(error: ApiError | null): string | null {
 /** The API's error shape as the API sent it: message, code, the field named, the request id of a 500. */
 export function ErrorBox({ error }: { error: ApiError | null }) {
   if (!error) return null;
+  // The key prompt says it in words and asks again; the API's text is written for scripts.
+  if (needsKey() && (error.code === 'unauthorized' || error.code === 'too_many_failed_attempts')) return null;
   const field = fieldOf(error);
   return (
     <div class="error" role="alert">
@@ -81,6 +84,12 @@ export function Field({ label, id, children, hint }: { label: string; id: string
 
 export function KeyPrompt({ onDone }: { onDone?: () => void }) {
   const [value, setValue] = useState('');
+  const problem = currentKeyProblem();
+  const input = useRef<HTMLInputElement>(null);
+  // Refused: the field is where the next key goes.
+  useEffect(() => {
+    if (problem.kind !== 'missing') input.current?.focus();
+  }, [problem.kind]);
   return (
     <form
       class="key-prompt card"
@@ -94,12 +103,32 @@ export function KeyPrompt({ onDone }: { onDone?: () => void }) {
       }}
     >
       <h2 id="key-title">Admin key</h2>
+      {problem.kind === 'wrong' && (
+        <p class="error key-problem" role="alert">
+          <strong>Wrong admin key.</strong> The server refused the key this tab sent (401). Enter the server's{' '}
+          <code>SWITCHYARD_ADMIN_KEY</code> again.
+        </p>
+      )}
+      {problem.kind === 'slowed' && (
+        <p class="error key-problem" role="alert">
+          <strong>Too many wrong keys.</strong> {problem.message}
+        </p>
+      )}
       <p>
         This server needs its admin key (<code>SWITCHYARD_ADMIN_KEY</code>). It is kept for this browser tab's session only
         and sent as <code>Authorization: Bearer</code>.
       </p>
       <Field label="Admin key" id="admin-key">
-        <input id="admin-key" type="password" autoComplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} required />
+        <input
+          id="admin-key"
+          ref={input}
+          type="password"
+          autoComplete="off"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          aria-invalid={problem.kind === 'wrong' ? true : undefined}
+          required
+        />
       </Field>
       <button type="submit">Use this key</button>
     </form>
@@ -108,8 +137,9 @@ export function KeyPrompt({ onDone }: { onDone?: () => void }) {
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
-export function Json({ value }: { value: unknown }) {
-  return <pre class="json">{typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>;
+/** A value or a body: JSON indented (a string that holds JSON too), other text as it is. */
+export function Json({ value, class: className }: { value: unknown; class?: string }) {
+  return <pre class={className ? `json ${className}` : 'json'}>{showValue(value)}</pre>;
 }
 
 /** Parses a JSON text field; the message names the field. */

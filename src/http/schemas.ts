@@ -257,12 +257,20 @@ const WebhookSchema = {
       type: 'object',
       description: 'Only in `GET /api/webhooks`: counted over the webhook\'s `window` (20) newest deliveries',
       properties: {
-        last_outcome: { type: ['string', 'null'], enum: ['succeeded', 'failed', null], description: 'The newest finished delivery\'s status; null when none has finished' },
-        failures_in_a_row: { type: 'integer', description: 'Finished deliveries that failed since the newest that succeeded (pending ones not counted)' },
-        pending: { type: 'integer', description: 'Deliveries still pending' },
+        last_outcome: {
+          type: ['string', 'null'],
+          enum: ['succeeded', 'failed', null],
+          description: 'The latest outcome of the newest delivery tried: `failed` also for one still retrying; null when none was tried',
+        },
+        failures_in_a_row: {
+          type: 'integer',
+          description: 'Deliveries that failed since the newest that succeeded, counting those retrying (pending ones not tried yet are skipped)',
+        },
+        pending: { type: 'integer', description: 'Deliveries still pending, those retrying included' },
+        retrying: { type: 'integer', description: 'Pending deliveries whose latest attempt failed: waiting for their next attempt' },
         window: { type: 'integer', description: 'How many of the newest deliveries were counted' },
       },
-      required: ['last_outcome', 'failures_in_a_row', 'pending', 'window'],
+      required: ['last_outcome', 'failures_in_a_row', 'pending', 'retrying', 'window'],
     },
   },
   required: [

@@ -84,6 +84,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
             last_outcome: extra.health.lastOutcome,
             failures_in_a_row: extra.health.failuresInARow,
             pending: extra.health.pending,
+            retrying: extra.health.retrying,
             window: HEALTH_WINDOW,
           },
         }

@@ -69,14 +69,19 @@ export const HEALTH_WINDOW = 20;
 
 /** A webhook's health over its HEALTH_WINDOW newest deliveries. */
 export interface WebhookHealth {
-  /** The newest finished delivery's status; null when none has finished. */
+  /** The newest attempted delivery's latest outcome (a retrying one: failed); null when none was attempted. */
   lastOutcome: 'succeeded' | 'failed' | null;
-  /** Finished deliveries that failed, newest first, before the newest that succeeded (pending ones skipped). */
+  /**
+   * Deliveries that failed, newest first, before the newest that succeeded: finished ones and
+   * pending ones whose latest attempt failed (retrying); pending ones not tried yet are skipped.
+   */
   failuresInARow: number;
   pending: number;
+  /** Pending deliveries whose latest attempt failed, waiting for their next attempt. */
+  retrying: number;
 }
 
-export const NO_DELIVERIES: WebhookHealth = Object.freeze({ lastOutcome: null, failuresInARow: 0, pending: 0 });
+export const NO_DELIVERIES: WebhookHealth = Object.freeze({ lastOutcome: null, failuresInARow: 0, pending: 0, retrying: 0 });
 
 export interface Attempt {
   attempt: number;

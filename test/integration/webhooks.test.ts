@@ -234,28 +234,35 @@ describe('sending', () => {
       return list.json.find((w: { id: string }) => w.id === id).health;
     };
     // A retry an hour away (on the hand-moved clock): an event delivery that fails stays pending.
-    const watched = (await svc.request('POST', '/api/webhooks', hook({ name: 'health', events: ['health.checked'], retry: { max_attempts: 3, schedule_s: [3600] } }))).json;
+    // The target answers 500 while `down`: the webhook's URL stays (the engine caches a webhook a moment).
+    let down = false;
+    const target = await startReceiver(() => (down ? { status: 500, body: 'down' } : { status: 200, body: '{"ok":true}' }));
+    const watched = (
+      await svc.request('POST', '/api/webhooks', hook({ name: 'health', target_url: target.url + '/health', events: ['health.checked'], retry: { max_attempts: 3, schedule_s: [3600] } }))
+    ).json;
     const quiet = (await svc.request('POST', '/api/webhooks', hook({ name: 'quiet' }))).json;
-    expect(await healthOf(quiet.id)).toEqual({ last_outcome: null, failures_in_a_row: 0, pending: 0, window: 20 });
+    expect(await healthOf(quiet.id)).toEqual({ last_outcome: null, failures_in_a_row: 0, pending: 0, retrying: 0, window: 20 });
 
     expect((await fires(watched.id)).json.status).toBe('succeeded');
-    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'succeeded', failures_in_a_row: 0, pending: 0, window: 20 });
-    await svc.request('PUT', `/api/webhooks/${watched.id}`, { target_url: failing.url + '/health' });
-    for (let i = 0; i < 21; i++) expect((await fires(watched.id)).json.status).toBe('failed');
-    // 21 failures after the success: the window holds 20 of them and not the success.
-    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'failed', failures_in_a_row: 20, pending: 0, window: 20 });
+    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'succeeded', failures_in_a_row: 0, pending: 0, retrying: 0, window: 20 });
 
+    // The target goes down: a delivery whose attempt failed and waits for its retry is failing now, not "not finished".
+    down = true;
     expect((await svc.request('POST', '/api/events', { event: 'health.checked' })).status).toBe(202);
     await until(async () => {
       const [newest] = (await svc.request('GET', `/api/webhooks/${watched.id}/deliveries?limit=1`)).json;
       return newest?.trigger === 'event' && newest.status === 'pending' && newest.attempts.length === 1;
     }, 'the event delivery failed once and waits for its retry');
-    // The pending one is not a failure, and takes a place in the window.
-    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'failed', failures_in_a_row: 19, pending: 1, window: 20 });
+    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'failed', failures_in_a_row: 1, pending: 1, retrying: 1, window: 20 });
 
-    await svc.request('PUT', `/api/webhooks/${watched.id}`, { target_url: ok.url + '/health' });
+    for (let i = 0; i < 21; i++) expect((await fires(watched.id)).json.status).toBe('failed');
+    // 21 failures after the retrying one: the window holds 20 of them, and neither it nor the success.
+    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'failed', failures_in_a_row: 20, pending: 0, retrying: 0, window: 20 });
+
+    down = false;
     expect((await fires(watched.id)).json.status).toBe('succeeded');
-    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'succeeded', failures_in_a_row: 0, pending: 1, window: 20 });
+    expect(await healthOf(watched.id)).toEqual({ last_outcome: 'succeeded', failures_in_a_row: 0, pending: 0, retrying: 0, window: 20 });
+    await target.close();
     // Only the list carries it.
     expect((await svc.request('GET', `/api/webhooks/${watched.id}`)).json.health).toBeUndefined();
     for (const id of [watched.id, quiet.id]) await svc.request('DELETE', `/api/webhooks/${id}`);

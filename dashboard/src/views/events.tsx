@@ -1,9 +1,62 @@
-/** Events: publish one, and see the webhooks' deliveries and the functions' invocations it created. */
+/**
+ * Events: publish one, seeing first who subscribes to the name typed (the
+ * webhooks' and functions' event lists), then the webhooks' deliveries and the
+ * functions' invocations it created, each linked.
+ */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ErrorBox, Field, parseJson, toApiError } from '../components.js';
+import { ErrorBox, Field, parseJson, toApiError, useLoad } from '../components.js';
 import { href } from '../router.js';
+import { subscribersOf } from './subscribers.js';
+
+/** The list endpoints' largest page: a server with more lists the first this many. */
+const ALL = '1000';
+
+function Subscribers({ event }: { event: string }) {
+  const webhooks = useLoad(() => call(api.GET('/api/webhooks', { params: { query: { limit: ALL } } })), []);
+  const functions = useLoad(() => call(api.GET('/api/functions', { params: { query: { limit: ALL } } })), []);
+  const name = event.trim();
+  if (!name) return null;
+  const hooks = webhooks.data ? subscribersOf(webhooks.data, name) : null;
+  const fns = functions.data ? subscribersOf(functions.data, name) : null;
+  return (
+    <section class="subscribers" aria-labelledby="subscribers-title" aria-live="polite">
+      <h2 id="subscribers-title">
+        Subscribed to <code>{name}</code>
+      </h2>
+      <ErrorBox error={webhooks.error ?? functions.error} />
+      {hooks && (
+        <p class="subscribed-webhooks">
+          Webhooks:{' '}
+          {hooks.length === 0
+            ? 'none'
+            : hooks.map((w, i) => (
+                <Fragment key={w.id}>
+                  {i > 0 && ', '}
+                  <a href={href('webhooks', w.id)}>{w.name}</a>
+                  {!w.enabled && ' (disabled: gets no delivery)'}
+                </Fragment>
+              ))}
+        </p>
+      )}
+      {fns && (
+        <p class="subscribed-functions">
+          Functions:{' '}
+          {fns.length === 0
+            ? 'none'
+            : fns.map((f, i) => (
+                <Fragment key={f.name}>
+                  {i > 0 && ', '}
+                  <a href={href('functions', f.name)}>{f.name}</a>
+                </Fragment>
+              ))}
+        </p>
+      )}
+    </section>
+  );
+}
 
 export function EventsView() {
   const [event, setEvent] = useState('');
@@ -26,6 +79,7 @@ export function EventsView() {
         <Field label="Event name" id="ev-name">
           <input id="ev-name" value={event} onInput={(e) => setEvent(e.currentTarget.value)} required placeholder="order.created" />
         </Field>
+        <Subscribers event={event} />
         <Field label="Data (JSON)" id="ev-data">
           <textarea id="ev-data" rows={5} value={data} onInput={(e) => setData(e.currentTarget.value)} spellcheck={false} />
         </Field>
@@ -56,7 +110,10 @@ export function EventsView() {
             <ul>
               {published.functions.map((f) => (
                 <li key={f.invocation_id}>
-                  <a href={href('functions', f.name)}>{f.name}</a>, invocation <code>{f.invocation_id}</code>
+                  <a href={href('functions', f.name)}>{f.name}</a>, invocation{' '}
+                  <a class="invocation-link" href={href('functions', f.name, 'runs', f.invocation_id)}>
+                    <code>{f.invocation_id}</code>
+                  </a>
                 </li>
               ))}
             </ul>

@@ -6,9 +6,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { followLogs, type Schemas } from '../../../src/client/index.js';
-import { adminKey, api, call, type ApiError } from '../api.js';
+import { adminKey, api, ApiCallError, call, type ApiError } from '../api.js';
 import { ConfirmDelete, ErrorBox, Field, Json, parseJson, toApiError, useLoad } from '../components.js';
-import { navigate } from '../router.js';
+import { href, navigate } from '../router.js';
+import { prettyJson } from '../format.js';
 import { CodeEditor } from './code-editor.js';
 import { BackgroundRuns, Triggers } from './function-runs.js';
 import { Versions } from './function-versions.js';
@@ -56,6 +57,13 @@ function parseEnv(text: string): Record<string, string> | undefined {
 
 const number = (text: string) => (text.trim() ? Number(text) : undefined);
 
+/**
+ * What the page says after creating a function, handed to the page that
+ * mounts for it (creating navigates to the function's own URL, which mounts
+ * a new page): the creation is confirmed there, not lost with the form.
+ */
+let afterCreate: { name: string; notice: string } | null = null;
+
 export function FunctionDetail({ name, run, version }: { name: string | null; run?: string; version?: string }) {
   const isNew = name === null;
   const loaded = useLoad(() => (isNew ? Promise.resolve(null) : call(api.GET('/api/functions/{name}', { params: { path: { name } } }))), [name]);
@@ -79,7 +87,10 @@ export function FunctionDetail({ name, run, version }: { name: string | null; ru
       run={run}
       version={version}
       onSaved={(saved) => {
-        if (isNew) return navigate('functions', saved.name);
+        if (isNew) {
+          afterCreate = { name: saved.name, notice: `Created function ${saved.name}: version ${saved.version} deployed` };
+          return navigate('functions', saved.name);
+        }
         loaded.setData(saved);
         setDeployed((n) => n + 1);
       }}
@@ -101,6 +112,11 @@ function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
   const [errorLine, setErrorLine] = useState<number | null>(null);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
+  const [created] = useState(() => {
+    const mine = afterCreate && afterCreate.name === fn?.name ? afterCreate.notice : null;
+    if (mine) afterCreate = null;
+    return mine;
+  });
   const set = (key: keyof Settings) => (e: { currentTarget: { value: string } }) => setSettings({ ...settings, [key]: e.currentTarget.value });
 
   async function save(e: Event) {
@@ -148,6 +164,11 @@ function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
       {fn && (
         <p class="meta">
           Version {fn.version} · {fn.runtime} · env keys: {fn.env_keys.length ? fn.env_keys.join(', ') : 'none'}
+        </p>
+      )}
+      {created && (
+        <p class="ok notice created" role="status">
+          {created}. Invoke it below, or <a href={href('apis')}>give it a route</a> to call it over HTTP.
         </p>
       )}
       <form class="card" onSubmit={save} aria-label="Function settings and code">
@@ -232,6 +253,12 @@ function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
   );
 }
 
+/** A result's `body` when it is a JSON text (an API Gateway style result), shown once more indented; else null. */
+function bodyText(result: unknown): string | null {
+  const body = result && typeof result === 'object' ? (result as { body?: unknown }).body : undefined;
+  return typeof body === 'string' && prettyJson(body) !== body ? body : null;
+}
+
 function InvokePanel({ name }: { name: string }) {
   const [event, setEvent] = useState('{\n  "httpMethod": "GET",\n  "path": "/",\n  "queryStringParameters": { "name": "dashboard" }\n}');
   const [result, setResult] = useState<Schemas['Invocation'] | null>(null);
@@ -268,6 +295,12 @@ function InvokePanel({ name }: { name: string }) {
             )}
           </p>
           <Json value={result.result} />
+          {bodyText(result.result) !== null && (
+            <>
+              <h3 class="body-title">Its body, indented</h3>
+              <Json class="invoke-body" value={bodyText(result.result)} />
+            </>
+          )}
           {result.logs.length > 0 && (
             <ul class="log-lines">
               {result.logs.map((line, i) => (
@@ -288,27 +321,57 @@ type ConsoleEntry =
   | { kind: 'log'; key: string; line: Schemas['LogStreamEntry'] }
   | { kind: 'invocation'; key: string; run: Schemas['InvocationEvent'] };
 
-/** The function's console lines and finished invocations, live: the last 200 kept, the stream resumed after a dropped connection. */
+/** How many stored lines the console starts with, and keeps as new ones arrive. */
+const CONSOLE_LINES = 200;
+
+/** A stored line (`GET /api/functions/{name}/logs`) in the stream's shape. */
+const storedEntry = (name: string, line: Schemas['LogEntry']): ConsoleEntry => ({
+  kind: 'log',
+  key: `l${line.id}`,
+  line: { id: line.id ?? 0, function: name, version: line.version ?? null, request_id: line.request_id, level: line.level, message: line.message, ts: line.time, time: line.time },
+});
+
+/**
+ * The function's console: its newest stored lines first (what `switchyard logs`
+ * shows), then its console lines and finished invocations live from the line
+ * after the newest stored one, so none is shown twice or missed between the
+ * two reads. The last CONSOLE_LINES kept; the stream resumes after a dropped connection.
+ */
 function Console({ name }: { name: string }) {
   const [entries, setEntries] = useState<ConsoleEntry[]>([]);
-  const [state, setState] = useState<'connecting' | 'live' | 'stopped'>('connecting');
+  const [state, setState] = useState<'loading' | 'connecting' | 'live' | 'stopped'>('loading');
   const [error, setError] = useState<ApiError | null>(null);
   useEffect(() => {
     const stop = new AbortController();
     let seq = 0;
     void (async () => {
       try {
-        setState('live');
-        for await (const event of followLogs({ baseUrl: location.origin, adminKey: adminKey(), function: name, signal: stop.signal })) {
+        const stored = await call(api.GET('/api/functions/{name}/logs', { params: { path: { name }, query: { limit: String(CONSOLE_LINES) } } }));
+        if (stop.signal.aborted) return;
+        setEntries(stored.map((line) => storedEntry(name, line)));
+        // 0 when none is stored: the stream then starts from the oldest line, which is any written since.
+        const since = stored.reduce((max, line) => Math.max(max, line.id ?? 0), 0);
+        setState('connecting');
+        const events = followLogs({
+          baseUrl: location.origin,
+          adminKey: adminKey(),
+          function: name,
+          since,
+          signal: stop.signal,
+          onOpen: () => setState('live'),
+          onReconnect: () => setState('connecting'),
+        });
+        for await (const event of events) {
           const entry: ConsoleEntry =
             event.event === 'log'
               ? { kind: 'log', key: `l${event.data.id}`, line: event.data }
               : { kind: 'invocation', key: `i${++seq}`, run: event.data };
-          setEntries((previous) => [...previous.slice(-199), entry]);
+          setEntries((previous) => [...previous.slice(1 - CONSOLE_LINES), entry]);
         }
       } catch (err) {
         if (!stop.signal.aborted) {
           setState('stopped');
+          if (err instanceof ApiCallError) return setError(err.body);
           const refused = err as { status?: number; code?: string; message?: string };
           setError({ error: refused.message ?? String(err), code: refused.code ?? 'stream_error' });
         }
@@ -323,9 +386,10 @@ function Console({ name }: { name: string }) {
       </h2>
       <ErrorBox error={error} />
       {entries.length === 0 ? (
-        <p class="hint">Console lines and finished calls appear here as they happen.</p>
+        <p class="hint">{state === 'loading' ? 'Loading the stored lines…' : 'No console lines yet. Lines and finished calls appear here as they happen.'}</p>
       ) : (
-        <ol class="log-lines console" aria-live="polite">
+        // It scrolls (the newest CONSOLE_LINES lines): focusable, so a keyboard can scroll it too.
+        <ol class="log-lines console" aria-live="polite" aria-label="Console lines" tabIndex={0}>
           {entries.map((entry) =>
             entry.kind === 'log' ? (
               <li key={entry.key} class={`level-${entry.line.level}`}>

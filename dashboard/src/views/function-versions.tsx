@@ -5,54 +5,17 @@
  * against the current code, and **Restore** deploys it again as a new version
  * (a PUT of its code and settings; the environment is not part of a version).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, toApiError, useLoad, when } from '../components.js';
 import { href, navigate } from '../router.js';
+import { lineDiff } from './line-diff.js';
 
 type Fn = Schemas['Function'];
 type Version = Schemas['FunctionVersion'];
 
 const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
-
-type DiffLine = [mark: ' ' | '-' | '+', text: string];
-
-/**
- * Line diff of `from` -> `to` (longest common subsequence over the lines between
- * the common head and tail); null when that middle is too large to compare in a page.
- * Written here rather than taken from jsdiff: one view needs lines only, and
- * the dashboard's JavaScript has a 200 KB budget that the editor mostly spends.
- */
-function lineDiff(from: string, to: string): DiffLine[] | null {
-  const a = from.split('\n');
-  const b = to.split('\n');
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > head && endB > head && a[endA - 1] === b[endB - 1]) (endA--, endB--);
-  const n = endA - head;
-  const m = endB - head;
-  if (n * m > 4_000_000) return null;
-  const w = m + 1;
-  // lcs[i * w + j]: the common lines of a[head+i..endA) and b[head+j..endB).
-  const lcs = new Uint32Array((n + 1) * w);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[head + i] === b[head + j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
-    }
-  }
-  const out: DiffLine[] = a.slice(0, head).map((line) => [' ', line]);
-  let i = 0;
-  let j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[head + i] === b[head + j]) out.push([' ', a[head + i++]]), j++;
-    else if (i < n && (j === m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) out.push(['-', a[head + i++]]);
-    else out.push(['+', b[head + j++]]);
-  }
-  return out.concat(a.slice(endA).map((line): DiffLine => [' ', line]));
-}
 
 export function Versions({ fn, open, onRestored }: { fn: Fn & { code?: string }; open?: string; onRestored(fn: Fn): void }) {
   const { data, error } = useLoad(() => call(api.GET('/api/functions/{name}/versions', { params: { path: { name: fn.name } } })), [fn.name, fn.version]);
@@ -110,6 +73,8 @@ function OpenVersion({ fn, version, onRestored }: { fn: Fn & { code?: string }; 
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const v = loaded.data;
+  // Computed once per pair of texts, not on every render of the page.
+  const diff = useMemo(() => (showDiff && v && fn.code !== undefined ? lineDiff(fn.code, v.code ?? '') : null), [showDiff, v, fn.code]);
   useEffect(() => {
     if (v) document.getElementById('version-title')?.scrollIntoView({ block: 'start' });
   }, [v]);
@@ -144,7 +109,6 @@ function OpenVersion({ fn, version, onRestored }: { fn: Fn & { code?: string }; 
       </div>
     );
   }
-  const diff = showDiff && fn.code !== undefined ? lineDiff(fn.code, v.code ?? '') : null;
   const current = v.version === fn.version;
   return (
     <div class="version-panel">
@@ -172,22 +136,25 @@ function OpenVersion({ fn, version, onRestored }: { fn: Fn & { code?: string }; 
           {v.code}
         </pre>
       )}
-      {showDiff &&
-        (diff ? (
-          <>
-            <p class="hint">Lines marked − are in the current code (version {fn.version}) only; lines marked + are in version {v.version} only.</p>
-            <pre class="json diff">
-              {diff.map(([mark, text], i) => (
-                <span key={i} class={mark === '+' ? 'diff-add' : mark === '-' ? 'diff-del' : undefined}>
-                  {mark === '-' ? '−' : mark} {text}
-                  {'\n'}
-                </span>
-              ))}
-            </pre>
-          </>
-        ) : (
-          <p>The code is too large to compare here.</p>
-        ))}
+      {showDiff && diff && (
+        <>
+          <p class="hint">Lines marked − are in the current code (version {fn.version}) only; lines marked + are in version {v.version} only.</p>
+          {!diff.minimal && (
+            <p class="hint diff-coarse">
+              The two differ too much to find every common line quickly: between the first and the last lines they share, all of the
+              current code is marked − and all of version {v.version} +.
+            </p>
+          )}
+          <pre class="json diff">
+            {diff.lines.map(([mark, text], i) => (
+              <span key={i} class={mark === '+' ? 'diff-add' : mark === '-' ? 'diff-del' : undefined}>
+                {mark === '-' ? '−' : mark} {text}
+                {'\n'}
+              </span>
+            ))}
+          </pre>
+        </>
+      )}
       {!current &&
         (asking ? (
           <div class="confirm" role="group" aria-label={`Restore version ${v.version}`}>

@@ -11,6 +11,7 @@ import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, toApiError, useLoad, when } from '../components.js';
 import { href } from '../router.js';
 import { Chart, type ChartSeries } from './chart.js';
+import { firstBusyMinute, trimToData } from './stats-window.js';
 
 type Stats = Schemas['Stats'];
 type RouteStats = Stats['routes'][number];
@@ -72,7 +73,9 @@ function useStats() {
 }
 
 export function OverviewView() {
-  const { stats, error, updated } = useStats();
+  const { stats: answered, error, updated } = useStats();
+  // The charts' minutes: from the first with data (stats-window.ts); the totals stay the hour's.
+  const stats = useMemo(() => answered && trimToData(answered), [answered]);
   const apis = useLoad(() => call(api.GET('/api/apis', {})), []);
   const [selected, setSelected] = useState('all');
   const apiName = useCallback((id: string) => apis.data?.find((a) => a.id === id)?.name ?? id, [apis.data]);
@@ -83,7 +86,11 @@ export function OverviewView() {
       <div class="title-row">
         <h1 id="overview-title">Overview</h1>
         <p class="meta updated">
-          Last {MINUTES} minutes, every node. Updated{' '}
+          Last {MINUTES} minutes, every node
+          {stats && stats.time.length < MINUTES && firstBusyMinute(stats) !== null && (
+            <span class="charts-from">; the charts show from {clock(stats.time[0])} (the minutes before saw nothing)</span>
+          )}
+          . Updated{' '}
           {updated ? <time dateTime={updated.toISOString()}>{updated.toLocaleTimeString()}</time> : 'not yet'}; again every{' '}
           {REFRESH_MS / 1000} s.
         </p>
@@ -142,17 +149,17 @@ function RouteCharts(props: { stats: Stats; selected: string; onSelect(key: stri
         </select>
       </div>
       <div class="charts">
-        <Chart id="chart-requests" title="Requests per minute" time={time} series={charts.requests}>
+        <Chart id="chart-requests" title="Requests per minute" time={time} series={charts.requests} empty={total === 0}>
           {total === 0
             ? `No requests in the last ${MINUTES} minutes.`
             : `${plural(total, 'request')} in the last ${MINUTES} minutes${busiest(time, one ? one.count : charts.count)}. ${perRoute((r) => num(r.total.count))}.`}
         </Chart>
-        <Chart id="chart-errors" title="Error rate (answers of 500 and above)" time={time} series={charts.errorRate} unit="%">
+        <Chart id="chart-errors" title="Error rate (answers of 500 and above)" time={time} series={charts.errorRate} unit="%" empty={total === 0}>
           {total === 0
             ? 'No requests, so no errors.'
             : `${plural(totalErrors, 'error')} of ${plural(total, 'request')} (${pct(totalErrors, total)}). ${perRoute((r) => `${num(r.total.errors)} (${pct(r.total.errors, r.total.count)})`)}.`}
         </Chart>
-        <Chart id="chart-latency" title="Latency, p50 and p99 (dashed)" time={time} series={charts.latency} unit=" ms">
+        <Chart id="chart-latency" title="Latency, p50 and p99 (dashed)" time={time} series={charts.latency} unit=" ms" empty={charts.latencyRoutes.length === 0}>
           {charts.latencyRoutes.length === 0
             ? 'No requests, so no latency.'
             : `Over the ${MINUTES} minutes: ${charts.latencyRoutes.map((r) => `${label(r)} p50 ${ms(r.total.p50_ms)}, p99 ${ms(r.total.p99_ms)}`).join('; ')}.`}
@@ -184,17 +191,17 @@ function OtherCharts({ stats }: { stats: Stats }) {
   const late = sum(lateness.count);
   return (
     <div class="charts">
-      <Chart id="chart-invocations" title="Invocations by outcome, per minute" time={time} series={charts.invocations}>
+      <Chart id="chart-invocations" title="Invocations by outcome, per minute" time={time} series={charts.invocations} empty={invocationTotal === 0}>
         {invocationTotal === 0
           ? 'No invocations through APIs.'
           : `${plural(invocationTotal, 'invocation')}: ${invocations.map((o) => `${o.outcome} ${num(o.total)}`).join(', ')}.`}
       </Chart>
-      <Chart id="chart-deliveries" title="Delivery attempts by outcome, per minute" time={time} series={charts.deliveries}>
+      <Chart id="chart-deliveries" title="Delivery attempts by outcome, per minute" time={time} series={charts.deliveries} empty={deliveryTotal === 0}>
         {deliveryTotal === 0
           ? 'No delivery attempts (webhooks, function runs).'
           : `${plural(deliveryTotal, 'attempt')}: ${deliveries.map((d) => `${d.target} ${d.outcome} ${num(d.total)}`).join(', ')}.`}
       </Chart>
-      <Chart id="chart-lateness" title="Scheduler lateness (start after the slot)" time={time} series={charts.lateness} unit=" ms">
+      <Chart id="chart-lateness" title="Scheduler lateness (start after the slot)" time={time} series={charts.lateness} unit=" ms" empty={late === 0}>
         {late === 0
           ? 'No scheduled deliveries started.'
           : `${plural(late, 'scheduled delivery', 'scheduled deliveries')} started; the highest minute's p50 ${ms(maxOf(lateness.p50_ms))}, p99 ${ms(maxOf(lateness.p99_ms))}, the latest start ${ms(maxOf(lateness.max_ms))} after its slot.`}

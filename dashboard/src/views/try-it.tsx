@@ -1,9 +1,13 @@
 /**
  * Try-it panel: sends a request to an API's invoke URL from the browser and
- * shows status, headers, body and time, with the same request as a curl command.
+ * shows status, headers, body (JSON indented) and time, with the same request
+ * as a curl command. A route's path parameters each get a field; their values
+ * are put into the URL percent-encoded (try-request.ts).
  */
 import { useState } from 'preact/hooks';
 import { Field } from '../components.js';
+import { prettyJson } from '../format.js';
+import { curlCommand, fillPath, pathParams } from '../try-request.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -23,19 +27,11 @@ function parseHeaders(text: string): [string, string][] {
     .filter(([name]) => name.length > 0);
 }
 
-const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-
-export function curlCommand(method: string, url: string, headers: [string, string][], body: string): string {
-  const parts = ['curl', '-i', '-X', method, shellQuote(url)];
-  for (const [name, value] of headers) parts.push('-H', shellQuote(`${name}: ${value}`));
-  if (body && method !== 'GET' && method !== 'HEAD') parts.push('--data-raw', shellQuote(body));
-  return parts.join(' ');
-}
-
-/** `method` and `path` start the form (a route's "Try" button sets them; `:id` segments are left for the user to fill). */
+/** `method` and `path` start the form (a route's "Try" button sets them: `:id` and `{name}` segments get a field each). */
 export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: string; path: string }) {
   const [method, setMethod] = useState(start.method);
   const [path, setPath] = useState(start.path);
+  const [values, setValues] = useState<Record<string, string>>({});
   const [query, setQuery] = useState('');
   const [headers, setHeaders] = useState('');
   const [body, setBody] = useState('');
@@ -43,7 +39,9 @@ export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: stri
   const [failure, setFailure] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
 
-  const url = `${invokeUrl.replace(/\/$/, '')}${path.startsWith('/') ? path : `/${path}`}${query ? `?${query.replace(/^\?/, '')}` : ''}`;
+  const params = pathParams(path);
+  const filled = fillPath(path.startsWith('/') ? path : `/${path}`, values);
+  const url = `${invokeUrl.replace(/\/$/, '')}${filled}${query ? `?${query.replace(/^\?/, '')}` : ''}`;
   const headerPairs = parseHeaders(headers);
   const curl = curlCommand(method, url, headerPairs, body);
 
@@ -86,6 +84,22 @@ export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: stri
         <Field label="Path" id="try-path">
           <input id="try-path" value={path} onInput={(e) => setPath(e.currentTarget.value)} />
         </Field>
+        {params.map((p, i) => (
+          <Field
+            key={p.name}
+            label={p.greedy ? `Path parameter ${p.name === '*' ? '*' : p.name} (the rest of the path)` : `Path parameter ${p.name}`}
+            id={`try-param-${i}`}
+          >
+            <input
+              id={`try-param-${i}`}
+              class="try-param"
+              value={values[p.name] ?? ''}
+              onInput={(e) => setValues({ ...values, [p.name]: e.currentTarget.value })}
+              placeholder={p.written}
+              required
+            />
+          </Field>
+        ))}
         <Field label="Query" id="try-query">
           <input id="try-query" value={query} onInput={(e) => setQuery(e.currentTarget.value)} placeholder="name=value&other=1" />
         </Field>
@@ -134,7 +148,7 @@ export function TryIt({ invokeUrl, ...start }: { invokeUrl: string; method: stri
               ))}
             </dl>
           </details>
-          <pre class="try-body json">{answer.body}</pre>
+          <pre class="try-body json">{prettyJson(answer.body)}</pre>
         </div>
       )}
     </form>

@@ -21,7 +21,17 @@ function HealthCells({ health }: { health: Webhook['health'] }) {
   if (!health) return <td colSpan={3}>—</td>;
   return (
     <>
-      <td>{health.last_outcome ? <span class={`badge ${health.last_outcome}`}>{health.last_outcome}</span> : 'none yet'}</td>
+      <td class="last-outcome">
+        {health.last_outcome ? <span class={`badge ${health.last_outcome}`}>{health.last_outcome}</span> : 'none yet'}
+        {health.retrying > 0 && (
+          <>
+            {' '}
+            <span class="badge retrying" title="Pending deliveries whose latest attempt failed, waiting for their next attempt">
+              retrying {health.retrying}
+            </span>
+          </>
+        )}
+      </td>
       <td class="failures-in-a-row">{health.failures_in_a_row}</td>
       <td class="pending-count">{health.pending}</td>
     </>
@@ -43,7 +53,10 @@ export function WebhooksView() {
       {data && data.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption class="hint">Health counts the newest {data[0].health?.window ?? 20} deliveries of each webhook.</caption>
+            <caption class="hint">
+              Health counts the newest {data[0].health?.window ?? 20} deliveries of each webhook; a pending one whose latest attempt
+              failed (retrying) counts as failed.
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -299,7 +312,7 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
             <input id="wh-url" {...marked('wh-url')} type="url" value={form.target_url} onInput={set('target_url')} required />
           </Field>
           <Field label="Events (comma-separated)" id="wh-events">
-            <input id="wh-events" {...marked('wh-events')} value={form.events} onInput={set('events')} placeholder="order.created, user.*" />
+            <input id="wh-events" {...marked('wh-events')} value={form.events} onInput={set('events')} placeholder="order.created, user.signed_up (or *)" />
           </Field>
           <Field label="Cron (five fields)" id="wh-cron">
             <input id="wh-cron" {...marked('wh-cron')} value={form.cron} onInput={set('cron')} placeholder="*/5 * * * *" />
@@ -481,6 +494,41 @@ function AttemptResponse({ delivery, attempt, newest }: { delivery: DeliveryDeta
   );
 }
 
+/** When the delivery was made, finished, or will be tried next: the engine's schedule, as the API answers it. */
+function DeliveryTiming({ delivery }: { delivery: DeliveryDetail }) {
+  const failedSoFar = delivery.status === 'pending' && delivery.attempts.length > 0;
+  return (
+    <dl class="facts delivery-timing">
+      <dt>Created</dt>
+      <dd>{when(delivery.created_at)}</dd>
+      {delivery.scheduled_for && (
+        <>
+          <dt>Scheduled for</dt>
+          <dd>{when(delivery.scheduled_for)}</dd>
+        </>
+      )}
+      {delivery.status === 'pending' ? (
+        <>
+          <dt>Next attempt</dt>
+          <dd class="next-attempt">
+            {delivery.next_attempt_at ? (
+              <time dateTime={delivery.next_attempt_at}>{when(delivery.next_attempt_at)}</time>
+            ) : (
+              'not scheduled'
+            )}
+            {failedSoFar && ` (attempt ${delivery.attempts.length + 1}, after ${delivery.attempts.length} failed)`}
+          </dd>
+        </>
+      ) : (
+        <>
+          <dt>Finished</dt>
+          <dd>{when(delivery.completed_at)}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 export function DeliveryView({ id }: { id: string }) {
   // Its webhook's attempts are streamed (the stream filters by webhook, not delivery); only this delivery's trigger a read.
   const [webhookId, setWebhookId] = useState<string | null>(null);
@@ -526,10 +574,17 @@ export function DeliveryView({ id }: { id: string }) {
         {data.event ? ` (${data.event})` : ''} · <span class={`badge ${data.status}`}>{data.status}</span>
         {data.error ? ` · ${data.error}` : ''}
       </p>
+      <DeliveryTiming delivery={data} />
       <div class="actions">
-        <button type="button" onClick={retry} disabled={data.status === 'pending'}>
+        <button type="button" onClick={retry} disabled={data.status === 'pending'} aria-describedby={data.status === 'pending' ? 'retry-why' : undefined}>
           Retry
         </button>
+        {data.status === 'pending' && (
+          <span id="retry-why" class="hint">
+            Retry is for a finished delivery: this one is pending, and is tried again on its own schedule
+            {data.next_attempt_at ? ` (next attempt ${when(data.next_attempt_at)})` : ''}.
+          </span>
+        )}
       </div>
       <ErrorBox error={retryError} />
       <div class="side-by-side">

@@ -10,7 +10,7 @@ import { InvalidRequestError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
 import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../../webhooks/types.js';
-import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
+import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../health.js';
 import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../sqlite/webhook-rows.js';
 import { FOREIGN_KEY_VIOLATION, pgCode } from './db.js';
@@ -94,7 +94,7 @@ export class PgWebhookStore extends PgDeliveryStore implements WebhookStore {
          FROM unnest($1::text[]) AS w(id)
          CROSS JOIN LATERAL (
            SELECT status, ROW_NUMBER() OVER (ORDER BY id DESC) AS n
-           FROM (SELECT id, status FROM deliveries WHERE webhook_id = w.id COLLATE "C" ORDER BY id DESC LIMIT $2) newest
+           FROM (SELECT id, ${RECENT_STATUS('deliveries')} AS status FROM deliveries WHERE webhook_id = w.id COLLATE "C" ORDER BY id DESC LIMIT $2) newest
          ) d
        )${HEALTH_FROM_RECENT}`,
       [ids, window],

@@ -23,7 +23,7 @@ import type {
 } from '../../webhooks/types.js';
 import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
-import { healthMap, HEALTH_FROM_RECENT, type HealthRow } from '../health.js';
+import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../health.js';
 import { checkRoom } from '../limits.js';
 import { pickDue, prepareClaim, type ClaimStatements } from './claim.js';
 import { ATTEMPT_COLUMNS, jsonOrNull, toDelivery, toDueFunctionSchedule, toWebhook, webhookParams } from './webhook-rows.js';
@@ -58,7 +58,7 @@ function prepareWebhookStatements(db: Database.Database) {
     // delivery on (a range of the (webhook_id, id) index; the first when it has fewer).
     webhookHealth: p(`WITH asked(id) AS (SELECT value FROM json_each(@ids)),
       recent AS (
-        SELECT d.webhook_id, d.status, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.id DESC) AS n
+        SELECT d.webhook_id, ${RECENT_STATUS('d')} AS status, ROW_NUMBER() OVER (PARTITION BY d.webhook_id ORDER BY d.id DESC) AS n
         FROM asked JOIN deliveries d ON d.webhook_id = asked.id AND d.id >= COALESCE(
           (SELECT x.id FROM deliveries x WHERE x.webhook_id = asked.id ORDER BY x.id DESC LIMIT 1 OFFSET @skip), '')
       )${HEALTH_FROM_RECENT}`),
