@@ -377,9 +377,16 @@ describe('switchyard dev', () => {
       const rebound = await exactRequest(server, 'GET', '/api/functions', { host: 'rebind.attacker.example' });
       expect(rebound.status).toBe(421);
 
+      // Ctrl-C right after a call: its console line, still on its way through the database, is printed before dev ends.
+      writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("last words"); return { statusCode: 200, body: { v: 4 } }; };');
+      await until(async () => ((await (await fetch(`${server}/api/functions/dev-hello`)).json()) as { code: string }).code.includes('last words'), 'the save applied');
+      const before = run.stderr().length;
+      expect(await call()).toEqual({ v: 4 });
       run.proc.kill('SIGINT');
       const exit = await run.exit;
       expect(exit.code).toBe(0);
+      const tail = run.stderr().slice(before);
+      expect(tail).toMatch(/last words[\s\S]*GET \/dev\/hello 200/);
     } finally {
       run.kill();
     }
