@@ -6,8 +6,11 @@
  * and keeps. The Node built-ins the sandbox offers (node-builtins.ts: crypto,
  * buffer, util, ...) stay imports for the isolate to answer; a package that
  * needs any other built-in (fs, net, child_process, ...) or ships native code
- * (a `.node` file) is refused here, naming the package and the module, rather
- * than failing later inside the sandbox.
+ * (a `.node` file) is refused here, naming the package and the modules (one
+ * line per package, however many it needs), rather than failing later inside
+ * the sandbox. A package that is not installed is said as what to run (`npm
+ * install` in the folder of the nearest package.json), not as esbuild's
+ * "Could not resolve".
  *
  * Every file read into the bundle must lie in the project folder once
  * symlinks are resolved (or in a folder the operator allowed with
@@ -128,16 +131,13 @@ function confinePlugin(confinement: Confinement): Plugin {
   };
 }
 
-function describe(m: Message, root: string): string {
-  const loc = m.location;
-  // esbuild names files relative to its working folder, `root`.
-  return loc ? `${where(m, root)}: ${m.text}` : m.text;
-}
-
+/** `file:line:column` of a message that has a location; esbuild names files relative to its working folder, `root`. */
 function where(m: Message, root: string): string {
   const loc = m.location!;
   return `${relative(root, resolve(root, loc.file)) || loc.file}:${loc.line}:${loc.column + 1}`;
 }
+
+const describe = (m: Message, root: string): string => (m.location ? `${where(m, root)}: ${m.text}` : m.text);
 
 /** The `detail` of a built-in this plugin refused: grouped per importer in the report. */
 const BUILTIN = 'builtin_refused';
@@ -177,8 +177,13 @@ function missingPackage(m: Message): string | null {
   const found = /^Could not resolve "(.+)"$/.exec(m.text);
   if (!found || !isBare(found[1])) return null;
   const parts = found[1].split('/');
-  return parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  const name = parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  // Only a name npm could install: a path alias such as `@/lib/db` stays esbuild's own error.
+  return NPM_NAME.test(name) ? name : null;
 }
+
+/** npm's rule for a package name, scope included. */
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /** The folder holding the package.json nearest to `file` within `root` (its dependencies are installed there), else `root`. */
 function installFolder(file: string, root: string): { folder: string; manifest: Record<string, unknown> | null } {
