@@ -3,6 +3,7 @@
  * that reads process.env; everything else receives the resolved object.
  */
 import { availableParallelism, totalmem } from 'node:os';
+import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
@@ -284,8 +285,12 @@ export function parseCommandLine(argv: string[]): CommandLine {
     const [flag, inline] = arg.split(/=(.*)/s, 2);
     const option = BY_FLAG.get(flag);
     if (!option) {
+      const known = [...BY_FLAG.keys(), '--help', '--version'];
+      const guess = flag.startsWith('--') ? closest(flag, known) : null;
       throw new ConfigError(
-        `Unknown option ${flag}. Options: ${[...BY_FLAG.keys(), '--help', '--version'].join(' ')} (switchyard --help explains each)`,
+        guess
+          ? `Unknown option ${flag}; did you mean ${guess}? (switchyard --help lists every option)`
+          : `Unknown option ${flag}. Options: ${known.join(' ')} (switchyard --help explains each)`,
       );
     }
     if (inline !== undefined) out.env[option.env] = inline;

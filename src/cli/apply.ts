@@ -7,6 +7,8 @@
  * are shown this once. Before the plan, it says which environment variables
  * the file reads (only those `env_from` or `--env-from` allow); the files it
  * reads must lie in the project folder (or an `--allow-outside` folder).
+ * `--dry-run` asks the server to check every write as apply would (its
+ * `?dry_run=true`: function code compiled), so it refuses what apply refuses.
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -44,7 +46,7 @@ export function registerApply(program: Command, io: CliIO): void {
     .command('apply')
     .description('Make the server match a project file: print the plan, then apply it')
     .option('-f, --file <file>', 'the project file, or a folder holding switchyard.yaml', 'switchyard.yaml')
-    .option('--dry-run', 'print the plan and change nothing')
+    .option('--dry-run', 'print the plan and have the server check it (code compiled, as apply does); change nothing')
     .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name');
   withClientOptions(withAllowOutsideOption(withEnvFromOption(command))).action(async (flags: ApplyFlags) => {
     const ctx = projectContext(io, flags);

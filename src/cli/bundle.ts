@@ -6,8 +6,11 @@
  * and keeps. The Node built-ins the sandbox offers (node-builtins.ts: crypto,
  * buffer, util, ...) stay imports for the isolate to answer; a package that
  * needs any other built-in (fs, net, child_process, ...) or ships native code
- * (a `.node` file) is refused here, naming the package and the module, rather
- * than failing later inside the sandbox.
+ * (a `.node` file) is refused here, naming the package and the modules (one
+ * line per package, however many it needs), rather than failing later inside
+ * the sandbox. A package that is not installed is said as what to run (`npm
+ * install` in the folder of the nearest package.json), not as esbuild's
+ * "Could not resolve".
  *
  * Every file read into the bundle must lie in the project folder once
  * symlinks are resolved (or in a folder the operator allowed with
@@ -20,12 +23,15 @@
  * project's own files. A package symlinked out of `node_modules` (`npm
  * link`, a workspace) lies outside and needs `--allow-outside`.
  */
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
 import { SANDBOX_MODULES, sandboxModule } from '../runtime/node-builtins.js';
 import { createConfinement, inNodeModules, outsideMessage, type Confinement } from '../project/index.js';
 import { CommandFailedError } from './errors.js';
+import { shownPath } from './shown-path.js';
+import { shellArg } from './words.js';
 
 export interface Bundle {
   code: string;
@@ -68,13 +74,8 @@ function sandboxPlugin(root: string): Plugin {
         if (args.kind === 'entry-point') return undefined;
         if (sandboxModule(args.path)) return { path: args.path, external: true };
         if (args.path.startsWith('node:') || NODE_BUILTINS.has(args.path)) {
-          return {
-            errors: [
-              {
-                text: `${importerText(args.importer)} needs the Node module '${args.path}', which functions cannot use`,
-              },
-            ],
-          };
+          const refused: BuiltinRefusal = { kind: BUILTIN, who: importerText(args.importer), module: args.path };
+          return { errors: [{ text: `${refused.who} needs the Node module '${args.path}', which functions cannot use`, detail: refused }] };
         }
         if (args.path.endsWith('.node')) {
           return { errors: [{ text: `${importerText(args.importer)} loads native code ('${args.path}'), which the sandbox cannot run` }] };
@@ -130,10 +131,94 @@ function confinePlugin(confinement: Confinement): Plugin {
   };
 }
 
-function describe(m: Message, root: string): string {
-  const loc = m.location;
-  // esbuild names files relative to its working folder, `root`.
-  return loc ? `${relative(root, resolve(root, loc.file)) || loc.file}:${loc.line}:${loc.column + 1}: ${m.text}` : m.text;
+/** `file:line:column` of a message that has a location; esbuild names files relative to its working folder, `root`. */
+function where(m: Message, root: string): string {
+  const loc = m.location!;
+  return `${relative(root, resolve(root, loc.file)) || loc.file}:${loc.line}:${loc.column + 1}`;
+}
+
+const describe = (m: Message, root: string): string => (m.location ? `${where(m, root)}: ${m.text}` : m.text);
+
+/** The `detail` of a built-in this plugin refused: grouped per importer in the report. */
+const BUILTIN = 'builtin_refused';
+interface BuiltinRefusal {
+  kind: typeof BUILTIN;
+  /** `package 'axios'` or `this file`. */
+  who: string;
+  module: string;
+}
+const isBuiltinRefusal = (detail: unknown): detail is BuiltinRefusal => (detail as BuiltinRefusal | undefined)?.kind === BUILTIN;
+
+/**
+ * The refused built-ins, one line per importer however many modules it
+ * needs (a package such as axios asks for a dozen): `package 'axios' needs
+ * the Node modules 'http', 'https', 'zlib', which functions cannot use
+ * (node_modules/axios/index.js:1:20, and 2 more places)`.
+ */
+function builtinLines(messages: Message[], root: string): string[] {
+  const byWho = new Map<string, { modules: string[]; first: Message; places: number }>();
+  for (const m of messages) {
+    const refusal = m.detail as BuiltinRefusal;
+    const who = refusal.who === 'this file' && m.location ? `${m.location.file}` : refusal.who;
+    const entry = byWho.get(who) ?? { modules: [], first: m, places: 0 };
+    byWho.set(who, entry);
+    entry.places++;
+    if (!entry.modules.includes(refusal.module)) entry.modules.push(refusal.module);
+  }
+  return [...byWho.values()].map(({ modules, first, places }) => {
+    const names = modules.map((n) => `'${n}'`).join(', ');
+    const at = first.location ? ` (${where(first, root)}${places > 1 ? `, and ${places - 1} more place${places === 2 ? '' : 's'}` : ''})` : '';
+    return `${(first.detail as BuiltinRefusal).who} needs the Node module${modules.length === 1 ? '' : 's'} ${names}, which functions cannot use${at}`;
+  });
+}
+
+/** `Could not resolve "axios"` for a package name (not a path): the package is not installed. */
+function missingPackage(m: Message): string | null {
+  const found = /^Could not resolve "(.+)"$/.exec(m.text);
+  if (!found || !isBare(found[1])) return null;
+  const parts = found[1].split('/');
+  const name = parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  // Only a name npm could install: a path alias such as `@/lib/db` stays esbuild's own error.
+  return NPM_NAME.test(name) ? name : null;
+}
+
+/** npm's rule for a package name, scope included. */
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** The folder holding the package.json nearest to `file` within `root` (its dependencies are installed there), else `root`. */
+function installFolder(file: string, root: string): { folder: string; manifest: Record<string, unknown> | null } {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    try {
+      return { folder: dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown> };
+    } catch {
+      // No package.json here (or not JSON): look further up, as npm does, but not out of the project.
+    }
+    if (dir === root || !isUnderFolder(dir, root) || dirname(dir) === dir) return { folder: root, manifest: null };
+  }
+}
+
+const isUnderFolder = (path: string, folder: string) => {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/** The npm packages a bundle needs and the folder lacks: say to install them, not to bundle by hand. */
+function notInstalled(file: string, root: string, packages: string[]): CommandFailedError {
+  const { folder, manifest } = installFolder(file, root);
+  const listed = new Set(
+    ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((k) => Object.keys((manifest?.[k] as object | undefined) ?? {})),
+  );
+  const shown = shownPath(process.cwd(), folder);
+  const names = packages.map((p) => `'${p}'`).join(', ');
+  const unlisted = packages.filter((p) => !listed.has(p));
+  const fix =
+    manifest !== null && unlisted.length === 0
+      ? `run \`npm install\` in ${shown} (its package.json lists ${packages.length === 1 ? 'it' : 'them'})`
+      : `run \`npm install ${unlisted.map(shellArg).join(' ')}\` in ${shown}`;
+  return new CommandFailedError(
+    'packages_not_installed',
+    `cannot bundle ${relative(root, file) || file}: it imports the npm package${packages.length === 1 ? '' : 's'} ${names}, not installed: ${fix}`,
+  );
 }
 
 function packagesIn(meta: Metafile): string[] {
@@ -180,14 +265,17 @@ export async function bundleFunction(file: string, root: string, options: Bundle
   } catch (err) {
     const errors = (err as { errors?: Message[] }).errors;
     if (!errors?.length) throw err;
-    const lines = errors.map((m) => describe(m, root));
+    const name = relative(root, file) || file;
     if (errors.some((m) => m.detail === OUTSIDE)) {
-      throw new CommandFailedError('outside_project', `cannot bundle ${relative(root, file) || file}:\n  ${lines.join(`\n  `)}`);
+      throw new CommandFailedError('outside_project', `cannot bundle ${name}:\n  ${errors.map((m) => describe(m, root)).join(`\n  `)}`);
     }
-    if (errors.some((m) => m.text.includes('which functions cannot use'))) {
+    const missing = [...new Set(errors.map(missingPackage).filter((p): p is string => p !== null))].sort();
+    if (missing.length > 0) throw notInstalled(file, root, missing);
+    const builtins = errors.filter((m) => isBuiltinRefusal(m.detail));
+    const lines = [...builtinLines(builtins, root), ...errors.filter((m) => !isBuiltinRefusal(m.detail)).map((m) => describe(m, root))];
+    if (builtins.length > 0) {
       lines.push(`(functions have no file system, processes or sockets; fetch does HTTP. Node built-ins available: ${AVAILABLE})`);
     }
-    throw new CommandFailedError('bundle_failed', `cannot bundle ${relative(root, file) || file}:\n  ${lines.join(`\n  `)}`);
+    throw new CommandFailedError('bundle_failed', `cannot bundle ${name}:\n  ${lines.join(`\n  `)}`);
   }
 }
-

@@ -39,12 +39,12 @@ export function registerDeliveries(program: Command, io: CliIO): void {
     program
       .command('deliveries')
       .description("List a webhook's recent deliveries and their attempts, newest first")
-      .argument('<webhook>', 'webhook name (or id)')
-      .option('-n, --limit <n>', 'how many of the newest deliveries (1 to 1000, default 20)', intFlag('--limit', 1, 1000), 20)
+      .argument('<webhook>', 'webhook name (any case, or the start of one name) or id')
+      .option('-n, --limit <n>', 'how many of the newest deliveries (1 to 1000)', intFlag('--limit', 1, 1000), 20)
       .addOption(new Option('--status <status>', 'only deliveries in this state').choices(['pending', 'succeeded', 'failed'])),
   ).action(async (nameOrId: string, flags: DeliveriesFlags) => {
     const { api, out } = clientContext(io, flags);
-    const webhook = await findWebhook(api, nameOrId);
+    const webhook = await findWebhook(api, nameOrId, out);
     let deliveries = await api.listDeliveries(webhook.id, { limit: flags.limit });
     if (flags.status) deliveries = deliveries.filter((d) => d.status === flags.status);
     if (out.json) {

@@ -16,6 +16,7 @@ import { collectEnv } from './data.js';
 import { CommandFailedError, UsageError } from './errors.js';
 import { allowedFolders, withAllowOutsideOption } from './project-flags.js';
 import type { EventFormat, FunctionInfo, FunctionPatch } from './server-api.js';
+import { commandLine } from './words.js';
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** The server's limit on `code` (docs/api.md). */
@@ -84,7 +85,7 @@ export function registerDeploy(program: Command, io: CliIO): void {
       out.data({ name: fn.name, version: fn.version, action, bytes: bundle.bytes, packages: bundle.packages, code_sha256: fn.code_sha256 });
     } else {
       out.line(`${out.paint('green', action)} ${out.paint('bold', fn.name)} version ${fn.version} (${formatSize(bundle.bytes)}${pkgs})`);
-      out.line(out.paint('dim', `try it: switchyard invoke ${fn.name}`));
+      out.line(out.paint('dim', `try it: ${commandLine('invoke', fn.name)}`));
     }
   });
 }

@@ -36,6 +36,7 @@ import { describeChange, envReadLine, runProject, shownPath } from './project-ru
 import { allowedFolders, withAllowOutsideOption, withEnvFromOption } from './project-flags.js';
 import { createServerApi, type FunctionStreamEvent } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
+import { createCallOrder, type CallOrder } from './call-order.js';
 
 interface DevFlags extends ClientFlags {
   port?: string;
@@ -87,8 +88,10 @@ export function registerDev(program: Command, io: CliIO): void {
     const ctx = projectContext(io, { ...flags, url, adminKey: adminKey ?? undefined });
 
     const stop = new AbortController();
-    const stopped = waitForStop(stop, out);
-    const streaming = streamLogs(ctx, stop.signal, out);
+    // Each call printed after its own console lines (call-order.ts); Ctrl-C waits for the lines still on their way.
+    const order = createCallOrder({ print: (event) => printDevEvent(out, event) });
+    const stopped = waitForStop(stop, out, () => order.settle());
+    const streaming = streamLogs(ctx, stop.signal, order, out);
 
     const session: DevSession = { previous: null, envRead: null };
     await applyOnce(ctx, project, io, session, out);
@@ -102,6 +105,7 @@ export function registerDev(program: Command, io: CliIO): void {
     await stopped;
     await watcher.close();
     await streaming.catch(() => undefined);
+    order.flush();
     if (service) await service.close();
     // A dev server leaves nothing to finish: end now rather than wait for idle sockets.
     process.exit(0);
@@ -162,14 +166,18 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
   }
 }
 
-/** Resolves on the first Ctrl-C (or SIGTERM); a second one exits at once. */
-function waitForStop(stop: AbortController, out: Output): Promise<void> {
+/** Resolves on the first Ctrl-C (or SIGTERM), once `settle` has let the last lines arrive; a second one exits at once. */
+function waitForStop(stop: AbortController, out: Output, settle: () => Promise<void>): Promise<void> {
+  let stopping = false;
   return new Promise((resolve) => {
     const onSignal = () => {
-      if (stop.signal.aborted) process.exit(130);
+      if (stopping) process.exit(130);
+      stopping = true;
       out.info('Stopping the dev server...');
-      stop.abort();
-      resolve();
+      void settle().then(() => {
+        stop.abort();
+        resolve();
+      });
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -274,26 +282,29 @@ async function printInvokeUrls(ctx: ProjectContext, names: string[], out: Output
   if (lines.length) out.info(`Routes:\n${lines.join('\n')}`);
 }
 
-/** Every function's console lines and every invocation, as they happen. */
-async function streamLogs(ctx: ProjectContext, signal: AbortSignal, out: Output): Promise<void> {
-  const api = createServerApi({ url: ctx.url, adminKey: ctx.adminKey });
+/** One event of the log stream as dev prints it: `time function level message`, or `time METHOD path status ms (function)`. */
+function printDevEvent(out: Output, event: FunctionStreamEvent): void {
   const time = (ts: unknown) => out.paintErr('dim', typeof ts === 'string' ? ts.slice(11, 23) : '');
+  if (event.type === 'log') {
+    const l = event.line;
+    const level = l.level === 'error' ? out.paintErr('red', ' error') : l.level === 'warn' ? out.paintErr('yellow', ' warn') : '';
+    const head = `${time(l.ts ?? l.time)} ${out.paintErr('cyan', terminalLine(l.function ?? ''))}${level} `;
+    out.info(head + terminalLine(l.message));
+  } else {
+    const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; function?: string };
+    const status = (i.status ?? 0) >= 400 ? out.paintErr('red', String(i.status)) : out.paintErr('green', String(i.status));
+    const what = terminalLine(`${i.method ?? 'INVOKE'} ${i.path ?? ''}`);
+    out.info(`${time(i.ts)} ${what} ${status} ${Math.round(i.duration_ms ?? 0)} ms ${out.paintErr('dim', `(${terminalLine(String(i.function))})`)}`);
+  }
+}
+
+/** Every function's console lines and every invocation, as they happen, through `order`. */
+async function streamLogs(ctx: ProjectContext, signal: AbortSignal, order: CallOrder, out: Output): Promise<void> {
+  const api = createServerApi({ url: ctx.url, adminKey: ctx.adminKey });
   try {
     await api.followAllLogs({
       signal,
-      onEvent(event: FunctionStreamEvent) {
-        if (event.type === 'log') {
-          const l = event.line;
-          const level = l.level === 'error' ? out.paintErr('red', ' error') : l.level === 'warn' ? out.paintErr('yellow', ' warn') : '';
-          const head = `${time(l.ts ?? l.time)} ${out.paintErr('cyan', terminalLine(l.function ?? ''))}${level} `;
-          out.info(head + terminalLine(l.message));
-        } else {
-          const i = event.invocation as { ts?: string; method?: string; path?: string; status?: number; duration_ms?: number; function?: string };
-          const status = (i.status ?? 0) >= 400 ? out.paintErr('red', String(i.status)) : out.paintErr('green', String(i.status));
-          const what = terminalLine(`${i.method ?? 'INVOKE'} ${i.path ?? ''}`);
-          out.info(`${time(i.ts)} ${what} ${status} ${Math.round(i.duration_ms ?? 0)} ms ${out.paintErr('dim', `(${terminalLine(String(i.function))})`)}`);
-        }
-      },
+      onEvent: (event) => order.push(event),
       onReconnect: (reason) => out.info(out.paintErr('dim', `log stream dropped (${reason}); reconnecting`)),
     });
   } catch (err) {

@@ -12,7 +12,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   importSamValue,
@@ -29,6 +29,8 @@ import { CommandFailedError, UsageError } from './errors.js';
 import { writeProjectFiles } from './export.js';
 import { allowedFolders, withAllowOutsideOption } from './project-flags.js';
 import { terminalLine } from './terminal-text.js';
+import { shownPath } from './project-run.js';
+import { commandLine, counted } from './words.js';
 
 interface ImportFlags {
   output?: string;
@@ -130,7 +132,8 @@ export function registerImport(program: Command, io: CliIO): void {
     }
     const doc2 = result.document;
     const count = (o: object | undefined) => Object.keys(o ?? {}).length;
-    out.line(`Wrote ${written} from ${format === 'sam' ? 'the SAM template' : 'serverless.yml'}: ${count(doc2.functions)} functions, ${count(doc2.apis)} APIs, ${count(doc2.webhooks)} webhooks.`);
+    const made = [counted(count(doc2.functions), 'function'), counted(count(doc2.apis), 'API'), counted(count(doc2.webhooks), 'webhook')];
+    out.line(`Wrote ${terminalLine(written)} from ${format === 'sam' ? 'the SAM template' : 'serverless.yml'}: ${made.join(', ')}.`);
     if (result.notes.length) {
       out.line('Not carried over (also listed at the top of the file):');
       for (const note of result.notes) out.line(`  - ${terminalLine(note)}`);
@@ -139,11 +142,13 @@ export function registerImport(program: Command, io: CliIO): void {
       out.line('Left unset: only AWS resolves these values; set them under env yourself (also listed at the top of the file):');
       for (const u of result.unresolved) out.line(`  - ${terminalLine(`${u.where}: ${u.value}`)}`);
     }
-    const reads = terminalLine(result.reads.join(','));
-    const allow = result.reads.length ? ` --env-from ${reads}` : '';
+    const allow = result.reads.length ? ['--env-from', result.reads.join(',')] : [];
     if (result.reads.length) {
-      out.line(`The project reads the environment variables ${reads}: apply reads them only once you allow them (--env-from, or env_from in the file).`);
+      out.line(`The project reads the environment variables ${terminalLine(result.reads.join(','))}: apply reads them only once you allow them (--env-from, or env_from in the file).`);
     }
-    out.line(`Next: switchyard apply -f ${written}${allow}`);
+    // dev first: it needs no server running (it starts its own); apply is for one that runs already.
+    const folder = basename(target) === 'switchyard.yaml' ? shownPath(io.cwd, dir) : written;
+    out.line(`Next: ${terminalLine(commandLine('dev', folder, ...allow))}`);
+    out.line(`  (a local server that re-applies on every save; against a server that runs already: ${terminalLine(commandLine('apply', '-f', written, ...allow))})`);
   });
 }

@@ -10,6 +10,8 @@ import { Option, type Command } from 'commander';
 import { clientContext, intFlag, withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import type { Output } from './output.js';
 import type { InvocationAttempt, InvocationRecord } from './server-api.js';
+import { commandLine } from './words.js';
+import { withFunction } from './function-lookup.js';
 
 const STATUSES: Array<InvocationRecord['status']> = ['pending', 'succeeded', 'failed'];
 
@@ -69,15 +71,16 @@ export function registerInvocations(program: Command, io: CliIO): void {
     program
       .command('invocations')
       .description("List a function's scheduled, event and asynchronous invocations and their attempts, newest first")
-      .argument('<function>', 'function name')
-      .option('-n, --limit <n>', 'how many of the newest invocations (1 to 1000, default 20)', intFlag('--limit', 1, 1000), 20)
+      .argument('<function>', 'function name (any case, or the start of one name)')
+      .option('-n, --limit <n>', 'how many of the newest invocations (1 to 1000)', intFlag('--limit', 1, 1000), 20)
       .addOption(new Option('--status <status>', 'only invocations in this state').choices(STATUSES)),
   )
     // `invocations retry f id --url x`: the options after `retry` are retry's, not the list's.
     .enablePositionalOptions()
-    .action(async (name: string, flags: InvocationsFlags) => {
+    .action(async (given: string, flags: InvocationsFlags) => {
     const { api, out } = clientContext(io, flags);
-    const records = await api.listInvocations(name, { status: flags.status, limit: flags.limit });
+    let name = given;
+    const records = await withFunction(api, given, out, (n) => ((name = n), api.listInvocations(n, { status: flags.status, limit: flags.limit })));
     if (out.json) {
       out.data(records);
       return;
@@ -93,16 +96,17 @@ export function registerInvocations(program: Command, io: CliIO): void {
     invocations
       .command('retry')
       .description('Run a failed invocation of a function again')
-      .argument('<function>', 'function name')
+      .argument('<function>', 'function name (any case, or the start of one name)')
       .argument('<id>', 'invocation id (switchyard invocations <function> lists them)'),
-  ).action(async (name: string, id: string, flags: ClientFlags) => {
+  ).action(async (given: string, id: string, flags: ClientFlags) => {
     const { api, out } = clientContext(io, flags);
-    const record = await api.retryInvocation(name, id);
+    let name = given;
+    const record = await withFunction(api, given, out, (n) => ((name = n), api.retryInvocation(n, id)));
     if (out.json) {
       out.data(record);
       return;
     }
     out.line(`${record.id ?? id}: ${record.status ? statusCell(out, record.status) : 'retried'}`);
-    out.line(out.paint('dim', `attempts: switchyard invocations ${name}`));
+    out.line(out.paint('dim', `attempts: ${commandLine('invocations', name)}`));
   });
 }

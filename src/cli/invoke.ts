@@ -15,6 +15,8 @@ import { CommandFailedError, UsageError } from './errors.js';
 import type { EventFormat, LogLine } from './server-api.js';
 import type { Output } from './output.js';
 import { terminalLine } from './terminal-text.js';
+import { commandLine } from './words.js';
+import { functionNameFor, withFunction } from './function-lookup.js';
 
 const EVENT_FORMATS: EventFormat[] = ['switchyard', 'aws-v1', 'aws-v2'];
 
@@ -35,7 +37,7 @@ export function registerInvoke(program: Command, io: CliIO): void {
     program
       .command('invoke')
       .description('Invoke a function once with an event and print its result')
-      .argument('<function>', 'function name')
+      .argument('<function>', 'function name (any case, or the start of one name)')
       .option('-d, --data <json|@file>', 'the event as JSON, or @file to read it from a file (@- reads stdin); missing fields get defaults', '{}')
       .addOption(
         new Option('--event-format <format>', "the format the event is written in: refuses to invoke a function that expects another").choices(
@@ -43,14 +45,19 @@ export function registerInvoke(program: Command, io: CliIO): void {
         ),
       )
       .option('--async', 'queue the invocation and print its id at once (x-invocation-type: Event); retried on failure as the function says'),
-  ).action(async (name: string, flags: InvokeFlags) => {
+  ).action(async (given: string, flags: InvokeFlags) => {
     const { api, out } = clientContext(io, flags);
     const event = await readJsonArgument('--data', flags.data ?? '{}', io.cwd);
     if (event === null || typeof event !== 'object' || Array.isArray(event)) {
       throw new UsageError('--data must be a JSON object (the event)');
     }
+    let name = given;
     if (flags.eventFormat) {
-      const fn = await api.getFunction(name);
+      let fn = await api.getFunction(name);
+      if (fn === null) {
+        name = (await functionNameFor(api, given, out)) ?? given;
+        if (name !== given) fn = await api.getFunction(name);
+      }
       if (fn === null) throw new CommandFailedError('function_not_found', `Function '${name}' does not exist`);
       if (fn.event_format !== flags.eventFormat) {
         throw new UsageError(
@@ -59,15 +66,15 @@ export function registerInvoke(program: Command, io: CliIO): void {
       }
     }
     if (flags.async) {
-      const queued = await api.invokeFunctionAsync(name, event);
+      const queued = await withFunction(api, name, out, async (n) => ((name = n), api.invokeFunctionAsync(n, event)));
       if (out.json) out.data(queued);
       else {
         out.line(queued.invocation_id);
-        out.info(out.paintErr('dim', `${queued.status}; attempts: switchyard invocations ${name}`));
+        out.info(out.paintErr('dim', `${queued.status}; attempts: ${commandLine('invocations', name)}`));
       }
       return;
     }
-    const answer = await api.invokeFunction(name, event);
+    const answer = await withFunction(api, name, out, async (n) => ((name = n), api.invokeFunction(n, event)));
     if (out.json) out.data(answer);
     else {
       for (const line of answer.logs) printLogLine(out, line);

@@ -3,7 +3,8 @@
  * console lines, oldest first (GET /api/functions/{name}/logs). With -f it
  * follows the server-sent event stream (GET /api/functions/{name}/logs/stream)
  * until Ctrl-C (after the newest stored lines, as tail -f does), resuming after a dropped connection from the last line seen,
- * and also shows each invocation as it finishes. --json prints an array, or
+ * and also shows each invocation as it finishes, after its own console lines
+ * (call-order.ts; Ctrl-C waits for the lines still on their way). --json prints an array, or
  * with -f one JSON object per line. What the function wrote goes through
  * terminal-text.ts: its control characters are shown, not obeyed.
  */
@@ -13,6 +14,8 @@ import { UsageError } from './errors.js';
 import type { Output } from './output.js';
 import type { FunctionStreamEvent, LogLine, StreamLogLine } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
+import { withFunction } from './function-lookup.js';
+import { createCallOrder } from './call-order.js';
 
 /** Stored lines `logs -f` shows before following, unless --limit says otherwise. */
 const FOLLOW_BACKLOG = 10;
@@ -63,17 +66,18 @@ export function registerLogs(program: Command, io: CliIO): void {
     program
       .command('logs')
       .description("Print a function's console lines; -f follows new ones as they are written")
-      .argument('<function>', 'function name')
+      .argument('<function>', 'function name (any case, or the start of one name)')
       .option('-f, --follow', 'keep printing new lines (and invocations) until Ctrl-C')
       .option('--since <id>', 'only lines after this line id (with -f: replay stored lines after it first)')
       .option('-n, --limit <n>', 'at most this many of the newest lines (1 to 1000; default 100, with -f 10)', intFlag('--limit', 1, 1000)),
-  ).action(async (name: string, flags: LogsFlags) => {
+  ).action(async (given: string, flags: LogsFlags) => {
     if (flags.since !== undefined && !/^[0-9]{1,15}$/.test(flags.since)) {
       throw new UsageError(`--since must be a log line id (a whole number), got "${flags.since}"`);
     }
     const { api, out } = clientContext(io, flags);
+    let name = given;
     if (!flags.follow) {
-      let lines = await api.functionLogs(name, { limit: flags.limit });
+      let lines = await withFunction(api, given, out, (n) => ((name = n), api.functionLogs(n, { limit: flags.limit })));
       if (flags.since !== undefined) lines = after(lines, Number(flags.since), api.url);
       if (out.json) out.data(lines);
       else if (lines.length === 0) out.info(`no console lines for '${name}' yet`);
@@ -84,26 +88,31 @@ export function registerLogs(program: Command, io: CliIO): void {
     // so nothing written in between is lost or printed twice.
     let since = flags.since;
     if (since === undefined) {
-      const stored = await api.functionLogs(name, { limit: flags.limit ?? FOLLOW_BACKLOG });
+      const stored = await withFunction(api, given, out, (n) => ((name = n), api.functionLogs(n, { limit: flags.limit ?? FOLLOW_BACKLOG })));
       for (const line of stored) printStreamEvent(out, { type: 'log', id: line.id?.toString(), line });
       const last = stored.at(-1);
       // No lines yet: replay from the oldest kept, which is whatever arrives meanwhile.
       since = last === undefined ? '0' : last.id?.toString();
     }
     const stop = new AbortController();
-    const onSignal = () => stop.abort();
+    // Each call after its own console lines (call-order.ts); on Ctrl-C the lines still on their way are waited for.
+    const order = createCallOrder({ print: (event) => printStreamEvent(out, event) });
+    const onSignal = () => void order.settle().then(() => stop.abort());
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
       out.info(out.paintErr('dim', `following ${name} at ${api.url} (Ctrl-C to stop)`));
-      await api.followFunctionLogs(name, {
-        since,
-        signal: stop.signal,
-        onEvent: (event) => printStreamEvent(out, event),
-        onReconnect: (reason, last) =>
-          out.info(out.paintErr('yellow', `${reason}; reconnecting${last === undefined ? '' : ` from line ${last}`}...`)),
-      });
+      await withFunction(api, name, out, (n) =>
+        api.followFunctionLogs((name = n), {
+          since,
+          signal: stop.signal,
+          onEvent: (event) => order.push(event),
+          onReconnect: (reason, last) =>
+            out.info(out.paintErr('yellow', `${reason}; reconnecting${last === undefined ? '' : ` from line ${last}`}...`)),
+        }),
+      );
     } finally {
+      order.flush();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -33,7 +33,9 @@ export class InvalidProjectError extends CliError {
   readonly exitCode = 1;
   readonly code = 'invalid_project';
   constructor(readonly problems: ProjectError['problems']) {
-    super(`the project is invalid; nothing was applied:\n  ${problems.map(formatProblem).join('\n  ')}`);
+    // A problem's own further lines (a bundle's list) are indented under it.
+    const lines = problems.map((p) => formatProblem(p).replace(/\n\s*/g, '\n      '));
+    super(`the project is invalid; nothing was applied:\n  ${lines.join('\n  ')}`);
   }
 }
 
@@ -58,8 +60,11 @@ export function functionReader(root: string, allowOutside: readonly string[] = [
     try {
       bundle = await bundleFunction(file, root, { allowOutside });
     } catch (err) {
-      // Refusals (fs, native code, a file outside the project) name the file; a syntax error the server reports better itself.
-      if (err instanceof CliError && (err.code === 'outside_project' || /needs the Node module|native code/.test(err.message))) throw new Error(err.message);
+      // Refusals (fs, native code, a file outside the project) and packages not installed name the file and the fix;
+      // a syntax error the server reports better itself.
+      if (err instanceof CliError && (err.code === 'outside_project' || err.code === 'packages_not_installed' || /needs the Node module|native code/.test(err.message))) {
+        throw new Error(err.message);
+      }
       return source;
     }
     return bundle.inputs > 1 ? bundle.code : source;

@@ -3,9 +3,10 @@
  * apply`, also run by `switchyard dev` on every save. Kept apart from the
  * verbs so both print the same plan and report the same errors.
  */
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { applyPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type ProjectApi } from '../project/index.js';
+import { dirname, resolve } from 'node:path';
+import { applyPlan, checkPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type ProjectApi } from '../project/index.js';
 import { functionReader } from './project-context.js';
+import { shownPath } from './shown-path.js';
 
 export interface RunProjectOptions {
   file: string;
@@ -49,7 +50,12 @@ export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
   const plan = opts.select ? opts.select(full) : full;
   const envRead = loaded.env_used;
   opts.onPlan?.(plan, envRead);
-  if (opts.dryRun || plan.changes.length === 0) return { plan, envRead, applied: [], generatedSecrets: {} };
+  if (plan.changes.length === 0) return { plan, envRead, applied: [], generatedSecrets: {} };
+  if (opts.dryRun) {
+    // The server's own checks of every write, code compiled included: a dry run passes only what apply would.
+    await checkPlan(plan, opts.api, { file: shown });
+    return { plan, envRead, applied: [], generatedSecrets: {} };
+  }
   const result = await applyPlan(plan, opts.api, { file: shown, onChange: opts.onChange });
   return { plan, envRead, applied: result.applied, generatedSecrets: result.generated_secrets };
 }
@@ -59,12 +65,7 @@ export function envReadLine(names: string[]): string | null {
   return names.length > 0 ? `Reads the environment variables ${names.join(', ')} (allowed by env_from or --env-from).` : null;
 }
 
-/** A path as people read it: relative when under `cwd`, else absolute. */
-export function shownPath(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  if (rel === '') return '.';
-  return !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
-}
+export { shownPath };
 
 /** One applied change as a past-tense line (`created function hello`). */
 export function describeChange(c: PlanChange): string {

@@ -124,6 +124,8 @@ export interface ServerApi {
   readonly url: string;
   /** null when no function has that name. */
   getFunction(name: string): Promise<FunctionInfo | null>;
+  /** Every function's name (all pages), to match a name typed on the command line. */
+  listFunctionNames(): Promise<string[]>;
   createFunction(input: FunctionInput): Promise<FunctionInfo>;
   updateFunction(name: string, patch: FunctionPatch): Promise<FunctionInfo>;
   invokeFunction(name: string, event: unknown): Promise<Invocation>;
@@ -320,6 +322,17 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
         if (err instanceof ServerError && err.status === 404 && err.code === 'function_not_found') return null;
         throw err;
       }
+    },
+    async listFunctionNames() {
+      const names: string[] = [];
+      let after: string | undefined;
+      do {
+        const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
+        const { data, response } = await call(client.GET('/api/functions', { params: { query }, ...deadline() }));
+        names.push(...data.map((f) => f.name));
+        after = nextPageAfter(response);
+      } while (after !== undefined);
+      return names;
     },
     async createFunction(input) {
       // 201: the function (a 200 would be a dry run, which this never asks for).

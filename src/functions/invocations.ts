@@ -242,6 +242,7 @@ export class FunctionInvocations {
           request_id: requestId,
           ts: new Date().toISOString(),
           outcome: code,
+          log_lines: outcome.logs.length,
         });
       }
       if (tracked?.stopped) {

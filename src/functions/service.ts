@@ -293,7 +293,7 @@ export class FunctionService {
     await this.get(name);
     const routes = await this.store.routesUsingFunction(name);
     if (routes.length > 0) {
-      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
         routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
       });
     }
@@ -380,6 +380,7 @@ export class FunctionService {
         request_id: requestId,
         ts: new Date().toISOString(),
         outcome: answer.error?.code ?? 'ok',
+        log_lines: outcome.logs.length,
       });
     }
     return answer;

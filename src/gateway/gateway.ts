@@ -147,6 +147,7 @@ export class Gateway {
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
     let outcomeCode = 'function_error';
+    let logLines = 0;
     if (!fn) {
       // The route outlived its function (deleted on another node mid-flight).
       const message = `Function '${match.route.function}' does not exist`;
@@ -162,7 +163,8 @@ export class Gateway {
       } finally {
         if (tracked) this.hops!.leave(fn.name, req.requestId);
       }
-      if (outcome.logs.length > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
+      logLines = outcome.logs.length;
+      if (logLines > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
@@ -195,6 +197,7 @@ export class Gateway {
         request_id: req.requestId,
         ts: new Date().toISOString(),
         outcome: outcomeCode,
+        log_lines: logLines,
       });
     }
     return response;

@@ -167,8 +167,12 @@ const InvocationEventSchema = {
     request_id: string,
     ts: instant,
     outcome: { type: 'string', description: '`ok`, or the failure code (function_error, function_timeout, invalid_result, ...)' },
+    log_lines: {
+      type: 'integer',
+      description: 'How many console lines the call wrote. They arrive as `event: log` with this request_id, usually a few hundred milliseconds after this event: wait for them to print the call after its lines',
+    },
   },
-  required: ['function', 'api_id', 'method', 'path', 'status', 'duration_ms', 'request_id', 'ts', 'outcome'],
+  required: ['function', 'api_id', 'method', 'path', 'status', 'duration_ms', 'request_id', 'ts', 'outcome', 'log_lines'],
 } as const;
 
 const InvocationSchema = {

@@ -14,7 +14,7 @@ import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, R
 import type { Plan, PlanChange } from './plan.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, type DestinationLookup } from './function-triggers.js';
-import { ProjectApiError, ProjectError, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
+import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
   /** Names the project file in problems (default `switchyard.yaml`). */
@@ -97,11 +97,22 @@ function webhookBody(
   return patch as Partial<WebhookBody>;
 }
 
-function problemFrom(file: string, path: string, err: unknown): ProjectProblem {
+/**
+ * The server names a function's code after the function (`hello.js`, as its
+ * stack traces do), which is no file of the project: the file the project
+ * names stands in its place.
+ */
+function ownFileName(message: string, fn: ProjectFunction | undefined): string {
+  if (!fn) return message;
+  return message.replace(`(${fn.name}.${fn.runtime === 'typescript' ? 'ts' : 'js'}, `, `(${fn.file}, `);
+}
+
+function problemFrom(file: string, path: string, err: unknown, fn?: ProjectFunction): ProjectProblem {
   if (err instanceof ProjectApiError) {
     const details = err.details as { field?: unknown; line?: unknown; column?: unknown } | undefined;
     const field = details?.field;
-    const problem: ProjectProblem = { file, path: typeof field === 'string' ? `${path}.${field}` : path, message: err.message };
+    const message = err.code === 'invalid_code' ? ownFileName(err.message, fn) : err.message;
+    const problem: ProjectProblem = { file, path: typeof field === 'string' ? `${path}.${field}` : path, message };
     if (err.code === 'invalid_code' && typeof details?.line === 'number') {
       problem.code_position = { line: details.line, column: typeof details.column === 'number' ? details.column : null };
     }
@@ -138,12 +149,14 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const invokeUrls = new Map(plan.current.apis.map((a) => [a.name, a.invokeUrl]));
   const hooks = new Map(plan.current.webhooks.map((w) => [w.name, w.id]));
   const lookup = lookupOf(hooks, new Set(plan.current.functions.map((f) => f.name)));
+  // Functions sharing a file fail alike: one problem per file and message, naming the others.
+  const sameCode = new Map<string, { problem: ProjectProblem; others: string[] }>();
   for (const change of plan.changes) {
     // A second write of destinations names what this apply creates: nothing to check it against yet.
     if (change.action === 'delete' || change.destinations) continue;
+    const fn = change.kind === 'function' ? find(plan.desired.functions, change.name) : undefined;
     try {
-      if (change.kind === 'function') {
-        const fn = find(plan.desired.functions, change.name);
+      if (fn) {
         const body =
           change.action === 'create'
             ? functionBody(fn, lookup, change.pending)
@@ -157,7 +170,16 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         await api.checkWebhook(body, change.action === 'update' ? hooks.get(change.name) : undefined);
       }
     } catch (err) {
-      problems.push(problemFrom(file, `${change.kind === 'function' ? 'functions' : 'webhooks'}.${change.name}`, err));
+      const problem = problemFrom(file, `${fn ? 'functions' : 'webhooks'}.${change.name}`, err, fn);
+      const key = fn && err instanceof ProjectApiError && err.code === 'invalid_code' ? `${fn.file}\n${problem.message}` : null;
+      const earlier = key === null ? undefined : sameCode.get(key);
+      if (earlier) {
+        earlier.others.push(change.name);
+        earlier.problem.message = `${problem.message} ${sharedFileNote(earlier.others, fn!.file)}`;
+        continue;
+      }
+      if (key !== null) sameCode.set(key, { problem: { ...problem }, others: [] });
+      problems.push(key !== null ? sameCode.get(key)!.problem : problem);
     }
   }
   if (problems.length > 0) throw new ProjectError(problems);

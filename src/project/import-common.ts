@@ -85,6 +85,60 @@ export function eventsFromPattern(pattern: unknown, where: string, notes: string
   return names;
 }
 
+/** Why a function setting of AWS's has no counterpart here, by the setting's name in lower case (SAM's and serverless.yml's). */
+const WHY_NOT: Record<string, string> = {
+  layers: 'a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules',
+  role: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  policies: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  iam: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  iamrolestatements: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  iammanagedpolicies: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  permissionsboundary: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  rolepermissionsboundary: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  assumerolepolicydocument: 'functions have no AWS identity: give the code credentials through env if it calls AWS',
+  vpc: 'functions reach what the server reaches',
+  vpcconfig: 'functions reach what the server reaches',
+  deadletterqueue: 'a failed asynchronous run goes to an async.on_failure destination',
+  onerror: 'a failed asynchronous run goes to an async.on_failure destination',
+  reservedconcurrentexecutions: 'functions run in the server\'s pool of isolates',
+  reservedconcurrency: 'functions run in the server\'s pool of isolates',
+  provisionedconcurrencyconfig: 'functions run in the server\'s pool of isolates',
+  provisionedconcurrency: 'functions run in the server\'s pool of isolates',
+  functionurlconfig: 'route the function under an API instead',
+  url: 'route the function under an API instead',
+  filesystemconfigs: 'functions have no file system',
+  filesystemconfig: 'functions have no file system',
+};
+
+/**
+ * One note per reason for the settings of `keys` Switchyard does not carry
+ * (`Resources.Fn.Properties: Role, Policies not carried (functions have no
+ * AWS identity: ...)`); the others without a reason of their own together.
+ */
+export function uncarriedSettings(where: string, keys: string[], notes: string[]): void {
+  const byReason = new Map<string, string[]>();
+  for (const key of keys) {
+    const reason = WHY_NOT[key.toLowerCase()] ?? '';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), key]);
+  }
+  for (const [reason, group] of byReason) notes.push(`${where}: ${group.join(', ')} not carried${reason ? ` (${reason})` : ''}`);
+}
+
+/** What a CloudFormation resource of a template (or serverless.yml's `resources`) that is not a function becomes: a note, or nothing for those that mean nothing here. */
+export function resourceNote(where: string, type: unknown): string | null {
+  const t = typeof type === 'string' ? type : JSON.stringify(type);
+  if (t === 'AWS::Serverless::SimpleTable' || t === 'AWS::DynamoDB::Table' || t === 'AWS::DynamoDB::GlobalTable') {
+    return `${where}: ${t} is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env`;
+  }
+  if (t === 'AWS::Serverless::LayerVersion' || t === 'AWS::Lambda::LayerVersion') {
+    return `${where}: ${t} is not carried: a function is one file; bundle what the layer holds into the functions that use it`;
+  }
+  if (t.startsWith('AWS::IAM::')) return `${where}: ${t} is not carried: functions have no AWS identity`;
+  // Permissions to invoke a function and its log group mean nothing here.
+  if (t === 'AWS::Lambda::Permission' || t === 'AWS::Logs::LogGroup') return null;
+  return `${where}: ${t} is not carried (Switchyard carries functions, their routes, schedules and events)`;
+}
+
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -323,6 +377,9 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     if (this.outside.length > 0) throw new OutsideProjectError(this.outside);
+    const grouped = groupNotes(this.notes);
+    this.notes.length = 0;
+    this.notes.push(...grouped);
     const fns = this.document.functions!;
     for (const [name, fn] of Object.entries(fns)) {
       for (const key of ['on_success', 'on_failure'] as const) {
@@ -344,6 +401,26 @@ export class ProjectBuilder {
     doc.commentBefore = importHeader(this.notes, this.unresolved, reads);
     return { document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads };
   }
+}
+
+/** `functions.a.events[0]: cors not carried`: the place (a key path), then what. */
+const PLACED = /^([A-Za-z0-9_$.[\]{}/-]+): (.+)$/s;
+
+/**
+ * The same note at several places is one note naming them all
+ * (`functions.create.events[0], functions.list.events[0]: cors not
+ * carried`), at the first one's turn; a note said twice at one place, once.
+ */
+export function groupNotes(notes: readonly string[]): string[] {
+  const places = new Map<string, string[]>();
+  for (const note of notes) {
+    const m = PLACED.exec(note);
+    const [where, what] = m ? [m[1], m[2]] : ['', note];
+    const list = places.get(what);
+    if (!list) places.set(what, [where]);
+    else if (!list.includes(where)) list.push(where);
+  }
+  return [...places].map(([what, wheres]) => (wheres[0] === '' && wheres.length === 1 ? what : `${wheres.filter(Boolean).join(', ')}: ${what}`));
 }
 
 /** Every string of a document, keys left out. */

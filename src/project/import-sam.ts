@@ -23,8 +23,10 @@ import {
   functionName,
   scheduleFrom,
   memoryMb,
+  resourceNote,
   retriesOf,
   routeMethod,
+  uncarriedSettings,
   routePath,
   timeoutMs,
   isObj,
@@ -80,9 +82,8 @@ class Values {
  * destination; other types (SQS, SNS, EventBridge, S3) and
  * `MaximumEventAgeInSeconds` reported.
  */
-function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, where: string, functionNames: Map<string, string>): void {
+function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, at: string, functionNames: Map<string, string>): void {
   if (!isObj(config)) return;
-  const at = `${where}.Properties.EventInvokeConfig`;
   const retries = retriesOf(config.MaximumRetryAttempts, `${at}.MaximumRetryAttempts`, b.notes);
   if (config.MaximumEventAgeInSeconds !== undefined) b.notes.push(`${at}.MaximumEventAgeInSeconds: not carried (Switchyard keeps an invocation until its retries are spent)`);
   const destinations = isObj(config.DestinationConfig) ? config.DestinationConfig : {};
@@ -131,6 +132,21 @@ function scheduleEvent(b: ProjectBuilder, fn: string, type: 'Schedule' | 'Schedu
   if (schedule) b.addSchedule(fn, schedule, at);
 }
 
+/** Function properties the import reads, and those that change nothing here (names, tags, tracing, packaging). */
+const CARRIED = new Set(['Handler', 'Runtime', 'CodeUri', 'Timeout', 'MemorySize', 'Environment', 'Events', 'FunctionName', 'EventInvokeConfig', 'InlineCode', 'PackageType', 'ImageUri', 'ImageConfig']);
+const SILENT = new Set([
+  'Description', 'Tags', 'PropagateTags', 'Architectures', 'Tracing', 'LoggingConfig', 'AutoPublishAlias', 'AutoPublishCodeSha256', 'AutoPublishAliasAllProperties',
+  'VersionDescription', 'DeploymentPreference', 'RuntimeManagementConfig', 'SnapStart', 'EphemeralStorage', 'KmsKeyArn', 'CodeSigningConfigArn',
+]);
+const uncarried = (key: string) => !CARRIED.has(key) && !SILENT.has(key);
+
+/** An explicit Api or HttpApi: its routes come from the functions' events; what else it sets is reported. */
+function apiNote(b: ProjectBuilder, where: string, resource: Obj): void {
+  const props = isObj(resource.Properties) ? Object.keys(resource.Properties) : [];
+  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags'].includes(k));
+  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, CORS, stages and domains have no counterpart)`);
+}
+
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -173,15 +189,29 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     }
   }
 
+  // Globals.Function settings with no counterpart: said once, not once per function.
+  uncarriedSettings('Globals.Function', Object.keys(globals).filter(uncarried), b.notes);
+  for (const key of Object.keys(isObj(doc.Globals) ? doc.Globals : {})) {
+    if (key !== 'Function') b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
+  }
+
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
     const where = `Resources.${logicalId}`;
     if (resource.Type !== 'AWS::Serverless::Function') {
       if (resource.Type === 'AWS::Lambda::Function') b.notes.push(`${where}: AWS::Lambda::Function is not carried (only AWS::Serverless::Function)`);
+      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') apiNote(b, where, resource);
+      else {
+        const note = resourceNote(where, resource.Type);
+        if (note) b.notes.push(note);
+      }
       continue;
     }
     const props = isObj(resource.Properties) ? resource.Properties : {};
     const prop = (key: string) => (props[key] !== undefined ? props[key] : globals[key]);
+    // Where a setting was written: the function's own, else Globals (whose notes are then one for all functions).
+    const from = (key: string) => (props[key] !== undefined ? `${where}.Properties.${key}` : `Globals.Function.${key}`);
+    uncarriedSettings(`${where}.Properties`, Object.keys(props).filter(uncarried), b.notes);
     const ownName = values.resolve(props.FunctionName);
     const name = functionName(ownName ?? logicalId, b.notes);
     const handlerRaw = prop('Handler');
@@ -190,7 +220,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       continue;
     }
     const runtime = values.resolve(prop('Runtime'));
-    if (runtime && !runtime.startsWith('nodejs')) b.notes.push(`${where}: Runtime ${runtime} is not JavaScript; its file is referenced as is`);
+    if (runtime && !runtime.startsWith('nodejs')) b.notes.push(`${from('Runtime')}: ${runtime} is not JavaScript; its file is referenced as is`);
     if (props.InlineCode !== undefined) b.notes.push(`${where}: InlineCode is not carried; put the code in a file`);
     const codeUri = prop('CodeUri');
     if (codeUri !== undefined && typeof codeUri !== 'string') b.notes.push(`${where}: CodeUri ${JSON.stringify(codeUri)} is not a local folder; the handler is looked up at the top`);
@@ -208,7 +238,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     const memory = memoryMb(values.resolve(prop('MemorySize')), where, b.notes);
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
-    eventInvokeConfig(b, name, prop('EventInvokeConfig'), where, functionNames);
+    eventInvokeConfig(b, name, prop('EventInvokeConfig'), from('EventInvokeConfig'), functionNames);
 
     const events = isObj(props.Events) ? props.Events : {};
     for (const [eventId, event] of Object.entries(events)) {

@@ -21,8 +21,10 @@ import {
   functionName,
   scheduleFrom,
   memoryMb,
+  resourceNote,
   retriesOf,
   routeMethod,
+  uncarriedSettings,
   routePath,
   timeoutMs,
   isObj,
@@ -238,6 +240,30 @@ function eventBridgeEvent(b: ProjectBuilder, fn: string, spec: unknown, at: stri
   b.addEvents(fn, names, at);
 }
 
+/** Function keys the import reads, and those that change nothing here (names, tags, tracing, packaging). */
+const FUNCTION_CARRIED = new Set(['handler', 'events', 'timeout', 'memorySize', 'environment', 'runtime', 'maximumRetryAttempts', 'maximumEventAge', 'destinations', 'image']);
+const FUNCTION_SILENT = new Set(['name', 'description', 'tags', 'tracing', 'package', 'architecture', 'logRetentionInDays', 'disableLogs', 'versionFunction', 'runtimeManagement']);
+
+/**
+ * The provider's settings with no counterpart here (IAM, layers, VPC), said
+ * once for every function; and `resources`, the CloudFormation of the
+ * service (its tables, buckets, queues), one note per resource.
+ */
+function providerNotes(b: ProjectBuilder, provider: Obj, resources: unknown): void {
+  const keys = ['iam', 'iamRoleStatements', 'iamManagedPolicies', 'role', 'rolePermissionsBoundary', 'layers', 'vpc'].filter((k) => provider[k] !== undefined);
+  uncarriedSettings('provider', keys, b.notes);
+  if (resources === undefined) return;
+  const cfn = isObj(resources) && isObj(resources.Resources) ? resources.Resources : null;
+  if (cfn === null) {
+    b.notes.push('resources: not carried (CloudFormation of the service; Switchyard carries functions, their routes, schedules and events)');
+    return;
+  }
+  for (const [id, resource] of Object.entries(cfn)) {
+    const note = resourceNote(`resources.Resources.${id}`, isObj(resource) ? resource.Type : undefined);
+    if (note) b.notes.push(note);
+  }
+}
+
 export function importServerless(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -262,6 +288,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const httpApiPayload = isObj(provider.httpApi) ? String(provider.httpApi.payload ?? '2.0') : '2.0';
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
+  providerNotes(b, provider, doc.resources);
+
   const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
   const kinds = new Set<string>();
   for (const [, fn] of functions) for (const e of Array.isArray(fn.events) ? fn.events : []) if (isObj(e)) for (const k in e) kinds.add(k);
@@ -275,6 +303,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       b.notes.push(`${where}: no handler (an image function?); not carried`);
       continue;
     }
+    uncarriedSettings(where, Object.keys(fn).filter((k) => !FUNCTION_CARRIED.has(k) && !FUNCTION_SILENT.has(k)), b.notes);
     const runtime = typeof fn.runtime === 'string' ? fn.runtime : providerRuntime;
     if (runtime && !runtime.startsWith('nodejs')) b.notes.push(`${where}: runtime ${runtime} is not JavaScript; its file is referenced as is`);
     const split = b.fileOf(vars.resolve(fn.handler, `${where}.handler`) ?? fn.handler, '', `${where}.handler`);

@@ -24,9 +24,11 @@ import { normalizeSchedule } from './function-triggers.js';
 import { PROJECT_DEFAULTS, RUNTIME_BY_EXTENSION } from './defaults.js';
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
+import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 import {
   ProjectError,
+  sharedFileNote,
   type Project,
   type ProjectApiDef,
   type ProjectDestination,
@@ -58,7 +60,8 @@ let validator: ReturnType<Ajv2020['compile']> | undefined;
 function schemaValidator() {
   if (!validator) {
     const schema = JSON.parse(readFileSync(PROJECT_SCHEMA_URL, 'utf8')) as object;
-    validator = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+    // verbose: an error carries its schema, so an unknown key can be matched against the keys there are.
+    validator = new Ajv2020({ allErrors: true, strict: false, verbose: true }).compile(schema);
   }
   return validator;
 }
@@ -85,7 +88,7 @@ class Problems {
     private readonly lines?: LineCounter,
   ) {}
 
-  add(path: Path, message: string): void {
+  add(path: Path, message: string): ProjectProblem {
     const problem: ProjectProblem = { file: this.file, path: keyPath(path), message };
     const node = this.doc && path.length > 0 ? this.doc.getIn(path, true) : undefined;
     const range = isNode(node) ? node.range : undefined;
@@ -95,6 +98,7 @@ class Problems {
       problem.column = pos.col;
     }
     this.list.push(problem);
+    return problem;
   }
 
   throwIfAny(): void {
@@ -115,20 +119,116 @@ function ajvPath(error: ErrorObject): Path {
   return parts.map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p));
 }
 
+/** What a pattern of the schema asks for, in words (the pattern itself means nothing to most readers). */
+const PATTERN_WORDS: Record<string, string> = {
+  '^/': 'must start with /',
+  '\\.(js|mjs|cjs|ts|mts)$': 'must be a .js, .mjs, .cjs, .ts or .mts file',
+  '^[A-Za-z_][A-Za-z0-9_]*$': 'must be an environment variable name: letters, digits and _, not starting with a digit',
+  '^[A-Za-z_][A-Za-z0-9_]{0,127}$': 'must be an environment variable name: letters, digits and _, not starting with a digit, at most 128',
+  '^[A-Za-z][A-Za-z0-9_-]{0,63}$': 'must be a function name: a letter, then up to 63 letters, digits, - or _',
+  '^(?:[A-Za-z0-9_./-]+\\.)?[A-Za-z_$][A-Za-z0-9_$]*$': "must be an export name (handler) or Lambda's file.export (src/app.handler)",
+};
+
+/**
+ * Keys people bring from serverless.yml, SAM or habit, and the key of this
+ * file that says the same, when the object has it (else `closest` guesses).
+ */
+const KEY_HABITS: Record<string, string> = {
+  timeout: 'timeout_ms',
+  memory: 'memory_mb',
+  memorysize: 'memory_mb',
+  environment: 'env',
+  variables: 'env',
+  url: 'target_url',
+  cron: 'schedules',
+  schedule: 'schedules',
+  basepath: 'base_path',
+};
+const KEY_UNITS: Record<string, string> = { timeout_ms: ' (milliseconds)', memory_mb: ' (MB)' };
+
+function unknownKeyMessage(key: string, known: string[]): string {
+  const habit = KEY_HABITS[key.toLowerCase()];
+  const guess = habit !== undefined && known.includes(habit) ? habit : closest(key, known);
+  if (guess !== null) return `unknown key; did you mean ${guess}${KEY_UNITS[guess] ?? ''}?`;
+  return known.length > 0 && known.length <= 16 ? `unknown key (the keys here: ${known.join(', ')})` : 'unknown key';
+}
+
 function ajvMessage(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
-    case 'additionalProperties':
-      return 'unknown key';
+    case 'additionalProperties': {
+      const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+      return unknownKeyMessage(String(params.additionalProperty), Object.keys(properties ?? {}));
+    }
     case 'required':
       return 'is required';
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'enum': {
+      const allowed = params.allowedValues as unknown[];
+      // Methods are taken in any case (normalizeCase): listed once, in capitals.
+      const shown = allowed.filter((v) => typeof v !== 'string' || v === v.toUpperCase() || !allowed.includes(v.toUpperCase()));
+      return `must be one of ${shown.map((v) => JSON.stringify(v)).join(', ')}${shown.length < allowed.length ? ' (any case)' : ''}`;
+    }
     case 'propertyNames':
       return 'is not a valid name';
+    case 'pattern':
+      return PATTERN_WORDS[String(params.pattern)] ?? `does not have the expected form (${String(params.pattern)})`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
     default:
       return error.message ?? 'is invalid';
   }
+}
+
+/**
+ * Methods in any case (`get`, `Post`; a route's `*` is ANY), as `switchyard
+ * import` takes them: written in capitals before the schema sees them. Only
+ * a string is touched; anything else stays for the schema to name.
+ */
+function normalizeCase(raw: Record<string, unknown>): void {
+  for (const api of Object.values(isRecord(raw.apis) ? raw.apis : {})) {
+    if (!isRecord(api) || !Array.isArray(api.routes)) continue;
+    for (const route of api.routes as unknown[]) {
+      if (!isRecord(route) || typeof route.method !== 'string') continue;
+      const method = route.method.trim().toUpperCase();
+      route.method = method === '*' ? 'ANY' : method;
+    }
+  }
+  for (const hook of Object.values(isRecord(raw.webhooks) ? raw.webhooks : {})) {
+    if (isRecord(hook) && typeof hook.method === 'string') hook.method = hook.method.trim().toUpperCase();
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Serverless's and SAM's event kinds, which a function's `events` here is not. */
+const SERVERLESS_EVENTS = new Set(['http', 'httpapi', 'schedule', 'eventbridge', 'sqs', 'sns', 's3', 'stream', 'websocket', 'cloudwatchevent', 'alb']);
+
+/**
+ * `events: - http: GET /greet` is how serverless.yml routes a function; here
+ * `events` lists the event names the function subscribes to. Said in words,
+ * with what to write instead, rather than "must be string".
+ */
+function serverlessEventHabit(fnName: string, value: unknown): string | null {
+  if (!isRecord(value)) return null;
+  const kind = Object.keys(value)[0];
+  if (kind === undefined || !SERVERLESS_EVENTS.has(kind.toLowerCase())) return null;
+  const spec = value[kind];
+  if (kind.toLowerCase() === 'http' || kind.toLowerCase() === 'httpapi') {
+    const text = typeof spec === 'string' ? spec.trim() : isRecord(spec) ? `${String(spec.method ?? 'GET')} ${String(spec.path ?? '/')}` : 'GET /';
+    const [method = 'GET', path = '/'] = text.split(/\s+/);
+    const route = `{ method: ${method.toUpperCase() === '*' ? 'ANY' : method.toUpperCase()}, path: ${path.startsWith('/') ? path : `/${path}`}, function: ${fnName} }`;
+    return (
+      `'${kind}:' is serverless.yml's way to route a function; here a route belongs to an API: ` +
+      `apis: { <api name>: { base_path: /, routes: [ ${route} ] } }. ` +
+      "A function's events lists event names it subscribes to (or run `switchyard import serverless.yml` to convert the whole file)"
+    );
+  }
+  if (kind.toLowerCase() === 'schedule') {
+    return "'schedule:' is serverless.yml's; here write schedules: [{ cron: '*/5 * * * *' }] on the function (five-field cron; `switchyard import` translates rate() and cron())";
+  }
+  return `'${kind}:' is a serverless.yml event source, which Switchyard does not have; a function's events lists event names it subscribes to`;
 }
 
 /** What `${env:}` may read: the file's `env_from` and the caller's list. */
@@ -243,11 +343,24 @@ export async function parseProject(text: string, file: string, options: LoadOpti
     problems.add([], 'the file must be a mapping with functions, apis and webhooks');
     problems.throwIfAny();
   }
+  normalizeCase(raw as Record<string, unknown>);
   const validate = schemaValidator();
   if (!validate(raw)) {
     const destinations = new Set<string>();
+    const habits = new Set<string>();
     for (const error of validate.errors ?? []) {
       if (error.keyword === 'if') continue;
+      // `events: - http: GET /x` under a function: one problem saying what to write instead.
+      const habit = /^\/functions\/([^/]+)\/events\/(\d+)$/.exec(error.instancePath);
+      if (habit) {
+        const fnName = habit[1].replace(/~1/g, '/').replace(/~0/g, '~');
+        const message = serverlessEventHabit(fnName, (raw as RawProject).functions?.[fnName]?.events?.[Number(habit[2])]);
+        if (message !== null) {
+          if (!habits.has(error.instancePath)) problems.add(ajvPath(error), message);
+          habits.add(error.instancePath);
+          continue;
+        }
+      }
       // A destination is null, {webhook} or {function}: one problem, not one per branch.
       if (error.schemaPath.startsWith('#/$defs/destination/')) {
         if (!destinations.has(error.instancePath)) {
@@ -303,6 +416,8 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
   const check = (path: string) => verdicts.get(path) ?? verdicts.set(path, confinement.check(path)).get(path)!;
   const read = (path: string) => codes.get(path) ?? codes.set(path, reader(path)).get(path)!;
   const functions: ProjectFunction[] = [];
+  // A file that cannot be read or bundled is one problem, however many functions share it (a serverless.yml's do).
+  const unreadable = new Map<string, { problem: ProjectProblem; message: string; others: string[] }>();
   for (const [name, fn] of Object.entries(raw.functions ?? {})) {
     const ext = extname(fn.file).toLowerCase() as keyof typeof RUNTIME_BY_EXTENSION;
     let code = '';
@@ -318,7 +433,15 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     } catch (err) {
       // A reader of the caller's (the CLI bundles npm packages) may fail with a message of its own.
       const errno = (err as NodeJS.ErrnoException).code;
-      problems.add(['functions', name, 'file'], errno ? `cannot read ${fn.file} (${errno})` : (err as Error).message);
+      const message = errno ? `cannot read ${fn.file} (${errno})` : (err as Error).message;
+      const key = resolve(baseDir, fn.file);
+      const earlier = unreadable.get(key);
+      if (earlier && earlier.message === message) {
+        earlier.others.push(name);
+        earlier.problem.message = `${message}\n${sharedFileNote(earlier.others, fn.file)}`;
+      } else {
+        unreadable.set(key, { problem: problems.add(['functions', name, 'file'], message), message, others: [] });
+      }
     }
     const d = PROJECT_DEFAULTS.function;
     functions.push({

@@ -131,6 +131,11 @@ export function formatProblem(p: ProjectProblem): string {
   return p.path ? `${where}: ${p.path}: ${p.message}` : `${where}: ${p.message}`;
 }
 
+/** What a problem of one function's file says of the other functions that share the file (said once for them all). */
+export function sharedFileNote(others: string[], file: string): string {
+  return `(the same for ${others.map((n) => `functions.${n}`).join(', ')}: ${others.length === 1 ? 'it shares' : 'they share'} ${file})`;
+}
+
 /** A project that cannot be loaded or applied; `problems` lists every finding. */
 export class ProjectError extends Error {
   readonly code = 'invalid_project';

@@ -38,7 +38,7 @@ export const REFUSALS = {
   /** A Node built-in the sandbox does not have (fs, child_process, net, http...). */
   builtin: `module '{id}' is not available in the function sandbox: functions have no file system, processes or sockets (use fetch for HTTP). Available: ${SANDBOX_MODULES.filter((m) => !m.includes('/')).join(', ')}`,
   /** Anything else: an npm package or another file. */
-  other: `module '{id}' is not available in the function sandbox: a function is one file, so an npm package or another file must be bundled into its code (for example with esbuild --bundle --platform=neutral; a later 'switchyard deploy' will do it for you). Node built-ins available: ${SANDBOX_MODULES.filter((m) => !m.includes('/')).join(', ')}`,
+  other: `module '{id}' is not available in the function sandbox: a function is one file, so an npm package or another file must be bundled into its code: \`switchyard deploy <file>\`, \`apply\` and \`dev\` do it from the project's node_modules (run npm install there first). Node built-ins available: ${SANDBOX_MODULES.filter((m) => !m.includes('/')).join(', ')}`,
 };
 
 /** Node built-ins the sandbox lacks, so the isolate can tell them from packages without the host's list. */

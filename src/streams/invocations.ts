@@ -35,6 +35,11 @@ export interface InvocationEvent {
   ts: string;
   /** `ok`, or the failure code (function_error, function_timeout, invalid_result, ...). */
   outcome: string;
+  /**
+   * How many console lines the call wrote: they reach the streams from the
+   * store a moment later, so a client can wait for them and print the call after them.
+   */
+  log_lines: number;
 }
 
 /** Gets the function's name and the event's JSON (serialised once, for every stream). Runs synchronously; must not throw. */

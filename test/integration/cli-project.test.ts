@@ -206,6 +206,106 @@ describe('switchyard import', () => {
     expect(item.json).toMatchObject({ id: '5', route: 'GET /items/{id}' });
   });
 
+  it('a REST API with DynamoDB (serverless.yml): IAM, layers and the table noted once each, cors once for all events; packages not installed: npm install, per file', async () => {
+    const dir = join(root, 'todos');
+    cpSync(join(FIXTURES, 'serverless', 'rest-api-with-dynamodb'), dir, { recursive: true });
+    const r = await cli(['import', join(dir, 'serverless.yml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/: 3 functions, 1 API, 0 webhooks\.$/m);
+    const notes = r.stdout.split('\n').filter((l) => l.startsWith('  - '));
+    expect(notes).toEqual([
+      '  - provider: iam not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
+      '  - provider: layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
+      '  - resources.Resources.TodosDynamoDbTable: AWS::DynamoDB::Table is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
+      '  - functions.create.events[0], functions.list.events[0], functions.get.events[0]: cors not carried (Switchyard routes have method and path)',
+    ]);
+    // dev starts its own server; apply needs one running.
+    expect(r.stdout).toMatch(/^Next: switchyard dev \S*todos$/m);
+
+    const applied = await cli(['apply', '-f', dir]);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain(
+      "functions.create.file: cannot bundle todos/create.js: it imports the npm packages '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'uuid', not installed: run `npm install` in",
+    );
+    expect(applied.stderr).toContain('(its package.json lists them)');
+    expect(applied.stderr.match(/npm install/g)).toHaveLength(3);
+    expect(applied.stderr).not.toMatch(/esbuild|will do it for you|create\.js, line|list\.js, line/);
+  });
+
+  it('a GitHub webhook listener (serverless.yml): functions sharing handler.js get one problem for the file, and errors name handler.js', async () => {
+    const dir = join(root, 'github');
+    cpSync(join(FIXTURES, 'serverless', 'github-webhook-listener'), dir, { recursive: true });
+    const r = await cli(['import', join(dir, 'serverless.yml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/: 3 functions, 2 APIs, 0 webhooks\.$/m);
+
+    // Not installed: one problem, naming the file, the fix, and the functions that share it.
+    const missing = await cli(['apply', '-f', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.match(/cannot bundle handler\.js/g)).toHaveLength(1);
+    expect(missing.stderr).toContain("it imports the npm package '@octokit/rest', not installed: run `npm install` in");
+    expect(missing.stderr).toContain('(the same for functions.ping, functions.nightlyReport: they share handler.js)');
+
+    // Installed, but a build that needs many Node modules: one short line for the package, once for the file.
+    const pkg = join(dir, 'node_modules', '@octokit', 'rest');
+    const needs = ['http', 'https', 'zlib', 'stream', 'net', 'tls', 'fs', 'os', 'http2', 'dns', 'url'];
+    writeProject(pkg, '.', {
+      'package.json': JSON.stringify({ name: '@octokit/rest', version: '20.0.2', main: 'dist/index.js' }),
+      'dist/index.js': needs.map((m) => `require('${m}');\n`).join('') + 'exports.Octokit = class {};\n',
+    });
+    const refused = await cli(['apply', '-f', dir]);
+    expect(refused.code).toBe(1);
+    const refusal = refused.stderr.split('\n').filter((l) => l.includes('needs the Node module'));
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]).toContain(
+      "package '@octokit/rest' needs the Node modules 'http', 'https', 'zlib', 'stream', 'net', 'tls', 'fs', 'os', 'http2', 'dns', which functions cannot use (node_modules/@octokit/rest/dist/index.js:1:9, and 9 more places)",
+    );
+    expect(refused.stderr.split('\n').length).toBeLessThan(8);
+
+    // A pure-JS build, and a handler whose top level throws: the server's refusal names handler.js, once.
+    writeFileSync(join(pkg, 'dist/index.js'), 'exports.Octokit = class { constructor() { this.rest = {}; } };\n');
+    const handler = readFileSync(join(dir, 'handler.js'), 'utf8');
+    writeFileSync(join(dir, 'handler.js'), handler.replace("const octokit =", "if (!process.env.GITHUB_TOKEN) throw new Error('GITHUB_TOKEN is not set');\nconst octokit ="));
+    const threw = await cli(['apply', '-f', dir]);
+    expect(threw.code).toBe(1);
+    expect(threw.stderr).toContain('top-level code threw Error: GITHUB_TOKEN is not set (handler.js, line 6');
+    expect(threw.stderr).toContain('(the same for functions.ping, functions.nightlyReport: they share handler.js)');
+    expect(threw.stderr).not.toMatch(/githubWebhookListener\.js|ping\.js|nightlyReport\.js/);
+    // The dry run refuses it as apply does: the server compiles and runs the top level for it too.
+    const dry = await cli(['apply', '-f', dir, '--dry-run']);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain('GITHUB_TOKEN is not set (handler.js, line 6');
+    expect((await svc.request('GET', '/api/functions/githubWebhookListener')).status).toBe(404);
+
+    writeFileSync(join(dir, 'handler.js'), handler);
+    const ok = await cli(['apply', '-f', dir]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const pong = await invokeByApiName('github-webhook-listener-http', '/ping');
+    expect(pong.text).toBe('pong');
+  });
+
+  it('the SAM web backend: Layers, Policies, the Role, the table, the layer and the role resources noted, each once', async () => {
+    const dir = join(root, 'sam-web');
+    cpSync(join(FIXTURES, 'sam', 'web-backend'), dir, { recursive: true });
+    const r = await cli(['import', join(dir, 'template.yaml'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { notes, unresolved } = JSON.parse(r.stdout) as { notes: string[]; unresolved: Array<{ where: string }> };
+    expect(notes).toEqual([
+      'Globals.Function: Layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
+      "Globals.Api: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)",
+      'Resources.getAllItemsFunction.Properties, Resources.getByIdFunction.Properties: Policies not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
+      'Resources.putItemFunction.Properties: Role not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
+      'Resources.SampleTable: AWS::Serverless::SimpleTable is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
+      'Resources.SharedDepsLayer: AWS::Serverless::LayerVersion is not carried: a function is one file; bundle what the layer holds into the functions that use it',
+      'Resources.ItemsWriterRole: AWS::IAM::Role is not carried: functions have no AWS identity',
+    ]);
+    expect(new Set(notes).size).toBe(notes.length);
+    expect(unresolved.map((u) => u.where)).toEqual(['Globals.Function.Environment.Variables.SAMPLE_TABLE']);
+    const applied = await cli(['apply', '-f', dir]);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain("cannot bundle src/handlers/put-item.mjs: it imports the npm packages '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', not installed: run `npm install` in");
+  });
+
   it('refuses a file that is neither', async () => {
     const dir = project('neither', { 'x.yml': 'hello: world\n' });
     const r = await cli(['import', join(dir, 'x.yml')]);
@@ -244,6 +344,8 @@ describe('switchyard dev', () => {
       expect(await call()).toEqual({ v: 1 });
       await run.waitForOutput(/serving v1/, 10_000);
       await run.waitForOutput(/GET \/dev\/hello 200 \d+ ms/, 10_000);
+      // A call's line comes after its own console line, though the server sends the call first.
+      expect(run.stderr().indexOf('serving v1')).toBeLessThan(run.stderr().search(/GET \/dev\/hello 200/));
 
       writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("serving v2"); return { statusCode: 200, body: { v: 2 } }; };');
       await run.waitForOutput(/updated function dev-hello \(code\)/, 10_000);
@@ -275,9 +377,16 @@ describe('switchyard dev', () => {
       const rebound = await exactRequest(server, 'GET', '/api/functions', { host: 'rebind.attacker.example' });
       expect(rebound.status).toBe(421);
 
+      // Ctrl-C right after a call: its console line, still on its way through the database, is printed before dev ends.
+      writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("last words"); return { statusCode: 200, body: { v: 4 } }; };');
+      await until(async () => ((await (await fetch(`${server}/api/functions/dev-hello`)).json()) as { code: string }).code.includes('last words'), 'the save applied');
+      const before = run.stderr().length;
+      expect(await call()).toEqual({ v: 4 });
       run.proc.kill('SIGINT');
       const exit = await run.exit;
       expect(exit.code).toBe(0);
+      const tail = run.stderr().slice(before);
+      expect(tail).toMatch(/last words[\s\S]*GET \/dev\/hello 200/);
     } finally {
       run.kill();
     }

@@ -5,6 +5,7 @@
  * and a local stub of the log stream for `logs -f` (it answers the documented
  * server-sent events, drops the connection, and checks the resume).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,6 +68,24 @@ describe('help and version', () => {
     expect(serve.code).toBe(0);
     expect(serve.stdout).toContain('--port <value>  [PORT, default: 3000]');
   }, 30_000);
+
+  it('says each default once, and suggests the option meant for a misspelt one', async () => {
+    for (const verb of ['invoke', 'invocations', 'logs', 'deliveries', 'deploy', 'apply', 'dev', 'import', 'export']) {
+      const r = await cli([verb, '--help']);
+      expect(r.code).toBe(0);
+      // commander wraps long descriptions: read the help as one line.
+      const text = r.stdout.replace(/\s+/g, ' ');
+      expect(text, verb).not.toMatch(/default:? [^)]*\) \(default/);
+    }
+    const invocations = (await cli(['invocations', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(invocations.match(/default:? 20\b/g)).toHaveLength(1);
+    const typo = await cli(['logs', 'greet', '--folow']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Did you mean --follow?');
+    const serveTypo = await cli(['--prot', '1']);
+    expect(serveTypo.code).toBe(2);
+    expect(serveTypo.stderr).toContain('did you mean --port?');
+  }, 60_000);
 
   it('serve runs the gateway as no verb does', async () => {
     const server = await startCli(['serve', '--log-format', 'json'], { DATABASE_URL: 'sqlite::memory:' });
@@ -175,6 +194,27 @@ describe('invoke and logs', () => {
     expect(missing.stderr).toBe("switchyard: function_not_found: Function 'nope' does not exist\n");
   }, 30_000);
 
+  it('a function is named in any case or by the start of its name; a start several names share lists them', async () => {
+    await createFunction('greet-twice', 'export const handler = async () => ({ statusCode: 200 });');
+    const byCase = await cli(['invoke', 'GREET', '--data', '{"body":{"name":"Ada"}}']);
+    expect(byCase.code, byCase.stderr).toBe(0);
+    expect(JSON.parse(byCase.stdout)).toMatchObject({ body: { hello: 'Ada' } });
+    expect(byCase.stderr).toContain("(function 'greet')");
+    const byStart = await cli(['logs', 'bro']);
+    expect(byStart.code, byStart.stderr).toBe(0);
+    expect(byStart.stderr).toContain("(function 'broken')");
+    const async = await cli(['invocations', 'Greet-T', '--json']);
+    expect(async.code, async.stderr).toBe(0);
+    expect(JSON.parse(async.stdout)).toEqual([]);
+    const ambiguous = await cli(['invoke', 'gre']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toBe("switchyard: 'gre' matches 2 functions: 'greet', 'greet-twice'; give more of the name\n");
+    // An exact name is called as typed: no list is read (a name that is also the start of another is that one).
+    const exact = await cli(['invoke', 'greet']);
+    expect(exact.code, exact.stderr).toBe(0);
+    expect(exact.stderr).not.toContain("(function '");
+  }, 30_000);
+
   it('logs prints the stored console lines; --json an array; --limit', async () => {
     await svc.request('POST', '/api/functions/greet/invoke', { body: { name: 'Linus' } });
     const r = await cli(['logs', 'greet']);
@@ -218,6 +258,27 @@ describe('webhooks test and deliveries', () => {
     expect(list[0]).toMatchObject({ status: 'succeeded', trigger: 'test' });
     const failed = await cli(['deliveries', 'cli-hook', '--status', 'failed', '--json']);
     expect(JSON.parse(failed.stdout)).toEqual([]);
+  }, 30_000);
+
+  it('a webhook named in any case or by its start; the suggested command is quoted so it runs as pasted', async () => {
+    const created = await svc.request('POST', '/api/webhooks', {
+      name: 'Demo: a user sign-up',
+      target_url: `${receiver.url}/signup`,
+      method: 'POST',
+      payload_template: { event: 'user.signed_up' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const r = await cli(['webhooks', 'test', 'demo: a']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("(webhook 'Demo: a user sign-up')");
+    expect(r.stdout).toContain("history: switchyard deliveries 'Demo: a user sign-up'");
+    // What a shell makes of the suggestion, as pasted: the same two arguments, and the command works.
+    const suggested = /history: switchyard (.*)$/m.exec(r.stdout)![1];
+    const argv = execFileSync('sh', ['-c', `printf '%s\\0' ${suggested}`]).toString().split('\0').slice(0, -1);
+    expect(argv).toEqual(['deliveries', 'Demo: a user sign-up']);
+    const table = await cli(argv);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^dlv_\S+\s+\S+Z\s+test\s+succeeded/m);
   }, 30_000);
 
   it('a failing target: exit 1; an unknown name lists the names there are', async () => {
@@ -313,8 +374,7 @@ describe('deploy', () => {
     );
     const r = await cli(['deploy', file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("node_modules/reads-files/lib/main.js:1:20: package 'reads-files' needs the Node module 'fs'");
-    expect(r.stderr).toContain('cannot use');
+    expect(r.stderr).toContain("package 'reads-files' needs the Node module 'fs', which functions cannot use (node_modules/reads-files/lib/main.js:1:20)");
     expect(r.stderr).not.toContain('creating function');
     expect((await svc.request('GET', '/api/functions/reader')).status).toBe(404);
   }, 30_000);
@@ -338,7 +398,9 @@ describe('deploy', () => {
     const missing = project('missing', {}, "import x from 'not-installed';\nexport const handler = async () => x;\n");
     const m = await cli(['deploy', missing, '--name', 'missing']);
     expect(m.code).toBe(1);
-    expect(m.stderr).toContain('not-installed');
+    // Said as what to do (install it), not as a bundling lesson.
+    expect(m.stderr).toMatch(/it imports the npm package 'not-installed', not installed: run `npm install not-installed` in \S*missing/);
+    expect(m.stderr).not.toContain('esbuild');
   }, 30_000);
 });
 

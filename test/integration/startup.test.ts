@@ -101,7 +101,7 @@ describe('start-up failures: one line with the cause and the fix', () => {
     const bad = runCli(['--prot', '1'], { DATABASE_URL: sqliteUrl() });
     expect((await bad.exit).code).toBe(2);
     expect(bad.stderr().trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr()).toMatch(/Unknown option --prot\. Options: --port .*--help --version/);
+    expect(bad.stderr()).toContain('Unknown option --prot; did you mean --port?');
   }, 30_000);
 });
 

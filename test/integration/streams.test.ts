@@ -91,10 +91,12 @@ describe('log streams', () => {
         status: 200,
         outcome: 'ok',
         request_id: viaGateway.headers.get('x-request-id'),
+        // The two console lines the call wrote, which a client may wait for (they come through the database).
+        log_lines: 2,
       });
       expect(gw.json.duration_ms).toBeGreaterThanOrEqual(0);
       const inv = await s.waitFor('manual invocation', (e) => e.event === 'invocation' && e.json.api_id === null);
-      expect(inv.json).toMatchObject({ function: 'talker', status: 200, outcome: 'ok' });
+      expect(inv.json).toMatchObject({ function: 'talker', status: 200, outcome: 'ok', log_lines: 2 });
     }
     // Ids only grow along a stream.
     const ids = own.events.filter((e) => e.event === 'log').map((e) => Number(e.id));

@@ -131,8 +131,12 @@ describe('loadConfig', () => {
   });
 
   it('refuses an unknown flag and a flag without its value', () => {
-    const unknown = refusal({}, ['--prot', '8080']).message;
-    expect(unknown).toContain('--prot');
+    // A near miss: the option meant.
+    expect(refusal({}, ['--prot', '8080']).message).toBe('Unknown option --prot; did you mean --port? (switchyard --help lists every option)');
+    expect(refusal({}, ['--dmeo']).message).toContain('did you mean --demo?');
+    // Nothing near: every option.
+    const unknown = refusal({}, ['--frobnicate']).message;
+    expect(unknown).toContain('--frobnicate');
     expect(unknown).toContain('--port');
     expect(unknown).toContain('--help');
     expect(refusal({}, ['--port']).message).toContain('--port');

@@ -23,6 +23,7 @@ const event = (fn: string, requestId: string): InvocationEvent => ({
   request_id: requestId,
   ts: '2026-11-23T12:00:00.000Z',
   outcome: 'ok',
+  log_lines: 0,
 });
 
 afterAll(removeTempDatabases);

@@ -31,6 +31,28 @@ async function problemsOf(text: string, env: Record<string, string> = {}): Promi
 }
 
 describe('project file: valid', () => {
+  it('methods in any case, as import writes them: route and webhook methods in capitals', async () => {
+    const { project } = await parse(`
+functions:
+  hello:
+    file: functions/hello.js
+apis:
+  users:
+    base_path: /users
+    routes:
+      - { method: get, path: /a, function: hello }
+      - { method: Post, path: /b, function: hello }
+      - { method: any, path: /c, function: hello }
+webhooks:
+  ping:
+    target_url: https://example.com/hook
+    method: post
+    payload_template: {}
+`);
+    expect(project.apis[0].routes.map((r) => r.method)).toEqual(['GET', 'POST', 'ANY']);
+    expect(project.webhooks[0].method).toBe('POST');
+  });
+
   it('fills the defaults of the server, infers the runtime from the extension, reads the files', async () => {
     const { project, env_used } = await parse(
       `
@@ -170,10 +192,71 @@ apis:
 `);
     const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
     expect(byPath['functions.hello.event_format']).toBe('must be one of "switchyard", "aws-v1", "aws-v2"');
-    expect(byPath['functions.hello.timeout']).toBe('unknown key');
+    expect(byPath['functions.hello.timeout']).toBe('unknown key; did you mean timeout_ms (milliseconds)?');
     expect(byPath['apis.users.base_path']).toBe('is required');
-    expect(byPath['apis.users.routes[0].method']).toMatch(/^must be one of "GET"/);
-    expect(byPath['apis.users.routes[0].path']).toBe('must match pattern "^/"');
+    expect(byPath['apis.users.routes[0].method']).toBe('must be one of "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "ANY" (any case)');
+    expect(byPath['apis.users.routes[0].path']).toBe('must start with /');
+  });
+
+  it('a misspelt or habitual key says which key was meant', async () => {
+    const problems = await problemsOf(`
+fucntions:
+  hello:
+    file: functions/hello.js
+apis:
+  users:
+    basePath: /users
+webhooks:
+  ping:
+    url: https://example.com/hook
+    method: POST
+    payload_template: {}
+    retyr: { max_attempts: 2 }
+`);
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
+    expect(byPath['fucntions']).toBe('unknown key; did you mean functions?');
+    expect(byPath['apis.users.basePath']).toBe('unknown key; did you mean base_path?');
+    expect(byPath['webhooks.ping.url']).toBe('unknown key; did you mean target_url?');
+    expect(byPath['webhooks.ping.retyr']).toBe('unknown key; did you mean retry?');
+    // Nothing near: the keys there are.
+    const far = await problemsOf('functions:\n  hello:\n    file: functions/hello.js\n    zzzzzz: 1\n');
+    expect(far[0].message).toBe('unknown key (the keys here: file, handler, event_format, env, timeout_ms, memory_mb, schedules, events, async)');
+  });
+
+  it('patterns are said in words: base_path, file, handler, env names', async () => {
+    const problems = await problemsOf(`
+functions:
+  hello:
+    file: functions/hello.py
+    handler: 'not a handler'
+    env: { 1BAD: x }
+apis:
+  users:
+    base_path: users
+`);
+    const byPath = Object.fromEntries(problems.map((p) => [p.path, p.message]));
+    expect(byPath['apis.users.base_path']).toBe('must start with /');
+    expect(byPath['functions.hello.file']).toBe('must be a .js, .mjs, .cjs, .ts or .mts file');
+    expect(byPath['functions.hello.handler']).toBe("must be an export name (handler) or Lambda's file.export (src/app.handler)");
+    expect(problems.map((p) => p.message).join('\n')).not.toContain('must match pattern');
+  });
+
+  it('serverless.yml events under a function: what to write instead', async () => {
+    const problems = await problemsOf(`
+functions:
+  greet:
+    file: functions/hello.js
+    events:
+      - http: GET /greet
+      - schedule: rate(5 minutes)
+      - user.signed_up
+`);
+    expect(problems.map((p) => p.path)).toEqual(['functions.greet.events[0]', 'functions.greet.events[1]']);
+    expect(problems[0].message).toContain("'http:' is serverless.yml's way to route a function");
+    expect(problems[0].message).toContain('routes: [ { method: GET, path: /greet, function: greet } ]');
+    expect(problems[0].message).not.toContain('must be string');
+    expect(problems[1].message).toContain("schedules: [{ cron: '*/5 * * * *' }]");
+    expect(problems[0].line).toBe(6);
   });
 
   it('a YAML syntax error names line and column', async () => {
@@ -440,9 +523,11 @@ describe('the published schema', () => {
     const { ROUTE_METHODS, EVENT_FORMATS } = await import('../../src/types.js');
     const { WEBHOOK_METHODS } = await import('../../src/webhooks/types.js');
     const schema = JSON.parse(readFileSync(PROJECT_SCHEMA_URL, 'utf8'));
-    expect([...schema.$defs.route.properties.method.enum].sort()).toEqual([...ROUTE_METHODS].sort());
+    // Any case: each method in capitals and in lower case, so an editor takes `get` as the loader does.
+    const anyCase = (methods: readonly string[]) => [...methods, ...methods.map((m) => m.toLowerCase())].sort();
+    expect([...schema.$defs.route.properties.method.enum].sort()).toEqual(anyCase(ROUTE_METHODS));
     expect(schema.$defs.function.properties.event_format.enum).toEqual([...EVENT_FORMATS]);
-    expect(schema.$defs.webhook.properties.method.enum).toEqual([...WEBHOOK_METHODS]);
+    expect([...schema.$defs.webhook.properties.method.enum].sort()).toEqual(anyCase(WEBHOOK_METHODS));
     expect(schema.$defs.function.properties.timeout_ms).toMatchObject({ minimum: 1, maximum: 900000 });
     expect(schema.$defs.function.properties.memory_mb).toMatchObject({ minimum: 8, maximum: 1024 });
   });

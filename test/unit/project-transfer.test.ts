@@ -421,6 +421,7 @@ describe('import SAM', () => {
     expect(result.notes).toEqual([
       'Resources.ItemsFunction.Properties.Events.Paused: schedule rate(5 minutes) is disabled (Enabled: false); not carried',
       "Resources.ItemsFunction.Properties.Events.MonthEnd: cron(0 0 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
+      'Resources.ItemsTable: AWS::DynamoDB::Table is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
     ]);
   });
 

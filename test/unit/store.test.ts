@@ -325,7 +325,7 @@ for (const b of backends()) {
         expect(err).toBeInstanceOf(ConflictError);
         expect(err).toMatchObject({
           code: 'function_in_use',
-          message: "Function 'users' is bound by 2 route(s)",
+          message: "Function 'users' is bound by 2 routes",
           details: {
             routes: [
               { apiId: api.id, id: api.routes[0].id, method: 'GET', path: '/u' },

@@ -292,7 +292,7 @@ export class PgStore extends PgWebhookStore implements Store {
         c,
       );
       if (routes.length) {
-        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
           routes: routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })),
         });
       }

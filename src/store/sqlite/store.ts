@@ -312,7 +312,7 @@ export class SqliteStore extends SqliteWebhookStore implements Store {
     const deleted = this.write(() => {
       const routes = this.s.routesUsingFunction.all(name) as RouteRow[];
       if (routes.length) {
-        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route(s)`, {
+        throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
           routes: routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })),
         });
       }
