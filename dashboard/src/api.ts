@@ -9,7 +9,12 @@ import { createClient, type Schemas } from '../../src/client/index.js';
 
 const KEY_ITEM = 'switchyard.adminKey';
 
-export type ApiError = Schemas['Error'];
+/**
+ * An error to show: the API's error answer, or one the dashboard names itself
+ * (`network_error`, `http_error`, `invalid_json`, `stream_error`), so `code`
+ * is any string here rather than the API's union of codes.
+ */
+export type ApiError = Omit<Schemas['Error'], 'code'> & { code: Schemas['Error']['code'] | (string & {}) };
 
 /**
  * A service worker controlling the page sees every request it makes, the key
