@@ -337,7 +337,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       return data as Schemas['Invocation'];
     },
     async functionLogs(name, { limit }) {
-      const query = limit === undefined ? {} : { limit: String(limit) };
+      const query = limit === undefined ? {} : { limit };
       const { data } = await call(client.GET('/api/functions/{name}/logs', { params: { path: { name }, query }, ...deadline() }));
       return data;
     },
@@ -347,7 +347,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const items: WebhookInfo[] = [];
       let after: string | undefined;
       do {
-        const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
         const { data, response } = await call(client.GET('/api/webhooks', { params: { query }, ...deadline() }));
         items.push(...data);
         after = nextPageAfter(response);
@@ -359,7 +359,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       return data;
     },
     async listDeliveries(id, { limit }) {
-      const query = limit === undefined ? {} : { limit: String(limit) };
+      const query = limit === undefined ? {} : { limit };
       const { data } = await call(client.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...deadline() }));
       return data;
     },

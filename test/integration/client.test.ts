@@ -56,7 +56,7 @@ describe('typed client', () => {
     expect(ran?.result).toEqual({ statusCode: 200, body: { twice: 42 } });
     expect(ran?.logs.map((l) => l.message)).toEqual(['typed 21']);
 
-    const logs = await client.GET('/api/functions/{name}/logs', { params: { path: { name: 'typed' }, query: { limit: '10' } } });
+    const logs = await client.GET('/api/functions/{name}/logs', { params: { path: { name: 'typed' }, query: { limit: 10 } } });
     expect(logs.data?.map((l) => [l.message, l.version])).toEqual([['typed 21', 1]]);
 
     const list = await client.GET('/api/functions');

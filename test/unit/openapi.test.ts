@@ -127,6 +127,19 @@ describe('OpenAPI document', () => {
     expect(codes).toEqual([...ERROR_CODES]);
   });
 
+  it('types every numeric query and path parameter as an integer, so clients send and type numbers', () => {
+    const numeric = new Map<string, unknown>();
+    for (const { op } of operations()) {
+      for (const p of (op.parameters ?? []) as Array<{ name: string; in: string; schema: { type?: string; pattern?: string } }>) {
+        if (['limit', 'since', 'ping_ms', 'minutes', 'version'].includes(p.name)) numeric.set(`${op.operationId} ${p.in} ${p.name}`, p.schema.type);
+        // A string parameter that only takes digits is a number typed as a string.
+        if (p.schema.type === 'string') expect(p.schema.pattern ?? '', `${op.operationId} ${p.name}`).not.toMatch(/^\^\[[01]-9\]/);
+      }
+    }
+    expect(numeric.size).toBeGreaterThanOrEqual(14);
+    for (const [where, type] of numeric) expect(type, where).toBe('integer');
+  });
+
   it('documents the streams as server-sent events and the invocation endpoint', () => {
     for (const path of ['/api/functions/{name}/logs/stream', '/api/logs/stream']) {
       expect(Object.keys(doc.paths[path].get.responses['200'].content)).toEqual(['text/event-stream']);
