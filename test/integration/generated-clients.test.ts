@@ -77,10 +77,11 @@ describe('openapi-fetch', () => {
     expect(posted.data).toMatchObject({ method: 'POST', path: '/v1/users', body: { name: 'Ann' } });
   });
 
-  it('answers a path that matches no route with the typed no_route error', async () => {
+  it("answers a path that matches no route with the gateway's no_route error", async () => {
     const missing = await client().GET('/api/invoke/fn/{apiId}/{path}', { params: { path: { apiId, path: 'v1/nobody/here' } } });
     expect(missing.response.status).toBe(404);
-    expect(missing.error?.code).toBe('no_route');
+    // Typed loosely: any answer may be the function's own (the `default` answer), not only the gateway's Error.
+    expect(missing.error).toMatchObject({ code: 'no_route' });
   });
 
   it('sends numbers for numeric query parameters', async () => {
