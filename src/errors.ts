@@ -6,8 +6,65 @@
  */
 import { MAX_JSON_DEPTH } from './json-limits.js';
 
+/**
+ * Every `code` an HTTP answer of Switchyard can carry, in one list: the
+ * OpenAPI document's Error schema takes its `code` enum from it (so typed
+ * clients get the union), every error class below is typed by it, and a test
+ * checks it against docs/errors.md both ways.
+ */
+export const ERROR_CODES = [
+  // Requests in general and the management API
+  'invalid_request',
+  'invalid_code',
+  'unknown_function',
+  'private_target',
+  'unauthorized',
+  'cross_origin_refused',
+  'host_not_allowed',
+  'too_many_failed_attempts',
+  'not_found',
+  'method_not_allowed',
+  'api_not_found',
+  'route_not_found',
+  'function_not_found',
+  'function_version_not_found',
+  'invocation_not_found',
+  'webhook_not_found',
+  'delivery_not_found',
+  'delivery_pending',
+  'delivery_busy',
+  'invocation_not_failed',
+  'api_in_use',
+  'function_exists',
+  'function_in_use',
+  'limit_reached',
+  'route_conflict',
+  'slot_taken',
+  'request_timeout',
+  'payload_too_large',
+  'uri_too_long',
+  'unsupported_media_type',
+  'headers_too_large',
+  'internal_error',
+  'shutting_down',
+  'store_unavailable',
+  'too_many_scrapes',
+  'too_many_streams',
+  // Invocations: routing, then failures of the function itself
+  'no_route',
+  'loop_stopped',
+  'service_worker_refused',
+  'function_error',
+  'function_timeout',
+  'function_memory_limit',
+  'function_crashed',
+  'invalid_result',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export abstract class SwitchyardError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   abstract readonly status: number;
   readonly details?: unknown;
   constructor(message: string, details?: unknown) {
@@ -131,9 +188,9 @@ export class ServiceWorkerRefusedError extends SwitchyardError {
 }
 
 export class NotFoundError extends SwitchyardError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status = 404;
-  constructor(code: string, message: string) {
+  constructor(code: ErrorCode, message: string) {
     super(message);
     this.code = code;
   }
@@ -168,9 +225,9 @@ export class MethodNotAllowedError extends SwitchyardError {
 }
 
 export class ConflictError extends SwitchyardError {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status = 409;
-  constructor(code: string, message: string, details?: unknown) {
+  constructor(code: ErrorCode, message: string, details?: unknown) {
     super(message, details);
     this.code = code;
   }
@@ -224,12 +281,8 @@ export class LoopStoppedError extends SwitchyardError {
 }
 
 /** Failures of user code during an invocation. `code` is one of docs/errors.md. */
-export type InvocationErrorCode =
-  | 'function_error'
-  | 'function_timeout'
-  | 'function_memory_limit'
-  | 'function_crashed'
-  | 'invalid_result';
+export const INVOCATION_ERROR_CODES = ['function_error', 'function_timeout', 'function_memory_limit', 'function_crashed', 'invalid_result'] as const;
+export type InvocationErrorCode = (typeof INVOCATION_ERROR_CODES)[number] & ErrorCode;
 
 export const INVOCATION_ERROR_STATUS: Record<InvocationErrorCode, number> = {
   function_error: 502,

@@ -10,7 +10,7 @@
  * answer a ServerError with the server's `code` and message. Every call has a
  * deadline.
  */
-import { createClient, nextPageAfter, type paths, type Schemas } from '../client/index.js';
+import { SwitchyardApiError, UnexpectedAnswerError, createClient, nextPageAfter, type paths, type Schemas } from '../client/index.js';
 import { CliError, CommandFailedError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
 import { followEventStream, type StreamEvent } from './sse.js';
 
@@ -233,6 +233,23 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
 
   const deadline = (ms = CALL_MS) => ({ signal: AbortSignal.timeout(ms) });
 
+  /** Runs one call of the client's resources (which throw), with the same translation as `call`. */
+  async function resource<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      if (err instanceof SwitchyardApiError) {
+        if (err.status === 401) throw new ServerAuthError(base, opts.adminKey !== null);
+        throw new ServerError(err.status, err.code, err.message, err.details);
+      }
+      if (err instanceof UnexpectedAnswerError) {
+        throw new ServerError(err.status, `http_${err.status}`, `${err.message} (is --url a Switchyard server?)`);
+      }
+      throw new ServerUnreachableError(base, networkReason(err));
+    }
+  }
+
   /** Only for `failure` of the stream: the answer's JSON body, when it has one. */
   const bodyOf = async (res: Response) => {
     const text = await res.text().catch(() => '');
@@ -327,22 +344,15 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const names: string[] = [];
       let after: string | undefined;
       do {
-        const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
         const { data, response } = await call(client.GET('/api/functions', { params: { query }, ...deadline() }));
         names.push(...data.map((f) => f.name));
         after = nextPageAfter(response);
       } while (after !== undefined);
       return names;
     },
-    async createFunction(input) {
-      // 201: the function (a 200 would be a dry run, which this never asks for).
-      const { data } = await call(client.POST('/api/functions', { body: input, ...deadline() }));
-      return data as Schemas['Function'];
-    },
-    async updateFunction(name, patch) {
-      const { data } = await call(client.PUT('/api/functions/{name}', { params: { path: { name } }, body: patch, ...deadline() }));
-      return data as Schemas['Function'];
-    },
+    createFunction: (input) => resource(() => client.functions.create(input, deadline())),
+    updateFunction: (name, patch) => resource(() => client.functions.update(name, patch, deadline())),
     async invokeFunction(name, event) {
       const body = (event ?? {}) as Record<string, unknown> | null;
       const { data } = await call(client.POST('/api/functions/{name}/invoke', { params: { path: { name } }, body, ...deadline(INVOKE_MS) }));
@@ -350,7 +360,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       return data as Schemas['Invocation'];
     },
     async functionLogs(name, { limit }) {
-      const query = limit === undefined ? {} : { limit: String(limit) };
+      const query = limit === undefined ? {} : { limit };
       const { data } = await call(client.GET('/api/functions/{name}/logs', { params: { path: { name }, query }, ...deadline() }));
       return data;
     },
@@ -360,7 +370,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const items: WebhookInfo[] = [];
       let after: string | undefined;
       do {
-        const query = { limit: '1000', ...(after === undefined ? {} : { after }) };
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
         const { data, response } = await call(client.GET('/api/webhooks', { params: { query }, ...deadline() }));
         items.push(...data);
         after = nextPageAfter(response);
@@ -372,7 +382,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       return data;
     },
     async listDeliveries(id, { limit }) {
-      const query = limit === undefined ? {} : { limit: String(limit) };
+      const query = limit === undefined ? {} : { limit };
       const { data } = await call(client.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...deadline() }));
       return data;
     },

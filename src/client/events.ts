@@ -5,8 +5,11 @@
  * with reconnection that resumes after the last stored row seen (`?since=`), so
  * a follower misses no stored line or attempt across a dropped connection or a
  * restart. One reader (`follow`) serves both; each stream names its URL and
- * which events carry a cursor.
+ * which events carry a cursor. The wire format is read by eventsource-parser
+ * (line endings `\n`, `\r\n` and `\r`, a leading BOM, `retry:`), not by hand.
  */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { StreamRefusedError, UnexpectedAnswerError, isErrorBody } from './errors.js';
 import type { components } from './schema.js';
 
 export type StreamEvent =
@@ -17,12 +20,20 @@ export type StreamEvent =
 export type AttemptStreamEvent = { event: 'attempt'; id: number; data: components['schemas']['AttemptEvent'] };
 
 /** What every follower takes besides its stream's filters. */
-interface FollowCommon {
+export interface FollowCommon {
   baseUrl: string;
   adminKey?: string | null;
+  /** Extra headers on every connection. */
+  headers?: Record<string, string>;
+  /** A fetch to use instead of the global one. */
+  fetch?: (input: Request) => Promise<Response>;
   /** Stops following. */
   signal?: AbortSignal;
-  /** Reconnect after a dropped connection (default true), waiting this long first (default 1000 ms). */
+  /**
+   * Reconnect after a dropped connection (default true), waiting
+   * `reconnectDelayMs` first (default 1000 ms) until the server sets its own
+   * wait with a `retry:` field.
+   */
   reconnect?: boolean;
   reconnectDelayMs?: number;
   /** Called when a connection drops and a new one is tried. */
@@ -53,18 +64,6 @@ export interface FollowDeliveriesOptions extends FollowCommon {
   since?: number;
 }
 
-/** Thrown for answers that reconnecting cannot fix (401, 404, 400): `status` and the server's `code`. */
-export class StreamRefusedError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'StreamRefusedError';
-  }
-}
-
 function withQuery(baseUrl: string, path: string, query: URLSearchParams, since: number | undefined): string {
   if (since !== undefined) query.set('since', String(since));
   const text = query.toString();
@@ -85,71 +84,56 @@ function deliveriesUrl(opts: FollowDeliveriesOptions, since: number | undefined)
   return withQuery(opts.baseUrl, '/api/deliveries/stream', query, since);
 }
 
-/** One `event:`/`id:`/`data:` block as written; null for comments. */
-function readBlock(block: string): { event: string; id: string | null; data: string } | null {
-  let event = 'message';
-  let id: string | null = null;
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'id') id = value;
-    else if (field === 'data') data.push(value);
-  }
-  return data.length === 0 ? null : { event, id, data: data.join('\n') };
-}
-
-/** Parses one block of a log stream; null for comments and unknown events. */
-export function parseBlock(block: string): StreamEvent | null {
-  const read = readBlock(block);
-  if (read?.event === 'log') return { event: 'log', id: Number(read.id), data: JSON.parse(read.data) };
-  if (read?.event === 'invocation') return { event: 'invocation', data: JSON.parse(read.data) };
+/** One message of a log stream; null for events it does not know. */
+export function parseLogMessage(message: EventSourceMessage): StreamEvent | null {
+  if (message.event === 'log') return { event: 'log', id: Number(message.id), data: JSON.parse(message.data) };
+  if (message.event === 'invocation') return { event: 'invocation', data: JSON.parse(message.data) };
   return null;
 }
 
-/** Parses one block of the deliveries stream; null for comments and unknown events. */
-export function parseAttemptBlock(block: string): AttemptStreamEvent | null {
-  const read = readBlock(block);
-  return read?.event === 'attempt' ? { event: 'attempt', id: Number(read.id), data: JSON.parse(read.data) } : null;
+/** One message of the deliveries stream; null for events it does not know. */
+export function parseAttemptMessage(message: EventSourceMessage): AttemptStreamEvent | null {
+  return message.event === 'attempt' ? { event: 'attempt', id: Number(message.id), data: JSON.parse(message.data) } : null;
 }
 
 /** Yields log stream events until `signal` aborts (or, with `reconnect: false`, until the stream ends). */
 export function followLogs(opts: FollowLogsOptions): AsyncGenerator<StreamEvent> {
-  return follow(opts, opts.since, (since) => logsUrl(opts, since), parseBlock, (e) => (e.event === 'log' ? e.id : undefined));
+  return follow(opts, opts.since, (since) => logsUrl(opts, since), parseLogMessage, (e) => (e.event === 'log' ? e.id : undefined));
 }
 
 /** Yields the deliveries stream's attempts until `signal` aborts (or, with `reconnect: false`, until the stream ends). */
 export function followDeliveries(opts: FollowDeliveriesOptions): AsyncGenerator<AttemptStreamEvent> {
-  return follow(opts, opts.since, (since) => deliveriesUrl(opts, since), parseAttemptBlock, (e) => e.id);
+  return follow(opts, opts.since, (since) => deliveriesUrl(opts, since), parseAttemptMessage, (e) => e.id);
 }
+
+/** Answers worth another try: too many streams now, or the server shutting down. */
+class StreamUnavailable extends Error {}
 
 /** The reader both follow: `cursorOf` says which events move the resume point. */
 async function* follow<E>(
   opts: FollowCommon,
   start: number | undefined,
   url: (since: number | undefined) => string,
-  parse: (block: string) => E | null,
+  parse: (message: EventSourceMessage) => E | null,
   cursorOf: (event: E) => number | undefined,
 ): AsyncGenerator<E> {
   let since = start;
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  let delayMs = opts.reconnectDelayMs ?? 1000;
+  const headers: Record<string, string> = { ...opts.headers, accept: 'text/event-stream' };
   if (opts.adminKey) headers.authorization = `Bearer ${opts.adminKey}`;
+  const doFetch = opts.fetch ?? ((request: Request) => fetch(request));
   for (;;) {
     try {
-      const res = await fetch(url(since), { headers, signal: opts.signal });
-      if (res.status !== 200 || !res.body) {
-        const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
-        const error = new StreamRefusedError(res.status, body.code ?? 'http_error', body.error ?? `HTTP ${res.status}`);
-        // 503 (too many streams, shutting down) is worth another try; the rest is not.
-        if (res.status !== 503) throw error;
-        throw Object.assign(error, { retry: true });
-      }
+      const res = await doFetch(new Request(url(since), { headers, signal: opts.signal }));
+      if (res.status !== 200 || !res.body) throw await refusal(res);
       opts.onOpen?.();
+      // Per connection: a new parser (no half line carried over) and decoder.
       const decoder = new TextDecoder();
-      let buffer = '';
+      const messages: EventSourceMessage[] = [];
+      const parser = createParser({
+        onEvent: (message) => void messages.push(message),
+        onRetry: (ms) => void (delayMs = ms),
+      });
       // A reader rather than `for await` over the body: browsers without async
       // iteration of ReadableStream (Safari) run this too (the web dashboard).
       const reader = res.body.getReader();
@@ -157,11 +141,9 @@ async function* follow<E>(
         for (;;) {
           const { done, value: chunk } = await reader.read();
           if (done) break;
-          buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) !== -1) {
-            const parsed = parse(buffer.slice(0, cut));
-            buffer = buffer.slice(cut + 2);
+          parser.feed(decoder.decode(chunk, { stream: true }));
+          while (messages.length > 0) {
+            const parsed = parse(messages.shift()!);
             if (!parsed) continue;
             since = cursorOf(parsed) ?? since;
             yield parsed;
@@ -175,11 +157,20 @@ async function* follow<E>(
       opts.onReconnect?.(new Error('the server ended the stream'));
     } catch (err) {
       if (opts.signal?.aborted) return;
-      if (err instanceof StreamRefusedError && !(err as { retry?: boolean }).retry) throw err;
-      if (opts.reconnect === false) throw err;
-      opts.onReconnect?.(err);
+      if (err instanceof StreamRefusedError || err instanceof UnexpectedAnswerError) throw err;
+      if (opts.reconnect === false) throw err instanceof StreamUnavailable ? err.cause : err;
+      opts.onReconnect?.(err instanceof StreamUnavailable ? err.cause : err);
     }
-    await new Promise((resolve) => setTimeout(resolve, opts.reconnectDelayMs ?? 1000));
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (opts.signal?.aborted) return;
   }
+}
+
+/** Why a stream was not served: a 503 is worth another try, anything else is thrown as it is. */
+async function refusal(res: Response): Promise<Error> {
+  const body: unknown = await res.json().catch(() => undefined);
+  const error = isErrorBody(body)
+    ? new StreamRefusedError(res.status, body)
+    : new UnexpectedAnswerError(res.status, `${res.url} answered ${res.status} ${res.statusText}, not an event stream`);
+  return res.status === 503 ? new StreamUnavailable(error.message, { cause: error }) : error;
 }

@@ -1,25 +1,58 @@
 /**
- * Typed client of the Switchyard management API, for scripts, tests and the
- * CLI: `createClient({ baseUrl, adminKey })` gives openapi-fetch's client over
- * the types openapi-typescript generates from the OpenAPI document at build
- * time (src/client/schema.d.ts), so paths, parameters, bodies and answers are
- * checked by the compiler and follow the server without hand-written code.
+ * Typed client of the Switchyard management API, for applications, scripts,
+ * tests, the CLI and the dashboard; published on its own as
+ * `@switchyard-gateway/client` (packages/client/, openapi-fetch and
+ * eventsource-parser its only dependencies) and inside the server package as
+ * `switchyard-gateway/client`.
  *
  *   const client = createClient({ baseUrl: 'http://127.0.0.1:3000', adminKey });
- *   const { data, error } = await client.POST('/api/functions', { body: { name: 'hello', code } });
+ *   const fn = await client.functions.create({ name: 'hello', code });      // Schemas['Function']
+ *   const plan = await client.functions.update.plan('hello', { code });    // what it would change
+ *   for await (const f of client.functions.list()) console.log(f.name);    // every page
  *
- * `followLogs` and `followDeliveries` read the event streams (server-sent events), which a
- * request/response client cannot.
+ * Failures are thrown: SwitchyardApiError, whose `code` is the union of the
+ * documented codes. The same object is also openapi-fetch's client over the
+ * types openapi-typescript generates from the OpenAPI document at build time
+ * (`client.GET('/api/functions/{name}', ...)` answers `{ data, error, response }`),
+ * for any operation the resources do not name and for middleware (`client.use`).
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
+import { resources, type Resources } from './resources.js';
 import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
-export { followDeliveries, followLogs, type AttemptStreamEvent, type FollowDeliveriesOptions, type FollowLogsOptions, type StreamEvent } from './events.js';
+export {
+  followDeliveries,
+  followLogs,
+  type AttemptStreamEvent,
+  type FollowCommon,
+  type FollowDeliveriesOptions,
+  type FollowLogsOptions,
+  type StreamEvent,
+} from './events.js';
+export { StreamRefusedError, SwitchyardApiError, UnexpectedAnswerError, type ErrorBody, type ErrorCode } from './errors.js';
+export {
+  nextPageAfter,
+  type ApiInput,
+  type ApiUpdate,
+  type DryRun,
+  type EventInput,
+  type FunctionInput,
+  type FunctionUpdate,
+  type CallOptions,
+  type PageQuery,
+  type Paged,
+  type Resources,
+  type RouteInput,
+  type WebhookInput,
+  type WebhookUpdate,
+  type Write,
+} from './resources.js';
 
 /** The named shapes of the API (`Schemas['Function']`, `Schemas['Delivery']`, ...). */
 export type Schemas = components['schemas'];
-export type SwitchyardClient = Client<paths>;
+/** The resources (`client.functions`, ...) on top of openapi-fetch's typed client (`client.GET(...)`). */
+export type SwitchyardClient = Client<paths> & Resources;
 
 export interface ClientOptions {
   /** Where the server is, e.g. `http://127.0.0.1:3000` (a trailing slash is fine). */
@@ -40,18 +73,8 @@ export function clientHeaders(opts: Pick<ClientOptions, 'adminKey' | 'headers'>)
 }
 
 export function createClient(opts: ClientOptions): SwitchyardClient {
-  return createFetchClient<paths>({
-    baseUrl: opts.baseUrl.replace(/\/+$/, ''),
-    headers: clientHeaders(opts),
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-  });
-}
-
-/**
- * Where the next page of a list starts: the `after` of the answer's
- * `Link: <...>; rel="next"` header, or undefined on the last page.
- */
-export function nextPageAfter(response: Response): string | undefined {
-  const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-  return next ? (new URL(next, 'http://switchyard.invalid').searchParams.get('after') ?? undefined) : undefined;
+  const baseUrl = opts.baseUrl.replace(/\/+$/, '');
+  const http = createFetchClient<paths>({ baseUrl, headers: clientHeaders(opts), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const stream = { baseUrl, adminKey: opts.adminKey, headers: opts.headers, fetch: opts.fetch };
+  return Object.assign(http, resources({ http, stream }));
 }

@@ -10,23 +10,26 @@ export const LINK_HEADER = {
   link: { type: 'string', description: 'Present when there is a next page: `</api/...?limit=N&after=ID>; rel="next"`' },
 } as const;
 
+/** `?limit=`: how many items a page holds. */
+export const PAGE_LIMIT = { type: 'integer', minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100)' } as const;
+
 export const pageQuerySchema = {
   type: 'object',
   properties: {
-    limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 1000 (default 100)' },
+    limit: PAGE_LIMIT,
     after: { type: 'string', maxLength: 200, description: 'Return items after this id (or name for functions)' },
   },
   additionalProperties: false,
 } as const;
 
 export interface PageQuery {
-  limit?: string;
+  limit?: number;
   after?: string;
 }
 
 /** Reads `?limit=&after=`; asks the store for one extra item to know whether a next page exists. */
 export function readPage(query: PageQuery): Page & { requested: number } {
-  const requested = query.limit === undefined ? 100 : Math.min(Math.max(Number(query.limit), 1), 1000);
+  const requested = query.limit ?? 100;
   return { limit: requested + 1, after: query.after, requested };
 }
 

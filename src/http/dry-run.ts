@@ -1,7 +1,9 @@
 /**
  * The `?dry_run=true` query of management writes, and how its answer goes
  * out: 200 with a DryRunResult (src/dry-run.ts), never the resource's own
- * response schema (which would strip the fields).
+ * response schema (which would strip the fields). A serializer of its own
+ * leaves Fastify no schema to take the type from, so the type is set here:
+ * without it generated clients (@hey-api) hand back a stream, not JSON.
  */
 import type { FastifyReply } from 'fastify';
 import type { DryRunResult } from '../dry-run.js';
@@ -33,5 +35,5 @@ export const dryRunSchema = {
 } as const;
 
 export function sendDryRun(reply: FastifyReply, result: DryRunResult): FastifyReply {
-  return reply.code(200).serializer(JSON.stringify).send(result);
+  return reply.code(200).type('application/json; charset=utf-8').serializer(JSON.stringify).send(result);
 }

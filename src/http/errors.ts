@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable } from '../errors.js';
+import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable, type ErrorCode } from '../errors.js';
 import { nextRequestId } from '../ids.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -63,7 +63,7 @@ function articled(type: string): string {
   return name.replace(',', ' or ');
 }
 
-export function sendError(reply: FastifyReply, status: number, code: string, message: string, details?: unknown) {
+export function sendError(reply: FastifyReply, status: number, code: ErrorCode, message: string, details?: unknown) {
   const body: Record<string, unknown> = { error: message, code };
   if (details !== undefined) body.details = details;
   return reply.code(status).type('application/json; charset=utf-8').send(body);
@@ -85,7 +85,7 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   return sendError(reply, 500, 'internal_error', 'Internal error; see the server log for request ' + request.id);
 }
 
-const CLIENT_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+const CLIENT_ERRORS: Record<string, [status: number, code: ErrorCode, message: string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time'],
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are larger than the limit'],
 };

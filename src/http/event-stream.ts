@@ -23,34 +23,35 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
 export function cursorQuery(what: string) {
   return {
     since: {
-      type: 'string',
-      pattern: '^[0-9]{1,15}$',
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
       description: `Replay what was stored after this ${what}, then stream live (the \`Last-Event-ID\` header does the same)`,
     },
     ping_ms: {
-      type: 'string',
-      // 100 to 99999 written plainly: no leading zero (`000`, `0100`), digits only.
-      pattern: '^[1-9][0-9]{2,4}$',
+      // Written plainly (integer-parameters.ts): `000` or `0100` is refused, not read as 0 or 100.
+      type: 'integer',
+      minimum: 100,
+      maximum: 99999,
       description: 'Interval of the `: ping` keep-alive comments in milliseconds, 100 to 99999 (default 15000)',
     },
   } as const;
 }
 
 export interface CursorQuery {
-  since?: string;
-  ping_ms?: string;
+  since?: number;
+  ping_ms?: number;
 }
 
 /** `?since=` wins over `Last-Event-ID`; both are a cursor (`what` names it in the refusal). Null: neither was given. */
 export function startCursor(request: FastifyRequest<{ Querystring: CursorQuery }>, what: string): number | null {
+  if (request.query.since !== undefined) return request.query.since;
   const header = request.headers['last-event-id'];
-  const given = request.query.since ?? (typeof header === 'string' && header !== '' ? header : undefined);
-  if (given === undefined) return null;
-  if (!/^[0-9]{1,15}$/.test(given)) {
-    const field = request.query.since !== undefined ? 'since' : 'Last-Event-ID';
-    throw new InvalidRequestError(`${field} must be ${what} (a whole number), got "${given.slice(0, 40)}"`, { field });
+  if (typeof header !== 'string' || header === '') return null;
+  if (!/^[0-9]{1,15}$/.test(header)) {
+    throw new InvalidRequestError(`Last-Event-ID must be ${what} (a whole number), got "${header.slice(0, 40)}"`, { field: 'Last-Event-ID' });
   }
-  return Number(given);
+  return Number(header);
 }
 
 /** What a stream follows: a table read after a cursor, each row one event. */
@@ -95,7 +96,7 @@ export class EventStreams {
   /** Takes the request over and streams until the client or the server goes. */
   serve<T>(request: FastifyRequest<{ Querystring: CursorQuery }>, reply: FastifyReply, o: StreamOptions<T>): void {
     this.checkRoom();
-    const pingMs = request.query.ping_ms === undefined ? DEFAULT_PING_MS : Number(request.query.ping_ms);
+    const pingMs = request.query.ping_ms ?? DEFAULT_PING_MS;
     reply.hijack();
     const res: ServerResponse = reply.raw;
     res.writeHead(200, {

@@ -16,7 +16,7 @@ import { InvalidRequestError, LoopStoppedError } from '../errors.js';
 import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../hops.js';
 import { EVENT_FORMATS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { LINK_HEADER, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
+import { LINK_HEADER, PAGE_LIMIT, pageOf, pageQuerySchema, readPage, type PageQuery } from './common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 
 /** A function name, as every route that takes one checks it. */
@@ -364,7 +364,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
     },
   );
 
-  app.get<{ Params: { name: string; version: string } }>(
+  app.get<{ Params: { name: string; version: number } }>(
     '/api/functions/:name/versions/:version',
     {
       schema: {
@@ -375,7 +375,7 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
           type: 'object',
           properties: {
             name: { type: 'string', pattern: NAME_PATTERN },
-            version: { type: 'string', pattern: '^[1-9][0-9]{0,8}$', description: 'A version number (1 or more)' },
+            version: { type: 'integer', minimum: 1, maximum: 999999999, description: 'A version number (1 or more)' },
           },
           required: ['name', 'version'],
         },
@@ -383,11 +383,11 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
       },
     },
     async function getFunctionVersion(request) {
-      return functionVersionView(await functions.version(request.params.name, Number(request.params.version)));
+      return functionVersionView(await functions.version(request.params.name, request.params.version));
     },
   );
 
-  app.get<{ Params: { name: string }; Querystring: { limit?: string } }>(
+  app.get<{ Params: { name: string }; Querystring: { limit?: number } }>(
     '/api/functions/:name/logs',
     {
       schema: {
@@ -397,15 +397,14 @@ export function registerFunctionRoutes(app: FastifyInstance, functions: Function
         params: nameParams,
         querystring: {
           type: 'object',
-          properties: { limit: { type: 'string', pattern: '^[0-9]{1,4}$' } },
+          properties: { limit: { ...PAGE_LIMIT, description: 'How many of the newest lines, 1 to 1000 (default 100)' } },
           additionalProperties: false,
         },
         response: { 200: { description: 'The newest lines, oldest first', ...listOf('LogEntry') }, ...ERRORS_BY_ID },
       },
     },
     async function functionLogs(request) {
-      const limit = Math.min(Math.max(Number(request.query.limit ?? 100), 1), 1000);
-      return (await functions.logs(request.params.name, limit)).map(logView);
+      return (await functions.logs(request.params.name, request.query.limit ?? 100)).map(logView);
     },
   );
 }

@@ -26,16 +26,36 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const JSON_CT = 'application/json; charset=utf-8';
 const MIN_CHANGE_HEADER = 'switchyard-min-change';
 
-/** Splits the raw URL into API id, path after it (still encoded) and query text. */
+/**
+ * Splits the raw URL into API id, path after it (still encoded) and query text.
+ *
+ * Generated clients (openapi-fetch, @hey-api) fill the documented `{path}`
+ * parameter with encodeURIComponent, so `v1/users/42` arrives as the one
+ * segment `v1%2Fusers%2F42`. When everything after the API id is a single
+ * segment, its `%2F` are read as `/` (and a leading one, as for `/v1/...`,
+ * is not doubled): the request is then served, matched and shown to the
+ * function exactly as if it had been sent with raw slashes. A path of several
+ * segments is left as sent, so `%2F` inside one of them stays part of that
+ * segment's value (`/files/a%2Fb`: `:name` is `a/b`). Only `%2F` itself is
+ * read: `%252F` stays an escaped `%2F`. The API id is never touched: an
+ * encoded slash there is part of an id no API has.
+ */
 export function splitInvokeUrl(url: string): { apiId: string; path: string; rawQuery: string } {
   const q = url.indexOf('?');
   const pathPart = q === -1 ? url : url.slice(0, q);
   const rawQuery = q === -1 ? '' : url.slice(q + 1);
   const rest = pathPart.slice(INVOKE_PREFIX.length);
   const slash = rest.indexOf('/');
-  return slash === -1
-    ? { apiId: rest, path: '', rawQuery }
-    : { apiId: rest.slice(0, slash), path: rest.slice(slash), rawQuery };
+  if (slash === -1) return { apiId: rest, path: '', rawQuery };
+  let path = rest.slice(slash);
+  if (path.indexOf('/', 1) === -1 && path.indexOf('%') !== -1) path = withEncodedSlashes(path);
+  return { apiId: rest.slice(0, slash), path, rawQuery };
+}
+
+/** `/v1%2Fusers%2F42` (or `/%2Fv1%2Fusers`) -> `/v1/users/42`. */
+function withEncodedSlashes(segment: string): string {
+  const path = segment.replace(/%2f/gi, '/');
+  return path.startsWith('//') ? path.slice(1) : path;
 }
 
 /**

@@ -19,6 +19,7 @@ import { registerApiRoutes } from './apis.js';
 import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions.js';
+import { registerIntegerParameters } from './integer-parameters.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
 import { registerOpsRoutes, type MetricsAccess } from './ops.js';
 import { registerSchemas } from './schemas.js';
@@ -50,6 +51,7 @@ export async function registerManagementApi(
   invokeOrigin: InvokeOrigin = originOf,
 ): Promise<void> {
   registerSchemas(app);
+  registerIntegerParameters(app);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
   registerDashboardRoutes(app, invokeOrigin);

@@ -23,7 +23,12 @@ function invokePathItem() {
         in: 'path',
         required: true,
         schema: { type: 'string' },
-        description: "The request path after the API id, starting with the API's basePath (slashes kept as they are)",
+        examples: { route: { summary: 'GET /v1/users/{id} with id 42', value: 'v1/users/42' } },
+        description:
+          "The request path after the API id, without its leading slash: the API's basePath, then the route's path " +
+          '(`v1/users/42`). Generated clients send its slashes encoded (`v1%2Fusers%2F42`): when all that follows the ' +
+          'API id is one segment, the server reads `%2F` there as `/`, so both spellings reach the same route with the ' +
+          'same event. See docs/api.md, "Invocation".',
       },
     ],
   };

@@ -10,6 +10,7 @@
  * suite checks every answer against these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES } from '../errors.js';
 import { EVENT_FORMATS, ROUTE_METHODS } from '../types.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
 import { dryRunSchema } from './dry-run.js';
@@ -27,7 +28,7 @@ const ErrorSchema = {
   description: 'Every error answer. `code` is stable (docs/errors.md lists each); `details` names the field when one is wrong.',
   properties: {
     error: { type: 'string', description: 'What went wrong, for people' },
-    code: { type: 'string', description: 'Stable snake_case code' },
+    code: { type: 'string', enum: [...ERROR_CODES], description: 'Stable snake_case code (docs/errors.md says what each means)' },
     details: { description: 'More about the error, e.g. `{ "field": "timeout_ms" }`' },
     requestId: { type: 'string', description: 'Only on 500s: the request id to look up in the server log' },
   },

@@ -5,7 +5,6 @@
  * cursor like the log streams: event-stream.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequestError } from '../errors.js';
 import type { Stats } from '../stats/index.js';
 import type { AttemptEvent } from '../stats/types.js';
 import type { Store } from '../store/store.js';
@@ -44,24 +43,13 @@ export function attemptEventOf(a: AttemptEvent): string {
   return `event: attempt\nid: ${a.seq}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function readMinutes(value: string | undefined): number {
-  if (value === undefined) return 60;
-  const n = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
-  if (!(n >= 1 && n <= MAX_MINUTES)) {
-    throw new InvalidRequestError(`minutes must be a whole number from 1 to ${MAX_MINUTES}, got "${value.slice(0, 40)}"`, {
-      field: 'minutes',
-    });
-  }
-  return n;
-}
-
 interface StreamQuery extends CursorQuery {
   webhook?: string;
   function?: string;
 }
 
 export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOptions): void {
-  app.get<{ Querystring: { minutes?: string } }>(
+  app.get<{ Querystring: { minutes?: number } }>(
     '/api/stats',
     {
       schema: {
@@ -71,7 +59,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
         querystring: {
           type: 'object',
           properties: {
-            minutes: { type: 'string', maxLength: 40, description: 'The window: the last 1 to 1440 minutes, the current one included (default 60)' },
+            minutes: { type: 'integer', minimum: 1, maximum: MAX_MINUTES, description: 'The window: the last 1 to 1440 minutes, the current one included (default 60)' },
           },
           additionalProperties: false,
         },
@@ -79,7 +67,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
       },
     },
     async function getStats(request) {
-      return opts.stats.window(readMinutes(request.query.minutes));
+      return opts.stats.window(request.query.minutes ?? 60);
     },
   );
 

@@ -56,7 +56,7 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
     } while (after !== undefined);
     return items;
   }
-  const page = (after: string | undefined) => ({ query: { limit: '1000', ...(after === undefined ? {} : { after }) } });
+  const page = (after: string | undefined) => ({ query: { limit: 1000, ...(after === undefined ? {} : { after }) } });
   const fn = (name: string) => ({ path: { name } });
   const id = (value: string) => ({ path: { id: value } });
 

@@ -1,8 +1,9 @@
 /**
  * Checks an answer of the management API against the OpenAPI document the build
  * wrote (dist/openapi.json): the operation is found by method and path
- * template, the status must be documented, and a JSON body must match the
- * schema documented for that status. Schemas compile once per test file (Ajv,
+ * template, the status must be documented, a body must come with one of the
+ * media types documented for that status (a generated client picks its parser
+ * by it), and a JSON body must match the schema documented for that status. Schemas compile once per test file (Ajv,
  * JSON Schema 2020-12 as OpenAPI 3.1 uses), on first use of each answer.
  */
 import { readFileSync } from 'node:fs';
@@ -61,6 +62,11 @@ export function checkAnswer(method: string, url: string, status: number, content
   const documented = op.responses[String(status)] ?? op.responses.default;
   if (!documented) {
     throw new Error(`${where} answered ${status}, which its OpenAPI operation does not document: ${text.slice(0, 300)}`);
+  }
+  const media = Object.keys(documented.content ?? {});
+  const type = contentType?.split(';', 1)[0].trim().toLowerCase();
+  if (text !== '' && media.length > 0 && !media.some((m) => m === type || m === '*/*')) {
+    throw new Error(`${where} answered ${status} with Content-Type ${contentType ?? '(none)'}; its OpenAPI operation documents ${media.join(', ')}`);
   }
   const schema = documented.content?.['application/json']?.schema;
   if (!schema || !contentType?.startsWith('application/json') || text === '') return;

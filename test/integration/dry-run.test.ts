@@ -136,6 +136,34 @@ describe('webhooks', () => {
   });
 });
 
+describe('every dry run', () => {
+  it('answers JSON with Content-Type application/json, as generated clients need to parse it', async () => {
+    expect((await svc.request('POST', '/api/functions', { name: 'dry-ct', code: CODE })).status).toBe(201);
+    const api = (await svc.request('POST', '/api/apis', { name: 'dry-ct', basePath: '/ct', routes: [{ method: 'GET', path: '/a', function: 'dry-ct' }] })).json;
+    const hook = (await svc.request('POST', '/api/webhooks', { name: 'dry-ct', target_url: 'https://example.com/', method: 'POST', payload_template: {} })).json;
+    const writes: Array<[string, string, unknown?]> = [
+      ['POST', '/api/functions', { name: 'dry-ct2', code: CODE }],
+      ['PUT', '/api/functions/dry-ct', { memory_mb: 64 }],
+      ['DELETE', '/api/functions/nobody-bound'],
+      ['POST', '/api/apis', { name: 'x', basePath: '/x', routes: [] }],
+      ['PUT', `/api/apis/${api.id}`, { name: 'y' }],
+      ['DELETE', `/api/apis/${api.id}`],
+      ['POST', `/api/apis/${api.id}/routes`, { method: 'GET', path: '/b', function: 'dry-ct' }],
+      ['DELETE', `/api/apis/${api.id}/routes/${api.routes[0].id}`],
+      ['POST', '/api/webhooks', { name: 'w', target_url: 'https://example.com/', method: 'POST', payload_template: {} }],
+      ['PUT', `/api/webhooks/${hook.id}`, { enabled: false }],
+      ['DELETE', `/api/webhooks/${hook.id}`],
+    ];
+    expect((await svc.request('POST', '/api/functions', { name: 'nobody-bound', code: CODE })).status).toBe(201);
+    for (const [method, path, body] of writes) {
+      const res = await svc.request(method, `${path}?dry_run=true`, body);
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(200);
+      expect(res.headers.get('content-type'), `${method} ${path}`).toBe('application/json; charset=utf-8');
+      expect(res.json.dry_run, `${method} ${path}`).toBe(true);
+    }
+  });
+});
+
 describe('DELETE', () => {
   it('answers what the delete would (404, 409 while in use) and deletes nothing', async () => {
     expect((await svc.request('POST', '/api/functions', { name: 'dry-del', code: CODE })).status).toBe(201);

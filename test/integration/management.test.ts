@@ -214,6 +214,24 @@ describe('functions', () => {
     expect(next.json.map((f: { name: string }) => f.name)).toEqual(['pg-b', 'pg-c']);
     expect((await svc.request('GET', '/api/functions?limit=abc')).status).toBe(400);
   });
+
+  it('reads limit as a whole number written plainly, 1 to 1000, and names it when it is not', async () => {
+    expect((await svc.request('GET', '/api/functions?limit=1')).json).toHaveLength(1);
+    expect((await svc.request('GET', '/api/functions/pg-a/logs?limit=1000')).status).toBe(200);
+    for (const bad of ['0', '1001', '02', '1e2', '+5', '1.0', '%205', '0x10', '']) {
+      for (const path of ['/api/functions', '/api/apis', '/api/webhooks', '/api/functions/pg-a/logs', '/api/functions/pg-a/invocations']) {
+        const res = await svc.request('GET', `${path}?limit=${bad}`);
+        expect(res.status, `${path}?limit=${bad}`).toBe(400);
+        expect(res.json, `${path}?limit=${bad}`).toMatchObject({ code: 'invalid_request', details: { field: 'limit' } });
+      }
+    }
+    expect((await svc.request('GET', '/api/functions/pg-a/versions/1')).json.version).toBe(1);
+    for (const bad of ['01', '0', '1e0', 'one']) {
+      const res = await svc.request('GET', `/api/functions/pg-a/versions/${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.json.details, bad).toEqual({ field: 'version' });
+    }
+  });
 });
 
 describe('apis and routes', () => {

@@ -216,6 +216,27 @@ describe('the invocation prefix', () => {
     }
   });
 
+  it("with a path sent as one encoded segment (generated clients), reads %2F as / only after the API id, and reaches only the gateway", async () => {
+    // The route's own answer, as a raw client gets it.
+    const served = await send('GET', `/api/invoke/fn/${apiId}/greet%2Fann`);
+    expect(served.status, served.text).toBe(200);
+    expect(served.json).toEqual({ hello: 'ann' });
+    for (const target of [
+      `/api/invoke/fn/${apiId}/..%2F..%2F..%2Fapi%2Ffunctions`,
+      `/api/invoke/fn/${apiId}/%2F..%2F..%2Fapi%2Ffunctions%2Fgreeter`,
+      `/api/invoke/fn/${apiId}%2F..%2F..%2Ffunctions`,
+      `/api/invoke/fn/${apiId}%2Fgreet%2Fann`,
+      `/api/invoke/fn/..%2F..%2Fapi%2Ffunctions/x`,
+    ]) {
+      for (const headers of [{}, AUTH]) {
+        const res = await send('GET', target, headers);
+        expect(res.status, `${target}: ${res.text}`).toBe(404);
+        expect(['api_not_found', 'no_route'], target).toContain(res.json.code);
+        expectNothingServed(res, target);
+      }
+    }
+  });
+
   it('percent-encoded, is not an invocation and serves nothing', async () => {
     for (const target of [
       `/api/invoke/f%6e/${apiId}/greet/ann`,

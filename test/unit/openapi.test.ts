@@ -6,10 +6,19 @@
  * success answer for every operation, named components, and security as the
  * server enforces it.
  */
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/management.js';
+
+/** The codes docs/errors.md documents for HTTP answers: its tables before "At start-up" (start-up and CLI codes come after). */
+function documentedAnswerCodes(): string[] {
+  const text = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+  const http = text.slice(0, text.indexOf('\n## At start-up'));
+  return [...new Set([...http.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]))];
+}
 
 let doc: Record<string, any>;
 const operations = () =>
@@ -106,6 +115,29 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.Webhook.properties.payload_template.additionalProperties).toBe(true);
     expect(doc.paths['/api/webhooks'].post.requestBody.content['application/json'].schema.properties.payload_template)
       .toMatchObject({ type: 'object', additionalProperties: true });
+  });
+
+  it("types the Error answer's code as the enum of every code docs/errors.md documents, and no other", () => {
+    const codes: string[] = doc.components.schemas.Error.properties.code.enum;
+    expect(doc.components.schemas.Error.properties.code.type).toBe('string');
+    const documented = documentedAnswerCodes();
+    expect(documented.length).toBeGreaterThan(40);
+    expect(documented.filter((c) => !codes.includes(c)), 'documented in docs/errors.md, missing from the enum').toEqual([]);
+    expect(codes.filter((c) => !documented.includes(c)), 'in the enum, not documented in docs/errors.md').toEqual([]);
+    expect(codes).toEqual([...ERROR_CODES]);
+  });
+
+  it('types every numeric query and path parameter as an integer, so clients send and type numbers', () => {
+    const numeric = new Map<string, unknown>();
+    for (const { op } of operations()) {
+      for (const p of (op.parameters ?? []) as Array<{ name: string; in: string; schema: { type?: string; pattern?: string } }>) {
+        if (['limit', 'since', 'ping_ms', 'minutes', 'version'].includes(p.name)) numeric.set(`${op.operationId} ${p.in} ${p.name}`, p.schema.type);
+        // A string parameter that only takes digits is a number typed as a string.
+        if (p.schema.type === 'string') expect(p.schema.pattern ?? '', `${op.operationId} ${p.name}`).not.toMatch(/^\^\[[01]-9\]/);
+      }
+    }
+    expect(numeric.size).toBeGreaterThanOrEqual(14);
+    for (const [where, type] of numeric) expect(type, where).toBe('integer');
   });
 
   it('documents the streams as server-sent events and the invocation endpoint', () => {

@@ -12,7 +12,7 @@ import { href } from '../router.js';
 import { subscribersOf } from './subscribers.js';
 
 /** The list endpoints' largest page: a server with more lists the first this many. */
-const ALL = '1000';
+const ALL = 1000;
 
 function Subscribers({ event }: { event: string }) {
   const webhooks = useLoad(() => call(api.GET('/api/webhooks', { params: { query: { limit: ALL } } })), []);

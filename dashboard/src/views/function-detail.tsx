@@ -346,7 +346,7 @@ function Console({ name }: { name: string }) {
     let seq = 0;
     void (async () => {
       try {
-        const stored = await call(api.GET('/api/functions/{name}/logs', { params: { path: { name }, query: { limit: String(CONSOLE_LINES) } } }));
+        const stored = await call(api.GET('/api/functions/{name}/logs', { params: { path: { name }, query: { limit: CONSOLE_LINES } } }));
         if (stop.signal.aborted) return;
         setEntries(stored.map((line) => storedEntry(name, line)));
         // 0 when none is stored: the stream then starts from the oldest line, which is any written since.

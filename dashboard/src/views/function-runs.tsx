@@ -158,7 +158,7 @@ export function Triggers({ fn, onSaved }: { fn: Fn; onSaved(fn: Fn): void }) {
 /** `open`: the id of a run to show opened and scrolled to (a link from the overview's failures). */
 export function BackgroundRuns({ name, open }: { name: string; open?: string }) {
   const { data, error, reload, setData } = useLoad(
-    () => call(api.GET('/api/functions/{name}/invocations', { params: { path: { name }, query: { limit: '50' } } })),
+    () => call(api.GET('/api/functions/{name}/invocations', { params: { path: { name }, query: { limit: 50 } } })),
     [name],
   );
   const [retryError, setRetryError] = useState<ApiError | null>(null);

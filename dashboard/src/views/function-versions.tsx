@@ -66,7 +66,7 @@ export function Versions({ fn, open, onRestored }: { fn: Fn & { code?: string };
 
 function OpenVersion({ fn, version, onRestored }: { fn: Fn & { code?: string }; version: string; onRestored(fn: Fn): void }) {
   const loaded = useLoad(
-    () => call(api.GET('/api/functions/{name}/versions/{version}', { params: { path: { name: fn.name, version } } })),
+    () => call(api.GET('/api/functions/{name}/versions/{version}', { params: { path: { name: fn.name, version: Number(version) } } })),
     [fn.name, version],
   );
   const [showDiff, setShowDiff] = useState(false);

@@ -55,7 +55,7 @@ function useStats() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async () => {
       try {
-        const answer = await call(api.GET('/api/stats', { params: { query: { minutes: String(MINUTES) } } }));
+        const answer = await call(api.GET('/api/stats', { params: { query: { minutes: MINUTES } } }));
         if (live) (setStats(answer), setError(null), setUpdated(new Date()));
       } catch (err) {
         if (live) setError(toApiError(err));

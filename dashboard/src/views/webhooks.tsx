@@ -201,7 +201,7 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
   const [fired, setFired] = useState<Delivery | null>(null);
   const [secret] = useState<string | null>(handedOver?.secret ?? null);
   const set = (key: keyof Form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
-  const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: '1000' } } })), []);
+  const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: 1000 } } })), []);
   const invalid = inputOf(error);
   const marked = (id: string) => (invalid === id ? { 'aria-invalid': true as const } : {});
   useEffect(() => {
@@ -416,7 +416,7 @@ function LiveBadge({ state }: { state: LiveState }) {
 /** The webhook's newest deliveries, read again whenever the stream reports one of its attempts. */
 function Deliveries({ id, fired }: { id: string; fired: string | null }) {
   const { data, error, reload, live } = useLiveLoad(
-    () => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: '50' } } })),
+    () => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 50 } } })),
     { webhook: id },
     () => true,
     [id],
