@@ -139,3 +139,15 @@ export interface Page {
   limit: number;
   after?: string;
 }
+
+/**
+ * The one logger shape every part takes (pino's `Logger` satisfies it): an
+ * object of fields first, then the message. Parts depend on this, not on pino,
+ * so tests pass a recorder and the worker processes never load pino.
+ */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
