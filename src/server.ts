@@ -15,6 +15,7 @@ import { DueSignal } from './deliveries/due-signal.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { InvocationOutcomes } from './functions/outcomes.js';
+import { scheduledInvocation } from './functions/schedule-event.js';
 import { BackgroundRunner } from './functions/runner.js';
 import { FunctionService } from './functions/service.js';
 import { FunctionTarget } from './functions/target.js';
@@ -145,7 +146,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     due,
     metrics,
     log,
-    functionSchedules: true,
+    functionSlot: scheduledInvocation,
   });
   const scheduler = webhooks.scheduler;
   const functions = new FunctionService(

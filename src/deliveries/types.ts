@@ -6,11 +6,13 @@
  * - Delivery: one message for one target, for one trigger (`dlv_...`). Stored
  *   before its first attempt (outbox); its `id` is a webhook's `webhook-id`
  *   header and a function's request id, stable across retries.
- * - Kind: what a delivery reaches: a webhook (an HTTP request, rendered once:
- *   every attempt sends the same bytes) or a function (one invocation, through
- *   the runtime manual invoke uses; `GET /api/functions/:name/invocations`).
+ * - Target: what a delivery reaches; its kind is a webhook (an HTTP request,
+ *   rendered once: every attempt sends the same bytes) or a function (one
+ *   invocation, through the runtime manual invoke uses;
+ *   `GET /api/functions/:name/invocations`). A `DeliveryTarget` attempts the
+ *   deliveries of one kind; a delivery's `target` field names its target (the
+ *   webhook id, or `fn:<name>`), the key of its fair share of attempts.
  * - Attempt: one try of a delivery, with its outcome.
- * - Target: the claim's fair-share key: the webhook id, or `fn:<name>`.
  * - Lease: a worker's claim on a due delivery until `leaseUntil`; an expired
  *   lease (a crashed worker) lets another worker take the delivery.
  */

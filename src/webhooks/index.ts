@@ -9,11 +9,10 @@ import type { Config } from '../config.js';
 import type { DueSignal } from '../deliveries/due-signal.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';
 import { SwitchyardError } from '../errors.js';
-import { scheduledInvocation } from '../functions/schedule-event.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
 import type { Metrics } from '../metrics.js';
-import { Scheduler } from '../scheduler/scheduler.js';
+import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
 import type { EventBus } from './events.js';
@@ -70,8 +69,8 @@ export interface WebhooksDeps {
   due: DueSignal;
   metrics: Metrics;
   log: Logger;
-  /** Whether function schedules fire too (their slots become function invocations). */
-  functionSchedules?: boolean;
+  /** Function schedules fire too when given: the event of a slot's invocation (src/functions/schedule-event.ts). */
+  functionSlot?: SchedulerOptions['functionSlot'];
 }
 
 export function createWebhooks(deps: WebhooksDeps) {
@@ -104,7 +103,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     onDue: (webhook) => target.remember(webhook),
     log,
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
-    functionSlot: deps.functionSchedules ? scheduledInvocation : undefined,
+    functionSlot: deps.functionSlot,
   });
   const service = new WebhookService({
     store,
