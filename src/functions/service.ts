@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import {
-  ConflictError,
   INVOCATION_ERROR_STATUS,
   InvalidCodeError,
+  functionExists,
+  functionInUse,
   functionNotFound,
   functionVersionNotFound,
   type InvocationErrorCode,
@@ -168,7 +169,7 @@ export class FunctionService {
 
   async create(input: FunctionInput): Promise<FunctionRecord> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
@@ -209,7 +210,7 @@ export class FunctionService {
   /** `POST ?dry_run=true`: every check of create, the code compiled in a worker; nothing stored. */
   async checkCreate(input: FunctionInput): Promise<DryRunResult> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     await this.readTriggers(input);
@@ -293,9 +294,7 @@ export class FunctionService {
     await this.get(name);
     const routes = await this.store.routesUsingFunction(name);
     if (routes.length > 0) {
-      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
-        routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
-      });
+      throw functionInUse(name, routes);
     }
     return dryRunResult('delete', []);
   }

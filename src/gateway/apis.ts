@@ -4,7 +4,7 @@
  */
 import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
-import { ConflictError, InvalidRequestError, UnknownFunctionError, apiNotFound, routeNotFound } from '../errors.js';
+import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
 import { invokePathOf, validateBasePath, validateRoutePath } from './paths.js';
@@ -76,9 +76,7 @@ export class ApiService {
       const shape = `${route.method} ${routeShape(route.path)}`;
       const other = shapes.get(shape);
       if (other) {
-        throw new ConflictError('route_conflict', `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`, {
-          route: other.id ?? null,
-        });
+        throw routeConflict(route, { id: other.id ?? null, method: other.method, path: other.path });
       }
       shapes.set(shape, { id: '', ...route });
     }
