@@ -98,12 +98,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
-  const logSink = new FunctionLogSink(store, config.logRetention, log);
+  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
   const invocations = new InvocationHub({ store, changes, log });
-  const stats = createStats(clock, store, log);
+  const stats = createStats({ clock, store, log });
   // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
   const hops = new RunDepths();
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector, hops);
+  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops });
   webhooks = createWebhooks({
     config,
     store,
@@ -135,21 +135,22 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const runs = background;
   events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));
   const emitOperational = events.emitOperational.bind(events);
-  const functions = new FunctionService(
+  const functions = new FunctionService({
     store,
     runtime,
     changes,
     logSink,
     emitOperational,
     invocations,
-    { clock, changed: () => scheduler.wake() },
-    stats.collector,
+    schedules: { clock, changed: () => scheduler.wake() },
+    stats: stats.collector,
     hops,
-  );
+  });
   const webhookService = webhooks.service;
-  const apis = new ApiService(store, changes, {
-    beforeDelete: (id) => webhookService.assertApiUnused(id),
-    emitOperational,
+  const apis = new ApiService({
+    store,
+    changes,
+    hooks: { beforeDelete: (id) => webhookService.assertApiUnused(id), emitOperational },
   });
 
   /** Each request's count of published changes when it arrived. */

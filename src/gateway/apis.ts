@@ -45,12 +45,22 @@ export interface ApiHooks {
   emitOperational?(event: `switchyard.${string}`, data: unknown): void;
 }
 
+export interface ApiServiceDeps {
+  store: Store;
+  changes: ChangeBus;
+  hooks?: ApiHooks;
+}
+
 export class ApiService {
-  constructor(
-    private readonly store: Store,
-    private readonly changes: ChangeBus,
-    private readonly hooks: ApiHooks = {},
-  ) {}
+  private readonly store: Store;
+  private readonly changes: ChangeBus;
+  private readonly hooks: ApiHooks;
+
+  constructor(deps: ApiServiceDeps) {
+    this.store = deps.store;
+    this.changes = deps.changes;
+    this.hooks = deps.hooks ?? {};
+  }
 
   /** Resolves once every process of this node serves the change (the write's answer waits for it). */
   private async changed(id: string, what: 'created' | 'updated' | 'deleted', api?: Api): Promise<void> {
