@@ -1,10 +1,14 @@
+// Writes what runs inside every function isolate besides the bootstrap:
+// dist/sandbox/dispatcher.js, the closure body of src/runtime/isolate/dispatcher.js
+// (between its two marker lines, the type annotations dropped and the host's
+// constants spliced in, src/runtime/dispatcher.ts DISPATCHER_PLACEHOLDERS), and
 // Bundles the isolate-side Node built-ins (src/runtime/sandbox/node/) with the
 // npm polyfills they wrap (buffer, events, util, assert, path-browserify,
 // string_decoder, unenv's url and querystring) into one script,
 // dist/sandbox/node-builtins.js, which the sandbox bootstrap splices in
 // (src/runtime/sandbox/bootstrap.ts). Runs after tsc in `npm run build`: it
 // reads the module list and the refusal words from dist/runtime/node-builtins.js.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
@@ -13,6 +17,32 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = path.join(root, 'src/runtime/sandbox/node');
 const outFile = path.join(root, 'dist/sandbox/node-builtins.js');
 const { MISSING_BUILTINS, REFUSALS, SANDBOX_MODULES } = await import(path.join(root, 'dist/runtime/node-builtins.js'));
+const { DISPATCHER_PLACEHOLDERS } = await import(path.join(root, 'dist/runtime/dispatcher.js'));
+
+/**
+ * The text the host evaluates: from the end of the `isolate source begins` line
+ * (its newline included) to the start of the `isolate source ends` line, without
+ * the lines that only give tsc a type (a one-line comment opening with `/** @`
+ * or `// @ts-`), so the text is the code as written and nothing else.
+ */
+function dispatcherText() {
+  const file = readFileSync(path.join(root, 'src/runtime/isolate/dispatcher.js'), 'utf8');
+  const begin = file.indexOf('// isolate source begins') + '// isolate source begins'.length;
+  const end = file.indexOf('\n// isolate source ends\n') + 1;
+  if (begin < 24 || end <= begin) throw new Error('src/runtime/isolate/dispatcher.js: marker lines not found');
+  const text = file
+    .slice(begin, end)
+    .split('\n')
+    .filter((line) => !/^\s*(\/\*\* @.*\*\/|\/\/ @ts-.*)$/.test(line))
+    .join('\n');
+  return text.replace(/__([A-Z_]+)__/g, (_, name) => {
+    if (!(name in DISPATCHER_PLACEHOLDERS)) throw new Error(`src/runtime/isolate/dispatcher.js: no value for __${name}__`);
+    return String(DISPATCHER_PLACEHOLDERS[name]);
+  });
+}
+const dispatcherFile = path.join(root, 'dist/sandbox/dispatcher.js');
+mkdirSync(path.dirname(dispatcherFile), { recursive: true });
+writeFileSync(dispatcherFile, dispatcherText());
 
 // What the polyfills require by Node's names resolves to our modules (one Buffer class for all);
 // the npm packages themselves are reached with a trailing slash (`require('buffer/')`).

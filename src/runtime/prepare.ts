@@ -11,7 +11,7 @@
  * so the dispatcher still calls it as `(exports, module)`.
  */
 import ivm from 'isolated-vm';
-import { DISPATCHER_SOURCE } from './dispatcher.js';
+import { dispatcherSource } from './dispatcher.js';
 import type { DispatcherSetup } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
 import { installSandbox, type SandboxHandle } from './sandbox/index.js';
@@ -89,7 +89,7 @@ export async function prepare(
   });
   try {
     const deliverRef = new ivm.Reference(opts.deliver);
-    const init = await context.evalClosure(DISPATCHER_SOURCE, [deliverRef, opts.name, sandbox.hook.derefInto(), userFile], {
+    const init = await context.evalClosure(dispatcherSource(), [deliverRef, opts.name, sandbox.hook.derefInto(), userFile], {
       // Named like the bootstrap, so stack traces show sandbox frames as ours, not as ivm's.
       filename: 'switchyard:dispatcher',
       result: { reference: true },
