@@ -181,11 +181,11 @@ export class IsolateHost {
       this.inflight.set(ids[i], batch);
       inst.inflight.set(ids[i], rids[i]);
     }
-    const target = inst;
+    const runOn = inst;
     const payload = headText.slice(0, -1) + ',"dl":' + (Date.now() + load.timeoutMs) + '}\n' + body;
-    if (target.dispatch) this.run(target, batch, payload);
-    else target.ready.then(
-      () => this.run(target, batch, payload),
+    if (runOn.dispatch) this.run(runOn, batch, payload);
+    else runOn.ready.then(
+      () => this.run(runOn, batch, payload),
       (f: StartFailure) => this.failBatch(batch, f.code, f.message),
     );
   }
