@@ -1,53 +1,14 @@
 /**
- * The code that runs inside every function isolate, around the user's handler.
- * Its source is isolate/dispatcher.js (type-checked by tsconfig.isolate.json,
- * spliced with DISPATCHER_PLACEHOLDERS by scripts/build-sandbox.mjs into
- * dist/sandbox/dispatcher.js). Evaluated once per isolate with
- * `context.evalClosure(dispatcherSource(), [deliverRef, functionName, activity, userFile])`; it returns `init(factory, setup)`,
- * which runs the user's top level (`factory` is the user code wrapped as
- * `(function (exports, module) {...})`), picks the export to call
- * (handler-export.ts; `setup` is a DispatcherSetup as JSON) and returns
- * `dispatch(payload)`.
- *
- * Calling conventions are those of Lambda's Node.js runtime (up to Node.js
- * 22): the handler gets `(event, context, callback)`; the first of the
- * callback, `context.succeed/fail/done`, a synchronous throw and the settling
- * of a returned promise answers, later ones are ignored. A handler declaring
- * fewer than three parameters that returns something other than a promise
- * answers with that value (Switchyard's synchronous form); one declaring the
- * callback answers only through it or the context methods, as on Lambda.
- * An invocation completed by its own synchronous code is written out when
- * that code returns, so its console lines up to then stay its own.
- *
- * Concurrency model (as on Cloudflare Workers): one isolate serves every
- * concurrent invocation of one function version, so module scope is shared
- * between them.
- *
- * `dispatch` receives one batch as a string `headerJson\neventsJson`, calls
- * every handler, then waits a few microtask turns and returns, as one string,
- * the results that settled by then: one line per result, each the JSON of a
- * `ResultItem` (protocol.ts). Invocations still pending (awaiting
- * fetch, timers) are delivered later through `deliver` (an ivm Reference to a
- * host function), coalescing those that settle together. The worker parses
- * and checks every item before anything leaves it (isolate-output.ts).
- *
- * User code runs in this same context and may replace any global or builtin
- * method. So everything below is captured before user code runs and called
- * through `apply` (the captured Reflect.apply); results and log lines are
- * framed by string concatenation and JSON.stringify of primitives only (which
- * consults no prototype); the records kept here are object literals read
- * only through their own properties, or objects without a prototype. A
- * function can therefore break its own results (by throwing from a getter,
- * say), never the framing.
- *
- * `activity(busy)` tells the sandbox (sandbox/bootstrap.ts) when the first
- * invocation starts and the last one ends: outside invocations its timers
- * and fetches are dropped.
- *
- * console lines are attributed to the invocation whose code runs
- * synchronously; after an `await`, to the only invocation in flight if there
- * is exactly one, else to none (requestId null; such lines ride along with
- * the next result this isolate delivers).
+ * The host side of the code that runs inside every function isolate around
+ * the user's handler (isolate/dispatcher.js says what it does and why it is
+ * written as it is): its limits, the constants spliced into its text, and
+ * that text, which scripts/build-sandbox.mjs writes to dist/sandbox/dispatcher.js.
+ * prepare.ts evaluates it once per isolate with
+ * `context.evalClosure(dispatcherSource(), [deliverRef, functionName, activity, userFile])`;
+ * it returns `init(factory, setup)`, which runs the user's top level
+ * (`factory` is the user code wrapped as `(function (exports, module) {...})`),
+ * picks the export to call (handler-export.ts; `setup` is a DispatcherSetup
+ * as JSON) and returns `dispatch(payload)`.
  */
 import { readFileSync } from 'node:fs';
 import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';

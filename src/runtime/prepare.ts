@@ -72,7 +72,7 @@ export async function prepare(
     name: string;
     /** The export to call and the Lambda context's settings (handler-export.ts). */
     setup: DispatcherSetup;
-    /** Receives results that settle after `dispatch` returned (see dispatcher.ts); untrusted. */
+    /** Receives results that settle after `dispatch` returned (see isolate/dispatcher.js); untrusted. */
     deliver: (text: unknown) => void;
     /** The sandbox's `emit`; absent in validation isolates, whose emits are dropped. */
     onEmit?: (event: string, dataJson: string) => void;

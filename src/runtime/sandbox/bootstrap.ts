@@ -3,7 +3,7 @@
  * the host bridges as arguments, keeps them in its closure (never on the
  * global), installs the documented globals (docs/functions.md), and returns the dispatcher the
  * host calls for timer and fetch completions. The same function is the
- * `activity` hook the invocation dispatcher (../dispatcher.ts) calls with
+ * `activity` hook the invocation dispatcher (../isolate/dispatcher.js) calls with
  * `('activity', 1)` when the first invocation starts and `('activity', 0)`
  * when the last one ends: outside invocations the sandbox delivers nothing
  * and its modules drop what they registered (idle hooks).
