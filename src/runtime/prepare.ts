@@ -4,7 +4,7 @@
  * level run once). Shared by warm isolates (isolate-host.ts) and deploy-time
  * validation (worker.ts). Compile errors come back with the user's line and
  * column, read through the source map compile.ts appended to the code; the
- * sandbox maps stack traces with the same map (sandbox/js/positions.ts).
+ * sandbox maps stack traces with the same map (isolate/sandbox/positions.js).
  *
  * The user's module wrapper receives the sandbox's `require` (Node built-ins
  * inside the isolate), `__filename` and `__dirname` from an outer function,

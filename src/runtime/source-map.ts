@@ -4,7 +4,7 @@
  * code): split off before the code is run, and used on the host to turn a
  * position V8 reports in the compiled code into the user's. Stack traces
  * inside the isolate are mapped there, from the same `mappings` text
- * (sandbox/js/positions.ts).
+ * (isolate/sandbox/positions.js).
  */
 
 const MARKER = '\n//# sourceMappingURL=data:application/json;base64,';

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * Isolate-side source: URLSearchParams (pure JS) and URL, whose parsing and
  * setters go through the host's WHATWG parser (`hostUrl`) so that both agree
  * byte for byte with what the host's fetch will request.
  */
-export const URL_SOURCE = String.raw`
+// isolate source begins
 function formEncode(str) {
   const bytes = utf8Encode(str);
   let out = '';
@@ -184,4 +185,4 @@ class URL {
   get [Symbol.toStringTag]() { return 'URL'; }
 }
 def('URL', URL);
-`;
+// isolate source ends

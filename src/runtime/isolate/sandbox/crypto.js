@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Isolate-side source: crypto.getRandomValues / randomUUID (bytes from the
  * host's CSPRNG) and a WebCrypto subset: HMAC importKey/exportKey/generateKey/
@@ -5,7 +6,7 @@
  * (`hostRandom`, `hostCrypto`). Key bytes live in a closure WeakMap, never on
  * the key object.
  */
-export const CRYPTO_SOURCE = String.raw`
+// isolate source begins
 {
   const pool = { bytes: new Uint8Array(0), pos: 0 };
   function hostBytes(n) {
@@ -152,4 +153,4 @@ export const CRYPTO_SOURCE = String.raw`
   def('CryptoKey', CryptoKey);
   def('crypto', crypto);
 }
-`;
+// isolate source ends
