@@ -9,7 +9,7 @@
  * and its modules drop what they registered (idle hooks).
  *
  * Its parts are src/runtime/isolate/sandbox/*.js (type-checked by
- * tsconfig.isolate-sandbox.json, written by scripts/build-sandbox.mjs to
+ * tsconfig.sandbox.json, written by scripts/build-sandbox.mjs to
  * dist/sandbox/parts/ with the host's constants), spliced in below.
  *
  * It returns `[dispatch, require]`: `require` is the isolate's module loader
