@@ -16,13 +16,21 @@ import {
   routeConflict,
   type ErrorCode,
 } from '../../src/errors.js';
+import { CLI_ERRORS } from '../../src/cli/errors.js';
 import { PrivateTargetError } from '../../src/net/ssrf.js';
+
+const docs = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
 /** Every row of the tables before "At start-up" (start-up and CLI codes come after and have no status). */
 function documentedRows(): Array<{ code: string; status: number }> {
-  const text = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-  const http = text.slice(0, text.indexOf('\n## At start-up'));
+  const http = docs.slice(0, docs.indexOf('\n## At start-up'));
   return [...http.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => ({ code: m[1], status: Number(m[2]) }));
+}
+
+/** The codes of the command line's tables (its section is the last). */
+function documentedCliCodes(): string[] {
+  const cli = docs.slice(docs.indexOf("\n## The command line's project verbs"));
+  return [...new Set([...cli.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]))];
 }
 
 describe('error registry', () => {
@@ -37,6 +45,13 @@ describe('error registry', () => {
     ).toEqual([]);
     const documented = new Set(rows.map((r) => r.code));
     expect(ERROR_CODES.filter((c) => !documented.has(c)), 'in ERRORS, not documented in docs/errors.md').toEqual([]);
+  });
+
+  it("matches the command line's codes in docs/errors.md both ways", () => {
+    const documented = documentedCliCodes();
+    expect(documented.length).toBeGreaterThan(10);
+    expect(documented.filter((c) => !(c in CLI_ERRORS)), 'documented, missing from CLI_ERRORS').toEqual([]);
+    expect(Object.keys(CLI_ERRORS).filter((c) => !documented.includes(c)), 'in CLI_ERRORS, not documented').toEqual([]);
   });
 
   it('gives every code a summary, and ERROR_CODES lists the registry once each', () => {
