@@ -86,7 +86,7 @@ export abstract class SwitchyardError extends Error {
   }
 }
 
-/** The base of an error class with one code (`class X extends coded(x)`): its status comes from the registry. */
+/** The base of an error class with one code (`class X extends coded('x')`): its status comes from the registry. */
 export function coded<C extends ErrorCode>(code: C) {
   abstract class Coded extends SwitchyardError {
     readonly code: C = code;
