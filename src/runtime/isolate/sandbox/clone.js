@@ -11,6 +11,8 @@
   const TYPED_CTORS = {};
   for (const n of TYPED) if (typeof g[n] === 'function') TYPED_CTORS[n] = g[n];
   const ERROR_CTORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  /** @type {(this: ArrayBufferView) => string} */
+  // @ts-expect-error %TypedArray%.prototype always has its toStringTag getter
   const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 
   function structuredClone(value, options) {

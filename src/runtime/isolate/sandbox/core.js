@@ -177,6 +177,7 @@ function atob(data) {
   const bytes = b64DecodeBytes(data);
   if (bytes === null) throw new DOMException('The string to be decoded is not correctly encoded.', 'InvalidCharacterError');
   let out = '';
+  // @ts-expect-error apply takes any array-like: a typed array saves a copy
   for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
   return out;
 }

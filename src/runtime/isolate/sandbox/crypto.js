@@ -22,8 +22,11 @@
     pool.pos += n;
     return out;
   }
+  /** @type {Array<string | undefined>} */
   const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  /** @type {(this: ArrayBufferView) => string} */
+  // @ts-expect-error %TypedArray%.prototype always has its toStringTag getter
   const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
   function getRandomValues(array) {
     const tag = ArrayBuffer.isView(array) ? typedArrayTag.call(array) : undefined;

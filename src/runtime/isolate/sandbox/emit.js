@@ -69,6 +69,7 @@
     try {
       json = data === undefined ? 'null' : stringify(data);
     } catch (e) {
+      // @ts-expect-error e is whatever was thrown: its message is read only when it is a string
       throw new TypeErr('emit: data is not JSON-serialisable: ' + (e && typeof e.message === 'string' ? e.message : String(e)));
     }
     if (typeof json !== 'string') throw new TypeErr('emit: data is not JSON-serialisable: ' + typeof data);

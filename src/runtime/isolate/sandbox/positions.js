@@ -21,6 +21,7 @@
   // CallSite's methods, taken from a frame before user code can change them.
   const prev = Error.prepareStackTrace;
   Error.prepareStackTrace = (_, frames) => frames;
+  // @ts-expect-error with the prepareStackTrace above, stack is the array of CallSites
   const site = Object.getPrototypeOf(new Error().stack[0]);
   Error.prepareStackTrace = prev;
   const siteText = site.toString, siteFile = site.getFileName, siteLine = site.getLineNumber, siteColumn = site.getColumnNumber;

@@ -46,6 +46,7 @@ function toUSV(s) { return String(s).toWellFormed ? String(s).toWellFormed() : S
 let paramsReplace, paramsAttach;
 class URLSearchParams {
   #list = [];
+  /** @type {((query: string) => void) | null} */
   #onChange = null;
   static {
     paramsReplace = (p, query) => { p.#list = formParse(query); };
@@ -130,6 +131,7 @@ function parseUrl(url, base) {
 }
 class URL {
   #c;
+  /** @type {URLSearchParams | null} */
   #params = null;
   constructor(url, base) {
     if (arguments.length === 0) throw new TypeError('The "url" argument must be specified');
