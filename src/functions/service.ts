@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import {
-  ConflictError,
   INVOCATION_ERROR_STATUS,
   InvalidCodeError,
+  functionExists,
+  functionInUse,
   functionNotFound,
   functionVersionNotFound,
   type InvocationErrorCode,
@@ -126,21 +127,43 @@ export function logView(line: FunctionLogLine | StoredLogLine) {
   return 'id' in line ? { id: line.id, version: line.version, ...view } : view;
 }
 
+export interface FunctionServiceDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  changes: ChangeBus;
+  logSink: FunctionLogSink;
+  emitOperational?: (event: `switchyard.${string}`, data: unknown) => void;
+  invocations?: InvocationHub | null;
+  /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
+  schedules?: { clock: { now(): number }; changed(): void } | null;
+  /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
+  stats?: StatsCollector | null;
+  /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
+  hops?: RunDepths | null;
+}
+
 export class FunctionService {
-  constructor(
-    private readonly store: Store,
-    private readonly runtime: FunctionRuntime,
-    private readonly changes: ChangeBus,
-    private readonly logSink: FunctionLogSink,
-    private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void = () => undefined,
-    private readonly invocations: InvocationHub | null = null,
-    /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
-    private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
-    /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
-    private readonly stats: StatsCollector | null = null,
-    /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
-    private readonly hops: RunDepths | null = null,
-  ) {}
+  private readonly store: Store;
+  private readonly runtime: FunctionRuntime;
+  private readonly changes: ChangeBus;
+  private readonly logSink: FunctionLogSink;
+  private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void;
+  private readonly invocations: InvocationHub | null;
+  private readonly schedules: { clock: { now(): number }; changed(): void } | null;
+  private readonly stats: StatsCollector | null;
+  private readonly hops: RunDepths | null;
+
+  constructor(deps: FunctionServiceDeps) {
+    this.store = deps.store;
+    this.runtime = deps.runtime;
+    this.changes = deps.changes;
+    this.logSink = deps.logSink;
+    this.emitOperational = deps.emitOperational ?? (() => undefined);
+    this.invocations = deps.invocations ?? null;
+    this.schedules = deps.schedules ?? null;
+    this.stats = deps.stats ?? null;
+    this.hops = deps.hops ?? null;
+  }
 
   private now(): number {
     return this.schedules?.clock.now() ?? Date.now();
@@ -168,7 +191,7 @@ export class FunctionService {
 
   async create(input: FunctionInput): Promise<FunctionRecord> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
@@ -209,7 +232,7 @@ export class FunctionService {
   /** `POST ?dry_run=true`: every check of create, the code compiled in a worker; nothing stored. */
   async checkCreate(input: FunctionInput): Promise<DryRunResult> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     await this.readTriggers(input);
@@ -293,9 +316,7 @@ export class FunctionService {
     await this.get(name);
     const routes = await this.store.routesUsingFunction(name);
     if (routes.length > 0) {
-      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
-        routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
-      });
+      throw functionInUse(name, routes);
     }
     return dryRunResult('delete', []);
   }

@@ -82,6 +82,18 @@ interface OkSeries {
   stats: OkCell | null;
 }
 
+export interface GatewayDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  changes: ChangeBus;
+  logSink: FunctionLogSink;
+  metrics: Metrics;
+  invocations?: InvocationHub | null;
+  stats?: StatsCollector | null;
+  /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
+  hops?: RunDepths | null;
+}
+
 export class Gateway {
   private readonly tables: Cache<RouteTable>;
   private readonly functions: Cache<FunctionRecord>;
@@ -89,17 +101,23 @@ export class Gateway {
   /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
   private readonly okSeries = new Map<string, OkSeries>();
 
-  constructor(
-    store: Store,
-    private readonly runtime: FunctionRuntime,
-    private readonly changes: ChangeBus,
-    private readonly logSink: FunctionLogSink,
-    private readonly metrics: Metrics,
-    private readonly invocations: InvocationHub | null = null,
-    private readonly stats: StatsCollector | null = null,
-    /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
-    private readonly hops: RunDepths | null = null,
-  ) {
+  private readonly runtime: FunctionRuntime;
+  private readonly changes: ChangeBus;
+  private readonly logSink: FunctionLogSink;
+  private readonly metrics: Metrics;
+  private readonly invocations: InvocationHub | null;
+  private readonly stats: StatsCollector | null;
+  private readonly hops: RunDepths | null;
+
+  constructor(deps: GatewayDeps) {
+    const { store, changes } = deps;
+    this.runtime = deps.runtime;
+    this.changes = changes;
+    this.logSink = deps.logSink;
+    this.metrics = deps.metrics;
+    this.invocations = deps.invocations ?? null;
+    this.stats = deps.stats ?? null;
+    this.hops = deps.hops ?? null;
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
       return api ? new RouteTable(api) : null;
