@@ -169,3 +169,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
+
+/** Where a run's console lines are handed (src/functions/log-sink.ts batches them into the store). */
+export interface ConsoleLineSink {
+  push(functionName: string, lines: FunctionLogLine[], version?: number | null): void;
+}

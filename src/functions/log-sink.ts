@@ -4,7 +4,7 @@
  * every 200 ms (or at 500 buffered) and old lines are pruned now and then.
  */
 import type { Store } from '../store/store.js';
-import type { FunctionLogLine, Logger } from '../types.js';
+import type { ConsoleLineSink, FunctionLogLine, Logger } from '../types.js';
 
 export interface FunctionLogSinkDeps {
   store: Store;
@@ -13,7 +13,7 @@ export interface FunctionLogSinkDeps {
   log: Logger;
 }
 
-export class FunctionLogSink {
+export class FunctionLogSink implements ConsoleLineSink {
   private buffer = new Map<string, FunctionLogLine[]>();
   private buffered = 0;
   private timer: NodeJS.Timeout | null = null;

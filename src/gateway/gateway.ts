@@ -6,14 +6,13 @@
  */
 import type { ChangeBus } from '../changes.js';
 import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
-import type { FunctionLogSink } from '../functions/log-sink.js';
 import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
-import type { FunctionRecord, Route } from '../types.js';
+import type { ConsoleLineSink, FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
@@ -86,7 +85,7 @@ export interface GatewayDeps {
   store: Store;
   runtime: FunctionRuntime;
   changes: ChangeBus;
-  logSink: FunctionLogSink;
+  logSink: ConsoleLineSink;
   metrics: Metrics;
   invocations?: InvocationHub | null;
   stats?: StatsCollector | null;
@@ -103,7 +102,7 @@ export class Gateway {
 
   private readonly runtime: FunctionRuntime;
   private readonly changes: ChangeBus;
-  private readonly logSink: FunctionLogSink;
+  private readonly logSink: ConsoleLineSink;
   private readonly metrics: Metrics;
   private readonly invocations: InvocationHub | null;
   private readonly stats: StatsCollector | null;
