@@ -1,507 +1,393 @@
 /**
- * The named shapes of the management API's answers. Each is registered with
- * `app.addSchema` under its `$id`, so routes reference it (`{ $ref: 'Function#' }`)
- * and Fastify serialises answers with it, and @fastify/swagger publishes it as
- * `components.schemas.<Name>`: what the document says is what goes on the wire,
- * and generated clients get readable type names.
- *
- * A response schema drops properties it does not name: a field added to a view
- * (functionView, webhookView, ...) must be added here too. The integration
- * suite checks every answer against these (test/helpers/service.ts).
+ * The named shapes of the management API's answers: the one source of the
+ * API's types. Each is a TypeBox schema registered with `app.addSchema` under
+ * its `$id`, so routes reference it (`{ $ref: 'Function#' }`), Fastify
+ * serialises answers with it, @fastify/swagger publishes it as
+ * `components.schemas.<Name>`, and the views (src/http/views/) are typed
+ * with `Static<typeof ...>` of it: a field added here and not to a view (or
+ * the other way round) fails to compile, and what the document says is what
+ * goes on the wire. The integration suite checks every answer against these
+ * (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '../errors.js';
-import { EVENT_FORMATS, ROUTE_METHODS } from '../types.js';
+import { EVENT_FORMATS, ROUTE_METHODS, type LogLevel } from '../types.js';
 import { WEBHOOK_METHODS } from '../webhooks/types.js';
+import type { DryRunResult } from '../dry-run.js';
 import { dryRunSchema } from './dry-run.js';
+import {
+  Type,
+  anyObject,
+  headerMap,
+  instant,
+  named,
+  nullableInstant,
+  nullableInteger,
+  nullableString,
+  refTo,
+  stringEnum,
+  type Static,
+} from './schema/kit.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
-const string = { type: 'string' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
-const instant = { type: 'string', format: 'date-time' } as const;
-const nullableInstant = { type: ['string', 'null'], format: 'date-time' } as const;
-const headerMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const string = () => Type.String();
 
-const ErrorSchema = {
-  $id: 'Error',
-  type: 'object',
-  description: 'Every error answer. `code` is stable (docs/errors.md lists each); `details` names the field when one is wrong.',
-  properties: {
-    error: { type: 'string', description: 'What went wrong, for people' },
-    code: { type: 'string', enum: [...ERROR_CODES], description: 'Stable snake_case code (docs/errors.md says what each means)' },
-    details: { description: 'More about the error, e.g. `{ "field": "timeout_ms" }`' },
-    requestId: { type: 'string', description: 'Only on 500s: the request id to look up in the server log' },
-  },
-  required: ['error', 'code'],
-} as const;
+export const FUNCTION_RUNTIMES = ['javascript', 'typescript'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'log', 'warn', 'error'] as const satisfies readonly LogLevel[];
+export const DELIVERY_TRIGGERS = ['test', 'schedule', 'event', 'destination'] as const;
+export const INVOCATION_TRIGGERS = ['async', 'schedule', 'event', 'destination'] as const;
+export const RUN_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
-const DeletedSchema = {
-  $id: 'Deleted',
-  type: 'object',
-  properties: {
-    deleted: { type: 'boolean', const: true },
-    id: { type: 'string', description: 'The id of what was deleted (APIs, routes, webhooks)' },
-    name: { type: 'string', description: 'The name of what was deleted (functions)' },
-  },
-  required: ['deleted'],
-} as const;
-
-const FunctionSchema = {
-  $id: 'Function',
-  type: 'object',
-  properties: {
-    name: string,
-    runtime: { type: 'string', enum: ['javascript', 'typescript'] },
-    env_keys: { type: 'array', items: string, description: 'Names of the environment variables (values are write-only)' },
-    timeout_ms: { type: 'integer' },
-    memory_mb: { type: 'integer' },
-    handler: { ...nullableString, description: 'The export called; null: `handler`, else the default export, else the only exported function' },
-    event_format: { type: 'string', enum: [...EVENT_FORMATS] },
-    schedules: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { cron: string, timezone: string, payload: { type: 'object', additionalProperties: true } },
-        required: ['cron', 'timezone'],
-      },
+const ErrorSchema = named(
+  'Error',
+  Type.Object(
+    {
+      error: Type.String({ description: 'What went wrong, for people' }),
+      code: stringEnum(ERROR_CODES, { description: 'Stable snake_case code (docs/errors.md says what each means)' }),
+      details: Type.Optional(Type.Unknown({ description: 'More about the error, e.g. `{ "field": "timeout_ms" }`' })),
+      requestId: Type.Optional(Type.String({ description: 'Only on 500s: the request id to look up in the server log' })),
     },
-    events: { type: 'array', items: string },
-    async: {
-      type: 'object',
-      properties: {
-        retries: { type: 'integer' },
-        on_success: { anyOf: [{ type: 'null' }, { $ref: 'Destination#' }] },
-        on_failure: { anyOf: [{ type: 'null' }, { $ref: 'Destination#' }] },
-      },
-      required: ['retries', 'on_success', 'on_failure'],
+    { description: 'Every error answer. `code` is stable (docs/errors.md lists each); `details` names the field when one is wrong.' },
+  ),
+);
+
+const DeletedSchema = named(
+  'Deleted',
+  Type.Object({
+    deleted: Type.Literal(true),
+    id: Type.Optional(Type.String({ description: 'The id of what was deleted (APIs, routes, webhooks)' })),
+    name: Type.Optional(Type.String({ description: 'The name of what was deleted (functions)' })),
+  }),
+);
+
+const DestinationSchema = named(
+  'Destination',
+  Type.Object(
+    {
+      type: stringEnum(['webhook', 'function']),
+      id: Type.Optional(Type.String({ description: 'The webhook id (type webhook)' })),
+      name: Type.Optional(Type.String({ description: 'The function name (type function)' })),
     },
-    version: { type: 'integer', description: 'Starts at 1; every update adds one' },
-    code_sha256: string,
-    created_at: instant,
-    updated_at: instant,
-    code: { type: 'string', description: 'The source as deployed; only in `GET /api/functions/{name}`' },
-  },
-  required: [
-    'name',
-    'runtime',
-    'env_keys',
-    'timeout_ms',
-    'memory_mb',
-    'handler',
-    'event_format',
-    'schedules',
-    'events',
-    'async',
-    'version',
-    'code_sha256',
-    'created_at',
-    'updated_at',
-  ],
-} as const;
+    { description: "Where an asynchronous invocation's outcome record goes: a webhook, or another function (run asynchronously)" },
+  ),
+);
 
-const FunctionVersionSchema = {
-  $id: 'FunctionVersion',
-  type: 'object',
-  description:
-    "One version in a function's history (the newest 50 are kept): what that deploy or update ran. " +
-    'Never its environment: values are write-only, and a version does not keep them.',
-  properties: {
-    version: { type: 'integer' },
-    runtime: { type: 'string', enum: ['javascript', 'typescript'] },
-    handler: nullableString,
-    event_format: { type: 'string', enum: [...EVENT_FORMATS] },
-    timeout_ms: { type: 'integer' },
-    memory_mb: { type: 'integer' },
-    code_sha256: { type: 'string', description: 'SHA-256 of the code (hex), as the function answers it' },
-    code_bytes: { type: 'integer', description: 'Size of the code in bytes (UTF-8)' },
-    created_at: { ...instant, description: 'When this version was deployed' },
-    code: { type: 'string', description: 'The source of this version; only in `GET /api/functions/{name}/versions/{version}`' },
-  },
-  required: ['version', 'runtime', 'handler', 'event_format', 'timeout_ms', 'memory_mb', 'code_sha256', 'code_bytes', 'created_at'],
-} as const;
+const FunctionSchema = named(
+  'Function',
+  Type.Object({
+    name: string(),
+    runtime: stringEnum(FUNCTION_RUNTIMES),
+    env_keys: Type.Array(string(), { description: 'Names of the environment variables (values are write-only)' }),
+    timeout_ms: Type.Integer(),
+    memory_mb: Type.Integer(),
+    handler: nullableString({ description: 'The export called; null: `handler`, else the default export, else the only exported function' }),
+    event_format: stringEnum(EVENT_FORMATS),
+    schedules: Type.Array(Type.Object({ cron: string(), timezone: string(), payload: Type.Optional(anyObject()) })),
+    events: Type.Array(string()),
+    async: Type.Object({
+      retries: Type.Integer(),
+      on_success: Type.Union([Type.Null(), refTo(DestinationSchema)]),
+      on_failure: Type.Union([Type.Null(), refTo(DestinationSchema)]),
+    }),
+    version: Type.Integer({ description: 'Starts at 1; every update adds one' }),
+    code_sha256: string(),
+    created_at: instant(),
+    updated_at: instant(),
+    code: Type.Optional(Type.String({ description: 'The source as deployed; only in `GET /api/functions/{name}`' })),
+  }),
+);
 
-const LOG_LEVELS = ['debug', 'info', 'log', 'warn', 'error'] as const;
-
-const LogEntrySchema = {
-  $id: 'LogEntry',
-  type: 'object',
-  description: 'One console line of a function. Stored lines (the logs endpoint) also carry their id and the version that wrote them.',
-  properties: {
-    id: { type: 'integer', description: 'Store id: orders all lines; `?since=` and `Last-Event-ID` of the log streams take it' },
-    version: { type: ['integer', 'null'], description: 'The function version that wrote the line (null for lines older than this field)' },
-    time: instant,
-    level: { type: 'string', enum: [...LOG_LEVELS] },
-    message: string,
-    request_id: nullableString,
-  },
-  required: ['time', 'level', 'message', 'request_id'],
-} as const;
-
-const LogStreamEntrySchema = {
-  $id: 'LogStreamEntry',
-  type: 'object',
-  description: 'The data of an `event: log` of the log streams (the event id is `id`).',
-  properties: {
-    id: { type: 'integer' },
-    function: string,
-    version: { type: ['integer', 'null'] },
-    request_id: nullableString,
-    level: { type: 'string', enum: [...LOG_LEVELS] },
-    message: string,
-    ts: instant,
-    time: { ...instant, description: 'Same as ts (the name the logs endpoint uses)' },
-  },
-  required: ['id', 'function', 'version', 'request_id', 'level', 'message', 'ts'],
-} as const;
-
-const InvocationEventSchema = {
-  $id: 'InvocationEvent',
-  type: 'object',
-  description: "The data of an `event: invocation` of the log streams: one finished invocation on the server that serves the stream.",
-  properties: {
-    function: string,
-    api_id: { ...nullableString, description: 'The API the request came through; null for the invoke endpoint' },
-    method: string,
-    path: { type: 'string', description: 'The path after the API id (gateway), or the invoke endpoint path' },
-    status: { type: 'integer' },
-    duration_ms: { type: 'number' },
-    request_id: string,
-    ts: instant,
-    outcome: { type: 'string', description: '`ok`, or the failure code (function_error, function_timeout, invalid_result, ...)' },
-    log_lines: {
-      type: 'integer',
-      description: 'How many console lines the call wrote. They arrive as `event: log` with this request_id, usually a few hundred milliseconds after this event: wait for them to print the call after its lines',
+const FunctionVersionSchema = named(
+  'FunctionVersion',
+  Type.Object(
+    {
+      version: Type.Integer(),
+      runtime: stringEnum(FUNCTION_RUNTIMES),
+      handler: nullableString(),
+      event_format: stringEnum(EVENT_FORMATS),
+      timeout_ms: Type.Integer(),
+      memory_mb: Type.Integer(),
+      code_sha256: Type.String({ description: 'SHA-256 of the code (hex), as the function answers it' }),
+      code_bytes: Type.Integer({ description: 'Size of the code in bytes (UTF-8)' }),
+      created_at: instant({ description: 'When this version was deployed' }),
+      code: Type.Optional(Type.String({ description: 'The source of this version; only in `GET /api/functions/{name}/versions/{version}`' })),
     },
-  },
-  required: ['function', 'api_id', 'method', 'path', 'status', 'duration_ms', 'request_id', 'ts', 'outcome', 'log_lines'],
-} as const;
-
-const InvocationSchema = {
-  $id: 'Invocation',
-  type: 'object',
-  description: 'What the gateway would answer for this event, with the console lines of the run.',
-  properties: {
-    status: { type: 'integer', description: 'The HTTP status the gateway would answer' },
-    result: { description: 'What the handler returned (null on failure)' },
-    error: {
-      anyOf: [
-        { type: 'null' },
-        { type: 'object', properties: { code: string, message: string }, required: ['code', 'message'] },
-      ],
+    {
+      description:
+        "One version in a function's history (the newest 50 are kept): what that deploy or update ran. " +
+        'Never its environment: values are write-only, and a version does not keep them.',
     },
-    logs: { type: 'array', items: { $ref: 'LogEntry#' } },
-    duration_ms: { type: 'number' },
-  },
-  required: ['status', 'result', 'error', 'logs', 'duration_ms'],
-} as const;
+  ),
+);
 
-const RouteSchema = {
-  $id: 'Route',
-  type: 'object',
-  properties: {
-    id: string,
-    method: { type: 'string', enum: [...ROUTE_METHODS] },
-    path: string,
-    function: string,
-  },
-  required: ['id', 'method', 'path', 'function'],
-} as const;
+const LogEntrySchema = named(
+  'LogEntry',
+  Type.Object(
+    {
+      id: Type.Optional(Type.Integer({ description: 'Store id: orders all lines; `?since=` and `Last-Event-ID` of the log streams take it' })),
+      version: Type.Optional(nullableInteger({ description: 'The function version that wrote the line (null for lines older than this field)' })),
+      time: instant(),
+      level: stringEnum(LOG_LEVELS),
+      message: string(),
+      request_id: nullableString(),
+    },
+    { description: 'One console line of a function. Stored lines (the logs endpoint) also carry their id and the version that wrote them.' },
+  ),
+);
 
-const ApiSchema = {
-  $id: 'Api',
-  type: 'object',
-  properties: {
-    id: string,
-    name: string,
-    basePath: string,
-    routes: { type: 'array', items: { $ref: 'Route#' } },
-    createdAt: instant,
-    updatedAt: instant,
-    invokeUrl: { type: 'string', description: 'Where the routes answer (absolute, as the caller reached this server)' },
-  },
-  required: ['id', 'name', 'basePath', 'routes', 'createdAt', 'updatedAt', 'invokeUrl'],
-} as const;
+const LogStreamEntrySchema = named(
+  'LogStreamEntry',
+  Type.Object(
+    {
+      id: Type.Integer(),
+      function: string(),
+      version: nullableInteger(),
+      request_id: nullableString(),
+      level: stringEnum(LOG_LEVELS),
+      message: string(),
+      ts: instant(),
+      time: Type.Optional(instant({ description: 'Same as ts (the name the logs endpoint uses)' })),
+    },
+    { description: 'The data of an `event: log` of the log streams (the event id is `id`).' },
+  ),
+);
 
-const WebhookSchema = {
-  $id: 'Webhook',
-  type: 'object',
-  properties: {
-    id: string,
-    name: string,
-    target_url: string,
-    method: { type: 'string', enum: [...WEBHOOK_METHODS] },
-    headers: { ...headerMap, description: 'Sensitive values masked ("***")' },
-    payload_template: {
-      type: 'object',
-      additionalProperties: true,
-      description: 'A JSON object (any values) with optional {{placeholders}}',
+const InvocationEventSchema = named(
+  'InvocationEvent',
+  Type.Object(
+    {
+      function: string(),
+      api_id: nullableString({ description: 'The API the request came through; null for the invoke endpoint' }),
+      method: string(),
+      path: Type.String({ description: 'The path after the API id (gateway), or the invoke endpoint path' }),
+      status: Type.Integer(),
+      duration_ms: Type.Number(),
+      request_id: string(),
+      ts: instant(),
+      outcome: Type.String({ description: '`ok`, or the failure code (function_error, function_timeout, invalid_result, ...)' }),
+      log_lines: Type.Integer({
+        description:
+          'How many console lines the call wrote. They arrive as `event: log` with this request_id, usually a few hundred milliseconds after this event: wait for them to print the call after its lines',
+      }),
     },
-    cron: nullableString,
-    timezone: nullableString,
-    mock_endpoint: {
-      anyOf: [
-        { type: 'null' },
-        { type: 'object', properties: { api_id: string, path: string }, required: ['api_id', 'path'] },
-      ],
+    { description: 'The data of an `event: invocation` of the log streams: one finished invocation on the server that serves the stream.' },
+  ),
+);
+
+const InvocationSchema = named(
+  'Invocation',
+  Type.Object(
+    {
+      status: Type.Integer({ description: 'The HTTP status the gateway would answer' }),
+      result: Type.Unknown({ description: 'What the handler returned (null on failure)' }),
+      error: Type.Union([Type.Null(), Type.Object({ code: string(), message: string() })]),
+      logs: Type.Array(refTo(LogEntrySchema)),
+      duration_ms: Type.Number(),
     },
-    events: { type: ['array', 'null'], items: string },
-    enabled: { type: 'boolean' },
-    has_secret: { type: 'boolean' },
-    retry: {
-      type: 'object',
-      properties: { max_attempts: { type: 'integer' }, schedule_s: { type: 'array', items: { type: 'integer' } } },
-      required: ['max_attempts'],
-    },
-    timeout_ms: { type: 'integer' },
-    next_fire_at: nullableInstant,
-    created_at: instant,
-    updated_at: instant,
-    secret: { type: 'string', description: 'Only in the answer that generated or set it' },
-    next_fires: { type: 'array', items: instant, description: 'Only in `GET /api/webhooks/{id}`: the next 5 fire times' },
-    health: {
-      type: 'object',
-      description: 'Only in `GET /api/webhooks`: counted over the webhook\'s `window` (20) newest deliveries',
-      properties: {
-        last_outcome: {
-          type: ['string', 'null'],
-          enum: ['succeeded', 'failed', null],
-          description: 'The latest outcome of the newest delivery tried: `failed` also for one still retrying; null when none was tried',
+    { description: 'What the gateway would answer for this event, with the console lines of the run.' },
+  ),
+);
+
+const RouteSchema = named(
+  'Route',
+  Type.Object({ id: string(), method: stringEnum(ROUTE_METHODS), path: string(), function: string() }),
+);
+
+const ApiSchema = named(
+  'Api',
+  Type.Object({
+    id: string(),
+    name: string(),
+    basePath: string(),
+    routes: Type.Array(refTo(RouteSchema)),
+    createdAt: instant(),
+    updatedAt: instant(),
+    invokeUrl: Type.String({ description: 'Where the routes answer (absolute, as the caller reached this server)' }),
+  }),
+);
+
+const WebhookSchema = named(
+  'Webhook',
+  Type.Object({
+    id: string(),
+    name: string(),
+    target_url: string(),
+    method: stringEnum(WEBHOOK_METHODS),
+    headers: headerMap({ description: 'Sensitive values masked ("***")' }),
+    payload_template: anyObject({ description: 'A JSON object (any values) with optional {{placeholders}}' }),
+    cron: nullableString(),
+    timezone: nullableString(),
+    mock_endpoint: Type.Union([Type.Null(), Type.Object({ api_id: string(), path: string() })]),
+    events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
+    enabled: Type.Boolean(),
+    has_secret: Type.Boolean(),
+    retry: Type.Object({ max_attempts: Type.Integer(), schedule_s: Type.Optional(Type.Array(Type.Integer())) }),
+    timeout_ms: Type.Integer(),
+    next_fire_at: nullableInstant(),
+    created_at: instant(),
+    updated_at: instant(),
+    secret: Type.Optional(Type.String({ description: 'Only in the answer that generated or set it' })),
+    next_fires: Type.Optional(Type.Array(instant(), { description: 'Only in `GET /api/webhooks/{id}`: the next 5 fire times' })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          last_outcome: Type.Unsafe<'succeeded' | 'failed' | null>({
+            type: ['string', 'null'],
+            enum: ['succeeded', 'failed', null],
+            description: 'The latest outcome of the newest delivery tried: `failed` also for one still retrying; null when none was tried',
+          }),
+          failures_in_a_row: Type.Integer({
+            description: 'Deliveries that failed since the newest that succeeded, counting those retrying (pending ones not tried yet are skipped)',
+          }),
+          pending: Type.Integer({ description: 'Deliveries still pending, those retrying included' }),
+          retrying: Type.Integer({ description: 'Pending deliveries whose latest attempt failed: waiting for their next attempt' }),
+          window: Type.Integer({ description: 'How many of the newest deliveries were counted' }),
         },
-        failures_in_a_row: {
-          type: 'integer',
-          description: 'Deliveries that failed since the newest that succeeded, counting those retrying (pending ones not tried yet are skipped)',
-        },
-        pending: { type: 'integer', description: 'Deliveries still pending, those retrying included' },
-        retrying: { type: 'integer', description: 'Pending deliveries whose latest attempt failed: waiting for their next attempt' },
-        window: { type: 'integer', description: 'How many of the newest deliveries were counted' },
-      },
-      required: ['last_outcome', 'failures_in_a_row', 'pending', 'retrying', 'window'],
-    },
-  },
-  required: [
-    'id',
-    'name',
-    'target_url',
-    'method',
-    'headers',
-    'payload_template',
-    'cron',
-    'timezone',
-    'mock_endpoint',
-    'events',
-    'enabled',
-    'has_secret',
-    'retry',
-    'timeout_ms',
-    'next_fire_at',
-    'created_at',
-    'updated_at',
-  ],
-} as const;
+        { description: "Only in `GET /api/webhooks`: counted over the webhook's `window` (20) newest deliveries" },
+      ),
+    ),
+  }),
+);
 
-const AttemptSchema = {
-  $id: 'Attempt',
-  type: 'object',
-  properties: {
-    attempt: { type: 'integer' },
-    started_at: instant,
-    duration_ms: { type: 'number' },
-    response_status: { type: ['integer', 'null'] },
-    error: nullableString,
-  },
-  required: ['attempt', 'started_at', 'duration_ms', 'response_status', 'error'],
-} as const;
+const AttemptSchema = named(
+  'Attempt',
+  Type.Object({
+    attempt: Type.Integer(),
+    started_at: instant(),
+    duration_ms: Type.Number(),
+    response_status: nullableInteger(),
+    error: nullableString(),
+  }),
+);
 
 /** A target's answer: a delivery's last one, or one attempt's. */
-const responseOf = (description: string) => ({
-  description,
-  anyOf: [
-    { type: 'null' },
-    {
-      type: 'object',
-      properties: { status: { type: 'integer' }, headers: headerMap, body: string },
-      required: ['status', 'headers', 'body'],
-    },
-  ],
-});
+const responseOf = (description: string) =>
+  Type.Union([Type.Null(), Type.Object({ status: Type.Integer(), headers: headerMap(), body: string() })], { description });
 
 /** An attempt as `GET /api/deliveries/{id}` answers it: with its own response (lists leave it out: a body each). */
-const AttemptDetailSchema = {
-  $id: 'AttemptDetail',
-  type: 'object',
-  properties: {
+const AttemptDetailSchema = named(
+  'AttemptDetail',
+  Type.Object({
     ...AttemptSchema.properties,
     response: responseOf(
       "The target's answer to this attempt (sensitive header values masked, first 16 KiB of the body); " +
         'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
     ),
-  },
-  required: [...AttemptSchema.required, 'response'],
-} as const;
+  }),
+);
 
-const DeliverySchema = {
-  $id: 'Delivery',
-  type: 'object',
-  properties: {
-    id: string,
-    webhook_id: string,
-    trigger: {
-      type: 'string',
-      enum: ['test', 'schedule', 'event', 'destination'],
-      description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
-    },
-    event: nullableString,
-    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-    error: nullableString,
-    scheduled_for: nullableInstant,
-    next_attempt_at: nullableInstant,
-    attempts: { type: 'array', items: { $ref: 'Attempt#' } },
-    request: {
-      description: 'The rendered request (sensitive header values masked); null until rendered',
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          properties: { method: string, url: string, headers: headerMap, body: nullableString },
-          required: ['method', 'url', 'headers', 'body'],
-        },
-      ],
-    },
-    response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
-    created_at: instant,
-    completed_at: nullableInstant,
-  },
-  required: [
-    'id',
-    'webhook_id',
-    'trigger',
-    'event',
-    'status',
-    'error',
-    'scheduled_for',
-    'next_attempt_at',
-    'attempts',
-    'request',
-    'response',
-    'created_at',
-    'completed_at',
-  ],
-} as const;
+const deliveryProperties = {
+  id: string(),
+  webhook_id: string(),
+  trigger: stringEnum(DELIVERY_TRIGGERS, {
+    description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
+  }),
+  event: nullableString(),
+  status: stringEnum(RUN_STATUSES),
+  error: nullableString(),
+  scheduled_for: nullableInstant(),
+  next_attempt_at: nullableInstant(),
+  attempts: Type.Array(refTo(AttemptSchema)),
+  request: Type.Union(
+    [Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })],
+    { description: 'The rendered request (sensitive header values masked); null until rendered' },
+  ),
+  response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
+  created_at: instant(),
+  completed_at: nullableInstant(),
+};
+
+const DeliverySchema = named('Delivery', Type.Object(deliveryProperties));
 
 /** `GET /api/deliveries/{id}`: a delivery whose attempts each carry their response. */
-const DeliveryDetailSchema = {
-  ...DeliverySchema,
-  $id: 'DeliveryDetail',
-  properties: {
-    ...DeliverySchema.properties,
-    attempts: { type: 'array', items: { $ref: 'AttemptDetail#' } },
-  },
-} as const;
+const DeliveryDetailSchema = named(
+  'DeliveryDetail',
+  Type.Object({ ...deliveryProperties, attempts: Type.Array(refTo(AttemptDetailSchema)) }),
+);
 
-const DestinationSchema = {
-  $id: 'Destination',
-  description: "Where an asynchronous invocation's outcome record goes: a webhook, or another function (run asynchronously)",
-  type: 'object',
-  properties: {
-    type: { type: 'string', enum: ['webhook', 'function'] },
-    id: { type: 'string', description: 'The webhook id (type webhook)' },
-    name: { type: 'string', description: 'The function name (type function)' },
-  },
-  required: ['type'],
-} as const;
+const InvocationAcceptedSchema = named(
+  'InvocationAccepted',
+  Type.Object(
+    { invocation_id: string(), status: Type.Literal('pending') },
+    { description: 'An asynchronous invocation, stored: it runs in the background (`GET /api/functions/{name}/invocations/{id}`)' },
+  ),
+);
 
-const InvocationAcceptedSchema = {
-  $id: 'InvocationAccepted',
-  type: 'object',
-  description: 'An asynchronous invocation, stored: it runs in the background (`GET /api/functions/{name}/invocations/{id}`)',
-  properties: { invocation_id: string, status: { type: 'string', const: 'pending' } },
-  required: ['invocation_id', 'status'],
-} as const;
-
-const FunctionInvocationSchema = {
-  $id: 'FunctionInvocation',
-  type: 'object',
-  description: 'A background invocation of a function: asynchronous, scheduled, event-triggered or a destination',
-  properties: {
-    id: { type: 'string', description: 'Also the request id the function sees (awsRequestId) on every attempt: deduplicate with it' },
-    function: string,
-    trigger: {
-      type: 'object',
-      additionalProperties: true,
-      properties: { type: { type: 'string', enum: ['async', 'schedule', 'event', 'destination'] } },
-      required: ['type'],
+const FunctionInvocationSchema = named(
+  'FunctionInvocation',
+  Type.Object(
+    {
+      id: Type.String({ description: 'Also the request id the function sees (awsRequestId) on every attempt: deduplicate with it' }),
+      function: string(),
+      trigger: Type.Object({ type: stringEnum(INVOCATION_TRIGGERS) }, { additionalProperties: true }),
+      status: stringEnum(RUN_STATUSES),
+      attempts: Type.Array(
+        Type.Object({
+          attempt: Type.Integer(),
+          started_at: instant(),
+          duration_ms: Type.Number(),
+          outcome: Type.String({ description: '`ok`, or the error code (function_error, function_timeout, ...)' }),
+          error: nullableString(),
+          request_id: Type.Optional(nullableString()),
+        }),
+      ),
+      event: Type.Unknown({ description: "The event as stored (an asynchronous invoke is completed in the function's format when run)" }),
+      result: Type.Unknown({ description: "The function's result once it succeeded; else null" }),
+      error: nullableString(),
+      next_attempt_at: Type.Optional(nullableInstant()),
+      created_at: instant(),
+      completed_at: nullableInstant(),
     },
-    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-    attempts: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          attempt: { type: 'integer' },
-          started_at: instant,
-          duration_ms: { type: 'number' },
-          outcome: { type: 'string', description: '`ok`, or the error code (function_error, function_timeout, ...)' },
-          error: nullableString,
-          request_id: nullableString,
-        },
-        required: ['attempt', 'started_at', 'duration_ms', 'outcome', 'error'],
-      },
-    },
-    event: { description: 'The event as stored (an asynchronous invoke is completed in the function\'s format when run)' },
-    result: { description: "The function's result once it succeeded; else null" },
-    error: nullableString,
-    next_attempt_at: nullableInstant,
-    created_at: instant,
-    completed_at: nullableInstant,
-  },
-  required: ['id', 'function', 'trigger', 'status', 'attempts', 'event', 'result', 'error', 'created_at', 'completed_at'],
-} as const;
+    { description: 'A background invocation of a function: asynchronous, scheduled, event-triggered or a destination' },
+  ),
+);
 
-const PublishedEventSchema = {
-  $id: 'PublishedEvent',
-  type: 'object',
-  properties: {
-    event: string,
-    deliveries: { type: 'array', items: string, description: 'Ids of the deliveries created, one per subscribed webhook' },
-    functions: {
-      type: 'array',
+const PublishedEventSchema = named(
+  'PublishedEvent',
+  Type.Object({
+    event: string(),
+    deliveries: Type.Array(string(), { description: 'Ids of the deliveries created, one per subscribed webhook' }),
+    functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
       description: 'The subscribed functions reached, each with the id of its invocation',
-      items: {
-        type: 'object',
-        properties: { name: string, invocation_id: string },
-        required: ['name', 'invocation_id'],
-      },
-    },
-  },
-  required: ['event', 'deliveries', 'functions'],
-} as const;
+    }),
+  }),
+);
 
-const DryRunSchema = {
-  $id: 'DryRun',
-  description: 'The answer of a write sent with `?dry_run=true`: what it would do. Nothing is written.',
-  ...dryRunSchema,
-} as const;
+const DryRunSchema = named(
+  'DryRun',
+  Type.Unsafe<DryRunResult>({ description: 'The answer of a write sent with `?dry_run=true`: what it would do. Nothing is written.', ...dryRunSchema }),
+);
 
-const HealthSchema = {
-  $id: 'Health',
-  type: 'object',
-  properties: {
-    status: { type: 'string', const: 'ok' },
-    pid: { type: 'integer', description: 'Id of the server process that answered (one of several with --processes above 1).' },
-  },
-  required: ['status', 'pid'],
-} as const;
+const HealthSchema = named(
+  'Health',
+  Type.Object({
+    status: Type.Literal('ok'),
+    pid: Type.Integer({ description: 'Id of the server process that answered (one of several with --processes above 1).' }),
+  }),
+);
 
-const ReadinessSchema = {
-  $id: 'Readiness',
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: ['ready', 'unavailable'] },
-    error: string,
-    code: string,
-  },
-  required: ['status'],
-} as const;
+const ReadinessSchema = named(
+  'Readiness',
+  Type.Object({ status: stringEnum(['ready', 'unavailable']), error: Type.Optional(string()), code: Type.Optional(string()) }),
+);
+
+/** The answers' types, as the document describes them: the views return these. */
+export type FunctionView = Static<typeof FunctionSchema>;
+export type FunctionVersionView = Static<typeof FunctionVersionSchema>;
+export type LogEntryView = Static<typeof LogEntrySchema>;
+export type InvocationView = Static<typeof InvocationSchema>;
+export type DestinationView = Static<typeof DestinationSchema>;
+export type RouteView = Static<typeof RouteSchema>;
+export type ApiView = Static<typeof ApiSchema>;
+export type WebhookView = Static<typeof WebhookSchema>;
+export type AttemptView = Static<typeof AttemptSchema>;
+export type AttemptDetailView = Static<typeof AttemptDetailSchema>;
+export type DeliveryView = Static<typeof DeliverySchema>;
+export type DeliveryDetailView = Static<typeof DeliveryDetailSchema>;
+export type FunctionInvocationView = Static<typeof FunctionInvocationSchema>;
+export type InvocationAcceptedView = Static<typeof InvocationAcceptedSchema>;
+export type PublishedEventView = Static<typeof PublishedEventSchema>;
+export type DeletedView = Static<typeof DeletedSchema>;
 
 export const COMPONENT_SCHEMAS = [
   ErrorSchema,
