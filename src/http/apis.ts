@@ -2,7 +2,8 @@
  * Management routes for APIs and their routes: /api/apis[/:id[/routes[/:routeId]]].
  */
 import type { FastifyInstance } from 'fastify';
-import { apiView, routeView, type ApiService } from '../gateway/apis.js';
+import type { ApiService } from '../gateway/apis.js';
+import { apiView, routeView } from './views/apis.js';
 import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
 import { ROUTE_METHODS } from '../types.js';
 import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';

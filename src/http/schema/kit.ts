@@ -34,6 +34,10 @@ export const anyObject = (options: TSchemaOptions = {}) =>
 export const named = <const Id extends string, S extends TSchema>(id: Id, schema: S): S & { readonly $id: Id } =>
   Object.assign(schema, { $id: id });
 
+/** Any JSON object or null: `{ type: ['object', 'null'], additionalProperties: true }`. */
+export const nullableObject = (options: TSchemaOptions = {}) =>
+  Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'], additionalProperties: true, ...options });
+
 /**
  * `{ $ref: 'Name#' }` to a component registered with `addSchema`, typed as
  * that component: Fastify resolves the reference, @fastify/swagger turns it into
