@@ -39,7 +39,7 @@ import {
   readSchedules,
   scheduleFires,
 } from './triggers.js';
-import type { FunctionInput, FunctionUpdate } from '../http/functions/inputs.js';
+import type { FunctionInput, FunctionUpdate } from '../http/schema/functions.js';
 
 export const FUNCTION_DEFAULTS = {
   runtime: 'javascript' as FunctionRuntimeName,

@@ -8,7 +8,7 @@ import { ERRORS_BY_ID, listOf, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { functionVersionView, logView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './index.js';
-import { nameParams, versionParams } from './inputs.js';
+import { nameParams, versionParams } from '../schema/functions.js';
 
 export function listFunctionVersionsRoute(app: TypedApp, { functions }: FunctionRouteDeps): void {
   app.get(

@@ -11,7 +11,6 @@ import { listFunctionLogsRoute, listFunctionVersionsRoute, getFunctionVersionRou
 import { getFunctionInvocationRoute, listFunctionInvocationsRoute, retryFunctionInvocationRoute } from './invocations.js';
 import { invokeFunctionRoute } from './invoke.js';
 
-export { NAME_PATTERN } from './inputs.js';
 
 export interface FunctionRouteDeps {
   functions: FunctionService;

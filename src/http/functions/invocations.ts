@@ -8,7 +8,7 @@ import { Type } from '../schema/kit.js';
 import type { TypedApp } from '../typed.js';
 import { functionInvocationView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './index.js';
-import { invocationParams, invocationStatusSchema, nameParams } from './inputs.js';
+import { invocationParams, invocationStatusSchema, nameParams } from '../schema/functions.js';
 
 export function listFunctionInvocationsRoute(app: TypedApp, { background }: FunctionRouteDeps): void {
   app.get(

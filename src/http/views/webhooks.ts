@@ -6,7 +6,7 @@
  */
 import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
 import { HEALTH_WINDOW, type Attempt, type Delivery, type DeliveryResponse, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
-import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../schemas.js';
+import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../schema/webhooks.js';
 
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}): WebhookView {
   return {

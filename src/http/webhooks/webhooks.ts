@@ -9,7 +9,7 @@ import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
 import { NO_DELIVERIES } from '../../webhooks/types.js';
 import type { WebhookRouteDeps } from './index.js';
-import { createWebhookBody, idParams, updateWebhookBody } from './inputs.js';
+import { createWebhookBody, idParams, updateWebhookBody } from '../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
