@@ -57,7 +57,7 @@ export async function registerManagementApi(
   registerDashboardRoutes(app, invokeOrigin);
   registerFunctionRoutes(app, { functions: deps.functions, background: deps.background });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
-  registerApiRoutes(app, deps.apis, invokeOrigin);
+  registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }

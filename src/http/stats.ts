@@ -71,7 +71,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
     },
   );
 
-  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
+  const streams = new EventStreams({ app, max: opts.maxStreams ?? 100, pollMs: opts.pollMs ?? 250 });
 
   app.get<{ Querystring: StreamQuery }>(
     '/api/deliveries/stream',

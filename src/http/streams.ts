@@ -75,7 +75,7 @@ const streamResponse = {
 } as const;
 
 export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions): void {
-  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
+  const streams = new EventStreams({ app, max: opts.maxStreams ?? 100, pollMs: opts.pollMs ?? 250 });
 
   async function serve(request: FastifyRequest<{ Querystring: StreamQuery }>, reply: FastifyReply, names: string[] | null) {
     streams.checkRoom();
