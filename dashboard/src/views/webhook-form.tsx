@@ -144,7 +144,6 @@ export function WebhookForm({
   const [notice, setNotice] = useState<string | null>(handedOver?.notice ?? null);
   const secret = handedOver?.secret ?? null;
   const set = (key: keyof Form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
-  const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: 1000 } } })), []);
   const invalid = inputOf(error);
   const marked = (id: string) => (invalid === id ? { 'aria-invalid': true as const } : {});
   useEffect(() => {
@@ -221,24 +220,7 @@ export function WebhookForm({
           <input id="wh-timeout" {...marked('wh-timeout')} inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
         </Field>
       </div>
-      <fieldset class="grid mock">
-        <legend>Mock endpoint (its answer fills the payload's data)</legend>
-        <Field label="Mock API" id="wh-mock-api">
-          <select id="wh-mock-api" {...marked('wh-mock-api')} value={form.mock_api} onChange={set('mock_api')}>
-            <option value="">none</option>
-            {/* A stored API id the list lacks (deleted since, or past the first page) stays selectable. */}
-            {form.mock_api && !apis.data?.some((a) => a.id === form.mock_api) && <option value={form.mock_api}>{form.mock_api}</option>}
-            {apis.data?.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name} ({a.basePath})
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Mock path (after the API id)" id="wh-mock-path">
-          <input id="wh-mock-path" {...marked('wh-mock-path')} value={form.mock_path} onInput={set('mock_path')} placeholder="/orders/latest" disabled={!form.mock_api} />
-        </Field>
-      </fieldset>
+      <MockEndpointFields form={form} set={set} marked={marked} />
       {!webhook && (
         <div class="field checkbox">
           <label>
@@ -264,5 +246,32 @@ export function WebhookForm({
         {notice && <span role="status">{notice}</span>}
       </div>
     </form>
+  );
+}
+
+type Setter = (key: keyof Form) => (e: { currentTarget: { value: string } }) => void;
+
+/** The mock endpoint: an API of this server (the list is read here) and a path on it. */
+function MockEndpointFields({ form, set, marked }: { form: Form; set: Setter; marked(id: string): { 'aria-invalid'?: true } }) {
+  const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: 1000 } } })), []);
+  return (
+    <fieldset class="grid mock">
+      <legend>Mock endpoint (its answer fills the payload's data)</legend>
+      <Field label="Mock API" id="wh-mock-api">
+        <select id="wh-mock-api" {...marked('wh-mock-api')} value={form.mock_api} onChange={set('mock_api')}>
+          <option value="">none</option>
+          {/* A stored API id the list lacks (deleted since, or past the first page) stays selectable. */}
+          {form.mock_api && !apis.data?.some((a) => a.id === form.mock_api) && <option value={form.mock_api}>{form.mock_api}</option>}
+          {apis.data?.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name} ({a.basePath})
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Mock path (after the API id)" id="wh-mock-path">
+        <input id="wh-mock-path" {...marked('wh-mock-path')} value={form.mock_path} onInput={set('mock_path')} placeholder="/orders/latest" disabled={!form.mock_api} />
+      </Field>
+    </fieldset>
   );
 }
