@@ -20,17 +20,8 @@ import type {
   RouteMethod,
   StoredLogLine,
 } from '../types.js';
-import type {
-  AttemptOutcome,
-  Delivery,
-  DeliveryRequest,
-  DeliveryStatus,
-  NewDelivery,
-  NewWebhook,
-  Webhook,
-  WebhookHealth,
-  WebhookPatch,
-} from '../webhooks/types.js';
+import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
+import type { AttemptOutcome, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
 export interface NewRoute {
   method: RouteMethod;
@@ -264,7 +255,7 @@ export const NO_SHARE = 2 ** 31 - 1;
 /**
  * Each target's share in one claim: `byTarget` where it lists the target,
  * else `default` (the engine lists only the targets whose adaptive limit
- * moved away from the default: src/webhooks/concurrency-limit.ts).
+ * moved away from the default: src/deliveries/concurrency-limit.ts).
  */
 export interface ClaimShares {
   default: number;

@@ -12,17 +12,11 @@ import { firstFire } from '../scheduler/scheduler.js';
 import type { WebhookInput, WebhookUpdate } from '../http/schema/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
-import type { DeliveryEngine } from './engine.js';
+import type { DeliveryEngine } from '../deliveries/engine.js';
 import { unmaskHeaders, unmaskUrl } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import {
-  HEALTH_WINDOW,
-  type Delivery,
-  type NewWebhook,
-  type Webhook,
-  type WebhookHealth,
-  type WebhookPatch,
-} from './types.js';
+import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookPatch } from './types.js';
+import type { Delivery } from '../deliveries/types.js';
 
 export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);

@@ -5,7 +5,7 @@
  * so a field the schema gains must be filled here, or this does not compile.
  */
 import type { FunctionRecord, FunctionLogLine, FunctionVersion, FunctionVersionSummary, Destination, StoredLogLine } from '../../types.js';
-import type { Delivery } from '../../webhooks/types.js';
+import type { Delivery } from '../../deliveries/types.js';
 import type {
   DestinationView,
   FunctionInvocationView,

@@ -5,7 +5,8 @@
  * must be filled here, or this does not compile.
  */
 import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
-import { HEALTH_WINDOW, type Attempt, type Delivery, type DeliveryResponse, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
+import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
+import { HEALTH_WINDOW, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
 import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../schema/webhooks.js';
 
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}): WebhookView {

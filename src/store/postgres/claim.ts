@@ -7,7 +7,7 @@
  * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
  * $4 how many in all, $5 the share of a webhook not listed, and last the
  * listed webhooks and their shares (two arrays: one statement whatever their
- * number, the engine's adaptive limits: src/webhooks/concurrency-limit.ts). The statements are named
+ * number, the engine's adaptive limits: src/deliveries/concurrency-limit.ts). The statements are named
  * (prepared once per connection): planning these CTEs cost more than running
  * them, 6 ms a claim against 2 ms.
  */

@@ -8,7 +8,7 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import { functionTarget, type AttemptOutcome, type AttemptRecord, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../webhooks/types.js';
+import { functionTarget, type AttemptOutcome, type AttemptRecord, type Delivery, type DeliveryRequest, type DeliveryStatus, type NewDelivery } from '../../deliveries/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares } from '../store.js';
 import { claimDue } from './claim.js';
 import { FOREIGN_KEY_VIOLATION, PgBase, UNIQUE_VIOLATION, pgCode, type Queryable } from './db.js';

@@ -6,7 +6,8 @@
  * JSON column so a read is one statement, hence one snapshot.
  */
 import type { Api } from '../../types.js';
-import type { Delivery, Webhook } from '../../webhooks/types.js';
+import type { Webhook } from '../../webhooks/types.js';
+import type { Delivery } from '../../deliveries/types.js';
 import { toApi as apiFromRows, type ApiRow, type RouteRow } from '../sqlite/rows.js';
 import {
   toDelivery as deliveryFromRows,

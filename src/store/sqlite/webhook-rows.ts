@@ -1,19 +1,10 @@
 /**
  * Webhook, delivery and attempt rows as SQLite returns them, and their mapping
- * to the domain objects of src/webhooks/types.ts. JSON-valued fields are TEXT
+ * to the domain objects of src/webhooks/types.ts and src/deliveries/types.ts. JSON-valued fields are TEXT
  * columns suffixed `_json`; SQL NULL maps to null.
  */
-import type {
-  Attempt,
-  Delivery,
-  DeliveryRequest,
-  DeliveryResponse,
-  DeliveryStatus,
-  DeliveryTrigger,
-  NewWebhook,
-  Webhook,
-  WebhookMethod,
-} from '../../webhooks/types.js';
+import type { NewWebhook, Webhook, WebhookMethod } from '../../webhooks/types.js';
+import type { Attempt, Delivery, DeliveryRequest, DeliveryResponse, DeliveryStatus, DeliveryTrigger } from '../../deliveries/types.js';
 import type { EventFormat } from '../../types.js';
 import type { DueFunctionSchedule } from '../store.js';
 
@@ -145,7 +136,9 @@ export function toAttempt(r: AttemptRow): Attempt {
 }
 
 export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
+  // The schema's check keeps exactly one of webhook_id and function_name set.
   return {
+    kind: r.function_name === null ? 'webhook' : 'function',
     id: r.id,
     target: r.target,
     webhookId: r.webhook_id,
@@ -165,7 +158,7 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     nextAttemptAt: r.next_attempt_at,
     createdAt: r.created_at,
     completedAt: r.completed_at,
-  };
+  } as Delivery;
 }
 
 export interface FunctionScheduleRow {

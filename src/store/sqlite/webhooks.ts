@@ -10,18 +10,9 @@ import type Database from 'better-sqlite3';
 import { ConflictError, InvalidRequestError, NotFoundError, type ResourceLimits } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type {
-  AttemptOutcome,
-  Delivery,
-  DeliveryRequest,
-  DeliveryStatus,
-  NewDelivery,
-  NewWebhook,
-  Webhook,
-  WebhookHealth,
-  WebhookPatch,
-} from '../../webhooks/types.js';
-import { functionTarget, type AttemptRecord } from '../../webhooks/types.js';
+import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../../webhooks/types.js';
+import type { AttemptOutcome, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../../deliveries/types.js';
+import { functionTarget, type AttemptRecord } from '../../deliveries/types.js';
 import { claimShares, NO_SHARE, targetNotFound, type ClaimShares, type DueFunctionSchedule, type FunctionSlotPlan, type ClaimedSlots, type SlotPlan, type WebhookStore } from '../store.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../health.js';
 import { checkRoom } from '../limits.js';
