@@ -7,23 +7,7 @@ import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
-import { invokePathOf, validateBasePath, validateRoutePath } from './paths.js';
-
-export function apiView(api: Api, origin: string) {
-  return {
-    id: api.id,
-    name: api.name,
-    basePath: api.basePath,
-    routes: api.routes.map(routeView),
-    createdAt: api.createdAt,
-    updatedAt: api.updatedAt,
-    invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
-  };
-}
-
-export function routeView(route: Route) {
-  return { id: route.id, method: route.method, path: route.path, function: route.function };
-}
+import { validateBasePath, validateRoutePath } from './paths.js';
 
 function checkBasePath(basePath: string): void {
   const problem = validateBasePath(basePath);
