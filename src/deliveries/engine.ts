@@ -9,7 +9,7 @@
  * flight right now.
  */
 import type { Clock } from '../clock.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { deliveryBusy, deliveryNotFound } from '../errors.js';
 import type { AttemptFacts } from '../stats/types.js';
 import type { WebhookStore } from '../store/store.js';
 import type { Logger } from '../types.js';
@@ -198,13 +198,12 @@ export class DeliveryEngine {
    * or reopened by the caller).
    */
   async attemptNow(deliveryId: string): Promise<Delivery> {
-    const busy = () => new ConflictError('delivery_busy', `Delivery '${deliveryId}' is being attempted right now`);
-    if (this.inflight.has(deliveryId)) throw busy();
+    if (this.inflight.has(deliveryId)) throw deliveryBusy(deliveryId);
     const leased = await this.store.leaseDelivery(deliveryId, this.owner, iso(this.clock.now()), this.leaseMs);
     if (!leased) {
       const exists = await this.store.getDelivery(deliveryId);
-      if (!exists) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' does not exist`);
-      throw busy();
+      if (!exists) throw deliveryNotFound(deliveryId);
+      throw deliveryBusy(deliveryId);
     }
     const attempt = this.attempt(leased, true);
     this.inflight.add(deliveryId, leased.target, attempt);
@@ -215,7 +214,7 @@ export class DeliveryEngine {
       if (this.inflight.remove(deliveryId, leased.target, attempt) && this.running) this.wake();
     }
     const current = await this.store.getDelivery(deliveryId);
-    if (!current) throw new NotFoundError('delivery_not_found', `Delivery '${deliveryId}' no longer exists`);
+    if (!current) throw deliveryNotFound(deliveryId, true);
     return current;
   }
 

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import type { Clock } from '../clock.js';
 import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../deliveries/types.js';
-import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
+import { ConflictError, NotFoundError, functionNotFound, invocationNotFound } from '../errors.js';
 import { MAX_HOPS, RunDepths } from '../hops.js';
 import type { Store } from '../store/store.js';
 import type { Logger, Page } from '../types.js';
@@ -46,8 +46,6 @@ export function destinationRecord(functionName: string, d: Delivery) {
   };
 }
 
-export const invocationNotFound = (name: string, id: string) =>
-  new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
 
 export interface NewInvocation {
   trigger: DeliveryTrigger;

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../clock.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidRequestError, deliveryNotFound, webhookNotFound } from '../errors.js';
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
@@ -23,9 +23,6 @@ const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-si
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
-export const deliveryNotFound = (id: string) =>
-  new NotFoundError('delivery_not_found', `Delivery '${id}' does not exist`);
 
 export interface WebhookServiceDeps {
   store: Store;
