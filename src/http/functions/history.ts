@@ -7,7 +7,7 @@ import { Type } from '../schema/kit.js';
 import { ERRORS_BY_ID, listOf, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { functionVersionView, logView } from '../views/functions.js';
-import type { FunctionRouteDeps } from './index.js';
+import type { FunctionRouteDeps } from './deps.js';
 import { nameParams, versionParams } from '../schema/functions.js';
 
 export function listFunctionVersionsRoute(app: TypedApp, { functions }: FunctionRouteDeps): void {

@@ -3,20 +3,12 @@
  * one registration per operation (crud.ts, invoke.ts, invocations.ts, history.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { FunctionInvocations } from '../../functions/invocations.js';
-import type { FunctionService } from '../../functions/service.js';
 import { typed } from '../typed.js';
+import type { FunctionRouteDeps } from './deps.js';
 import { createFunctionRoute, deleteFunctionRoute, getFunctionRoute, listFunctionsRoute, updateFunctionRoute } from './crud.js';
 import { listFunctionLogsRoute, listFunctionVersionsRoute, getFunctionVersionRoute } from './history.js';
 import { getFunctionInvocationRoute, listFunctionInvocationsRoute, retryFunctionInvocationRoute } from './invocations.js';
 import { invokeFunctionRoute } from './invoke.js';
-
-
-export interface FunctionRouteDeps {
-  functions: FunctionService;
-  /** Background invocations: `x-invocation-type: Event` and the invocations routes. */
-  background: FunctionInvocations;
-}
 
 /** In the order the document lists them. */
 const OPERATIONS = [

@@ -7,7 +7,7 @@ import { ERRORS_BY_ID, errors, listOf, ref } from '../schemas.js';
 import { Type } from '../schema/kit.js';
 import type { TypedApp } from '../typed.js';
 import { functionInvocationView } from '../views/functions.js';
-import type { FunctionRouteDeps } from './index.js';
+import type { FunctionRouteDeps } from './deps.js';
 import { invocationParams, invocationStatusSchema, nameParams } from '../schema/functions.js';
 
 export function listFunctionInvocationsRoute(app: TypedApp, { background }: FunctionRouteDeps): void {

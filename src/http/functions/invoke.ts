@@ -7,7 +7,7 @@ import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../..
 import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { invocationView } from '../views/functions.js';
-import type { FunctionRouteDeps } from './index.js';
+import type { FunctionRouteDeps } from './deps.js';
 import { nameParams } from '../schema/functions.js';
 
 /** `x-invocation-type` (or Lambda's `X-Amz-Invocation-Type`): `Event` runs in the background; `RequestResponse` (default) waits. */

@@ -7,7 +7,7 @@ import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../..
 import { EventBus } from '../../webhooks/events.js';
 import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
-import type { WebhookRouteDeps } from './index.js';
+import type { WebhookRouteDeps } from './deps.js';
 import { publishEventBody } from '../schema/webhooks.js';
 
 export function publishEventRoute(app: TypedApp, { events }: WebhookRouteDeps): void {

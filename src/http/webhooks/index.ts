@@ -4,9 +4,8 @@
  * one registration per operation (webhooks.ts, deliveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { EventBus } from '../../webhooks/events.js';
-import type { WebhookService } from '../../webhooks/service.js';
 import { typed } from '../typed.js';
+import type { WebhookRouteDeps } from './deps.js';
 import { getDeliveryRoute, listDeliveriesRoute, retryDeliveryRoute } from './deliveries.js';
 import { publishEventRoute } from './events.js';
 import {
@@ -17,11 +16,6 @@ import {
   testWebhookRoute,
   updateWebhookRoute,
 } from './webhooks.js';
-
-export interface WebhookRouteDeps {
-  webhooks: WebhookService;
-  events: EventBus;
-}
 
 /** In the order the document lists them. */
 const OPERATIONS = [

@@ -8,7 +8,7 @@ import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY,
 import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
 import { NO_DELIVERIES } from '../../webhooks/types.js';
-import type { WebhookRouteDeps } from './index.js';
+import type { WebhookRouteDeps } from './deps.js';
 import { createWebhookBody, idParams, updateWebhookBody } from '../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {

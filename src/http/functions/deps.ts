@@ -1,0 +1,9 @@
+/** What the function routes are given (one deps object); apart from index.ts so each operation's file can import it. */
+import type { FunctionInvocations } from '../../functions/invocations.js';
+import type { FunctionService } from '../../functions/service.js';
+
+export interface FunctionRouteDeps {
+  functions: FunctionService;
+  /** Background invocations: `x-invocation-type: Event` and the invocations routes. */
+  background: FunctionInvocations;
+}
