@@ -8,7 +8,7 @@
  */
 import { newId } from '../../ids.js';
 import { functionTarget } from '../../webhooks/types.js';
-import { toDelivery, type DeliveryRow } from '../shared/delivery-rows.js';
+import { claimedSlots, type DeliveryRow } from '../shared/delivery-rows.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../shared/rows.js';
 import { toWebhook, type WebhookRow } from '../shared/webhook-rows.js';
 import type { ClaimedSlots, SchedulesPart } from '../store.js';
@@ -59,12 +59,7 @@ export function pgSchedules(deps: { db: PgDb }): SchedulesPart {
               c,
             )
           : [];
-        const fired = new Set(inserted.map((r) => r.webhook_id));
-        return {
-          claimed: rows.length,
-          deliveries: inserted.map((r) => toDelivery(r, [])),
-          alreadyFired: fires.filter((f) => !fired.has(f.webhookId)).map((f) => f.webhookId),
-        };
+        return claimedSlots(rows.length, inserted, fires.map((f) => f.webhookId), (r) => r.webhook_id);
       });
     },
 
@@ -128,12 +123,7 @@ export function pgSchedules(deps: { db: PgDb }): SchedulesPart {
               c,
             )
           : [];
-        const fired = new Set(inserted.map((r) => r.schedule_id));
-        return {
-          claimed: rows.length,
-          deliveries: inserted.map((r) => toDelivery(r, [])),
-          alreadyFired: fires.filter((f) => !fired.has(f.row.id)).map((f) => f.row.id),
-        };
+        return claimedSlots(rows.length, inserted, fires.map((f) => f.row.id), (r) => r.schedule_id);
       });
     },
   };

@@ -15,6 +15,7 @@ import {
   type DeliveryTrigger,
   type NewDelivery,
 } from '../../webhooks/types.js';
+import type { ClaimedSlots } from '../store.js';
 import { jsonOrNull, parseOrNull } from './rows.js';
 
 export interface DeliveryRow {
@@ -155,4 +156,14 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     createdAt: r.created_at,
     completedAt: r.completed_at,
   };
+}
+
+/**
+ * The answer of a slot claim: the deliveries it inserted, and which of its
+ * `fires` (webhook or schedule ids, as `keyOf` reads them off a row) found
+ * their slot taken, so were moved on without one.
+ */
+export function claimedSlots(claimed: number, inserted: DeliveryRow[], fires: string[], keyOf: (r: DeliveryRow) => string | null): ClaimedSlots {
+  const made = new Set(inserted.map(keyOf));
+  return { claimed, deliveries: inserted.map((r) => toDelivery(r, [])), alreadyFired: fires.filter((key) => !made.has(key)) };
 }

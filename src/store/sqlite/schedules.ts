@@ -8,7 +8,7 @@
  */
 import { newId } from '../../ids.js';
 import { functionTarget } from '../../webhooks/types.js';
-import { toDelivery, type DeliveryRow } from '../shared/delivery-rows.js';
+import { claimedSlots, type DeliveryRow } from '../shared/delivery-rows.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../shared/rows.js';
 import { toWebhook, type WebhookRow } from '../shared/webhook-rows.js';
 import type { ClaimedSlots, SchedulesPart } from '../store.js';
@@ -69,12 +69,7 @@ export function sqliteSchedules(deps: { db: SqliteDb }): SchedulesPart {
         const inserted = fires.length
           ? (s.insertWebhookSlots.all({ fires: JSON.stringify(fires), due: now, now: stamp }) as DeliveryRow[])
           : [];
-        const fired = new Set(inserted.map((r) => r.webhook_id));
-        return {
-          claimed: rows.length,
-          deliveries: inserted.map((r) => toDelivery(r, [])),
-          alreadyFired: fires.filter(([, webhookId]) => !fired.has(webhookId)).map(([, webhookId]) => webhookId),
-        };
+        return claimedSlots(rows.length, inserted, fires.map(([, webhookId]) => webhookId), (r) => r.webhook_id);
       });
     },
 
@@ -101,12 +96,7 @@ export function sqliteSchedules(deps: { db: SqliteDb }): SchedulesPart {
         const inserted = fires.length
           ? (s.insertFunctionSlots.all({ fires: JSON.stringify(fires), due: now, now: stamp }) as DeliveryRow[])
           : [];
-        const fired = new Set(inserted.map((r) => r.schedule_id));
-        return {
-          claimed: rows.length,
-          deliveries: inserted.map((r) => toDelivery(r, [])),
-          alreadyFired: fires.filter(([, , , scheduleId]) => !fired.has(scheduleId)).map(([, , , scheduleId]) => scheduleId),
-        };
+        return claimedSlots(rows.length, inserted, fires.map(([, , , scheduleId]) => scheduleId), (r) => r.schedule_id);
       });
     },
   };
