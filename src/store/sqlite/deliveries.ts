@@ -57,7 +57,7 @@ function prepare({ db }: SqliteDb) {
     applyOutcomeLean: p(APPLY_OUTCOME),
     insertAttempt: p(`INSERT INTO delivery_attempts
       (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id, response_json)
-      VALUES (@id, @attempt, @started_at, @duration_ms, @response_status, @attempt_error, @outcome, @request_id, @response_json)`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
@@ -94,18 +94,20 @@ export function sqliteDeliveries(deps: { db: SqliteDb }): DeliveriesPart {
   function applyAttempt(id: string, owner: string, outcome: AttemptOutcome): Delivery | null;
   function applyAttempt(id: string, owner: string, outcome: AttemptOutcome, lean: boolean): Delivery | true | null;
   function applyAttempt(id: string, owner: string, outcome: AttemptOutcome, lean = false): Delivery | true | null {
-    const columns = outcomeColumns(outcome, db.stamp());
-    const params = { id, owner, ...columns };
+    const c = outcomeColumns(outcome, db.stamp());
+    const params = { id, owner, ...c };
+    const addAttempt = () =>
+      s.insertAttempt.run(id, c.attempt, c.started_at, c.duration_ms, c.response_status, c.attempt_error, c.outcome, c.request_id, c.response_json);
     if (lean) {
       if (s.applyOutcomeLean.run(params).changes === 0) return null;
-      s.insertAttempt.run(params);
+      addAttempt();
       return true;
     }
     const row = s.applyOutcome.get(params) as DeliveryRow | undefined;
     if (!row) return null;
-    s.insertAttempt.run(params);
+    addAttempt();
     // attempt_count counts the attempt rows, so a first attempt needs no read-back.
-    return row.attempt_count === 1 ? toDelivery(row, [writtenAttempt(id, columns)]) : withAttempts(row);
+    return row.attempt_count === 1 ? toDelivery(row, [writtenAttempt(id, c)]) : withAttempts(row);
   }
 
   return {
