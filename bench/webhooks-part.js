@@ -50,6 +50,7 @@ function rssSampler() {
 
 function quietLog(counts) {
   return {
+    debug: () => undefined,
     info: () => undefined,
     warn: (o, m) => {
       counts.warn++;
@@ -131,18 +132,26 @@ async function withTempDir(fn) {
   }
 }
 
-function newEngine(DeliveryEngine, store, clock, counts, owner) {
-  return new DeliveryEngine({
+/** The pipeline's engine with its webhook target, as server.ts builds them (`modules`: loadEngine's). */
+function newEngine({ DeliveryEngine, WebhookTarget }, store, clock, counts, owner) {
+  const log = quietLog(counts);
+  const target = new WebhookTarget({
     store,
     clock,
-    owner,
     allowPrivateTargets: true,
+    connections: 1000,
     fetchMock: async () => {
       throw new Error('the benchmark webhooks have no mock endpoint');
     },
-    log: quietLog(counts),
+    log,
   });
+  return new DeliveryEngine({ store, clock, owner, targets: { webhook: target }, log });
 }
+
+const loadEngine = async () => {
+  const [{ DeliveryEngine }, { WebhookTarget }] = await Promise.all([dist('deliveries/engine.js'), dist('webhooks/target.js')]);
+  return { DeliveryEngine, WebhookTarget };
+};
 
 /** Polls until the store has no pending delivery; the time at which it saw 0. */
 async function untilNoPending(store, deadline, every = 50) {
@@ -273,9 +282,9 @@ async function engineOutcome(database, expected) {
 
 /** `pg`: {baseUrl, schema, url} of a fresh PostgreSQL schema; absent for a temp SQLite file. */
 async function engine({ url, count, warmup, timeoutS, pg = null }) {
-  const [{ openStore }, { DeliveryEngine }, { systemClock }] = await Promise.all([
+  const [{ openStore }, engineModules, { systemClock }] = await Promise.all([
     dist('store/index.js'),
-    dist('webhooks/engine.js'),
+    loadEngine(),
     dist('clock.js'),
   ]);
   const database = await benchDatabase(pg, 'engine');
@@ -288,7 +297,7 @@ async function engine({ url, count, warmup, timeoutS, pg = null }) {
 
       // Warm-up with a throwaway engine (JIT, connections of the receiver), not timed.
       await insert(warmup);
-      const warm = newEngine(DeliveryEngine, store, systemClock, counts, 'bench-warmup');
+      const warm = newEngine(engineModules, store, systemClock, counts, 'bench-warmup');
       warm.start();
       if ((await untilNoPending(store, performance.now() + timeoutS * 1000)) === null) {
         throw new Error(`warm-up: ${warmup} deliveries not done within ${timeoutS} s`);
@@ -300,7 +309,7 @@ async function engine({ url, count, warmup, timeoutS, pg = null }) {
       const insertSeconds = (performance.now() - insertStarted) / 1000;
       await database.settle();
 
-      const measured = newEngine(DeliveryEngine, store, systemClock, counts, 'bench');
+      const measured = newEngine(engineModules, store, systemClock, counts, 'bench');
       const startedWall = Date.now();
       const t0 = performance.now();
       measured.start();
@@ -336,9 +345,9 @@ async function engine({ url, count, warmup, timeoutS, pg = null }) {
 // ---------------------------------------------------------------- 2: one minute, many webhooks
 
 async function schedule({ url, count, leadMs, cutoffS }) {
-  const [{ openStore }, { DeliveryEngine }, { systemClock }, { Scheduler }] = await Promise.all([
+  const [{ openStore }, engineModules, { systemClock }, { Scheduler }] = await Promise.all([
     dist('store/index.js'),
-    dist('webhooks/engine.js'),
+    loadEngine(),
     dist('clock.js'),
     dist('scheduler/scheduler.js'),
   ]);
@@ -377,7 +386,7 @@ async function schedule({ url, count, leadMs, cutoffS }) {
       let claimedAllAt = null;
       let resolveClaimed;
       const allClaimed = new Promise((r) => (resolveClaimed = r));
-      engineInstance = newEngine(DeliveryEngine, store, systemClock, counts, 'bench');
+      engineInstance = newEngine(engineModules, store, systemClock, counts, 'bench');
       scheduler = new Scheduler({
         store,
         clock: systemClock,

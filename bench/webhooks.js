@@ -127,7 +127,7 @@ async function enginePostgres(baseUrl, opts) {
  */
 export async function runWebhookBench(options = {}, log = console.log) {
   const o = { ...WEBHOOK_DEFAULTS, ...options };
-  if (!existsSync(path.join(ROOT, 'dist', 'webhooks', 'engine.js'))) {
+  if (!existsSync(path.join(ROOT, 'dist', 'deliveries', 'engine.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   }
   const receiver = start(RECEIVER, [], 'webhook receiver');

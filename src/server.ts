@@ -10,9 +10,15 @@ import { ChangeBus, type Siblings } from './changes.js';
 import { DatabaseClock, ManualClock, systemClock, type Clock } from './clock.js';
 import { isClusterWorker, type ClusterMessage } from './cluster.js';
 import { isLoopbackHost, type Config, type ListenAddress } from './config.js';
+import { createDeliveryPipeline, type DeliveryPipeline } from './deliveries/index.js';
+import { DueSignal } from './deliveries/due-signal.js';
 import { FunctionLogSink } from './functions/log-sink.js';
 import { FunctionInvocations } from './functions/invocations.js';
+import { InvocationOutcomes } from './functions/outcomes.js';
+import { scheduledInvocation } from './functions/schedule-event.js';
+import { BackgroundRunner } from './functions/runner.js';
 import { FunctionService } from './functions/service.js';
+import { FunctionTarget } from './functions/target.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { RunDepths } from './hops.js';
@@ -36,7 +42,9 @@ import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 import { createStats } from './stats/index.js';
 import { InvocationHub } from './streams/invocations.js';
-import { createWebhooks, type Webhooks } from './webhooks/index.js';
+import { EventBus } from './webhooks/events.js';
+import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
+import { WebhookTarget } from './webhooks/target.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -46,6 +54,7 @@ export interface Service {
   runtime: FunctionRuntime;
   log: Logger;
   webhooks: Webhooks;
+  deliveries: DeliveryPipeline;
   clock: Clock;
   metrics: Metrics;
   /** Starts the background work (scheduler, deliveries); call after listening. */
@@ -68,26 +77,28 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
   });
   clock = await chooseClock(config, store, log);
-  // Late-bound: functions can emit events once the webhook half exists (just below).
-  let webhooks: Webhooks | undefined;
-  // Late-bound: the background invocations need the engine to wake, the engine needs them to run functions.
-  let background: FunctionInvocations | undefined;
+  // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
+  const hops = new RunDepths();
+  // Producers of deliveries are built before the engine (it needs the runtime, whose emits reach them): they ring this.
+  const due = new DueSignal();
+  const wake = () => due.wake();
+  const background = new FunctionInvocations({ store, clock, wake, log, hops });
+  const events = new EventBus({
+    store,
+    clock,
+    wake,
+    functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
+    log,
+  });
+  const emitOperational = events.emitOperational.bind(events);
   const runtime = createRuntime({
     workers: config.workers,
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName, event, dataJson) {
-      const bus = webhooks?.events;
-      if (!bus || !background) return;
       background
-        .emitFrom(
-          functionName,
-          event,
-          JSON.parse(dataJson),
-          (e, data, depth) => bus.publish(e, data, depth),
-          (e, data) => bus.emitOperational(e, data),
-        )
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth), emitOperational)
         .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
     },
   });
@@ -101,40 +112,43 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink(store, config.logRetention, log);
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats(clock, store, log);
-  // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
-  const hops = new RunDepths();
   const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector, hops);
-  webhooks = createWebhooks({
+  const webhookTarget = new WebhookTarget({
+    store,
+    clock,
+    allowPrivateTargets: config.allowPrivateTargets,
+    connections: config.deliveryConcurrency,
+    fetchMock: mockFetcher(gateway),
+    log,
+  });
+  const functionTarget = new FunctionTarget({
+    runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
+    clock,
+  });
+  const deliveries = createDeliveryPipeline({
     config,
     store,
     clock,
-    gateway,
+    targets: { webhook: webhookTarget, function: functionTarget },
+    due,
     metrics,
     stats: stats.collector,
     log,
-    functionTargets: {
-      prepare: (delivery) => background?.prepare(delivery) ?? Promise.resolve(null),
-      finished: (delivery) => background?.finished(delivery),
-    },
   });
-  const engine = webhooks.engine;
-  const scheduler = webhooks.scheduler;
-  const bus = webhooks.events;
-  background = new FunctionInvocations({
+  new InvocationOutcomes({ store, invocations: background, clock, wake, emitOperational, log }).follow(deliveries.engine.events);
+  const webhooks = createWebhooks({
+    config,
     store,
-    runtime,
-    logSink,
     clock,
-    wake: () => engine.wake(),
-    hub: invocations,
+    engine: deliveries.engine,
+    target: webhookTarget,
+    events,
+    due,
+    metrics,
     log,
-    emitOperational: (event, data) => bus.emitOperational(event, data),
-    hops,
+    functionSlot: scheduledInvocation,
   });
-  const events = webhooks.events;
-  const runs = background;
-  events.setFunctionFanOut((event, data, depth) => runs.fanOut(event, data, depth));
-  const emitOperational = events.emitOperational.bind(events);
+  const scheduler = webhooks.scheduler;
   const functions = new FunctionService(
     store,
     runtime,
@@ -259,7 +273,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       // One grace period for everything: the engine stops claiming now, not once the
       // HTTP side has drained, and its attempts finish alongside the requests.
       const deadline = Date.now() + config.shutdownGraceMs;
-      await Promise.all([app.close(), closeServer(adminServer), webhooks!.stop(config.shutdownGraceMs)]);
+      // The scheduler stops first, so the engine's last claim sees every slot it made.
+      const pipeline = webhooks.stop().then(() => deliveries.stop(config.shutdownGraceMs));
+      await Promise.all([app.close(), closeServer(adminServer), pipeline]);
       clearInterval(sweep);
       clearTimeout(grace);
       await invocations.close();
@@ -275,10 +291,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const startBackground = () => {
     if (started) return;
     started = true;
-    webhooks!.start();
+    deliveries.start();
+    webhooks.start();
     stats.flusher.start();
   };
-  return { app, adminServer, store, runtime, log, webhooks: webhooks!, clock, metrics, startBackground, close };
+  return { app, adminServer, store, runtime, log, webhooks, deliveries, clock, metrics, startBackground, close };
 }
 
 /** Stops accepting on a listener Fastify does not own; resolves once its connections are gone. */

@@ -13,7 +13,8 @@
  * - Isolate: the V8 sandbox that runs one function version, kept warm and reused.
  * - Worker: a supervised child process that hosts isolates, so a catastrophic
  *   isolate failure never takes down the service.
- * - Delivery / attempt / slot / lease: webhook terms (see src/webhooks).
+ * - Delivery / target / attempt / lease: the delivery pipeline's terms, for webhooks and
+ *   functions alike (src/deliveries/types.ts). Slot: a schedule's fire time (src/webhooks/types.ts).
  */
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

@@ -3,25 +3,20 @@
  * (`x-invocation-type: Event`), schedule slots (created by the scheduler),
  * events (the EventBus's fan-out, with the emit loop guard) and destinations.
  * Each one is a function-target delivery of the one delivery pipeline
- * (src/webhooks/engine.ts): stored before it is attempted (outbox), claimed
- * under a lease with a fair share per function, retried on error, kept with
- * its attempts. This module creates them, runs one attempt for the engine
- * through the same FunctionRuntime as a manual invoke, and shows them.
+ * (src/deliveries/): stored before it is attempted (outbox), claimed under a
+ * lease with a fair share per function, retried on error, kept with its
+ * attempts. This module creates them and shows them; target.ts and runner.ts
+ * run them, outcomes.ts acts on their end.
  */
 import { randomUUID } from 'node:crypto';
 import { AWS_ACCOUNT_ID, AWS_REGION } from '../aws-placeholders.js';
 import type { Clock } from '../clock.js';
+import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../deliveries/types.js';
 import { ConflictError, NotFoundError, functionNotFound } from '../errors.js';
-import { defaultEventFor } from '../gateway/formats.js';
-import { MAX_HOPS, RunDepths, depthOf } from '../hops.js';
-import type { FunctionRuntime } from '../runtime/types.js';
+import { MAX_HOPS, RunDepths } from '../hops.js';
 import type { Store } from '../store/store.js';
-import { roundMs, type InvocationHub } from '../streams/invocations.js';
-import type { Page } from '../types.js';
-import type { FunctionRun, PreparedFunctionRun } from '../webhooks/engine.js';
-import type { Delivery, DeliveryStatus, DeliveryTrigger } from '../webhooks/types.js';
+import type { Logger, Page } from '../types.js';
 import { subscribedEvent } from './bus-event.js';
-import type { FunctionLogSink } from './log-sink.js';
 
 /**
  * The record a destination receives: the shape of Lambda's asynchronous
@@ -93,15 +88,10 @@ export interface NewInvocation {
 
 export interface FunctionInvocationsDeps {
   store: Store;
-  runtime: FunctionRuntime;
-  logSink: FunctionLogSink;
   clock: Clock;
   /** Tells the delivery engine that a delivery is due now. */
   wake(): void;
-  hub?: InvocationHub | null;
-  log?: { warn(obj: object, msg?: string): void };
-  /** Publishes the service's own events (`switchyard.function.invocation_failed`, `switchyard.function.loop_stopped`). */
-  emitOperational?(event: `switchyard.${string}`, data: unknown): void;
+  log?: Logger;
   /** The runs of this process that are part of a chain (shared with the gateway and manual invokes). */
   hops?: RunDepths;
 }
@@ -202,126 +192,6 @@ export class FunctionInvocations {
   async invokeAsync(name: string, event: unknown, depth = 0): Promise<Delivery> {
     if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
     return this.enqueue(name, { trigger: 'async', event: event ?? {}, detail: depth > 0 ? { depth } : undefined });
-  }
-
-  /**
-   * For the engine: the function of a function-target delivery and how to run
-   * it once. The request id is the invocation id, the same on every attempt
-   * (as Lambda's for asynchronous retries): a handler deduplicates with it.
-   */
-  async prepare(delivery: Delivery): Promise<PreparedFunctionRun | null> {
-    const name = delivery.functionName;
-    if (name === null) return null;
-    const fn = await this.deps.store.getFunction(name);
-    if (!fn) return null;
-    const requestId = delivery.id;
-    // An asynchronous invoke's event is completed in the function's format, as a manual invoke's is.
-    const event =
-      delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
-    const depth = depthOf(delivery.triggerDetail);
-    const run = async (): Promise<FunctionRun> => {
-      const tracked = this.hops.enter(name, delivery.id, depth);
-      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
-      try {
-        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
-      } finally {
-        if (tracked) this.hops.leave(name, delivery.id);
-      }
-      this.deps.logSink.push(name, outcome.logs, fn.version);
-      const durationMs = roundMs(outcome.durationMs);
-      const code = outcome.ok ? 'ok' : outcome.error.code;
-      const hub = this.deps.hub;
-      if (hub?.active) {
-        hub.publish({
-          function: name,
-          api_id: null,
-          method: 'EVENT',
-          path: `/api/functions/${name}/invocations/${delivery.id}`,
-          status: outcome.ok ? 200 : 502,
-          duration_ms: durationMs,
-          request_id: requestId,
-          ts: new Date().toISOString(),
-          outcome: code,
-          log_lines: outcome.logs.length,
-        });
-      }
-      if (tracked?.stopped) {
-        return { outcome: 'loop_stopped', error: tracked.stopped, result: null, durationMs, requestId, retryable: false };
-      }
-      return outcome.ok
-        ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
-        : { outcome: code, error: outcome.error.message, result: null, durationMs, requestId };
-    };
-    return { retries: fn.async.retries, timeoutMs: fn.timeoutMs, run };
-  }
-
-  /**
-   * The engine's word that an invocation finished (succeeded, or failed for
-   * good): its destination, if the function has one, gets the outcome record.
-   * Never throws: a destination that cannot be reached is logged.
-   */
-  finished(delivery: Delivery): void {
-    // Runs of switchyard.* events never raise it, so a failing subscriber of it cannot loop.
-    if (delivery.status === 'failed' && !(delivery.event ?? '').startsWith('switchyard.')) {
-      this.deps.emitOperational?.('switchyard.function.invocation_failed', {
-        function: delivery.functionName,
-        invocation_id: delivery.id,
-        trigger: delivery.trigger,
-        error: delivery.error,
-        attempts: delivery.attempts.length,
-      });
-    }
-    this.sendToDestination(delivery).catch((err) =>
-      this.deps.log?.warn({ err, invocation: delivery.id }, 'could not hand an invocation record to its destination'),
-    );
-  }
-
-  private async sendToDestination(delivery: Delivery): Promise<void> {
-    const name = delivery.functionName;
-    if (name === null || delivery.status === 'pending') return;
-    const fn = await this.deps.store.getFunction(name);
-    if (!fn) return;
-    const success = delivery.status === 'succeeded';
-    const destination = success ? fn.async.onSuccess : fn.async.onFailure;
-    if (!destination) return;
-    // The record is one hop deeper than the run it tells of, whatever started that run.
-    const depth = depthOf(delivery.triggerDetail) + 1;
-    if (depth > MAX_HOPS) {
-      this.deps.log?.warn({ invocation: delivery.id, function: name, depth }, 'loop stopped: destination record not sent');
-      this.deps.emitOperational?.('switchyard.function.loop_stopped', {
-        function: name,
-        invocation_ids: [delivery.id],
-        event: null,
-        destination,
-        depth,
-        max_hops: MAX_HOPS,
-      });
-      return;
-    }
-    const record = destinationRecord(name, delivery);
-    if (destination.type === 'webhook') {
-      await this.deps.store.createDelivery({
-        webhookId: destination.id,
-        trigger: 'destination',
-        triggerDetail: { type: 'destination', depth },
-        scheduledFor: null,
-        event: null,
-        eventData: record,
-        nextAttemptAt: this.iso(),
-      });
-      this.deps.wake();
-      return;
-    }
-    await this.enqueue(destination.name, {
-      trigger: 'destination',
-      detail: {
-        source_function: name,
-        source_invocation_id: delivery.id,
-        condition: record.requestContext.condition,
-        depth,
-      },
-      event: record,
-    });
   }
 
   async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {

@@ -3,7 +3,7 @@
  * (`events`) and the `async` settings (retries, destinations) of its
  * background runs. The checks a JSON schema cannot express (cron, time zone,
  * event names, destinations that exist) and the API's snake_case views; the
- * runs themselves go through the delivery pipeline (src/functions/invocations.ts).
+ * runs themselves go through the delivery pipeline (src/deliveries/, function target: src/functions/target.ts).
  */
 import { InvalidRequestError, SwitchyardError } from '../errors.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';

@@ -14,7 +14,8 @@
  */
 import type { Clock } from '../clock.js';
 import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store/store.js';
-import type { Delivery, Webhook } from '../webhooks/types.js';
+import type { Webhook } from '../webhooks/types.js';
+import type { Delivery } from '../deliveries/types.js';
 import { type CronSchedule, latestSlotAtOrBefore, nextFire, parseCron } from './cron.js';
 
 const MAX_SLEEP_MS = 1000;

@@ -19,18 +19,8 @@ import type {
   RouteMethod,
   StoredLogLine,
 } from '../types.js';
-import type {
-  AttemptOutcome,
-  AttemptRecord,
-  Delivery,
-  DeliveryRequest,
-  DeliveryStatus,
-  NewDelivery,
-  NewWebhook,
-  Webhook,
-  WebhookHealth,
-  WebhookPatch,
-} from '../webhooks/types.js';
+import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
+import type { AttemptOutcome, AttemptRecord, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
 export interface NewRoute {
   method: RouteMethod;
@@ -265,7 +255,7 @@ export const CLAIM_VISITS = 1000;
 /**
  * Each target's share in one claim: `byTarget` where it lists the target,
  * else `default` (the engine lists only the targets whose adaptive limit
- * moved away from the default: src/webhooks/concurrency-limit.ts).
+ * moved away from the default: src/deliveries/concurrency-limit.ts).
  */
 export interface ClaimShares {
   default: number;

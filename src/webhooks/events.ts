@@ -7,13 +7,11 @@
  */
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
+import { isOperationalEvent } from '../events/names.js';
 import type { Store } from '../store/store.js';
+import type { Logger } from '../types.js';
 
 export const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,200}$/;
-
-export interface EventLogger {
-  warn(obj: object, msg?: string): void;
-}
 
 /** What one published event reached. */
 export interface Published {
@@ -26,31 +24,29 @@ export interface Published {
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
 export type FunctionFanOut = (event: string, data: unknown, depth: number) => Promise<Published['functions']>;
 
+export interface EventBusDeps {
+  store: Store;
+  clock: Clock;
+  /** Tells the delivery engine that a delivery is due now. */
+  wake(): void;
+  /** Functions subscribed to events are reached through this; none: events reach webhooks only. */
+  functionFanOut?: FunctionFanOut;
+  log: Logger;
+}
+
 export class EventBus {
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly wakeEngine: () => void,
-    private readonly log: EventLogger,
-  ) {}
+  constructor(private readonly deps: EventBusDeps) {}
 
   /** Validates a user-supplied event name: operational names are the service's own. */
   static checkUserEvent(event: string, field = 'event'): void {
     if (!EVENT_NAME.test(event)) {
       throw new InvalidRequestError(`${field} must be 1 to 200 characters of letters, digits and _ . : -`, { field });
     }
-    if (event.startsWith('switchyard.')) {
+    if (isOperationalEvent(event)) {
       throw new InvalidRequestError(`${field}: names starting with switchyard. are reserved for the service's own events`, {
         field,
       });
     }
-  }
-
-  private functionFanOut: FunctionFanOut | null = null;
-
-  /** Functions subscribed to events are reached through this (set once the function half exists). */
-  setFunctionFanOut(fanOut: FunctionFanOut): void {
-    this.functionFanOut = fanOut;
   }
 
   /**
@@ -59,18 +55,19 @@ export class EventBus {
    * from outside; src/hops.ts); every delivery and run it makes keeps it.
    */
   async publish(event: string, data: unknown, depth = 0): Promise<Published> {
-    const functions = this.functionFanOut ? await this.functionFanOut(event, data ?? null, depth) : [];
+    const fanOut = this.deps.functionFanOut;
+    const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
     const deliveries = await this.publishToWebhooks(event, data, depth);
     return { deliveries, functions };
   }
 
   private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {
-    const webhooks = await this.store.webhooksForEvent(event);
+    const webhooks = await this.deps.store.webhooksForEvent(event);
     if (webhooks.length === 0) return [];
-    const now = new Date(this.clock.now()).toISOString();
+    const now = new Date(this.deps.clock.now()).toISOString();
     const ids: string[] = [];
     for (const webhook of webhooks) {
-      const delivery = await this.store.createDelivery({
+      const delivery = await this.deps.store.createDelivery({
         webhookId: webhook.id,
         trigger: 'event',
         // A webhook that reaches one of this server's routes passes the depth on (Switchyard-Depth).
@@ -82,12 +79,12 @@ export class EventBus {
       });
       ids.push(delivery.id);
     }
-    this.wakeEngine();
+    this.deps.wake();
     return ids;
   }
 
   /** Operational events: never fail the operation that raised them. */
   emitOperational(event: `switchyard.${string}`, data: unknown): void {
-    this.publish(event, data).catch((err) => this.log.warn({ err, event }, 'could not publish an operational event'));
+    this.publish(event, data).catch((err) => this.deps.log.warn({ err, event }, 'could not publish an operational event'));
   }
 }

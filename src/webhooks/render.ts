@@ -9,7 +9,8 @@
  * attempt of that delivery sends.
  */
 import { DEPTH_HEADER, depthOf } from '../hops.js';
-import type { Delivery, DeliveryRequest, Webhook } from './types.js';
+import type { Webhook } from './types.js';
+import type { Delivery, DeliveryRequest } from '../deliveries/types.js';
 
 export const USER_AGENT = 'Switchyard-Webhooks/0.1';
 /** Set per delivery and per attempt by the engine, never taken from the webhook's headers. */

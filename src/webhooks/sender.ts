@@ -7,7 +7,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 import { findPrivateTargetRefusal } from '../net/ssrf.js';
-import type { DeliveryRequest } from './types.js';
+import type { DeliveryRequest } from '../deliveries/types.js';
 
 export const RESPONSE_BODY_LIMIT = 16 * 1024;
 /** Past this much discarded answer, closing the socket is cheaper than reading on. */

@@ -11,20 +11,11 @@ import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
-import type { DeliveryEngine } from './engine.js';
+import type { DeliveryEngine } from '../deliveries/engine.js';
 import { maskHeaders, maskUrl, unmaskHeaders, unmaskUrl } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import {
-  HEALTH_WINDOW,
-  type Attempt,
-  type Delivery,
-  type DeliveryResponse,
-  type NewWebhook,
-  type Webhook,
-  type WebhookHealth,
-  type WebhookMethod,
-  type WebhookPatch,
-} from './types.js';
+import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookMethod, type WebhookPatch } from './types.js';
+import { type Attempt, type Delivery, type DeliveryResponse } from '../deliveries/types.js';
 
 export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);

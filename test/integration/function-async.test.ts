@@ -261,7 +261,11 @@ describe('destinations', () => {
       responseContext: { statusCode: 200, executedVersion: '$LATEST' },
       responsePayload: { tag: 'g' },
     });
-    const deliveries = await svc.request('GET', `/api/webhooks/${hook.json.id}/deliveries`);
+    // The receiver has the request before the sender records the attempt: wait for the record.
+    const deliveries = await until(async () => {
+      const list = await svc.request('GET', `/api/webhooks/${hook.json.id}/deliveries`);
+      return list.json.some((d: { status: string }) => d.status !== 'pending') ? list : null;
+    }, 'the destination delivery recorded');
     expect(deliveries.json.map((d: { trigger: string; status: string }) => [d.trigger, d.status])).toEqual([['destination', 'succeeded']]);
 
     // No record on a failure when only on_success is set.

@@ -3,7 +3,7 @@
  * latencies: no clock, no network, every step counted.
  */
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLimit, TargetLimits } from '../../src/webhooks/concurrency-limit.js';
+import { AdaptiveLimit, TargetLimits } from '../../src/deliveries/concurrency-limit.js';
 
 const BOUNDS = { initial: 50, min: 1, max: 500 };
 

@@ -7,8 +7,9 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { Store } from '../../src/store/store.js';
-import { DeliveryEngine, FUNCTION_RETRY_SCHEDULE_S, type FunctionRun, type PreparedFunctionRun } from '../../src/webhooks/engine.js';
-import type { Delivery } from '../../src/webhooks/types.js';
+import { DeliveryEngine } from '../../src/deliveries/engine.js';
+import { FUNCTION_RETRY_SCHEDULE_S, FunctionTarget, type FunctionRun, type PreparedFunctionRun } from '../../src/functions/target.js';
+import type { Delivery } from '../../src/deliveries/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -60,19 +61,19 @@ for (const backend of backends()) {
       });
     }
 
-    function engine(prepare: (d: Delivery) => Promise<PreparedFunctionRun | null>, extra: { perWebhook?: number; leaseMs?: number } = {}) {
+    function engine(prepare: (d: Delivery) => Promise<PreparedFunctionRun | null>, extra: { perTarget?: number; leaseMs?: number } = {}) {
       const e = new DeliveryEngine({
         store,
         clock,
         owner: 'owner-a',
-        allowPrivateTargets: true,
-        fetchMock: async () => ({ status: 404, body: null }),
-        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-        prepareFunction: prepare,
-        onFunctionFinished: (d) => finished.push(d),
+        targets: { function: new FunctionTarget({ runner: { prepare }, clock }) },
+        log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
         pollMs: 50,
         ...extra,
       });
+      const finish = ({ delivery }: { delivery: Delivery }) => void finished.push(delivery);
+      e.events.on('delivery:failed', finish);
+      e.events.on('delivery:succeeded', finish);
       e.start();
       engines.push(e);
       return e;
@@ -163,7 +164,7 @@ for (const backend of backends()) {
               ? new Promise<FunctionRun>((resolve) => release.push(() => resolve(ok(d.id))))
               : (quickRuns++, Promise.resolve(ok(d.id))),
         }),
-        { perWebhook: 2 },
+        { perTarget: 2 },
       );
       for (let i = 0; i < 6; i++) await enqueue('hung');
       await waitFor(async () => release.length === 2, 'the hung share');

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isDeadOwnerOnThisHost, newLeaseOwner, pidExists } from '../../src/webhooks/lease-owner.js';
+import { isDeadOwnerOnThisHost, newLeaseOwner, pidExists } from '../../src/deliveries/lease-owner.js';
 
 describe('lease owners', () => {
   const self = newLeaseOwner('node-1', 4242);

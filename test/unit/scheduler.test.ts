@@ -8,7 +8,8 @@ import { ManualClock } from '../../src/clock.js';
 import { Scheduler, firstFire } from '../../src/scheduler/scheduler.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/store.js';
-import type { Delivery, NewWebhook, Webhook } from '../../src/webhooks/types.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { NewWebhook, Webhook } from '../../src/webhooks/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
 const MIN = 60_000;

@@ -9,8 +9,9 @@ import pg from 'pg';
 import { openStore } from '../../src/store/index.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { CLAIM_WINDOW, type Store } from '../../src/store/store.js';
-import type { BatchAttemptRecorder } from '../../src/webhooks/engine.js';
-import type { AttemptOutcome, NewDelivery, NewWebhook } from '../../src/webhooks/types.js';
+import type { BatchAttemptRecorder } from '../../src/deliveries/engine.js';
+import type { AttemptOutcome, NewDelivery } from '../../src/deliveries/types.js';
+import type { NewWebhook } from '../../src/webhooks/types.js';
 import { backends, removeTempDatabases, runStoreJobInChild } from '../helpers/store-backends.js';
 
 const BASE = Date.parse('2024-01-01T00:00:00.000Z');

@@ -3,10 +3,13 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { hostname } from 'node:os';
 import { ManualClock } from '../../src/clock.js';
 import type { Store } from '../../src/store/store.js';
-import { DeliveryEngine, type DeliveryEngineOptions } from '../../src/webhooks/engine.js';
-import { isDeadOwnerOnThisHost } from '../../src/webhooks/lease-owner.js';
+import { DeliveryEngine, type DeliveryEngineDeps } from '../../src/deliveries/engine.js';
+import { followWebhookOutcomes } from '../../src/webhooks/outcomes.js';
+import { WebhookTarget, type WebhookTargetDeps } from '../../src/webhooks/target.js';
+import { isDeadOwnerOnThisHost } from '../../src/deliveries/lease-owner.js';
 import { generateSecret } from '../../src/webhooks/signing.js';
-import type { Delivery, NewWebhook, Webhook } from '../../src/webhooks/types.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { NewWebhook, Webhook } from '../../src/webhooks/types.js';
 import {
   closedPort,
   startHoldingReceiver,
@@ -47,21 +50,37 @@ for (const backend of backends()) {
       await store.close();
     });
 
-    function engine(overrides: Partial<DeliveryEngineOptions> = {}): DeliveryEngine {
+    const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    /** The webhook target of the last engine built. */
+    let target: WebhookTarget;
+
+    function engine(
+      overrides: Partial<DeliveryEngineDeps> & Partial<Pick<WebhookTargetDeps, 'allowPrivateTargets' | 'fetchMock'>> = {},
+    ): DeliveryEngine {
+      const { allowPrivateTargets = true, fetchMock, ...rest } = overrides;
+      target = new WebhookTarget({
+        store: rest.store ?? store,
+        clock,
+        allowPrivateTargets,
+        connections: rest.concurrency ?? 1000,
+        fetchMock: fetchMock ?? (async () => ({ status: 404, body: null, error: 'no mock in this test' })),
+        log,
+        random: () => 0.5, // no jitter: delays are exact
+      });
       const e = new DeliveryEngine({
         store,
         clock,
         owner: 'owner-a',
-        allowPrivateTargets: true,
-        fetchMock: async () => ({ status: 404, body: null, error: 'no mock in this test' }),
-        onFinalFailure: (webhook, delivery) => finalFailures.push({ webhook, delivery }),
-        onDisabled: (webhook) => disabled.push(webhook),
-        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-        metrics: { outcome: (o) => outcomes.push(o), attemptSeconds: () => undefined },
+        targets: { webhook: target },
+        log,
+        metrics: { attempted: (a) => void outcomes.push(a.status === 'pending' ? 'retry' : a.status) },
         pollMs: 100,
-        random: () => 0.5, // no jitter: delays are exact
-        ...overrides,
+        ...rest,
       });
+      followWebhookOutcomes(
+        { events: e.events, target, log },
+        { failed: (webhook, delivery) => finalFailures.push({ webhook, delivery }), disabled: (webhook) => disabled.push(webhook) },
+      );
       e.start();
       cleanups.push(() => e.stop(1000));
       return e;
@@ -167,7 +186,7 @@ for (const backend of backends()) {
         return getWebhook(id);
       };
       const e = engine();
-      e.remember(wh);
+      target.remember(wh);
       const done = await attempts(d.id, 1);
       expect(done.status).toBe('succeeded');
       expect(r.requests).toHaveLength(1);
@@ -492,7 +511,7 @@ for (const backend of backends()) {
       const healthy = await webhook(`${r.url}/ok`);
       const hung = [];
       for (let i = 0; i < 8; i++) hung.push((await delivery(hungA)).id, (await delivery(hungB)).id);
-      const e = engine({ concurrency: 7, perWebhook: 3 });
+      const e = engine({ concurrency: 7, perTarget: 3 });
       await waitFor(() => hanging.requests.length === 6);
 
       // Two hung webhooks hold 3 slots each; the seventh slot serves the healthy webhook, one at a time.
@@ -502,13 +521,13 @@ for (const backend of backends()) {
       for (const id of ok) expect((await attempts(id, 1)).status).toBe('succeeded');
       expect(r.requests).toHaveLength(5);
       expect(hanging.requests).toHaveLength(6);
-      expect([...e.inflightByWebhook()].sort()).toEqual([[hungA.id, 3], [hungB.id, 3]].sort());
+      expect([...e.inflightByTarget()].sort()).toEqual([[hungA.id, 3], [hungB.id, 3]].sort());
 
       // Once the target answers, each webhook's backlog goes out, its share at a time.
       hanging.release();
       for (const id of hung) expect((await attempts(id, 1)).status).toBe('succeeded');
       expect(hanging.requests).toHaveLength(16);
-      await waitFor(() => e.inflightByWebhook().size === 0);
+      await waitFor(() => e.inflightByTarget().size === 0);
     });
 
     it('refills a webhook at its share as its attempts finish, without waiting for the poll', async () => {
@@ -516,7 +535,7 @@ for (const backend of backends()) {
       const wh = await webhook(r.url);
       const ids = [];
       for (let i = 0; i < 40; i++) ids.push((await delivery(wh)).id);
-      engine({ perWebhook: 4, pollMs: 60_000 });
+      engine({ perTarget: 4, pollMs: 60_000 });
       for (const id of ids) expect((await attempts(id, 1)).status).toBe('succeeded');
       expect(r.requests).toHaveLength(40);
     });
@@ -533,7 +552,7 @@ for (const backend of backends()) {
         held.push(res);
         if (held.length < 60) return;
         released = true;
-        inflightAtRelease = e!.inflightByWebhook().get(wh.id) ?? 0;
+        inflightAtRelease = e!.inflightByTarget().get(wh.id) ?? 0;
         for (const waiting of held.splice(0)) waiting.end('{"ok":true}');
       });
       cleanups.push(() => r.close());
@@ -551,7 +570,7 @@ for (const backend of backends()) {
       let e: DeliveryEngine | null = null;
       const inflightAtArrival: number[] = [];
       // Never answers: every attempt ends in its 200 ms timeout.
-      const r = await startScriptedReceiver(() => void inflightAtArrival.push(e!.inflightByWebhook().get(wh.id) ?? 0));
+      const r = await startScriptedReceiver(() => void inflightAtArrival.push(e!.inflightByTarget().get(wh.id) ?? 0));
       cleanups.push(() => r.close());
       const wh = await webhook(`${r.url}/hangs`, { timeoutMs: 200 });
       for (let i = 0; i < 60; i++) await delivery(wh);

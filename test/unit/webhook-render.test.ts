@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyMockRule, buildRequest, renderPayload, templateMentions, type RenderVars } from '../../src/webhooks/render.js';
-import type { Delivery, Webhook } from '../../src/webhooks/types.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { Webhook } from '../../src/webhooks/types.js';
 
 const vars: RenderVars = {
   timestamp: '2024-05-01T12:00:00.000Z',
@@ -125,6 +126,7 @@ describe('buildRequest', () => {
     updatedAt: '2024-01-01T00:00:00.000Z',
   };
   const delivery: Delivery = {
+    kind: 'webhook',
     id: 'dlv_1',
     target: 'wh_1',
     webhookId: 'wh_1',

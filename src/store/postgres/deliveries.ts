@@ -6,7 +6,7 @@
  * statements (one snapshot), with the attempts aggregated as a JSON column.
  */
 import { newId } from '../../ids.js';
-import type { AttemptRecord, Delivery } from '../../webhooks/types.js';
+import type { AttemptRecord, Delivery } from '../../deliveries/types.js';
 import {
   ATTEMPT_COLUMNS,
   NEW_DELIVERY_COLUMNS,

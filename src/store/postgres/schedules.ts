@@ -7,7 +7,7 @@
  * schedule, slot) is unique, so a slot fires at most once whatever the clocks say.
  */
 import { newId } from '../../ids.js';
-import { functionTarget } from '../../webhooks/types.js';
+import { functionTarget } from '../../deliveries/types.js';
 import { claimedSlots, type DeliveryRow } from '../shared/delivery-rows.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../shared/rows.js';
 import { toWebhook, type WebhookRow } from '../shared/webhook-rows.js';

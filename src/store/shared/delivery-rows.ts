@@ -1,6 +1,6 @@
 /**
  * Delivery and attempt rows as both databases return them, and their mapping
- * to the domain objects of src/webhooks/types.ts: toDelivery is the one place
+ * to the domain objects of src/deliveries/types.ts: toDelivery is the one place
  * a row becomes a Delivery, newDeliveryColumns and outcomeColumns the one
  * place a new delivery or an attempt's outcome becomes columns.
  */
@@ -14,7 +14,7 @@ import {
   type DeliveryStatus,
   type DeliveryTrigger,
   type NewDelivery,
-} from '../../webhooks/types.js';
+} from '../../deliveries/types.js';
 import type { ClaimedSlots } from '../store.js';
 import { jsonOrNull, parseOrNull } from './rows.js';
 
@@ -135,7 +135,9 @@ export function toAttempt(r: AttemptRow): Attempt {
 }
 
 export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
+  // The schema's check keeps exactly one of webhook_id and function_name set.
   return {
+    kind: r.function_name === null ? 'webhook' : 'function',
     id: r.id,
     target: r.target,
     webhookId: r.webhook_id,
@@ -155,7 +157,7 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     nextAttemptAt: r.next_attempt_at,
     createdAt: r.created_at,
     completedAt: r.completed_at,
-  };
+  } as Delivery;
 }
 
 /**

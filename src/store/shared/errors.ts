@@ -5,7 +5,8 @@
  * (sqlite/db.ts, postgres/db.ts).
  */
 import { ConflictError, InvalidRequestError, NotFoundError, UnknownFunctionError } from '../../errors.js';
-import type { NewDelivery, Webhook, WebhookPatch } from '../../webhooks/types.js';
+import type { NewDelivery } from '../../deliveries/types.js';
+import type { Webhook, WebhookPatch } from '../../webhooks/types.js';
 import type { NewRoute } from '../store.js';
 import type { RouteRow } from './rows.js';
 

@@ -5,7 +5,7 @@
  * the lease.
  */
 import { newId } from '../../ids.js';
-import type { AttemptOutcome, Delivery, DeliveryStatus } from '../../webhooks/types.js';
+import type { AttemptOutcome, Delivery, DeliveryStatus } from '../../deliveries/types.js';
 import {
   ATTEMPT_COLUMNS,
   NEW_DELIVERY_COLUMNS,

@@ -7,7 +7,7 @@
  * rows passed as one JSON array (a statement per row cost five times as much).
  */
 import { newId } from '../../ids.js';
-import { functionTarget } from '../../webhooks/types.js';
+import { functionTarget } from '../../deliveries/types.js';
 import { claimedSlots, type DeliveryRow } from '../shared/delivery-rows.js';
 import { toDueFunctionSchedule, type FunctionScheduleRow } from '../shared/rows.js';
 import { toWebhook, type WebhookRow } from '../shared/webhook-rows.js';

@@ -8,6 +8,7 @@
  * and turning them into objects, a tenth of an attempt's CPU.
  */
 import type { WebhookStore } from '../store/store.js';
+import type { Logger } from '../types.js';
 import type { AttemptOutcome, AttemptRecord, Delivery } from './types.js';
 
 /** The batch form of `recordAttempt` (declared on the store: `WebhookStore.recordAttempts`). */
@@ -22,11 +23,15 @@ export class AttemptRecorder {
   private queue: QueuedRecord[] = [];
   private flushScheduled = false;
 
-  constructor(
-    private readonly store: WebhookStore,
-    private readonly owner: string,
-    private readonly log: { warn(o: object, m?: string): void },
-  ) {}
+  private readonly store: WebhookStore;
+  private readonly owner: string;
+  private readonly log: Logger;
+
+  constructor(deps: { store: WebhookStore; owner: string; log: Logger }) {
+    this.store = deps.store;
+    this.owner = deps.owner;
+    this.log = deps.log;
+  }
 
   /** The delivery after the outcome, or null when the lease was lost (or the delivery deleted). */
   record(id: string, outcome: AttemptOutcome): Promise<Delivery | null> {

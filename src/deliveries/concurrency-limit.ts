@@ -1,8 +1,8 @@
 /**
- * How many attempts one target (a webhook) may have in flight on this node,
- * following the target's latency: a slow target that keeps its latency gets
- * more attempts in flight (throughput = in flight / latency, so a fixed 50 cut
- * a 50 ms target to ~1000 deliveries/s a node), one whose latency grows or that
+ * How many attempts one target (a webhook; a function keeps the initial
+ * limit) may have in flight on this node, following the target's latency: a
+ * slow target that keeps its latency gets more attempts in flight
+ * (throughput = in flight / latency), one whose latency grows or that
  * times out, refuses connections or answers 429/502/503/504 gets fewer. The
  * delivery claim enforces each target's current limit (the store gets the
  * limits with the claim), between a floor and a hard ceiling.

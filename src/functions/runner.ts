@@ -1,0 +1,77 @@
+/**
+ * Runs one attempt of a background invocation through the same
+ * FunctionRuntime as a manual invoke: the function's event (an asynchronous
+ * invoke's completed in its format), the hop count of its chain, its console
+ * lines to the log sink and its outcome to the log streams.
+ */
+import type { FunctionDelivery } from '../deliveries/types.js';
+import { defaultEventFor } from '../gateway/formats.js';
+import { depthOf, type RunDepths } from '../hops.js';
+import type { FunctionRuntime } from '../runtime/types.js';
+import type { Store } from '../store/store.js';
+import { roundMs, type InvocationHub } from '../streams/invocations.js';
+import type { FunctionLogSink } from './log-sink.js';
+import type { FunctionRun, FunctionRunner, PreparedFunctionRun } from './target.js';
+
+export interface BackgroundRunnerDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  logSink: FunctionLogSink;
+  /** The runs of this process that are part of a chain (shared with the gateway and manual invokes). */
+  hops: RunDepths;
+  hub?: InvocationHub | null;
+}
+
+export class BackgroundRunner implements FunctionRunner {
+  constructor(private readonly deps: BackgroundRunnerDeps) {}
+
+  /**
+   * The request id is the invocation id, the same on every attempt (as
+   * Lambda's for asynchronous retries): a handler deduplicates with it.
+   */
+  async prepare(delivery: FunctionDelivery): Promise<PreparedFunctionRun | null> {
+    const name = delivery.functionName;
+    const fn = await this.deps.store.getFunction(name);
+    if (!fn) return null;
+    const requestId = delivery.id;
+    // An asynchronous invoke's event is completed in the function's format, as a manual invoke's is.
+    const event =
+      delivery.trigger === 'async' ? defaultEventFor(fn.eventFormat, delivery.eventData ?? {}, { requestId, functionName: name }) : delivery.eventData;
+    const depth = depthOf(delivery.triggerDetail);
+    const hops = this.deps.hops;
+    const run = async (): Promise<FunctionRun> => {
+      const tracked = hops.enter(name, delivery.id, depth);
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+      } finally {
+        if (tracked) hops.leave(name, delivery.id);
+      }
+      this.deps.logSink.push(name, outcome.logs, fn.version);
+      const durationMs = roundMs(outcome.durationMs);
+      const code = outcome.ok ? 'ok' : outcome.error.code;
+      const hub = this.deps.hub;
+      if (hub?.active) {
+        hub.publish({
+          function: name,
+          api_id: null,
+          method: 'EVENT',
+          path: `/api/functions/${name}/invocations/${delivery.id}`,
+          status: outcome.ok ? 200 : 502,
+          duration_ms: durationMs,
+          request_id: requestId,
+          ts: new Date().toISOString(),
+          outcome: code,
+          log_lines: outcome.logs.length,
+        });
+      }
+      if (tracked?.stopped) {
+        return { outcome: 'loop_stopped', error: tracked.stopped, result: null, durationMs, requestId, retryable: false };
+      }
+      return outcome.ok
+        ? { outcome: 'ok', error: null, result: outcome.result ?? null, durationMs, requestId }
+        : { outcome: code, error: outcome.error.message, result: null, durationMs, requestId };
+    };
+    return { retries: fn.async.retries, timeoutMs: fn.timeoutMs, run };
+  }
+}

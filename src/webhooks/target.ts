@@ -1,0 +1,209 @@
+/**
+ * The webhook target of the delivery pipeline: renders a delivery once
+ * (through its mock endpoint when it has one), signs each attempt, sends it
+ * and classifies the answer (retry.ts), telling the engine how long the
+ * target took and whether it looked overloaded. A 410 Gone disables the
+ * webhook once the attempt is recorded.
+ */
+import type { Clock } from '../clock.js';
+import type { AttemptContext, AttemptResult, DeliveryTarget } from '../deliveries/target.js';
+import { TypedEvents } from '../deliveries/events.js';
+import type { DeliveryRequest, WebhookDelivery } from '../deliveries/types.js';
+import { depthOf } from '../hops.js';
+import { createGuardedAgent } from '../net/ssrf.js';
+import type { WebhookStore } from '../store/store.js';
+import type { Logger } from '../types.js';
+import { buildRequest, USER_AGENT } from './render.js';
+import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
+import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
+import { sign } from './signing.js';
+import type { Webhook } from './types.js';
+
+const WEBHOOK_CACHE_MS = 1000;
+/**
+ * Answers that say "too much" (rate limited, or a proxy in front of the target
+ * gave up on it): like a timeout or a refused connection, they lower the
+ * target's share at once. Other statuses, 500 included, are the target's own
+ * verdict on the delivery; only their latency counts.
+ */
+const OVERLOAD_STATUSES = new Set([429, 502, 503, 504]);
+
+export interface WebhookTargetEventMap {
+  /** The webhook's target answered 410 Gone: it was disabled. */
+  'webhook:disabled': { webhook: Webhook };
+}
+
+export interface WebhookTargetDeps {
+  store: WebhookStore;
+  clock: Clock;
+  allowPrivateTargets: boolean;
+  /** Connections per origin of the pooled agent: the engine's attempts in flight at most. */
+  connections: number;
+  /** `depth`: the delivery's hop count, which the mock endpoint's run keeps (src/hops.ts). */
+  fetchMock(apiId: string, path: string, depth: number): Promise<{ status: number; body: unknown; error?: string }>;
+  log: Logger;
+  random?: () => number;
+  userAgent?: string;
+}
+
+type Rendered = { request: DeliveryRequest } | { error: string };
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+function describeStatus(status: number): string {
+  if (status >= 300 && status < 400) return `redirect not followed (${status})`;
+  if (status === 410) return 'target answered 410 Gone; webhook disabled';
+  return `target answered ${status}`;
+}
+
+export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
+  readonly noun = 'delivery';
+  readonly reportsSuccess = false;
+  readonly events: TypedEvents<WebhookTargetEventMap>;
+
+  private readonly store: WebhookStore;
+  private readonly clock: Clock;
+  private readonly agent;
+  private readonly random: () => number;
+  private readonly userAgent: string;
+  private readonly webhooks = new Map<string, { at: number; webhook: Promise<Webhook | null> }>();
+  private readonly disabling = new Set<string>();
+
+  constructor(private readonly deps: WebhookTargetDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.random = deps.random ?? Math.random;
+    this.userAgent = deps.userAgent ?? USER_AGENT;
+    this.events = new TypedEvents<WebhookTargetEventMap>({ log: deps.log, source: 'webhook target' });
+    // One pooled keep-alive agent for every target: connection reuse is most of the throughput.
+    this.agent = createGuardedAgent({ allowPrivate: deps.allowPrivateTargets, connections: deps.connections });
+  }
+
+  /** A webhook as just read elsewhere (the scheduler's claim): its deliveries need not read it again for WEBHOOK_CACHE_MS. */
+  remember(webhook: Webhook): void {
+    if (this.webhooks.size > 10_000) this.webhooks.clear();
+    this.webhooks.set(webhook.id, { at: Date.now(), webhook: Promise.resolve(webhook) });
+  }
+
+  /** The webhook, as read at most WEBHOOK_CACHE_MS ago. */
+  webhook(id: string): Promise<Webhook | null> {
+    const now = Date.now();
+    const hit = this.webhooks.get(id);
+    if (hit && now - hit.at < WEBHOOK_CACHE_MS) return hit.webhook;
+    if (this.webhooks.size > 10_000) this.webhooks.clear();
+    const webhook = this.store.getWebhook(id);
+    this.webhooks.set(id, { at: now, webhook });
+    webhook.catch(() => this.webhooks.delete(id));
+    return webhook;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  async attempt(delivery: WebhookDelivery, ctx: AttemptContext): Promise<AttemptResult | null> {
+    // A final attempt is sent on request, right after an edit as often as not: the webhook as stored now.
+    if (ctx.final) this.webhooks.delete(delivery.webhookId);
+    const webhook = await this.webhook(delivery.webhookId);
+    // A deleted webhook took its deliveries with it.
+    if (!webhook) return null;
+    const startedMs = this.clock.now();
+
+    let request = delivery.request;
+    const fresh = request === null;
+    let result: SendResult;
+    // The engine's clock, so that tests set the latencies the share sees; -1: nothing was sent.
+    let latencyMs = -1;
+    if (request === null) {
+      const renderStarted = performance.now();
+      const rendered = await this.render(webhook, delivery);
+      if ('error' in rendered) {
+        result = { error: rendered.error, durationMs: Math.round(performance.now() - renderStarted) };
+      } else {
+        request = rendered.request;
+        const sentAt = this.clock.now();
+        result = await this.send(request, delivery.id, webhook);
+        latencyMs = this.clock.now() - sentAt;
+      }
+    } else {
+      const sentAt = this.clock.now();
+      result = await this.send(request, delivery.id, webhook);
+      latencyMs = this.clock.now() - sentAt;
+    }
+
+    const answered = 'status' in result ? result : null;
+    const status = answered?.status;
+    const verdict = classify(answered ? { status: answered.status } : { error: (result as SendFailure).error });
+    let retryInMs: number | null = null;
+    if (verdict === 'retry' && !ctx.final) {
+      const retryAfter = answered && honoursRetryAfter(status) ? headerValue(answered.headers, 'retry-after') : undefined;
+      retryInMs = nextDelayMs(ctx.number, webhook.retry, retryAfter, this.random, this.clock.now());
+    }
+    const out: AttemptResult = {
+      startedMs,
+      durationMs: result.durationMs,
+      succeeded: verdict === 'succeeded',
+      retryInMs,
+      error: answered ? (verdict === 'succeeded' ? null : describeStatus(answered.status)) : (result as SendFailure).error,
+      responseStatus: status ?? null,
+      response: answered ? { status: answered.status, headers: answered.headers, body: answered.body } : null,
+      outcome: null,
+      requestId: null,
+    };
+    if (fresh && request !== null) out.request = request;
+    if (latencyMs >= 0) out.load = { latencyMs, overloaded: status === undefined || OVERLOAD_STATUSES.has(status) };
+    if (verdict === 'disable') out.afterRecorded = () => this.disable(webhook);
+    return out;
+  }
+
+  private async render(webhook: Webhook, delivery: WebhookDelivery): Promise<Rendered> {
+    let mock: unknown;
+    if (webhook.mockEndpoint) {
+      const { apiId, path } = webhook.mockEndpoint;
+      try {
+        const res = await this.deps.fetchMock(apiId, path, depthOf(delivery.triggerDetail));
+        if (res.error || res.status < 200 || res.status >= 300) {
+          return { error: res.error ?? `mock endpoint answered ${res.status}` };
+        }
+        mock = res.body;
+      } catch (err) {
+        return { error: `mock endpoint: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    return { request: buildRequest(webhook, delivery, mock, this.userAgent) };
+  }
+
+  /** The stored request plus this attempt's timestamp and signature (the secret itself is never stored). */
+  private attemptHeaders(request: DeliveryRequest, deliveryId: string, secret: string | null): Record<string, string> {
+    const timestamp = Math.floor(this.clock.now() / 1000);
+    const headers: Record<string, string> = { ...request.headers, 'webhook-timestamp': String(timestamp) };
+    if (secret) headers['webhook-signature'] = sign(secret, deliveryId, timestamp, request.body ?? '');
+    return headers;
+  }
+
+  private send(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Promise<SendResult> {
+    const headers = this.attemptHeaders(request, deliveryId, webhook.secret);
+    return send({ ...request, headers }, { timeoutMs: webhook.timeoutMs, agent: this.agent });
+  }
+
+  private async disable(webhook: Webhook): Promise<void> {
+    if (this.disabling.has(webhook.id)) return;
+    this.disabling.add(webhook.id);
+    try {
+      const current = await this.store.getWebhook(webhook.id);
+      if (!current?.enabled) return;
+      const updated = await this.store.updateWebhook(webhook.id, { enabled: false, nextFireAt: null });
+      if (updated) {
+        this.remember(updated);
+        this.events.emit('webhook:disabled', { webhook: updated });
+      } else this.webhooks.delete(webhook.id);
+    } catch (err) {
+      this.deps.log.error({ err, webhook: webhook.id }, 'disabling a gone webhook failed');
+    } finally {
+      this.disabling.delete(webhook.id);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The pipeline's own seams: the endpoint-health gate the engine consults
+ * before an attempt (a deferred delivery keeps its lease and is not sent until
+ * then), and the typed events (a listener that throws is logged; the others
+ * still hear the event).
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { DeliveryEngine } from '../../src/deliveries/engine.js';
+import { TypedEvents, type DeliveryEventMap } from '../../src/deliveries/events.js';
+import type { DeliveryGate } from '../../src/deliveries/health.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { Store } from '../../src/store/store.js';
+import { WebhookTarget } from '../../src/webhooks/target.js';
+import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
+import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+afterAll(() => removeTempDatabases());
+
+for (const backend of backends()) {
+  describe(`delivery gate on ${backend.name}`, () => {
+    let store: Store;
+    let clock: ManualClock;
+    let receiver: Receiver;
+    let engine: DeliveryEngine | null;
+
+    beforeEach(async () => {
+      clock = new ManualClock(Date.now());
+      store = await backend.open({ now: () => new Date(clock.now()) });
+      receiver = await startReceiver();
+      engine = null;
+    });
+
+    afterEach(async () => {
+      await engine?.stop(1000);
+      await receiver.close();
+      await store.close();
+    });
+
+    it('defers a delivery the gate holds: its lease is kept, nothing is sent until then', async () => {
+      const wh = await store.createWebhook({
+        name: 'held',
+        targetUrl: `${receiver.url}/hook`,
+        method: 'POST',
+        headers: {},
+        payloadTemplate: {},
+        cron: null,
+        timezone: 'UTC',
+        mockEndpoint: null,
+        events: ['*'],
+        enabled: true,
+        secret: null,
+        retry: { maxAttempts: 8, scheduleS: null },
+        timeoutMs: 5000,
+        nextFireAt: null,
+      });
+      const d = await store.createDelivery({
+        webhookId: wh.id,
+        trigger: 'event',
+        scheduledFor: null,
+        event: 'order.created',
+        eventData: {},
+        nextAttemptAt: iso(clock.now()),
+      });
+      const until = clock.now() + 60_000;
+      const asked: Delivery[] = [];
+      const gate: DeliveryGate = {
+        check(delivery) {
+          asked.push(delivery);
+          return clock.now() < until ? { deferUntil: until } : 'go';
+        },
+      };
+      const target = new WebhookTarget({
+        store,
+        clock,
+        allowPrivateTargets: true,
+        connections: 10,
+        fetchMock: async () => ({ status: 404, body: null }),
+        log: quiet,
+      });
+      engine = new DeliveryEngine({ store, clock, owner: 'owner-a', targets: { webhook: target }, gate, log: quiet, pollMs: 50 });
+      engine.start();
+
+      await waitFor(() => asked.length >= 1);
+      await pause(300);
+      expect(receiver.requests).toHaveLength(0);
+      expect(asked.map((x) => x.id)).toEqual([d.id]);
+      // Still leased by this engine: another owner cannot take it meanwhile.
+      expect(await store.claimDueDeliveries('owner-b', iso(clock.now()), 90_000, 10)).toHaveLength(0);
+
+      clock.advance(60_001);
+      const done = await waitFor(async () => {
+        const cur = await store.getDelivery(d.id);
+        return cur?.status === 'succeeded' ? cur : null;
+      });
+      expect(done!.attempts).toHaveLength(1);
+      expect(receiver.requests).toHaveLength(1);
+    });
+  });
+}
+
+describe('delivery events', () => {
+  it('logs a listener that throws and still tells the others; a removed listener hears nothing', () => {
+    const errors: object[] = [];
+    const events = new TypedEvents<DeliveryEventMap>({ log: { ...quiet, error: (o) => void errors.push(o) }, source: 'test' });
+    const heard: string[] = [];
+    events.on('delivery:failed', () => {
+      throw new Error('listener bug');
+    });
+    events.on('delivery:failed', ({ delivery }) => void heard.push(delivery.id));
+    const off = events.on('delivery:succeeded', ({ delivery }) => void heard.push(`ok ${delivery.id}`));
+    off();
+    const delivery = { id: 'dlv_1' } as Delivery;
+    events.emit('delivery:failed', { delivery });
+    events.emit('delivery:succeeded', { delivery });
+    expect(heard).toEqual(['dlv_1']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ event: 'delivery:failed' });
+  });
+});
