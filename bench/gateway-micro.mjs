@@ -43,8 +43,8 @@ const runtime = {
     return { ok: true, result: results[f.eventFormat ?? 'switchyard'], logs: [], durationMs: 0 };
   },
 };
-const stats = process.env.BENCH_STATS === '0' ? null : new StatsCollector({ now: () => Date.now(), onJump: () => () => {} });
-const gateway = new Gateway(store, runtime, { subscribe() {} }, { push() {} }, createMetrics(), null, stats);
+const stats = process.env.BENCH_STATS === '0' ? null : new StatsCollector({ clock: { now: () => Date.now(), onJump: () => () => {} } });
+const gateway = new Gateway({ store, runtime, changes: { subscribe() {} }, logSink: { push() {} }, metrics: createMetrics(), stats });
 
 const rawHeaders = [
   'Host', 'localhost:3000', 'User-Agent', 'autocannon/7', 'Accept', '*/*',

@@ -1,6 +1,8 @@
-// Writes the OpenAPI document of the management API (dist/openapi.json) and
+// Writes the OpenAPI document of the management API (dist/openapi.json),
 // the typed client's types generated from it (src/client/schema.d.ts, by
-// openapi-typescript; also into the client package, packages/client/dist/), without a running server or a database and before tsc:
+// openapi-typescript; also into the client package, packages/client/dist/) and
+// the dashboard's lists of enum values (dashboard/src/schema-enums.ts: what its
+// selects offer comes from the same schemas), without a running server or a database and before tsc:
 // esbuild compiles src/http/management.ts on its own, and buildOpenApiDocument
 // mounts the real route modules with stub services (no handler runs). Running
 // first lets the client, and the CLI that uses it, compile against the types.
@@ -46,4 +48,24 @@ for (const dir of ['src/client', 'dist/client', 'packages/client/dist']) {
   mkdirSync(path.join(root, dir), { recursive: true });
   writeFileSync(path.join(root, dir, 'schema.d.ts'), banner + types);
 }
+// The string enums of the components' top-level fields, as arrays for the dashboard's selects
+// (openapi-typescript's enumValues would write them into the client's schema.d.ts, which holds no values).
+// `webhookMethodValues` is components.schemas.Webhook.properties.method.enum.
+const lowerFirst = (name) => name[0].toLowerCase() + name.slice(1);
+const pascal = (name) => name.split('_').map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+const enumLines = [];
+for (const [component, schema] of Object.entries(document.components.schemas)) {
+  for (const [field, property] of Object.entries(schema.properties ?? {})) {
+    if (!Array.isArray(property.enum) || property.enum.some((value) => typeof value !== 'string')) continue;
+    const type = `components['schemas']['${component}']['${field}']`;
+    enumLines.push(`export const ${lowerFirst(component)}${pascal(field)}Values = ${JSON.stringify(property.enum)} as const satisfies readonly ${type}[];`);
+  }
+}
+writeFileSync(
+  path.join(root, 'dashboard/src/schema-enums.ts'),
+  banner.replace('(openapi-typescript)', '(the string enums of components.schemas)') +
+    "import type { components } from '../../src/client/schema.js';\n\n" +
+    enumLines.join('\n') +
+    '\n',
+);
 console.log(`OpenAPI document: dist/openapi.json (${Object.keys(document.paths).length} paths); client types: src/client/schema.d.ts`);

@@ -1,10 +1,15 @@
-// Bundles the isolate-side Node built-ins (src/runtime/sandbox/node/) with the
+// Writes what runs inside every function isolate besides the Node built-ins:
+// dist/sandbox/dispatcher.js and dist/sandbox/parts/*.js, the isolate source of
+// src/runtime/isolate/ (between each file's two marker lines, the type-only lines
+// dropped and the host's constants spliced in: DISPATCHER_PLACEHOLDERS of
+// src/runtime/dispatcher.ts, SANDBOX_PLACEHOLDERS of src/runtime/sandbox/bootstrap.ts).
+// Then bundles the isolate-side Node built-ins (src/runtime/sandbox/node/) with the
 // npm polyfills they wrap (buffer, events, util, assert, path-browserify,
 // string_decoder, unenv's url and querystring) into one script,
 // dist/sandbox/node-builtins.js, which the sandbox bootstrap splices in
 // (src/runtime/sandbox/bootstrap.ts). Runs after tsc in `npm run build`: it
 // reads the module list and the refusal words from dist/runtime/node-builtins.js.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeMetafile, build } from 'esbuild';
@@ -13,6 +18,38 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = path.join(root, 'src/runtime/sandbox/node');
 const outFile = path.join(root, 'dist/sandbox/node-builtins.js');
 const { MISSING_BUILTINS, REFUSALS, SANDBOX_MODULES } = await import(path.join(root, 'dist/runtime/node-builtins.js'));
+const { DISPATCHER_PLACEHOLDERS } = await import(path.join(root, 'dist/runtime/dispatcher.js'));
+const { SANDBOX_PARTS, SANDBOX_PLACEHOLDERS } = await import(path.join(root, 'dist/runtime/sandbox/bootstrap.js'));
+
+/**
+ * The text the host evaluates: from the end of the `isolate source begins` line
+ * (its newline included) to the start of the `isolate source ends` line, without
+ * the lines that only give tsc a type (a one-line comment opening with `/** @`
+ * or `// @ts-`), so the text is the code as written and nothing else.
+ */
+function isolateText(relative, placeholders) {
+  const file = readFileSync(path.join(root, relative), 'utf8');
+  const begin = file.indexOf('// isolate source begins') + '// isolate source begins'.length;
+  const end = file.indexOf('\n// isolate source ends\n') + 1;
+  if (begin < 24 || end <= begin) throw new Error(`${relative}: marker lines not found`);
+  const text = file
+    .slice(begin, end)
+    .split('\n')
+    .filter((line) => !/^\s*(\/\*\* @.*\*\/|\/\/ @ts-.*)$/.test(line))
+    .join('\n');
+  return text.replace(/__([A-Z_]+)__/g, (_, name) => {
+    if (!(name in placeholders)) throw new Error(`${relative}: no value for __${name}__`);
+    return String(placeholders[name]);
+  });
+}
+function writeIsolateText(relative, placeholders, out) {
+  mkdirSync(path.dirname(path.join(root, out)), { recursive: true });
+  writeFileSync(path.join(root, out), isolateText(relative, placeholders));
+}
+writeIsolateText('src/runtime/isolate/dispatcher.js', DISPATCHER_PLACEHOLDERS, 'dist/sandbox/dispatcher.js');
+for (const part of SANDBOX_PARTS) {
+  writeIsolateText(`src/runtime/isolate/sandbox/${part}.js`, SANDBOX_PLACEHOLDERS, `dist/sandbox/parts/${part}.js`);
+}
 
 // What the polyfills require by Node's names resolves to our modules (one Buffer class for all);
 // the npm packages themselves are reached with a trailing slash (`require('buffer/')`).

@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from './errors.js';
+import type { Logger } from './types.js';
 import {
   applyPlan,
   createHttpProjectApi,
@@ -34,7 +35,7 @@ export interface LoadDemoOptions {
   adminKey: string | null;
   /** Folder holding switchyard.yaml and the functions it names; see defaultExamplesDir(). */
   examplesDir: string;
-  log: { info(obj: object | string, msg?: string): void };
+  log: Pick<Logger, 'info'>;
 }
 
 export interface DemoResult {

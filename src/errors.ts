@@ -1,67 +1,79 @@
 /**
- * Every error Switchyard raises on purpose, each with a stable snake_case `code`
- * and an HTTP status. One handler (src/http/errors.ts) turns them into
- * `{error, code, details?}`; anything else is a logged 500 with no internals.
- * docs/errors.md lists each code, its cause and the fix.
+ * Every error Switchyard raises on purpose, in one registry: `ERRORS` maps each
+ * stable snake_case code to its HTTP status and a one-line summary, and the
+ * classes and factories below are built on it, so a code's status is written
+ * once. One handler (src/http/errors.ts) turns them into `{error, code, details?}`;
+ * anything else is a logged 500 with no internals. docs/errors.md lists each
+ * code, its cause and the fix; test/unit/error-registry.test.ts checks the two
+ * agree both ways.
  */
 import { MAX_JSON_DEPTH } from './json-limits.js';
 
-/**
- * Every `code` an HTTP answer of Switchyard can carry, in one list: the
- * OpenAPI document's Error schema takes its `code` enum from it (so typed
- * clients get the union), every error class below is typed by it, and a test
- * checks it against docs/errors.md both ways.
- */
-export const ERROR_CODES = [
-  // Requests in general and the management API
-  'invalid_request',
-  'invalid_code',
-  'unknown_function',
-  'private_target',
-  'unauthorized',
-  'cross_origin_refused',
-  'host_not_allowed',
-  'too_many_failed_attempts',
-  'not_found',
-  'method_not_allowed',
-  'api_not_found',
-  'route_not_found',
-  'function_not_found',
-  'function_version_not_found',
-  'invocation_not_found',
-  'webhook_not_found',
-  'delivery_not_found',
-  'delivery_pending',
-  'delivery_busy',
-  'invocation_not_failed',
-  'api_in_use',
-  'function_exists',
-  'function_in_use',
-  'limit_reached',
-  'route_conflict',
-  'slot_taken',
-  'request_timeout',
-  'payload_too_large',
-  'uri_too_long',
-  'unsupported_media_type',
-  'headers_too_large',
-  'internal_error',
-  'shutting_down',
-  'store_unavailable',
-  'too_many_scrapes',
-  'too_many_streams',
-  // Invocations: routing, then failures of the function itself
-  'no_route',
-  'loop_stopped',
-  'service_worker_refused',
-  'function_error',
-  'function_timeout',
-  'function_memory_limit',
-  'function_crashed',
-  'invalid_result',
-] as const;
+interface ErrorEntry {
+  readonly status: number;
+  /** The summary, and the message of errors that take none. */
+  readonly message: string;
+}
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/**
+ * Every `code` an HTTP answer of Switchyard can carry. The order is the
+ * OpenAPI document's: its Error schema takes its `code` enum from here, so
+ * typed clients get the union.
+ */
+export const ERRORS = {
+  // Requests in general and the management API
+  invalid_request: { status: 400, message: 'The request is invalid' },
+  invalid_code: { status: 400, message: "The function's code cannot be deployed" },
+  unknown_function: { status: 400, message: 'A route names a function that does not exist' },
+  private_target: { status: 400, message: 'The URL points at a private, loopback or metadata address' },
+  unauthorized: { status: 401, message: 'Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>' },
+  cross_origin_refused: { status: 403, message: 'A cross-site request to a server without an admin key' },
+  host_not_allowed: { status: 421, message: 'A server without an admin key answers only loopback names' },
+  too_many_failed_attempts: { status: 429, message: 'Too many wrong keys from this address' },
+  not_found: { status: 404, message: 'No such endpoint' },
+  method_not_allowed: { status: 405, message: 'The method is not allowed on this path' },
+  api_not_found: { status: 404, message: 'No API has that id' },
+  route_not_found: { status: 404, message: 'No route has that id' },
+  function_not_found: { status: 404, message: 'No function has that name' },
+  function_version_not_found: { status: 404, message: 'The function has no such version' },
+  invocation_not_found: { status: 404, message: 'No background invocation has that id' },
+  webhook_not_found: { status: 404, message: 'No webhook has that id' },
+  delivery_not_found: { status: 404, message: 'No delivery has that id' },
+  delivery_pending: { status: 409, message: 'The delivery is still pending' },
+  delivery_busy: { status: 409, message: 'The delivery is being attempted right now' },
+  invocation_not_failed: { status: 409, message: 'Only a failed invocation can be retried' },
+  api_in_use: { status: 409, message: 'Webhooks use the API as their mock endpoint' },
+  function_exists: { status: 409, message: 'A function of that name exists' },
+  function_in_use: { status: 409, message: 'Routes still bind the function' },
+  limit_reached: { status: 409, message: 'A configured limit on what the server holds is reached' },
+  route_conflict: { status: 409, message: 'Two routes of one API have the same method and path shape' },
+  slot_taken: { status: 409, message: 'The scheduled run was already recorded' },
+  request_timeout: { status: 408, message: 'The request was not received in time' },
+  payload_too_large: { status: 413, message: 'Request body is larger than the limit' },
+  uri_too_long: { status: 414, message: 'A path segment is too long' },
+  unsupported_media_type: { status: 415, message: 'The body is not sent as JSON' },
+  headers_too_large: { status: 431, message: 'The request headers are larger than the limit' },
+  internal_error: { status: 500, message: 'Internal error; see the server log' },
+  shutting_down: { status: 503, message: 'Switchyard is shutting down' },
+  store_unavailable: { status: 503, message: 'The database is not answering' },
+  too_many_scrapes: { status: 503, message: 'Too many scrapes of /metrics wait for the next collection' },
+  too_many_streams: { status: 503, message: 'Every event stream this server serves is taken' },
+  // Invocations: routing, then failures of the function itself
+  no_route: { status: 404, message: 'No route matches the method and path' },
+  loop_stopped: { status: 508, message: 'The chain of runs is past its hop bound' },
+  service_worker_refused: { status: 403, message: 'Functions cannot serve service worker scripts (the request carried Service-Worker: script)' },
+  function_error: { status: 502, message: 'The handler threw' },
+  function_timeout: { status: 504, message: 'The invocation ran past its timeout' },
+  function_memory_limit: { status: 502, message: "The function's isolate went over its memory limit" },
+  function_crashed: { status: 502, message: 'The isolate or its worker process died' },
+  invalid_result: { status: 502, message: "The handler's result cannot become a response" },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
+/** The registry's codes in its order. */
+export const ERROR_CODES = Object.keys(ERRORS) as readonly ErrorCode[];
+/** The codes answered with `status`: what NotFoundError and ConflictError accept. */
+export type CodeWithStatus<S extends number> = { [C in ErrorCode]: (typeof ERRORS)[C]['status'] extends S ? C : never }[ErrorCode];
 
 export abstract class SwitchyardError extends Error {
   abstract readonly code: ErrorCode;
@@ -74,10 +86,30 @@ export abstract class SwitchyardError extends Error {
   }
 }
 
-export class InvalidRequestError extends SwitchyardError {
-  readonly code = 'invalid_request';
-  readonly status = 400;
+/** The base of an error class with one code (`class X extends coded('x')`): its status comes from the registry. */
+export function coded<C extends ErrorCode>(code: C) {
+  abstract class Coded extends SwitchyardError {
+    readonly code: C = code;
+    readonly status: (typeof ERRORS)[C]['status'] = ERRORS[code].status;
+  }
+  return Coded;
 }
+
+/** An error whose code is chosen by the caller among those of one status. */
+function ofStatus<S extends number>() {
+  abstract class OfStatus extends SwitchyardError {
+    readonly code: CodeWithStatus<S>;
+    readonly status: S;
+    constructor(code: CodeWithStatus<S>, message: string = ERRORS[code].message, details?: unknown) {
+      super(message, details);
+      this.code = code;
+      this.status = ERRORS[code].status as S;
+    }
+  }
+  return OfStatus;
+}
+
+export class InvalidRequestError extends coded('invalid_request') {}
 
 /** A JSON body (or one of its fields) nests arrays and objects deeper than the one bound. */
 export const jsonTooDeep = (field: string) =>
@@ -86,10 +118,8 @@ export const jsonTooDeep = (field: string) =>
     max_depth: MAX_JSON_DEPTH,
   });
 
-export class UnauthorizedError extends SwitchyardError {
-  readonly code = 'unauthorized';
-  readonly status = 401;
-  constructor(message = 'Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>') {
+export class UnauthorizedError extends coded('unauthorized') {
+  constructor(message: string = ERRORS.unauthorized.message) {
     super(message);
   }
 }
@@ -100,9 +130,7 @@ export interface RetryLater {
 }
 
 /** Too many wrong keys from one address: no key is checked from it until `retryAfterS` have passed. */
-export class TooManyFailedAttemptsError extends SwitchyardError implements RetryLater {
-  readonly code = 'too_many_failed_attempts';
-  readonly status = 429;
+export class TooManyFailedAttemptsError extends coded('too_many_failed_attempts') implements RetryLater {
   constructor(readonly retryAfterS: number) {
     super(`Too many wrong keys from this address; no key is checked from it for ${retryAfterS} s`, {
       retry_after_s: retryAfterS,
@@ -115,9 +143,7 @@ export class TooManyFailedAttemptsError extends SwitchyardError implements Retry
  * under a loopback name: a DNS name an attacker controls can point at
  * 127.0.0.1 (DNS rebinding), but it still arrives as that name in `Host`.
  */
-export class HostNotAllowedError extends SwitchyardError {
-  readonly code = 'host_not_allowed';
-  readonly status = 421;
+export class HostNotAllowedError extends coded('host_not_allowed') {
   constructor(host: string) {
     super(
       `Host '${host.slice(0, 100)}' is not a loopback name: a server without SWITCHYARD_ADMIN_KEY answers only ` +
@@ -128,9 +154,7 @@ export class HostNotAllowedError extends SwitchyardError {
 }
 
 /** A page of another origin asked a server without an admin key to act (its browser said so in `Origin` or `Sec-Fetch-Site`). */
-export class CrossOriginRefusedError extends SwitchyardError {
-  readonly code = 'cross_origin_refused';
-  readonly status = 403;
+export class CrossOriginRefusedError extends coded('cross_origin_refused') {
   constructor(from: string) {
     super(
       `Refused a cross-site request (${from.slice(0, 120)}): a server without SWITCHYARD_ADMIN_KEY answers its management ` +
@@ -151,9 +175,7 @@ export type LimitName = keyof typeof LIMIT_SETTINGS;
 export type ResourceLimits = Record<LimitName, number>;
 
 /** A creation past a configured bound (LIMIT_SETTINGS): nothing was written. */
-export class LimitReachedError extends SwitchyardError {
-  readonly code = 'limit_reached';
-  readonly status = 409;
+export class LimitReachedError extends coded('limit_reached') {
   constructor(limit: LimitName, max: number) {
     const what = limit === 'routes' ? `an API has ${max} routes` : `this server holds ${max} ${limit}`;
     super(`Limit reached: ${what}, the most ${LIMIT_SETTINGS[limit]} allows; delete some or raise the setting`, {
@@ -164,10 +186,8 @@ export class LimitReachedError extends SwitchyardError {
   }
 }
 
-/** Every slot for a scrape waiting on the shared collection of /metrics is taken. */
-export class TooManyScrapesError extends SwitchyardError implements RetryLater {
-  readonly code = 'too_many_scrapes';
-  readonly status = 503;
+/** Every place for a scrape waiting on the shared collection of /metrics is taken. */
+export class TooManyScrapesError extends coded('too_many_scrapes') implements RetryLater {
   readonly retryAfterS = 1;
   constructor(max: number) {
     super(`${max} scrapes of /metrics already wait for the next collection; try again in a second`, { max });
@@ -179,22 +199,13 @@ export class TooManyScrapesError extends SwitchyardError implements RetryLater {
  * the origin would see every later request of it, the dashboard's admin key
  * included (docs/security.md).
  */
-export class ServiceWorkerRefusedError extends SwitchyardError {
-  readonly code = 'service_worker_refused';
-  readonly status = 403;
+export class ServiceWorkerRefusedError extends coded('service_worker_refused') {
   constructor() {
-    super('Functions cannot serve service worker scripts (the request carried Service-Worker: script)');
+    super(ERRORS.service_worker_refused.message);
   }
 }
 
-export class NotFoundError extends SwitchyardError {
-  readonly code: ErrorCode;
-  readonly status = 404;
-  constructor(code: ErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class NotFoundError extends ofStatus<404>() {}
 
 export const apiNotFound = (id: string) => new NotFoundError('api_not_found', `API '${id}' does not exist`);
 export const routeNotFound = (id: string) => new NotFoundError('route_not_found', `Route '${id}' does not exist`);
@@ -203,18 +214,19 @@ export const functionNotFound = (name: string) =>
 /** A version the function never had, or one older than the kept history. */
 export const functionVersionNotFound = (name: string, version: number) =>
   new NotFoundError('function_version_not_found', `Function '${name}' has no version ${version} (the newest 50 are kept)`);
+export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
+export const deliveryNotFound = (id: string, gone = false) =>
+  new NotFoundError('delivery_not_found', `Delivery '${id}' ${gone ? 'no longer exists' : 'does not exist'}`);
+export const invocationNotFound = (name: string, id: string) =>
+  new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
 
-export class NoRouteError extends SwitchyardError {
-  readonly code = 'no_route';
-  readonly status = 404;
+export class NoRouteError extends coded('no_route') {
   constructor(method: string, path: string) {
     super(`No route matches ${method} ${path}`);
   }
 }
 
-export class MethodNotAllowedError extends SwitchyardError {
-  readonly code = 'method_not_allowed';
-  readonly status = 405;
+export class MethodNotAllowedError extends coded('method_not_allowed') {
   constructor(
     method: string,
     path: string,
@@ -224,26 +236,30 @@ export class MethodNotAllowedError extends SwitchyardError {
   }
 }
 
-export class ConflictError extends SwitchyardError {
-  readonly code: ErrorCode;
-  readonly status = 409;
-  constructor(code: ErrorCode, message: string, details?: unknown) {
-    super(message, details);
-    this.code = code;
-  }
-}
+export class ConflictError extends ofStatus<409>() {}
 
-export class UnknownFunctionError extends SwitchyardError {
-  readonly code = 'unknown_function';
-  readonly status = 400;
+export const functionExists = (name: string) => new ConflictError('function_exists', `Function '${name}' already exists`);
+/** `routes`: those that still bind the function, as the answer's `details.routes` lists them. */
+export const functionInUse = (name: string, routes: Array<{ apiId: string; id: string; method: string; path: string }>) =>
+  new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
+    routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
+  });
+/** `other`: the route already there (its id null when it is one of the same request's). */
+export const routeConflict = (route: { method: string; path: string }, other: { id: string | null; method: string; path: string }) =>
+  new ConflictError('route_conflict', `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`, {
+    route: other.id,
+  });
+export const slotTaken = (scheduledFor: string, owner: string) =>
+  new ConflictError('slot_taken', `Slot ${scheduledFor} of '${owner}' was already fired`);
+export const deliveryBusy = (id: string) => new ConflictError('delivery_busy', `Delivery '${id}' is being attempted right now`);
+
+export class UnknownFunctionError extends coded('unknown_function') {
   constructor(name: string, field = 'function') {
     super(`${field}: function '${name}' does not exist`, { function: name });
   }
 }
 
-export class InvalidCodeError extends SwitchyardError {
-  readonly code = 'invalid_code';
-  readonly status = 400;
+export class InvalidCodeError extends coded('invalid_code') {
   /** `file`: the user's file name (compile.ts `userFileName`), named with the position. */
   constructor(message: string, line?: number, column?: number, file?: string) {
     const where = line ? ` (${file ? `${file}, ` : ''}line ${line}${column ? `, column ${column}` : ''})` : '';
@@ -254,48 +270,35 @@ export class InvalidCodeError extends SwitchyardError {
   }
 }
 
-export class PayloadTooLargeError extends SwitchyardError {
-  readonly code = 'payload_too_large';
-  readonly status = 413;
+export class PayloadTooLargeError extends coded('payload_too_large') {
   constructor(limit: number) {
     super(`Request body is larger than ${limit} bytes`);
   }
 }
 
-/** Every server-sent event stream slot is taken; the client retries later. */
-export class TooManyStreamsError extends SwitchyardError {
-  readonly code = 'too_many_streams';
-  readonly status = 503;
+/** Every server-sent event stream this server serves is taken; the client retries later. */
+export class TooManyStreamsError extends coded('too_many_streams') {
   constructor(max: number) {
     super(`This server already serves ${max} event streams; close one or try again later`, { max });
   }
 }
 
 /** A request that would take a chain of runs past its hop bound (src/hops.ts). */
-export class LoopStoppedError extends SwitchyardError {
-  readonly code = 'loop_stopped';
-  readonly status = 508;
+export class LoopStoppedError extends coded('loop_stopped') {
   constructor(depth: number, max: number) {
     super(`This request is hop ${depth} of a chain of runs, past the bound of ${max} (a loop?)`, { depth, max_hops: max });
   }
 }
 
-/** Failures of user code during an invocation. `code` is one of docs/errors.md. */
-export const INVOCATION_ERROR_CODES = ['function_error', 'function_timeout', 'function_memory_limit', 'function_crashed', 'invalid_result'] as const;
-export type InvocationErrorCode = (typeof INVOCATION_ERROR_CODES)[number] & ErrorCode;
+/** Failures of user code during an invocation. */
+export const INVOCATION_ERROR_CODES = ['function_error', 'function_timeout', 'function_memory_limit', 'function_crashed', 'invalid_result'] as const satisfies readonly ErrorCode[];
+export type InvocationErrorCode = (typeof INVOCATION_ERROR_CODES)[number];
 
-export const INVOCATION_ERROR_STATUS: Record<InvocationErrorCode, number> = {
-  function_error: 502,
-  function_timeout: 504,
-  function_memory_limit: 502,
-  function_crashed: 502,
-  invalid_result: 502,
+export const INVOCATION_ERROR_STATUS = Object.fromEntries(INVOCATION_ERROR_CODES.map((c) => [c, ERRORS[c].status])) as {
+  [C in InvocationErrorCode]: (typeof ERRORS)[C]['status'];
 };
 
-export class StoreUnavailableError extends SwitchyardError {
-  readonly code = 'store_unavailable';
-  readonly status = 503;
-}
+export class StoreUnavailableError extends coded('store_unavailable') {}
 
 /** Connection-level failures of either database driver: the store is away, not the request wrong. */
 const UNAVAILABLE_CODES = new Set([

@@ -10,7 +10,7 @@
  * Why the types are written out here rather than re-exported: the declaration
  * file users get must not depend on the server's internal modules. They
  * describe what the gateway builds (src/gateway/event.ts), what the
- * dispatcher passes as the context (src/runtime/dispatcher.ts) and what
+ * dispatcher passes as the context (src/runtime/isolate/dispatcher.js) and what
  * src/gateway/result.ts reads back; test/unit/public-types.test.ts checks
  * that each stays assignable to and from the internal type it mirrors, and
  * that a consumer project type-checks against the built package.

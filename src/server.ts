@@ -109,10 +109,10 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
-  const logSink = new FunctionLogSink(store, config.logRetention, log);
+  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
   const invocations = new InvocationHub({ store, changes, log });
-  const stats = createStats(clock, store, log);
-  const gateway = new Gateway(store, runtime, changes, logSink, metrics, invocations, stats.collector, hops);
+  const stats = createStats({ clock, store, log });
+  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -149,21 +149,22 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     functionSlot: scheduledInvocation,
   });
   const scheduler = webhooks.scheduler;
-  const functions = new FunctionService(
+  const functions = new FunctionService({
     store,
     runtime,
     changes,
     logSink,
     emitOperational,
     invocations,
-    { clock, changed: () => scheduler.wake() },
-    stats.collector,
+    schedules: { clock, changed: () => scheduler.wake() },
+    stats: stats.collector,
     hops,
-  );
+  });
   const webhookService = webhooks.service;
-  const apis = new ApiService(store, changes, {
-    beforeDelete: (id) => webhookService.assertApiUnused(id),
-    emitOperational,
+  const apis = new ApiService({
+    store,
+    changes,
+    hooks: { beforeDelete: (id) => webhookService.assertApiUnused(id), emitOperational },
   });
 
   /** Each request's count of published changes when it arrived. */

@@ -13,8 +13,25 @@
  * - Isolate: the V8 sandbox that runs one function version, kept warm and reused.
  * - Worker: a supervised child process that hosts isolates, so a catastrophic
  *   isolate failure never takes down the service.
- * - Delivery / target / attempt / lease: the delivery pipeline's terms, for webhooks and
- *   functions alike (src/deliveries/types.ts). Slot: a schedule's fire time (src/webhooks/types.ts).
+ * - Event: a named payload (`order.created`) published by `POST /api/events` or
+ *   a function's `emit`; `switchyard.*` names are the server's own (src/events/names.ts).
+ * - Target: where a delivery goes, a webhook (sent over HTTP to its
+ *   `target_url`) or a function (invoked in the background). The word means
+ *   nothing else in code: an outbound address is a URL (the public names
+ *   `private_target` and `SWITCHYARD_ALLOW_PRIVATE_TARGETS` keep the word),
+ *   where an invocation's outcome goes is a destination.
+ * - Destination: where an asynchronous invocation's outcome record goes
+ *   (`async.on_success` / `on_failure`): a webhook or another function.
+ * - Delivery: one event, scheduled run or background invocation for one
+ *   target, kept until it succeeds or its attempts are spent
+ *   (src/deliveries/types.ts; its `target` field is the target's key).
+ * - Attempt: one try of a delivery.
+ * - Slot: a schedule's fire time, and only that; each slot fires once
+ *   (the store's unique key on owner and time).
+ * - Lease: a node's claim on a due delivery until `leaseUntil`; an expired
+ *   lease (a crashed node) lets another node take the delivery.
+ * - Change: a write every process of every node must see (src/changes.ts),
+ *   numbered so a request can wait for the one it depends on.
  */
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -151,4 +168,9 @@ export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+}
+
+/** Where a run's console lines are handed (src/functions/log-sink.ts batches them into the store). */
+export interface ConsoleLineSink {
+  push(functionName: string, lines: FunctionLogLine[], version?: number | null): void;
 }

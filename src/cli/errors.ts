@@ -8,7 +8,36 @@
  * verbs that run a server (serve.ts, dev.ts) when it stops.
  */
 
+import type { InvocationErrorCode } from '../errors.js';
+
 export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
+
+/**
+ * Every code a failure of the CLI itself can carry (printed with --json), with
+ * its summary: the CLI's side of the error registry (the server's is ERRORS in
+ * src/errors.ts; a ServerError carries the server's code as it came).
+ * docs/errors.md lists each, and test/unit/error-registry.test.ts checks both ways.
+ */
+export const CLI_ERRORS = {
+  usage: { message: 'The command line is wrong' },
+  server_unreachable: { message: 'No server answered at the URL' },
+  invalid_config: { message: "The dev server's settings are invalid" },
+  start_failed: { message: 'The dev server could not start' },
+  invalid_input: { message: 'The file to import is neither a serverless.yml nor a SAM template' },
+  invalid_project: { message: 'The project file has problems' },
+  outside_project: { message: 'A file lies outside the project folder' },
+  dev_already_running: { message: "A dev server already serves this project's database" },
+  packages_not_installed: { message: 'The file imports npm packages that are not installed' },
+  bundle_failed: { message: 'The file cannot be bundled for the sandbox' },
+  bundle_too_large: { message: "The bundle is over the server's size limit" },
+  function_not_found: { message: 'No function has that name' },
+  webhook_not_found: { message: 'No webhook has that name' },
+  delivery_failed: { message: 'The test delivery failed' },
+  no_log_stream: { message: 'The server is older than this CLI: no log stream' },
+  no_invocation_records: { message: 'The server is older than this CLI: no invocation records' },
+  no_async_invoke: { message: 'The server is older than this CLI: no asynchronous invocation' },
+} as const satisfies Record<string, { message: string }>;
+export type CliErrorCode = keyof typeof CLI_ERRORS;
 
 export abstract class CliError extends Error {
   abstract readonly exitCode: number;
@@ -23,16 +52,17 @@ export abstract class CliError extends Error {
 /** The command line is wrong (a flag value, a missing argument, a file that cannot be read). */
 export class UsageError extends CliError {
   readonly exitCode = EXIT.usage;
-  readonly code = 'usage';
+  readonly code: CliErrorCode = 'usage';
 }
 
 /** The work itself failed (the function threw, the delivery failed, the bundle was refused). */
 export class CommandFailedError extends CliError {
   readonly exitCode = EXIT.failed;
-  readonly code: string;
+  /** The CLI's own, or the server's code of an invocation's failure (`invoke`). */
+  readonly code: CliErrorCode | InvocationErrorCode;
   /** The command already told the user (its own output shows the failure): exit without another line. */
   readonly reported: boolean;
-  constructor(code: string, message: string, opts: { reported?: boolean } = {}) {
+  constructor(code: CliErrorCode | InvocationErrorCode, message: string, opts: { reported?: boolean } = {}) {
     super(message);
     this.code = code;
     this.reported = opts.reported ?? false;
@@ -42,7 +72,7 @@ export class CommandFailedError extends CliError {
 /** Nothing answered at the server URL (refused, no such host, timed out). */
 export class ServerUnreachableError extends CliError {
   readonly exitCode = EXIT.unreachable;
-  readonly code = 'server_unreachable';
+  readonly code: CliErrorCode = 'server_unreachable';
   constructor(
     readonly url: string,
     reason: string,

@@ -121,11 +121,11 @@ export function registerImport(program: Command, io: CliIO): void {
       }
       throw new CommandFailedError('invalid_input', `cannot import ${input}: ${(err as Error).message}`);
     }
-    const target = flags.output ? resolve(io.cwd, flags.output) : resolve(dir, 'switchyard.yaml');
-    if (dirname(target) !== dir) {
+    const yamlFile = flags.output ? resolve(io.cwd, flags.output) : resolve(dir, 'switchyard.yaml');
+    if (dirname(yamlFile) !== dir) {
       throw new UsageError('-o must name a file in the folder of the imported file: the project names the function files relative to itself');
     }
-    const [written] = await writeProjectFiles(dir, { [relative(dir, target)]: result.yaml }, flags.force === true, io.cwd);
+    const [written] = await writeProjectFiles(dir, { [relative(dir, yamlFile)]: result.yaml }, flags.force === true, io.cwd);
     if (out.json) {
       out.data({ file: written, format, notes: result.notes, unresolved: result.unresolved, reads: result.reads });
       return;
@@ -147,7 +147,7 @@ export function registerImport(program: Command, io: CliIO): void {
       out.line(`The project reads the environment variables ${terminalLine(result.reads.join(','))}: apply reads them only once you allow them (--env-from, or env_from in the file).`);
     }
     // dev first: it needs no server running (it starts its own); apply is for one that runs already.
-    const folder = basename(target) === 'switchyard.yaml' ? shownPath(io.cwd, dir) : written;
+    const folder = basename(yamlFile) === 'switchyard.yaml' ? shownPath(io.cwd, dir) : written;
     out.line(`Next: ${terminalLine(commandLine('dev', folder, ...allow))}`);
     out.line(`  (a local server that re-applies on every save; against a server that runs already: ${terminalLine(commandLine('apply', '-f', written, ...allow))})`);
   });

@@ -12,6 +12,7 @@ import { Option, type Command } from 'commander';
 import { clientContext, withClientOptions, type CliIO, type ClientFlags } from './context.js';
 import { readJsonArgument } from './data.js';
 import { CommandFailedError, UsageError } from './errors.js';
+import type { InvocationErrorCode } from '../errors.js';
 import type { EventFormat, LogLine } from './server-api.js';
 import type { Output } from './output.js';
 import { terminalLine } from './terminal-text.js';
@@ -82,6 +83,6 @@ export function registerInvoke(program: Command, io: CliIO): void {
       out.info(`${status} in ${answer.duration_ms} ms${answer.error ? `: ${answer.error.code}: ${answer.error.message}` : ''}`);
       if (!answer.error && answer.result !== undefined) out.data(answer.result);
     }
-    if (answer.error) throw new CommandFailedError(answer.error.code, `function '${name}' failed: ${answer.error.message}`, { reported: true });
+    if (answer.error) throw new CommandFailedError(answer.error.code as InvocationErrorCode, `function '${name}' failed: ${answer.error.message}`, { reported: true });
   });
 }

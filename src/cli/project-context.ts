@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { bundleFunction } from './bundle.js';
 import { outputFor, serverChoice, type CliIO, type ClientFlags } from './context.js';
-import { CliError, ServerAuthError, ServerError, ServerUnreachableError } from './errors.js';
+import { CliError, ServerAuthError, ServerError, ServerUnreachableError, type CliErrorCode } from './errors.js';
 import type { Output } from './output.js';
 import { createHttpProjectApi, ProjectApiError, ProjectError, formatProblem, type ProjectApi } from '../project/index.js';
 
@@ -31,7 +31,7 @@ export function projectContext(io: CliIO, flags: ClientFlags): ProjectContext {
 /** A project's problems, one per line, as the loader and the server's checks report them. */
 export class InvalidProjectError extends CliError {
   readonly exitCode = 1;
-  readonly code = 'invalid_project';
+  readonly code: CliErrorCode = 'invalid_project';
   constructor(readonly problems: ProjectError['problems']) {
     // A problem's own further lines (a bundle's list) are indented under it.
     const lines = problems.map((p) => formatProblem(p).replace(/\n\s*/g, '\n      '));

@@ -49,33 +49,6 @@ export function destinationRecord(functionName: string, d: Delivery) {
 export const invocationNotFound = (name: string, id: string) =>
   new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
 
-/** An invocation (a function-target delivery) as the API shows it. */
-export function invocationView(d: Delivery) {
-  const detail = d.triggerDetail ?? { type: d.trigger };
-  return {
-    id: d.id,
-    function: d.functionName,
-    trigger: { ...detail, type: d.trigger },
-    status: d.status,
-    attempts: d.attempts.map((a) => ({
-      attempt: a.attempt,
-      started_at: a.startedAt,
-      duration_ms: a.durationMs,
-      outcome: a.outcome ?? (a.error ? 'error' : 'ok'),
-      error: a.error,
-      request_id: a.requestId,
-    })),
-    event: d.eventData ?? null,
-    result: d.status === 'succeeded' ? (d.result ?? null) : null,
-    error: d.error,
-    next_attempt_at: d.nextAttemptAt,
-    created_at: d.createdAt,
-    completed_at: d.completedAt,
-  };
-}
-
-export type InvocationView = ReturnType<typeof invocationView>;
-
 export interface NewInvocation {
   trigger: DeliveryTrigger;
   /** Details shown under `trigger` besides its type (cron and slot, event name and id, source invocation). */

@@ -4,24 +4,31 @@
  * every 200 ms (or at 500 buffered) and old lines are pruned now and then.
  */
 import type { Store } from '../store/store.js';
-import type { FunctionLogLine } from '../types.js';
+import type { ConsoleLineSink, FunctionLogLine, Logger } from '../types.js';
 
-export interface LogSinkLogger {
-  warn(obj: object, msg?: string): void;
+export interface FunctionLogSinkDeps {
+  store: Store;
+  /** Lines kept per function. */
+  retention: number;
+  log: Logger;
 }
 
-export class FunctionLogSink {
+export class FunctionLogSink implements ConsoleLineSink {
   private buffer = new Map<string, FunctionLogLine[]>();
   private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private flushesSincePrune = 0;
 
-  constructor(
-    private readonly store: Store,
-    private readonly retention: number,
-    private readonly log: LogSinkLogger,
-  ) {}
+  private readonly store: Store;
+  private readonly retention: number;
+  private readonly log: Logger;
+
+  constructor(deps: FunctionLogSinkDeps) {
+    this.store = deps.store;
+    this.retention = deps.retention;
+    this.log = deps.log;
+  }
 
   /** `version`: the function version that ran, stored with each line. */
   push(functionName: string, lines: FunctionLogLine[], version: number | null = null): void {

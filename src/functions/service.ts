@@ -7,9 +7,10 @@ import { createHash } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import {
-  ConflictError,
   INVOCATION_ERROR_STATUS,
   InvalidCodeError,
+  functionExists,
+  functionInUse,
   functionNotFound,
   functionVersionNotFound,
   type InvocationErrorCode,
@@ -38,10 +39,8 @@ import {
   readEvents,
   readSchedules,
   scheduleFires,
-  triggersView,
-  type AsyncInput,
-  type ScheduleInput,
 } from './triggers.js';
+import type { FunctionInput, FunctionUpdate } from '../http/schema/functions.js';
 
 export const FUNCTION_DEFAULTS = {
   runtime: 'javascript' as FunctionRuntimeName,
@@ -50,97 +49,52 @@ export const FUNCTION_DEFAULTS = {
   eventFormat: 'switchyard' as EventFormat,
 };
 
-export interface FunctionInput {
-  name: string;
-  code: string;
-  runtime?: FunctionRuntimeName;
-  env?: Record<string, string>;
-  timeout_ms?: number;
-  memory_mb?: number;
-  handler?: string;
-  event_format?: EventFormat;
-  schedules?: ScheduleInput[];
-  events?: string[];
-  async?: AsyncInput;
-}
-
-/** PUT body: fields present replace; null resets to the default. */
-export interface FunctionUpdate {
-  code?: string;
-  runtime?: FunctionRuntimeName | null;
-  env?: Record<string, string> | null;
-  timeout_ms?: number | null;
-  memory_mb?: number | null;
-  handler?: string | null;
-  event_format?: EventFormat | null;
-  schedules?: ScheduleInput[] | null;
-  events?: string[] | null;
-  async?: AsyncInput | null;
-}
-
+/** A manual invoke's outcome: what the gateway would answer, with the run's console lines. */
 export interface ManualInvocation {
   status: number;
   result: unknown;
   error: { code: InvocationErrorCode; message: string } | null;
-  logs: Array<{ time: string; level: string; message: string; request_id: string | null }>;
-  duration_ms: number;
+  logs: FunctionLogLine[];
+  durationMs: number;
 }
 
-export function functionView(fn: FunctionRecord, withCode = false) {
-  return {
-    name: fn.name,
-    runtime: fn.runtime,
-    env_keys: Object.keys(fn.env).sort(),
-    timeout_ms: fn.timeoutMs,
-    memory_mb: fn.memoryMb,
-    handler: fn.handler,
-    event_format: fn.eventFormat,
-    ...triggersView(fn),
-    version: fn.version,
-    code_sha256: fn.codeSha256,
-    created_at: fn.createdAt,
-    updated_at: fn.updatedAt,
-    ...(withCode ? { code: fn.code } : {}),
-  };
-}
-
-/** A version of the history in answers (`FunctionVersion`); its code only when asked for. */
-export function functionVersionView(v: FunctionVersionSummary | FunctionVersion) {
-  return {
-    version: v.version,
-    runtime: v.runtime,
-    handler: v.handler,
-    event_format: v.eventFormat,
-    timeout_ms: v.timeoutMs,
-    memory_mb: v.memoryMb,
-    code_sha256: v.codeSha256,
-    code_bytes: v.codeBytes,
-    created_at: v.createdAt,
-    ...('code' in v ? { code: v.code } : {}),
-  };
-}
-
-/** A console line in answers; stored lines add their id and the version that wrote them. */
-export function logView(line: FunctionLogLine | StoredLogLine) {
-  const view = { time: line.time, level: line.level, message: line.message, request_id: line.requestId };
-  return 'id' in line ? { id: line.id, version: line.version, ...view } : view;
+export interface FunctionServiceDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  changes: ChangeBus;
+  logSink: FunctionLogSink;
+  emitOperational?: (event: `switchyard.${string}`, data: unknown) => void;
+  invocations?: InvocationHub | null;
+  /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
+  schedules?: { clock: { now(): number }; changed(): void } | null;
+  /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
+  stats?: StatsCollector | null;
+  /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
+  hops?: RunDepths | null;
 }
 
 export class FunctionService {
-  constructor(
-    private readonly store: Store,
-    private readonly runtime: FunctionRuntime,
-    private readonly changes: ChangeBus,
-    private readonly logSink: FunctionLogSink,
-    private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void = () => undefined,
-    private readonly invocations: InvocationHub | null = null,
-    /** The clock schedules are computed on, and a hook to tell the scheduler that they changed. */
-    private readonly schedules: { clock: { now(): number }; changed(): void } | null = null,
-    /** The overview's statistics: a manual invoke counts among invocations by outcome, as the gateway's do. */
-    private readonly stats: StatsCollector | null = null,
-    /** The runs of this process that are part of a chain; an invoke with a depth joins them while it runs. */
-    private readonly hops: RunDepths | null = null,
-  ) {}
+  private readonly store: Store;
+  private readonly runtime: FunctionRuntime;
+  private readonly changes: ChangeBus;
+  private readonly logSink: FunctionLogSink;
+  private readonly emitOperational: (event: `switchyard.${string}`, data: unknown) => void;
+  private readonly invocations: InvocationHub | null;
+  private readonly schedules: { clock: { now(): number }; changed(): void } | null;
+  private readonly stats: StatsCollector | null;
+  private readonly hops: RunDepths | null;
+
+  constructor(deps: FunctionServiceDeps) {
+    this.store = deps.store;
+    this.runtime = deps.runtime;
+    this.changes = deps.changes;
+    this.logSink = deps.logSink;
+    this.emitOperational = deps.emitOperational ?? (() => undefined);
+    this.invocations = deps.invocations ?? null;
+    this.schedules = deps.schedules ?? null;
+    this.stats = deps.stats ?? null;
+    this.hops = deps.hops ?? null;
+  }
 
   private now(): number {
     return this.schedules?.clock.now() ?? Date.now();
@@ -168,7 +122,7 @@ export class FunctionService {
 
   async create(input: FunctionInput): Promise<FunctionRecord> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     const timeoutMs = input.timeout_ms ?? FUNCTION_DEFAULTS.timeoutMs;
@@ -209,7 +163,7 @@ export class FunctionService {
   /** `POST ?dry_run=true`: every check of create, the code compiled in a worker; nothing stored. */
   async checkCreate(input: FunctionInput): Promise<DryRunResult> {
     if (await this.store.getFunction(input.name)) {
-      throw new ConflictError('function_exists', `Function '${input.name}' already exists`);
+      throw functionExists(input.name);
     }
     const runtime = input.runtime ?? FUNCTION_DEFAULTS.runtime;
     await this.readTriggers(input);
@@ -293,9 +247,7 @@ export class FunctionService {
     await this.get(name);
     const routes = await this.store.routesUsingFunction(name);
     if (routes.length > 0) {
-      throw new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
-        routes: routes.map((r) => ({ apiId: r.apiId, id: r.id, method: r.method, path: r.path })),
-      });
+      throw functionInUse(name, routes);
     }
     return dryRunResult('delete', []);
   }
@@ -355,15 +307,15 @@ export class FunctionService {
       if (tracked) this.hops!.leave(name, requestId);
     }
     this.logSink.push(name, outcome.logs, fn.version);
-    const logs = outcome.logs.map(logView);
-    const duration_ms = roundMs(outcome.durationMs);
+    const logs = outcome.logs;
+    const durationMs = roundMs(outcome.durationMs);
     let answer: ManualInvocation;
     if (!outcome.ok) {
-      answer = { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, duration_ms };
+      answer = { status: INVOCATION_ERROR_STATUS[outcome.error.code], result: null, error: outcome.error, logs, durationMs };
     } else {
       const mapped = mapResultFor(fn.eventFormat, outcome.result, requestId);
       const error = mapped.invalid === undefined ? null : { code: 'invalid_result' as const, message: mapped.invalid };
-      answer = { status: mapped.status, result: outcome.result ?? null, error, logs, duration_ms };
+      answer = { status: mapped.status, result: outcome.result ?? null, error, logs, durationMs };
     }
     // Counted here, not in the gateway: the invoke endpoint is not on the hot path, and
     // the gateway's own counting stays as it was.
@@ -376,7 +328,7 @@ export class FunctionService {
         method: 'POST',
         path: `/api/functions/${name}/invoke`,
         status: answer.status,
-        duration_ms,
+        duration_ms: durationMs,
         request_id: requestId,
         ts: new Date().toISOString(),
         outcome: answer.error?.code ?? 'ok',

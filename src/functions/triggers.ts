@@ -2,33 +2,18 @@
  * A function's triggers besides HTTP: cron `schedules`, event subscriptions
  * (`events`) and the `async` settings (retries, destinations) of its
  * background runs. The checks a JSON schema cannot express (cron, time zone,
- * event names, destinations that exist) and the API's snake_case views; the
- * runs themselves go through the delivery pipeline (src/deliveries/, function target: src/functions/target.ts).
+ * event names, destinations that exist); the API's view of them is
+ * src/http/views/functions.ts, and the runs themselves go through the delivery
+ * pipeline (src/deliveries/, function target: src/functions/target.ts).
  */
 import { InvalidRequestError, SwitchyardError } from '../errors.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
+import type { AsyncInput, DestinationInput, ScheduleInput } from '../http/schema/functions.js';
 import type { Store } from '../store/store.js';
-import { DEFAULT_ASYNC, type AsyncConfig, type Destination, type FunctionRecord, type FunctionSchedule } from '../types.js';
+import { DEFAULT_ASYNC, type AsyncConfig, type Destination, type FunctionSchedule } from '../types.js';
 
-export const MAX_SCHEDULES = 20;
-export const MAX_EVENTS = 50;
 const EVENT_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
-
-/** `{"type":"webhook","id":...}` or `{"type":"function","name":...}`, as the API spells them. */
-export type DestinationInput = { type: 'webhook'; id: string } | { type: 'function'; name: string };
-
-export interface ScheduleInput {
-  cron: string;
-  timezone?: string;
-  payload?: Record<string, unknown> | null;
-}
-
-export interface AsyncInput {
-  retries?: number;
-  on_success?: DestinationInput | null;
-  on_failure?: DestinationInput | null;
-}
 
 /** Checks and defaults `schedules`; a bad cron or time zone is a 400 naming `schedules[i].cron` / `.timezone`. */
 export function readSchedules(input: ScheduleInput[]): FunctionSchedule[] {
@@ -89,20 +74,4 @@ export async function readAsync(input: AsyncInput | null | undefined, store: Sto
     }
   }
   return config;
-}
-
-const destinationView = (d: Destination | null) =>
-  d === null ? null : d.type === 'webhook' ? { type: 'webhook', id: d.id } : { type: 'function', name: d.name };
-
-/** The trigger fields of a function as the API shows them. */
-export function triggersView(fn: FunctionRecord) {
-  return {
-    schedules: fn.schedules.map((s) => ({ cron: s.cron, timezone: s.timezone, ...(s.payload ? { payload: s.payload } : {}) })),
-    events: fn.events,
-    async: {
-      retries: fn.async.retries,
-      on_success: destinationView(fn.async.onSuccess),
-      on_failure: destinationView(fn.async.onFailure),
-    },
-  };
 }

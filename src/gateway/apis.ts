@@ -4,26 +4,10 @@
  */
 import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
-import { ConflictError, InvalidRequestError, UnknownFunctionError, apiNotFound, routeNotFound } from '../errors.js';
+import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { Api, Page, Route } from '../types.js';
-import { invokePathOf, validateBasePath, validateRoutePath } from './paths.js';
-
-export function apiView(api: Api, origin: string) {
-  return {
-    id: api.id,
-    name: api.name,
-    basePath: api.basePath,
-    routes: api.routes.map(routeView),
-    createdAt: api.createdAt,
-    updatedAt: api.updatedAt,
-    invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
-  };
-}
-
-export function routeView(route: Route) {
-  return { id: route.id, method: route.method, path: route.path, function: route.function };
-}
+import { validateBasePath, validateRoutePath } from './paths.js';
 
 function checkBasePath(basePath: string): void {
   const problem = validateBasePath(basePath);
@@ -45,12 +29,22 @@ export interface ApiHooks {
   emitOperational?(event: `switchyard.${string}`, data: unknown): void;
 }
 
+export interface ApiServiceDeps {
+  store: Store;
+  changes: ChangeBus;
+  hooks?: ApiHooks;
+}
+
 export class ApiService {
-  constructor(
-    private readonly store: Store,
-    private readonly changes: ChangeBus,
-    private readonly hooks: ApiHooks = {},
-  ) {}
+  private readonly store: Store;
+  private readonly changes: ChangeBus;
+  private readonly hooks: ApiHooks;
+
+  constructor(deps: ApiServiceDeps) {
+    this.store = deps.store;
+    this.changes = deps.changes;
+    this.hooks = deps.hooks ?? {};
+  }
 
   /** Resolves once every process of this node serves the change (the write's answer waits for it). */
   private async changed(id: string, what: 'created' | 'updated' | 'deleted', api?: Api): Promise<void> {
@@ -76,9 +70,7 @@ export class ApiService {
       const shape = `${route.method} ${routeShape(route.path)}`;
       const other = shapes.get(shape);
       if (other) {
-        throw new ConflictError('route_conflict', `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`, {
-          route: other.id ?? null,
-        });
+        throw routeConflict(route, { id: other.id ?? null, method: other.method, path: other.path });
       }
       shapes.set(shape, { id: '', ...route });
     }

@@ -6,14 +6,13 @@
  */
 import type { ChangeBus } from '../changes.js';
 import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
-import type { FunctionLogSink } from '../functions/log-sink.js';
 import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
-import type { FunctionRecord, Route } from '../types.js';
+import type { ConsoleLineSink, FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
@@ -82,6 +81,18 @@ interface OkSeries {
   stats: OkCell | null;
 }
 
+export interface GatewayDeps {
+  store: Store;
+  runtime: FunctionRuntime;
+  changes: ChangeBus;
+  logSink: ConsoleLineSink;
+  metrics: Metrics;
+  invocations?: InvocationHub | null;
+  stats?: StatsCollector | null;
+  /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
+  hops?: RunDepths | null;
+}
+
 export class Gateway {
   private readonly tables: Cache<RouteTable>;
   private readonly functions: Cache<FunctionRecord>;
@@ -89,17 +100,23 @@ export class Gateway {
   /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
   private readonly okSeries = new Map<string, OkSeries>();
 
-  constructor(
-    store: Store,
-    private readonly runtime: FunctionRuntime,
-    private readonly changes: ChangeBus,
-    private readonly logSink: FunctionLogSink,
-    private readonly metrics: Metrics,
-    private readonly invocations: InvocationHub | null = null,
-    private readonly stats: StatsCollector | null = null,
-    /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
-    private readonly hops: RunDepths | null = null,
-  ) {
+  private readonly runtime: FunctionRuntime;
+  private readonly changes: ChangeBus;
+  private readonly logSink: ConsoleLineSink;
+  private readonly metrics: Metrics;
+  private readonly invocations: InvocationHub | null;
+  private readonly stats: StatsCollector | null;
+  private readonly hops: RunDepths | null;
+
+  constructor(deps: GatewayDeps) {
+    const { store, changes } = deps;
+    this.runtime = deps.runtime;
+    this.changes = changes;
+    this.logSink = deps.logSink;
+    this.metrics = deps.metrics;
+    this.invocations = deps.invocations ?? null;
+    this.stats = deps.stats ?? null;
+    this.hops = deps.hops ?? null;
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
       return api ? new RouteTable(api) : null;

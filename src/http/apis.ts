@@ -1,43 +1,27 @@
 /**
- * Management routes for APIs and their routes: /api/apis[/:id[/routes[/:routeId]]].
+ * Management routes for APIs and their routes: /api/apis[/:id[/routes[/:routeId]]],
+ * one registration per operation, each typed from its own schemas (../typed.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { apiView, routeView, type ApiService } from '../gateway/apis.js';
-import type { ApiPatch, NewApi, NewRoute } from '../store/store.js';
-import { ROUTE_METHODS } from '../types.js';
-import { dryRunQuerySchema, sendDryRun, type DryRunQuery } from './dry-run.js';
-import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type InvokeOrigin, type PageQuery } from './common.js';
+import type { ApiService } from '../gateway/apis.js';
+import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type InvokeOrigin } from './common.js';
+import { dryRunQuerySchema, sendDryRun } from './dry-run.js';
+import { addRouteBody, apiIdParams, createApiBody, routeIdParams, updateApiBody } from './schema/apis.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
+import { typed, type TypedApp } from './typed.js';
+import { apiView, routeView } from './views/apis.js';
 
-const newRouteSchema = {
-  type: 'object',
-  required: ['method', 'path', 'function'],
-  additionalProperties: false,
-  properties: {
-    method: { type: 'string', enum: [...ROUTE_METHODS] },
-    path: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 1024,
-      description:
-        'Starts with /; segments static, :name, or a final * (greedy). ' +
-        "API Gateway's {name} and final {proxy+} are the same as :name and *; stored as written.",
-    },
-    function: { type: 'string', minLength: 1, maxLength: 64, description: 'Name of an existing function' },
-  },
-} as const;
+export interface ApiRouteDeps {
+  apis: ApiService;
+  /**
+   * Where the caller reaches invocations, for `invokeUrl` (the public
+   * listener's origin when the management API has its own listener).
+   */
+  invokeOrigin: InvokeOrigin;
+}
 
-
-const nameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const basePathSchema = { type: 'string', minLength: 1, maxLength: 512, description: 'Starts with /, static segments' } as const;
-const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] } as const;
-
-/**
- * `invokeOrigin`: where the caller reaches invocations, for `invokeUrl` (the
- * public listener's origin when the management API has its own listener).
- */
-export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invokeOrigin: InvokeOrigin = originOf): void {
-  app.post<{ Body: NewApi; Querystring: DryRunQuery }>(
+export function createApiRoute(app: TypedApp, { apis, invokeOrigin }: ApiRouteDeps): void {
+  app.post(
     '/api/apis',
     {
       schema: {
@@ -45,16 +29,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
         operationId: 'createApi',
         summary: 'Create an API with its routes',
         querystring: dryRunQuerySchema,
-        body: {
-          type: 'object',
-          required: ['name', 'basePath', 'routes'],
-          additionalProperties: false,
-          properties: {
-            name: nameSchema,
-            basePath: basePathSchema,
-            routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
-          },
-        },
+        body: createApiBody,
         response: { 200: DRY_RUN_ANSWER, 201: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_WITH_BODY },
       },
     },
@@ -64,8 +39,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return reply.code(201).send(apiView(api, invokeOrigin(request)));
     },
   );
+}
 
-  app.get<{ Querystring: PageQuery }>(
+export function listApisRoute(app: TypedApp, { apis, invokeOrigin }: ApiRouteDeps): void {
+  app.get(
     '/api/apis',
     {
       schema: {
@@ -83,15 +60,17 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return items.map((a) => apiView(a, origin));
     },
   );
+}
 
-  app.get<{ Params: { id: string } }>(
+export function getApiRoute(app: TypedApp, { apis, invokeOrigin }: ApiRouteDeps): void {
+  app.get(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         operationId: 'getApi',
         summary: 'Get an API',
-        params: idParams,
+        params: apiIdParams,
         response: { 200: { description: 'The API with its routes', ...ref('Api') }, ...ERRORS_BY_ID },
       },
     },
@@ -99,25 +78,19 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return apiView(await apis.get(request.params.id), invokeOrigin(request));
     },
   );
+}
 
-  app.put<{ Params: { id: string }; Body: ApiPatch; Querystring: DryRunQuery }>(
+export function updateApiRoute(app: TypedApp, { apis, invokeOrigin }: ApiRouteDeps): void {
+  app.put(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         operationId: 'updateApi',
         summary: 'Update an API (partial; routes, when given, replace all routes)',
-        params: idParams,
+        params: apiIdParams,
         querystring: dryRunQuerySchema,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            name: nameSchema,
-            basePath: basePathSchema,
-            routes: { type: 'array', items: newRouteSchema, maxItems: 1000 },
-          },
-        },
+        body: updateApiBody,
         response: { 200: orDryRun('Api', 'The API as updated'), ...ERRORS_BY_ID_WITH_BODY },
       },
     },
@@ -126,15 +99,17 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return apiView(await apis.update(request.params.id, request.body ?? {}), invokeOrigin(request));
     },
   );
+}
 
-  app.delete<{ Params: { id: string }; Querystring: DryRunQuery }>(
+export function deleteApiRoute(app: TypedApp, { apis }: ApiRouteDeps): void {
+  app.delete(
     '/api/apis/:id',
     {
       schema: {
         tags: ['apis'],
         operationId: 'deleteApi',
         summary: 'Delete an API and its routes',
-        params: idParams,
+        params: apiIdParams,
         querystring: dryRunQuerySchema,
         response: { 200: orDryRun('Deleted', 'Deleted'), ...errors(404, 409, 414) },
       },
@@ -145,17 +120,19 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return { deleted: true, id: request.params.id };
     },
   );
+}
 
-  app.post<{ Params: { id: string }; Body: NewRoute; Querystring: DryRunQuery }>(
+export function addRouteRoute(app: TypedApp, { apis }: ApiRouteDeps): void {
+  app.post(
     '/api/apis/:id/routes',
     {
       schema: {
         tags: ['apis'],
         operationId: 'addRoute',
         summary: 'Add one route to an API',
-        params: idParams,
+        params: apiIdParams,
         querystring: dryRunQuerySchema,
-        body: newRouteSchema,
+        body: addRouteBody,
         response: { 200: DRY_RUN_ANSWER, 201: { description: 'The new route', ...ref('Route') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
@@ -165,8 +142,10 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return reply.code(201).send(routeView(route));
     },
   );
+}
 
-  app.delete<{ Params: { id: string; routeId: string }; Querystring: DryRunQuery }>(
+export function deleteRouteRoute(app: TypedApp, { apis }: ApiRouteDeps): void {
+  app.delete(
     '/api/apis/:id/routes/:routeId',
     {
       schema: {
@@ -174,11 +153,7 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
         operationId: 'deleteRoute',
         summary: 'Delete one route',
         querystring: dryRunQuerySchema,
-        params: {
-          type: 'object',
-          properties: { id: { type: 'string', maxLength: 100 }, routeId: { type: 'string', maxLength: 100 } },
-          required: ['id', 'routeId'],
-        },
+        params: routeIdParams,
         response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
       },
     },
@@ -190,4 +165,13 @@ export function registerApiRoutes(app: FastifyInstance, apis: ApiService, invoke
       return { deleted: true, id: request.params.routeId };
     },
   );
+}
+
+/** In the order the document lists them. */
+const OPERATIONS = [createApiRoute, listApisRoute, getApiRoute, updateApiRoute, deleteApiRoute, addRouteRoute, deleteRouteRoute];
+
+export function registerApiRoutes(app: FastifyInstance, deps: { apis: ApiService; invokeOrigin?: InvokeOrigin }): void {
+  const api = typed(app);
+  const full: ApiRouteDeps = { apis: deps.apis, invokeOrigin: deps.invokeOrigin ?? originOf };
+  for (const register of OPERATIONS) register(api, full);
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../types.js';
+import { Type, type Static } from './schema/kit.js';
 
 /** The `Link` response header of list operations. */
 export const LINK_HEADER = {
@@ -11,21 +12,17 @@ export const LINK_HEADER = {
 } as const;
 
 /** `?limit=`: how many items a page holds. */
-export const PAGE_LIMIT = { type: 'integer', minimum: 1, maximum: 1000, description: 'Page size, 1 to 1000 (default 100)' } as const;
+export const pageLimit = (description = 'Page size, 1 to 1000 (default 100)') => Type.Integer({ minimum: 1, maximum: 1000, description });
 
-export const pageQuerySchema = {
-  type: 'object',
-  properties: {
-    limit: PAGE_LIMIT,
-    after: { type: 'string', maxLength: 200, description: 'Return items after this id (or name for functions)' },
+export const pageQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(pageLimit()),
+    after: Type.Optional(Type.String({ maxLength: 200, description: 'Return items after this id (or name for functions)' })),
   },
-  additionalProperties: false,
-} as const;
+  { additionalProperties: false },
+);
 
-export interface PageQuery {
-  limit?: number;
-  after?: string;
-}
+export type PageQuery = Static<typeof pageQuerySchema>;
 
 /** Reads `?limit=&after=`; asks the store for one extra item to know whether a next page exists. */
 export function readPage(query: PageQuery): Page & { requested: number } {

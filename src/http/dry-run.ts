@@ -7,22 +7,20 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { DryRunResult } from '../dry-run.js';
+import { Type, stringEnum, type Static } from './schema/kit.js';
 
-export const dryRunQuerySchema = {
-  type: 'object',
-  properties: {
-    dry_run: {
-      type: 'string',
-      enum: ['true', 'false'],
-      description: 'Validate fully (function code compiled in a worker) and answer what would change, writing nothing',
-    },
+export const dryRunQuerySchema = Type.Object(
+  {
+    dry_run: Type.Optional(
+      stringEnum(['true', 'false'], {
+        description: 'Validate fully (function code compiled in a worker) and answer what would change, writing nothing',
+      }),
+    ),
   },
-  additionalProperties: false,
-} as const;
+  { additionalProperties: false },
+);
 
-export interface DryRunQuery {
-  dry_run?: 'true' | 'false';
-}
+export type DryRunQuery = Static<typeof dryRunQuerySchema>;
 
 export const dryRunSchema = {
   type: 'object',

@@ -71,16 +71,26 @@ export interface StreamOptions<T> {
   name: string;
 }
 
+export interface EventStreamsDeps {
+  /** Its preClose hook ends every stream. */
+  app: FastifyInstance;
+  /** Streams open at once at most (a 503 past it). */
+  max: number;
+  /** How often the store is read for new rows. */
+  pollMs: number;
+}
+
 /** The streams of one kind a process serves: bounded, and all ended when the server begins to close. */
 export class EventStreams {
   private readonly open = new Set<() => void>();
 
-  constructor(
-    app: FastifyInstance,
-    private readonly max: number,
-    /** How often the store is read for new rows. */
-    private readonly pollMs: number,
-  ) {
+  private readonly max: number;
+  private readonly pollMs: number;
+
+  constructor(deps: EventStreamsDeps) {
+    this.max = deps.max;
+    this.pollMs = deps.pollMs;
+    const { app } = deps;
     // preClose runs before the server stops taking connections: ending the streams
     // here keeps them from holding `close()` open until the grace period.
     app.addHook('preClose', async () => {

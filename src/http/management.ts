@@ -18,14 +18,14 @@ import type { WebhookService } from '../webhooks/service.js';
 import { registerApiRoutes } from './apis.js';
 import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
-import { registerFunctionRoutes } from './functions.js';
+import { registerFunctionRoutes } from './functions/index.js';
 import { registerIntegerParameters } from './integer-parameters.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
 import { registerOpsRoutes, type MetricsAccess } from './ops.js';
 import { registerSchemas } from './schemas.js';
 import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
-import { registerWebhookRoutes } from './webhooks.js';
+import { registerWebhookRoutes } from './webhooks/index.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -55,10 +55,10 @@ export async function registerManagementApi(
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
   registerDashboardRoutes(app, invokeOrigin);
-  registerFunctionRoutes(app, deps.functions, deps.background);
+  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
-  registerApiRoutes(app, deps.apis, invokeOrigin);
-  registerWebhookRoutes(app, deps.webhooks, deps.events);
+  registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
+  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 

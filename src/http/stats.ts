@@ -10,7 +10,7 @@ import type { AttemptEvent } from '../stats/types.js';
 import type { Store } from '../store/store.js';
 import { errors, ref } from './schemas.js';
 import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
-import { NAME_PATTERN } from './functions.js';
+import { NAME_PATTERN } from './schema/functions.js';
 
 export interface StatsRouteOptions {
   store: Store;
@@ -71,7 +71,7 @@ export function registerStatsRoutes(app: FastifyInstance, opts: StatsRouteOption
     },
   );
 
-  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
+  const streams = new EventStreams({ app, max: opts.maxStreams ?? 100, pollMs: opts.pollMs ?? 250 });
 
   app.get<{ Querystring: StreamQuery }>(
     '/api/deliveries/stream',

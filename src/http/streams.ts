@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
-import { NAME_PATTERN } from './functions.js';
+import { NAME_PATTERN } from './schema/functions.js';
 import { errors } from './schemas.js';
 import type { FunctionService } from '../functions/service.js';
 import type { Store } from '../store/store.js';
@@ -75,7 +75,7 @@ const streamResponse = {
 } as const;
 
 export function registerStreamRoutes(app: FastifyInstance, opts: StreamOptions): void {
-  const streams = new EventStreams(app, opts.maxStreams ?? 100, opts.pollMs ?? 250);
+  const streams = new EventStreams({ app, max: opts.maxStreams ?? 100, pollMs: opts.pollMs ?? 250 });
 
   async function serve(request: FastifyRequest<{ Querystring: StreamQuery }>, reply: FastifyReply, names: string[] | null) {
     streams.checkRoom();

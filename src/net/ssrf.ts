@@ -10,7 +10,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { SwitchyardError } from '../errors.js';
+import { coded } from '../errors.js';
 
 /** `code` of the error raised by the guarded agent when it refuses a connection. */
 export const PRIVATE_TARGET_CONNECT_CODE = 'ERR_PRIVATE_TARGET';
@@ -18,10 +18,7 @@ export const PRIVATE_TARGET_CONNECT_CODE = 'ERR_PRIVATE_TARGET';
 const ALLOW_HINT = 'set SWITCHYARD_ALLOW_PRIVATE_TARGETS=1 to allow';
 
 /** A stored URL that can never be delivered to: wrong scheme or a literal private address. */
-export class PrivateTargetError extends SwitchyardError {
-  readonly code = 'private_target';
-  readonly status = 400;
-}
+export class PrivateTargetError extends coded('private_target') {}
 
 /** Raised from the connect step; undici's fetch wraps it as the `cause` of a TypeError. */
 export class PrivateTargetConnectError extends Error {

@@ -87,7 +87,7 @@ function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, at:
   const retries = retriesOf(config.MaximumRetryAttempts, `${at}.MaximumRetryAttempts`, b.notes);
   if (config.MaximumEventAgeInSeconds !== undefined) b.notes.push(`${at}.MaximumEventAgeInSeconds: not carried (Switchyard keeps an invocation until its retries are spent)`);
   const destinations = isObj(config.DestinationConfig) ? config.DestinationConfig : {};
-  const target = (key: 'OnSuccess' | 'OnFailure') => {
+  const destination = (key: 'OnSuccess' | 'OnFailure') => {
     const d = destinations[key];
     if (d === undefined) return undefined;
     const dest = isObj(d) ? d.Destination : undefined;
@@ -98,7 +98,7 @@ function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, at:
     b.notes.push(`${at}.DestinationConfig.${key}: ${JSON.stringify(d)} is not a function of this template; not carried (a webhook destination can stand in)`);
     return undefined;
   };
-  b.setAsync(name, { retries, on_success: target('OnSuccess'), on_failure: target('OnFailure') });
+  b.setAsync(name, { retries, on_success: destination('OnSuccess'), on_failure: destination('OnFailure') });
 }
 
 /** Properties of a schedule Switchyard has no use for (names, descriptions), dropped without a word. */

@@ -166,14 +166,14 @@ function asyncSettings(b: ProjectBuilder, name: string, fn: Obj, where: string, 
   const retries = retriesOf(fn.maximumRetryAttempts, `${where}.maximumRetryAttempts`, b.notes);
   if (fn.maximumEventAge !== undefined) b.notes.push(`${where}.maximumEventAge: not carried (Switchyard keeps an invocation until its retries are spent)`);
   const destinations = isObj(fn.destinations) ? fn.destinations : {};
-  const target = (key: 'onSuccess' | 'onFailure') => {
+  const destination = (key: 'onSuccess' | 'onFailure') => {
     const value = destinations[key];
     if (value === undefined) return undefined;
     if (typeof value === 'string' && isObj(functions[value])) return { function: functionName(value, []) };
     b.notes.push(`${where}.destinations.${key}: ${JSON.stringify(value)} is not a function of this service; not carried (a webhook destination can stand in)`);
     return undefined;
   };
-  b.setAsync(name, { retries, on_success: target('onSuccess'), on_failure: target('onFailure') });
+  b.setAsync(name, { retries, on_success: destination('onSuccess'), on_failure: destination('onFailure') });
 }
 
 /** Keys of a schedule event Switchyard has no use for (names, descriptions) and so drops without a word. */

@@ -96,6 +96,19 @@ function cpuTimeOf(inst: Instance): bigint | null {
   }
 }
 
+export interface IsolateHostDeps {
+  allowPrivateTargets: boolean;
+  /** Sends result items to the main process. */
+  out: (items: string) => void;
+  /** The worker process's log: a line to the main process, which logs it. */
+  log: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  /** Must send `items` synchronously and end the process: V8 is no longer sound. */
+  fatal: (items: string) => never;
+  publish?: (functionName: string, event: string, dataJson: string) => void;
+  /** Idle isolates kept warm at most; past it the least recently used are disposed. */
+  warmIsolates?: number;
+}
+
 export class IsolateHost {
   private readonly loads = new Map<string, Load>();
   /** The instance new batches of a key go to. */
@@ -107,16 +120,20 @@ export class IsolateHost {
   private readonly idleTimer: NodeJS.Timeout;
   private readonly cpuWatchdog: NodeJS.Timeout;
 
-  constructor(
-    private readonly allowPrivateTargets: boolean,
-    private readonly out: (items: string) => void,
-    private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void,
-    /** Must send `items` synchronously and end the process: V8 is no longer sound. */
-    private readonly fatal: (items: string) => never,
-    private readonly publish: (functionName: string, event: string, dataJson: string) => void = () => undefined,
-    /** Idle isolates kept warm at most; past it the least recently used are disposed. */
-    private readonly warmIsolates: number = DEFAULT_WARM_ISOLATES,
-  ) {
+  private readonly allowPrivateTargets: boolean;
+  private readonly out: (items: string) => void;
+  private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  private readonly fatal: (items: string) => never;
+  private readonly publish: (functionName: string, event: string, dataJson: string) => void;
+  private readonly warmIsolates: number;
+
+  constructor(deps: IsolateHostDeps) {
+    this.allowPrivateTargets = deps.allowPrivateTargets;
+    this.out = deps.out;
+    this.log = deps.log;
+    this.fatal = deps.fatal;
+    this.publish = deps.publish ?? (() => undefined);
+    this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
     this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
@@ -164,11 +181,11 @@ export class IsolateHost {
       this.inflight.set(ids[i], batch);
       inst.inflight.set(ids[i], rids[i]);
     }
-    const target = inst;
+    const runOn = inst;
     const payload = headText.slice(0, -1) + ',"dl":' + (Date.now() + load.timeoutMs) + '}\n' + body;
-    if (target.dispatch) this.run(target, batch, payload);
-    else target.ready.then(
-      () => this.run(target, batch, payload),
+    if (runOn.dispatch) this.run(runOn, batch, payload);
+    else runOn.ready.then(
+      () => this.run(runOn, batch, payload),
       (f: StartFailure) => this.failBatch(batch, f.code, f.message),
     );
   }

@@ -1,6 +1,6 @@
 /**
  * The worker's reading of what an isolate hands back, which is untrusted
- * input: user code shares the isolate with the dispatcher (dispatcher.ts).
+ * input: user code shares the isolate with the dispatcher (isolate/dispatcher.js).
  * The output is one JSON ResultItem per line. Each line is parsed here and
  * checked: an id this isolate has in flight (once), the shape of a
  * ResultItem with exactly its keys, a failure code the isolate may report,

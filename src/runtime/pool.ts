@@ -6,15 +6,14 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { WorkerHandle, type RuntimeLogger } from './worker-handle.js';
+import type { Logger } from '../types.js';
+import { WorkerHandle } from './worker-handle.js';
 import type { DeployedFunction, FunctionRuntime, InvokeOutcome, ValidateLimits, ValidateOutcome } from './types.js';
-
-export type { RuntimeLogger } from './worker-handle.js';
 
 export interface RuntimeOptions {
   workers: number;
   allowPrivateTargets: boolean;
-  logger?: RuntimeLogger;
+  logger?: Logger;
   /** Micro-batching (default on). Off only to measure what it buys (bench/runtime-micro.mjs). */
   batching?: boolean;
   /**
@@ -74,7 +73,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const env = workerEnv();
   const workers = Array.from(
     { length: count },
-    (_, i) => new WorkerHandle(i, script, args, env, opts.logger, opts.batching ?? true, opts.onEmit),
+    (_, index) => new WorkerHandle({ index, script, args, env, logger: opts.logger, batching: opts.batching ?? true, onEmit: opts.onEmit }),
   );
   let nextId = 0;
   let nextValidator = 0;

@@ -4,14 +4,14 @@
  * level run once). Shared by warm isolates (isolate-host.ts) and deploy-time
  * validation (worker.ts). Compile errors come back with the user's line and
  * column, read through the source map compile.ts appended to the code; the
- * sandbox maps stack traces with the same map (sandbox/js/positions.ts).
+ * sandbox maps stack traces with the same map (isolate/sandbox/positions.js).
  *
  * The user's module wrapper receives the sandbox's `require` (Node built-ins
  * inside the isolate), `__filename` and `__dirname` from an outer function,
  * so the dispatcher still calls it as `(exports, module)`.
  */
 import ivm from 'isolated-vm';
-import { DISPATCHER_SOURCE } from './dispatcher.js';
+import { dispatcherSource } from './dispatcher.js';
 import type { DispatcherSetup } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
 import { installSandbox, type SandboxHandle } from './sandbox/index.js';
@@ -72,7 +72,7 @@ export async function prepare(
     name: string;
     /** The export to call and the Lambda context's settings (handler-export.ts). */
     setup: DispatcherSetup;
-    /** Receives results that settle after `dispatch` returned (see dispatcher.ts); untrusted. */
+    /** Receives results that settle after `dispatch` returned (see isolate/dispatcher.js); untrusted. */
     deliver: (text: unknown) => void;
     /** The sandbox's `emit`; absent in validation isolates, whose emits are dropped. */
     onEmit?: (event: string, dataJson: string) => void;
@@ -89,7 +89,7 @@ export async function prepare(
   });
   try {
     const deliverRef = new ivm.Reference(opts.deliver);
-    const init = await context.evalClosure(DISPATCHER_SOURCE, [deliverRef, opts.name, sandbox.hook.derefInto(), userFile], {
+    const init = await context.evalClosure(dispatcherSource(), [deliverRef, opts.name, sandbox.hook.derefInto(), userFile], {
       // Named like the bootstrap, so stack traces show sandbox frames as ours, not as ivm's.
       filename: 'switchyard:dispatcher',
       result: { reference: true },

@@ -4,7 +4,7 @@
  * code): split off before the code is run, and used on the host to turn a
  * position V8 reports in the compiled code into the user's. Stack traces
  * inside the isolate are mapped there, from the same `mappings` text
- * (sandbox/js/positions.ts).
+ * (isolate/sandbox/positions.js).
  */
 
 const MARKER = '\n//# sourceMappingURL=data:application/json;base64,';
@@ -47,9 +47,9 @@ export function originalPosition(mappings: string, line: number, column: number)
   let srcCol = 0;
   let best: [number, number] | null = null;
   let i = 0;
-  const target = line - 1;
+  const wantLine = line - 1;
   const col = column - 1;
-  while (i < mappings.length && genLine <= target) {
+  while (i < mappings.length && genLine <= wantLine) {
     let genCol = 0;
     // One line's segments.
     while (i < mappings.length && mappings[i] !== ';') {
@@ -66,15 +66,15 @@ export function originalPosition(mappings: string, line: number, column: number)
         fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
       }
       genCol += fields[0] ?? 0;
-      if (fields.length === 1 && genLine === target && genCol <= col) best = null;
+      if (fields.length === 1 && genLine === wantLine && genCol <= col) best = null;
       if (fields.length >= 4) {
         srcLine += fields[2];
         srcCol += fields[3];
-        if (genLine === target && genCol <= col) best = [srcLine + 1, srcCol + 1];
+        if (genLine === wantLine && genCol <= col) best = [srcLine + 1, srcCol + 1];
       }
       if (mappings[i] === ',') i++;
     }
-    if (genLine === target) return best;
+    if (genLine === wantLine) return best;
     genLine++;
     i++;
   }

@@ -10,12 +10,19 @@ import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
+import type { Logger } from '../types.js';
 import type { DeployedFunction, InvokeOutcome, ValidateOutcome } from './types.js';
 
-export interface RuntimeLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
+export interface WorkerHandleDeps {
+  index: number;
+  /** The worker's script and its arguments. */
+  script: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
+  batching?: boolean;
+  onEmit?: (functionName: string, event: string, dataJson: string) => void;
 }
 
 /** Extra time the main process grants a worker past a function's own deadline before killing it. */
@@ -70,16 +77,22 @@ export class WorkerHandle {
   private readonly open = new Map<string, Batch>();
   private flushScheduled = false;
 
-  constructor(
-    readonly index: number,
-    private readonly script: string,
-    private readonly args: string[],
-    private readonly env: NodeJS.ProcessEnv,
-    private readonly logger: RuntimeLogger | undefined,
-    /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
-    private readonly batching = true,
-    private readonly onEmit?: (functionName: string, event: string, dataJson: string) => void,
-  ) {
+  readonly index: number;
+  private readonly script: string;
+  private readonly args: string[];
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly logger: Logger | undefined;
+  private readonly batching: boolean;
+  private readonly onEmit: ((functionName: string, event: string, dataJson: string) => void) | undefined;
+
+  constructor(deps: WorkerHandleDeps) {
+    this.index = deps.index;
+    this.script = deps.script;
+    this.args = deps.args;
+    this.env = deps.env;
+    this.logger = deps.logger;
+    this.batching = deps.batching ?? true;
+    this.onEmit = deps.onEmit;
     this.start();
   }
 

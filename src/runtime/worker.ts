@@ -78,7 +78,7 @@ function publish(fn: string, event: string, dataJson: string): void {
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 
-const host = new IsolateHost(allowPrivateTargets, out, log, fatal, publish, warmIsolates);
+const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, warmIsolates });
 
 let rssBoundForTest: number | null = null;
 startRssWatchdog({

@@ -13,6 +13,7 @@
  * a second.
  */
 import type { Clock } from '../clock.js';
+import type { Logger } from '../types.js';
 import type { ClaimedSlots, DueFunctionSchedule, FunctionSlotPlan, SlotPlan, WebhookStore } from '../store/store.js';
 import type { Webhook } from '../webhooks/types.js';
 import type { Delivery } from '../deliveries/types.js';
@@ -29,7 +30,6 @@ const CLAIM_SLICE_MS = 100;
 /** A tick stops after this many full batches and lets the next tick continue. */
 const MAX_BATCHES_PER_TICK = 200;
 
-type LogFn = (obj: object, msg?: string) => void;
 
 export interface SchedulerOptions {
   store: WebhookStore;
@@ -42,7 +42,7 @@ export interface SchedulerOptions {
    * one to send their first attempts.
    */
   onDue?(webhook: Webhook): void;
-  log: { info: LogFn; warn: LogFn; error: LogFn };
+  log: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Seconds from a slot to its claim. */
   lateness?: { observe(seconds: number): void };
   /** Webhooks read per store query. */

@@ -107,6 +107,12 @@ export class OkCell {
   }
 }
 
+export interface StatsCollectorDeps {
+  clock: Clock;
+  /** Names this process in the store's rows; hostname:pid by default. */
+  owner?: string;
+}
+
 export class StatsCollector {
   readonly owner: string;
   private readonly requestCells = new Map<string, RequestCell>();
@@ -117,8 +123,11 @@ export class StatsCollector {
   private lateness = new Map<number, LatenessMinute>();
   private failures: RecentFailure[] = [];
 
-  constructor(readonly clock: Clock, owner = `${hostname()}:${process.pid}`) {
-    this.owner = owner;
+  readonly clock: Clock;
+
+  constructor(deps: StatsCollectorDeps) {
+    this.clock = deps.clock;
+    this.owner = deps.owner ?? `${hostname()}:${process.pid}`;
   }
 
   /** The cell of one route: resolve once and keep it (the gateway does, per route). */

@@ -5,6 +5,7 @@
  * that is briefly away loses no counts.
  */
 import type { Store } from '../store/store.js';
+import type { Logger } from '../types.js';
 import type { StatsCollector } from './collector.js';
 
 export const FLUSH_MS = 5_000;
@@ -14,8 +15,10 @@ export const KEEP_MINUTES = 24 * 60;
 /** Failures kept in the store (the overview shows 20). */
 const KEEP_FAILURES = 200;
 
-export interface FlushLogger {
-  warn(obj: object, msg?: string): void;
+export interface StatsFlusherDeps {
+  collector: StatsCollector;
+  store: Store;
+  log: Logger;
 }
 
 export class StatsFlusher {
@@ -23,11 +26,15 @@ export class StatsFlusher {
   private pruneTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(
-    private readonly collector: StatsCollector,
-    private readonly store: Store,
-    private readonly log: FlushLogger,
-  ) {}
+  private readonly collector: StatsCollector;
+  private readonly store: Store;
+  private readonly log: Logger;
+
+  constructor(deps: StatsFlusherDeps) {
+    this.collector = deps.collector;
+    this.store = deps.store;
+    this.log = deps.log;
+  }
 
   start(): void {
     if (this.timer) return;

@@ -6,7 +6,8 @@
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { StatsCollector } from './collector.js';
-import { StatsFlusher, type FlushLogger } from './flush.js';
+import { StatsFlusher } from './flush.js';
+import type { Logger } from '../types.js';
 import { statsAnswer, type StatsAnswer } from './report.js';
 
 /** Failures listed in an answer. */
@@ -19,9 +20,15 @@ export interface Stats {
   window(minutes: number): Promise<StatsAnswer>;
 }
 
-export function createStats(clock: Clock, store: Store, log: FlushLogger): Stats {
-  const collector = new StatsCollector(clock);
-  const flusher = new StatsFlusher(collector, store, log);
+export interface StatsDeps {
+  clock: Clock;
+  store: Store;
+  log: Logger;
+}
+
+export function createStats({ clock, store, log }: StatsDeps): Stats {
+  const collector = new StatsCollector({ clock });
+  const flusher = new StatsFlusher({ collector, store, log });
   return {
     collector,
     flusher,

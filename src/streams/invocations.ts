@@ -22,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChangeBus } from '../changes.js';
 import type { InvocationEventRow, Store } from '../store/store.js';
+import type { Logger } from '../types.js';
 
 export interface InvocationEvent {
   function: string;
@@ -53,7 +54,7 @@ export type InvocationEventStore = Pick<
 export interface SharedInvocations {
   store: InvocationEventStore;
   changes: ChangeBus;
-  log: { warn(obj: object, msg?: string): void };
+  log: Pick<Logger, 'warn'>;
   /** Test seams; the defaults are the constants below. */
   flushMs?: number;
   pollMs?: number;

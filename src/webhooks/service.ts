@@ -9,13 +9,14 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js'
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
+import type { WebhookInput, WebhookUpdate } from '../http/schema/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';
-import { maskHeaders, maskUrl, unmaskHeaders, unmaskUrl } from './masking.js';
+import { unmaskHeaders, unmaskUrl } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookMethod, type WebhookPatch } from './types.js';
-import { type Attempt, type Delivery, type DeliveryResponse } from '../deliveries/types.js';
+import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookPatch } from './types.js';
+import type { Delivery } from '../deliveries/types.js';
 
 export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
@@ -25,104 +26,6 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
 export const deliveryNotFound = (id: string) =>
   new NotFoundError('delivery_not_found', `Delivery '${id}' does not exist`);
-
-/** The API body, snake_case, before defaults. */
-export interface WebhookInput {
-  name: string;
-  target_url: string;
-  method: WebhookMethod;
-  headers?: Record<string, string> | null;
-  payload_template: Record<string, unknown>;
-  cron?: string | null;
-  timezone?: string | null;
-  mock_endpoint?: { api_id: string; path: string } | null;
-  events?: string[] | null;
-  enabled?: boolean | null;
-  secret?: string | null;
-  retry?: { max_attempts?: number; schedule_s?: number[] } | null;
-  timeout_ms?: number | null;
-}
-
-export type WebhookUpdate = Partial<WebhookInput>;
-
-/** A webhook as the API shows it: `secret` never, sensitive header values and URL credentials masked (masking.ts). */
-export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}) {
-  return {
-    id: w.id,
-    name: w.name,
-    target_url: maskUrl(w.targetUrl),
-    method: w.method,
-    headers: maskHeaders(w.headers),
-    payload_template: w.payloadTemplate,
-    cron: w.cron,
-    timezone: w.timezone,
-    mock_endpoint: w.mockEndpoint ? { api_id: w.mockEndpoint.apiId, path: w.mockEndpoint.path } : null,
-    events: w.events,
-    enabled: w.enabled,
-    has_secret: w.secret !== null,
-    retry: w.retry.scheduleS
-      ? { max_attempts: w.retry.maxAttempts, schedule_s: w.retry.scheduleS }
-      : { max_attempts: w.retry.maxAttempts },
-    timeout_ms: w.timeoutMs,
-    next_fire_at: w.nextFireAt,
-    created_at: w.createdAt,
-    updated_at: w.updatedAt,
-    ...(extra.secret ? { secret: extra.secret } : {}),
-    ...(extra.nextFires ? { next_fires: extra.nextFires } : {}),
-    ...(extra.health
-      ? {
-          health: {
-            last_outcome: extra.health.lastOutcome,
-            failures_in_a_row: extra.health.failuresInARow,
-            pending: extra.health.pending,
-            retrying: extra.health.retrying,
-            window: HEALTH_WINDOW,
-          },
-        }
-      : {}),
-  };
-}
-
-/** A delivery as the API shows it: sensitive header values of its request and response, and its URL's credentials, masked. */
-export function deliveryView(d: Delivery) {
-  return {
-    id: d.id,
-    webhook_id: d.webhookId,
-    trigger: d.trigger,
-    event: d.event,
-    status: d.status,
-    error: d.error,
-    scheduled_for: d.scheduledFor,
-    next_attempt_at: d.nextAttemptAt,
-    attempts: d.attempts.map(attemptView),
-    request: d.request && { ...d.request, url: maskUrl(d.request.url), headers: maskHeaders(d.request.headers) },
-    response: maskedResponse(d.response),
-    created_at: d.createdAt,
-    completed_at: d.completedAt,
-  };
-}
-
-/** `GET /api/deliveries/{id}`: deliveryView whose attempts carry their own response (from getDeliveryDetail). */
-export function deliveryDetailView(d: Delivery) {
-  return {
-    ...deliveryView(d),
-    attempts: d.attempts.map((a) => ({ ...attemptView(a), response: maskedResponse(a.response ?? null) })),
-  };
-}
-
-function attemptView(a: Attempt) {
-  return {
-    attempt: a.attempt,
-    started_at: a.startedAt,
-    duration_ms: a.durationMs,
-    response_status: a.responseStatus,
-    error: a.error,
-  };
-}
-
-function maskedResponse(r: DeliveryResponse | null) {
-  return r && { ...r, headers: maskHeaders(r.headers) };
-}
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -321,14 +224,15 @@ export class WebhookService {
     for (const field of ['name', 'target_url', 'method', 'payload_template'] as const) {
       if (input[field] === null) throw new InvalidRequestError(`${field} cannot be null`, { field });
     }
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.target_url !== undefined) {
+    // `!= null` below: null was refused above; the schema admits it so that the message names the field.
+    if (input.name != null) patch.name = input.name;
+    if (input.target_url != null) {
       // The URL sent back as the API showed it (credentials masked) keeps the stored one.
       patch.targetUrl = unmaskUrl(input.target_url, current.targetUrl);
       this.checkTarget(patch.targetUrl);
     }
-    if (input.method !== undefined) patch.method = input.method;
-    if (input.payload_template !== undefined) patch.payloadTemplate = input.payload_template;
+    if (input.method != null) patch.method = input.method;
+    if (input.payload_template != null) patch.payloadTemplate = input.payload_template;
     if (input.headers !== undefined) {
       // A masked value sent back as the API showed it keeps the stored one (write-only, like `secret`).
       patch.headers = unmaskHeaders(input.headers ?? {}, current.headers);

@@ -33,7 +33,7 @@ describe('percentile', () => {
 describe('StatsCollector', () => {
   it('keeps each minute apart under a moved clock and hands everything over once', () => {
     const clock = new ManualClock(Date.parse('2026-07-01T10:00:10Z'));
-    const stats = new StatsCollector(clock, 'test:1');
+    const stats = new StatsCollector({ clock, owner: 'test:1' });
     const cell = stats.requestCell('api_1', 'GET', '/x');
     const ok = stats.okCell('f');
     cell.add(false, 3);
@@ -67,7 +67,7 @@ describe('StatsCollector', () => {
 
   it('measures the lateness of scheduled first attempts and keeps deliveries failed for good', () => {
     const clock = new ManualClock(Date.parse('2026-07-01T10:00:00Z'));
-    const stats = new StatsCollector(clock, 'test:1');
+    const stats = new StatsCollector({ clock, owner: 'test:1' });
     const slot = '2026-07-01T10:00:00.000Z';
     const at = Date.parse(slot) + 250;
     stats.attempted({ target: 'webhook', subject: 'wh_1', deliveryId: 'dlv_1', status: 'pending', attempt: 1, startedMs: at, scheduledFor: slot, error: 'HTTP 500' });

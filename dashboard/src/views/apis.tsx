@@ -5,8 +5,9 @@ import { api, call, type ApiError } from '../api.js';
 import { ConfirmDelete, ErrorBox, Field, toApiError, useLoad } from '../components.js';
 import { href, navigate } from '../router.js';
 import { TryIt } from './try-it.js';
+import { routeMethodValues } from '../schema-enums.js';
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'ANY'] as const;
+const METHODS = routeMethodValues;
 
 export function ApisView() {
   const { data, error } = useLoad(() => call(api.GET('/api/apis', {})), []);

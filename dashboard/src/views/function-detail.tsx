@@ -13,6 +13,7 @@ import { prettyJson } from '../format.js';
 import { CodeEditor } from './code-editor.js';
 import { BackgroundRuns, Triggers } from './function-runs.js';
 import { Versions } from './function-versions.js';
+import { functionEventFormatValues, functionRuntimeValues } from '../schema-enums.js';
 
 type Fn = Schemas['Function'];
 
@@ -22,9 +23,13 @@ const STARTER = `export async function handler(event) {
 }
 `;
 
+/** How the selects name each value of the schema's enums (a value the schema gains needs a label here, or this does not compile). */
+const RUNTIME_LABELS: Record<Fn['runtime'], string> = { javascript: 'JavaScript', typescript: 'TypeScript' };
+const FORMAT_LABELS: Record<Fn['event_format'], string> = { switchyard: 'switchyard', 'aws-v1': 'aws-v1 (REST API)', 'aws-v2': 'aws-v2 (HTTP API)' };
+
 interface Settings {
   name: string;
-  runtime: 'javascript' | 'typescript';
+  runtime: Fn['runtime'];
   handler: string;
   event_format: Fn['event_format'];
   timeout_ms: string;
@@ -180,8 +185,11 @@ function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
           )}
           <Field label="Runtime" id="fn-runtime">
             <select id="fn-runtime" value={settings.runtime} onChange={set('runtime')}>
-              <option value="javascript">JavaScript</option>
-              <option value="typescript">TypeScript</option>
+              {functionRuntimeValues.map((r) => (
+                <option key={r} value={r}>
+                  {RUNTIME_LABELS[r]}
+                </option>
+              ))}
             </select>
           </Field>
           <Field label="Handler (export to call)" id="fn-handler" hint="Empty: handler, else the default export">
@@ -189,9 +197,11 @@ function FunctionPage({ fn, run, version, onSaved, onTriggersChanged }: {
           </Field>
           <Field label="Event format" id="fn-format">
             <select id="fn-format" value={settings.event_format} onChange={set('event_format')}>
-              <option value="switchyard">switchyard</option>
-              <option value="aws-v1">aws-v1 (REST API)</option>
-              <option value="aws-v2">aws-v2 (HTTP API)</option>
+              {functionEventFormatValues.map((f) => (
+                <option key={f} value={f}>
+                  {FORMAT_LABELS[f]}
+                </option>
+              ))}
             </select>
           </Field>
           <Field label="Timeout (ms)" id="fn-timeout">

@@ -8,8 +8,10 @@ import { useState } from 'preact/hooks';
 import { Field } from '../components.js';
 import { prettyJson } from '../format.js';
 import { curlCommand, fillPath, pathParams } from '../try-request.js';
+import { routeMethodValues } from '../schema-enums.js';
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+/** A request has one method: every route method but ANY. */
+const METHODS = routeMethodValues.filter((m) => m !== 'ANY');
 
 interface Answer {
   status: number;

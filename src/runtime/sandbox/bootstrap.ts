@@ -3,10 +3,14 @@
  * the host bridges as arguments, keeps them in its closure (never on the
  * global), installs the documented globals (docs/functions.md), and returns the dispatcher the
  * host calls for timer and fetch completions. The same function is the
- * `activity` hook the invocation dispatcher (../dispatcher.ts) calls with
+ * `activity` hook the invocation dispatcher (../isolate/dispatcher.js) calls with
  * `('activity', 1)` when the first invocation starts and `('activity', 0)`
  * when the last one ends: outside invocations the sandbox delivers nothing
  * and its modules drop what they registered (idle hooks).
+ *
+ * Its parts are src/runtime/isolate/sandbox/*.js (type-checked by
+ * tsconfig.sandbox.json, written by scripts/build-sandbox.mjs to
+ * dist/sandbox/parts/ with the host's constants), spliced in below.
  *
  * It returns `[dispatch, require]`: `require` is the isolate's module loader
  * for Node built-ins (./node/, bundled at build time into
@@ -18,15 +22,8 @@
  * `memory_mb`. Nothing else in a context leads back to it.
  */
 import { readFileSync } from 'node:fs';
-import { CLONE_SOURCE } from './js/clone.js';
-import { CORE_SOURCE } from './js/core.js';
-import { CRYPTO_SOURCE } from './js/crypto.js';
-import { EMIT_SOURCE } from './js/emit.js';
-import { FETCH_SOURCE } from './js/fetch.js';
-import { POSITIONS_SOURCE } from './js/positions.js';
-import { REQUIRE_SOURCE } from './js/require.js';
-import { TIMERS_SOURCE } from './js/timers.js';
-import { URL_SOURCE } from './js/url.js';
+import { MAX_JSON_DEPTH } from '../../json-limits.js';
+import { EMIT_MAX_DATA_BYTES, EMIT_MAX_EVENT_CHARS, EMIT_RATE_PER_SECOND, EMIT_RESERVED_PREFIX } from './emit-guard.js';
 
 /** Argument order of the bootstrap function; index.ts passes the bridges in this order. */
 export const BRIDGE_NAMES = [
@@ -43,16 +40,36 @@ export const BRIDGE_NAMES = [
   'firstLineOffset',
 ] as const;
 
-/** Built by scripts/build-sandbox.mjs; the same path from src/runtime/sandbox and dist/runtime/sandbox. */
-const NODE_BUNDLE = new URL('../../../dist/sandbox/node-builtins.js', import.meta.url);
+/**
+ * The host's values the sandbox parts' text takes, by placeholder (`__NAME__`
+ * in src/runtime/isolate/sandbox/*.js): scripts/build-sandbox.mjs splices them in.
+ */
+export const SANDBOX_PLACEHOLDERS: Record<string, string | number> = {
+  EMIT_MAX_EVENT_CHARS,
+  EMIT_RESERVED_PREFIX_JSON: JSON.stringify(EMIT_RESERVED_PREFIX),
+  EMIT_MAX_DATA_BYTES,
+  EMIT_MAX_DATA_KIB: EMIT_MAX_DATA_BYTES / 1024,
+  EMIT_RATE_PER_SECOND,
+  MAX_JSON_DEPTH,
+};
 
-function readNodeBundle(): string {
+/** The parts in the order they run: each may use what those before it defined. */
+export const SANDBOX_PARTS = ['core', 'clone', 'url', 'crypto', 'timers', 'fetch', 'emit', 'positions', 'require'] as const;
+
+/**
+ * A file scripts/build-sandbox.mjs writes: the Node bundle, or a part's text
+ * (sandbox/<part>.js). The same path from src/runtime/sandbox and dist/runtime/sandbox.
+ */
+function readBuilt(name: string): string {
+  const file = new URL(`../../../dist/sandbox/${name}`, import.meta.url);
   try {
-    return readFileSync(NODE_BUNDLE, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`the sandbox's Node built-ins are missing (${NODE_BUNDLE.pathname}): run npm run build (${String(err)})`);
+    throw new Error(`the sandbox's ${name} is missing (${file.pathname}): run npm run build (${String(err)})`);
   }
 }
+
+const part = (name: (typeof SANDBOX_PARTS)[number]) => readBuilt(`parts/${name}.js`);
 
 let source: string | undefined;
 /** The bootstrap's text, read once per process. */
@@ -63,7 +80,7 @@ export function bootstrapSource(): string {
   // to compile it eagerly, so its bytecode is in that cache too (the same for the bootstrap itself).
   source ??= `(function () {
 const nodeBundle = (function () {
-${readNodeBundle()}
+${readBuilt('node-builtins.js')}
 return SwitchyardNode;
 });
 return (function switchyardBootstrap(${BRIDGE_NAMES.join(', ')}) {
@@ -81,17 +98,17 @@ const wakeHooks = [];
 function def(name, value) {
   Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
 }
-${CORE_SOURCE}
-${CLONE_SOURCE}
-${URL_SOURCE}
-${CRYPTO_SOURCE}
-${TIMERS_SOURCE}
-${FETCH_SOURCE}
-${EMIT_SOURCE}
-${POSITIONS_SOURCE}
+${part('core')}
+${part('clone')}
+${part('url')}
+${part('crypto')}
+${part('timers')}
+${part('fetch')}
+${part('emit')}
+${part('positions')}
 def('process', Object.freeze({ env: Object.freeze(JSON.parse(envJson)) }));
 for (const name of ['require', 'module', 'exports', 'global', 'WebAssembly']) delete g[name];
-${REQUIRE_SOURCE}
+${part('require')}
 return [function dispatch(kind, id, payload) {
   if (kind === 'activity') {
     active = id === 1;

@@ -222,7 +222,7 @@ export async function installSandbox(
   let requireRef: ivm.Reference<(id: string) => unknown>;
   try {
     const pair = (await bootstrap.apply(undefined, args, { result: { reference: true } })) as ivm.Reference<unknown[]>;
-    // Reading two array slots runs no code: sync, to save two trips through the thread pool.
+    // Reading two array entries runs no code: sync, to save two trips through the thread pool.
     dispatch = pair.getSync(0, { reference: true }) as ivm.Reference<(kind: string, id: number, payload?: unknown) => void>;
     requireRef = pair.getSync(1, { reference: true }) as ivm.Reference<(id: string) => unknown>;
     pair.release();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Isolate-side source: `emit(event, data)`, the function's way to publish an
  * event (like POST /api/events). Synchronous and fire-and-forget: it checks
@@ -10,21 +11,18 @@
  * refused like every JSON that enters Switchyard (json-limits.ts; the scan
  * below mirrors jsonTextTooDeep).
  */
-import { MAX_JSON_DEPTH } from '../../../json-limits.js';
-import { EMIT_MAX_DATA_BYTES, EMIT_MAX_EVENT_CHARS, EMIT_RATE_PER_SECOND, EMIT_RESERVED_PREFIX } from '../emit-guard.js';
-
-export const EMIT_SOURCE = String.raw`
+// isolate source begins
 {
   // Captured now, before user code runs and can replace globals.
   const TypeErr = TypeError;
   const stringify = JSON.stringify;
   const clock = Date.now;
   const min = Math.min;
-  const NAME = /^[A-Za-z0-9_.:-]{1,${EMIT_MAX_EVENT_CHARS}}$/;
-  const RESERVED = ${JSON.stringify(EMIT_RESERVED_PREFIX)};
-  const MAX_BYTES = ${EMIT_MAX_DATA_BYTES};
-  const RATE = ${EMIT_RATE_PER_SECOND};
-  const MAX_DEPTH = ${MAX_JSON_DEPTH};
+  const NAME = /^[A-Za-z0-9_.:-]{1,__EMIT_MAX_EVENT_CHARS__}$/;
+  const RESERVED = __EMIT_RESERVED_PREFIX_JSON__;
+  const MAX_BYTES = __EMIT_MAX_DATA_BYTES__;
+  const RATE = __EMIT_RATE_PER_SECOND__;
+  const MAX_DEPTH = __MAX_JSON_DEPTH__;
   // Token bucket: bursts up to RATE, refilled at RATE per second.
   let tokens = RATE;
   let last = clock();
@@ -62,7 +60,7 @@ export const EMIT_SOURCE = String.raw`
 
   function emit(event, data) {
     if (typeof event !== 'string' || !NAME.test(event)) {
-      throw new TypeErr('emit: event must be a string of 1 to ${EMIT_MAX_EVENT_CHARS} characters of letters, digits and _ . : -');
+      throw new TypeErr('emit: event must be a string of 1 to __EMIT_MAX_EVENT_CHARS__ characters of letters, digits and _ . : -');
     }
     if (event.slice(0, RESERVED.length) === RESERVED) {
       throw new TypeErr("emit: event names starting with '" + RESERVED + "' are reserved for the service's own events");
@@ -71,11 +69,12 @@ export const EMIT_SOURCE = String.raw`
     try {
       json = data === undefined ? 'null' : stringify(data);
     } catch (e) {
+      // @ts-expect-error e is whatever was thrown: its message is read only when it is a string
       throw new TypeErr('emit: data is not JSON-serialisable: ' + (e && typeof e.message === 'string' ? e.message : String(e)));
     }
     if (typeof json !== 'string') throw new TypeErr('emit: data is not JSON-serialisable: ' + typeof data);
     if (json.length > MAX_BYTES || (json.length * 3 > MAX_BYTES && utf8Length(json) > MAX_BYTES)) {
-      throw new TypeErr('emit: data is larger than ${EMIT_MAX_DATA_BYTES / 1024} KiB as JSON');
+      throw new TypeErr('emit: data is larger than __EMIT_MAX_DATA_KIB__ KiB as JSON');
     }
     if (json.length > MAX_DEPTH && tooDeep(json)) {
       throw new TypeErr('emit: data is nested deeper than ' + MAX_DEPTH + ' levels of arrays and objects');
@@ -89,4 +88,4 @@ export const EMIT_SOURCE = String.raw`
   }
   def('emit', emit);
 }
-`;
+// isolate source ends

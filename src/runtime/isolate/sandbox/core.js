@@ -1,10 +1,10 @@
+// @ts-check
 /**
  * Isolate-side source: shared helpers, DOMException, TextEncoder/TextDecoder,
- * atob/btoa. Runs inside the bootstrap closure (see ../bootstrap.ts), where
+ * atob/btoa. Runs inside the bootstrap closure (see ../../sandbox/bootstrap.ts), where
  * `g` is the isolate's global and `def` installs a global.
- * Kept as a string because this code never runs in the host.
  */
-export const CORE_SOURCE = String.raw`
+// isolate source begins
 const DOMEX_CODES = { IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11,
   SyntaxError: 12, InvalidAccessError: 15, TypeMismatchError: 17, QuotaExceededError: 22, DataCloneError: 25 };
 class DOMException extends Error {
@@ -177,6 +177,7 @@ function atob(data) {
   const bytes = b64DecodeBytes(data);
   if (bytes === null) throw new DOMException('The string to be decoded is not correctly encoded.', 'InvalidCharacterError');
   let out = '';
+  // @ts-expect-error apply takes any array-like: a typed array saves a copy
   for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
   return out;
 }
@@ -194,4 +195,4 @@ def('queueMicrotask', function queueMicrotask(fn) {
   if (typeof fn !== 'function') throw new TypeError('queueMicrotask: callback must be a function');
   Promise.resolve().then(() => { try { fn(); } catch (e) { reportError(e); } });
 });
-`;
+// isolate source ends

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Isolate-side source: crypto.getRandomValues / randomUUID (bytes from the
  * host's CSPRNG) and a WebCrypto subset: HMAC importKey/exportKey/generateKey/
@@ -5,7 +6,7 @@
  * (`hostRandom`, `hostCrypto`). Key bytes live in a closure WeakMap, never on
  * the key object.
  */
-export const CRYPTO_SOURCE = String.raw`
+// isolate source begins
 {
   const pool = { bytes: new Uint8Array(0), pos: 0 };
   function hostBytes(n) {
@@ -21,8 +22,11 @@ export const CRYPTO_SOURCE = String.raw`
     pool.pos += n;
     return out;
   }
+  /** @type {Array<string | undefined>} */
   const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  /** @type {(this: ArrayBufferView) => string} */
+  // @ts-expect-error %TypedArray%.prototype always has its toStringTag getter
   const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
   function getRandomValues(array) {
     const tag = ArrayBuffer.isView(array) ? typedArrayTag.call(array) : undefined;
@@ -152,4 +156,4 @@ export const CRYPTO_SOURCE = String.raw`
   def('CryptoKey', CryptoKey);
   def('crypto', crypto);
 }
-`;
+// isolate source ends

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Isolate-side source: setTimeout/setInterval/clearTimeout/clearInterval.
  * The isolate keeps the callbacks; the host only keeps Node timers keyed by
@@ -5,13 +6,13 @@
  * fires. The isolate's table is the source of truth, so a clear that crosses a
  * firing timer still wins.
  *
- * Timers live only while an invocation is in flight (see ../bootstrap.ts):
+ * Timers live only while an invocation is in flight (see ../../sandbox/bootstrap.ts):
  * when the last one ends the table is dropped (the host clears its Node
  * timers at the same moment), and a timer set outside any invocation gets an
  * id but never fires. The table has no prototype, so user code that patches
  * Map or Object.prototype cannot reach into it.
  */
-export const TIMERS_SOURCE = String.raw`
+// isolate source begins
 {
   const MAX_TIMERS = 10000;
   let timers = createObject(null);
@@ -57,4 +58,4 @@ export const TIMERS_SOURCE = String.raw`
   def('clearTimeout', function clearTimeout(id) { clear(id); });
   def('clearInterval', function clearInterval(id) { clear(id); });
 }
-`;
+// isolate source ends

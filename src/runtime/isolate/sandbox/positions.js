@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Isolate-side source: stack traces in the user's positions. Installs
  * `Error.prepareStackTrace`, which V8 calls when a stack is first read: frames
@@ -9,7 +10,7 @@
  * script's first line. Everything it calls was captured before user code
  * runs, and it never throws: a stack is always a string.
  */
-export const POSITIONS_SOURCE = String.raw`
+// isolate source begins
 {
   const B64V = createObject(null);
   const B64C = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -20,6 +21,7 @@ export const POSITIONS_SOURCE = String.raw`
   // CallSite's methods, taken from a frame before user code can change them.
   const prev = Error.prepareStackTrace;
   Error.prepareStackTrace = (_, frames) => frames;
+  // @ts-expect-error with the prepareStackTrace above, stack is the array of CallSites
   const site = Object.getPrototypeOf(new Error().stack[0]);
   Error.prepareStackTrace = prev;
   const siteText = site.toString, siteFile = site.getFileName, siteLine = site.getLineNumber, siteColumn = site.getColumnNumber;
@@ -80,4 +82,4 @@ export const POSITIONS_SOURCE = String.raw`
   }
   Object.defineProperty(Error, 'prepareStackTrace', { value: prepareStackTrace, writable: true, configurable: true, enumerable: false });
 }
-`;
+// isolate source ends

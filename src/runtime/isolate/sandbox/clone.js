@@ -1,15 +1,18 @@
+// @ts-check
 /**
  * Isolate-side source: structuredClone (HTML structured clone semantics for
  * the types functions actually pass around; functions, symbols, promises and
  * weak collections throw DataCloneError like in browsers and Node).
  */
-export const CLONE_SOURCE = String.raw`
+// isolate source begins
 {
   const TYPED = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
     'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
   const TYPED_CTORS = {};
   for (const n of TYPED) if (typeof g[n] === 'function') TYPED_CTORS[n] = g[n];
   const ERROR_CTORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  /** @type {(this: ArrayBufferView) => string} */
+  // @ts-expect-error %TypedArray%.prototype always has its toStringTag getter
   const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 
   function structuredClone(value, options) {
@@ -39,6 +42,7 @@ export const CLONE_SOURCE = String.raw`
       if (ArrayBuffer.isView(v)) {
         const buf = clone(v.buffer);
         if (v instanceof DataView) out = new DataView(buf, v.byteOffset, v.byteLength);
+        // @ts-expect-error not a DataView, so a typed array: it has a length
         else out = new TYPED_CTORS[typedArrayTag.call(v)](buf, v.byteOffset, v.length);
         seen.set(v, out);
         return out;
@@ -77,4 +81,4 @@ export const CLONE_SOURCE = String.raw`
   }
   def('structuredClone', structuredClone);
 }
-`;
+// isolate source ends

@@ -1,15 +1,16 @@
+// @ts-check
 /**
  * Isolate-side source: Headers, Request, Response and fetch. fetch hands the
  * host a JSON description plus the body bytes (`hostFetch(id, meta, body)`);
  * the host performs it through the SSRF-guarded agent and answers through
  * `handlers.fetch(id, envelope)`. Bodies are buffered (no streams).
  *
- * A fetch belongs to the invocations in flight (see ../bootstrap.ts): outside
+ * A fetch belongs to the invocations in flight (see ../../sandbox/bootstrap.ts): outside
  * them fetch rejects at once; when the last one ends, the host aborts what is
  * still on the wire and the pending promises here are rejected as aborted
  * when the next invocation starts (an idle isolate is never entered).
  */
-export const FETCH_SOURCE = String.raw`
+// isolate source begins
 {
   const TOKEN = /^[!#$%&'*+\-.^_\x60|~0-9A-Za-z]+$/;
   function headerName(n) {
@@ -247,4 +248,4 @@ export const FETCH_SOURCE = String.raw`
   def('Response', Response);
   def('fetch', fetch);
 }
-`;
+// isolate source ends

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * Isolate-side source: URLSearchParams (pure JS) and URL, whose parsing and
  * setters go through the host's WHATWG parser (`hostUrl`) so that both agree
  * byte for byte with what the host's fetch will request.
  */
-export const URL_SOURCE = String.raw`
+// isolate source begins
 function formEncode(str) {
   const bytes = utf8Encode(str);
   let out = '';
@@ -45,6 +46,7 @@ function toUSV(s) { return String(s).toWellFormed ? String(s).toWellFormed() : S
 let paramsReplace, paramsAttach;
 class URLSearchParams {
   #list = [];
+  /** @type {((query: string) => void) | null} */
   #onChange = null;
   static {
     paramsReplace = (p, query) => { p.#list = formParse(query); };
@@ -129,6 +131,7 @@ function parseUrl(url, base) {
 }
 class URL {
   #c;
+  /** @type {URLSearchParams | null} */
   #params = null;
   constructor(url, base) {
     if (arguments.length === 0) throw new TypeError('The "url" argument must be specified');
@@ -184,4 +187,4 @@ class URL {
   get [Symbol.toStringTag]() { return 'URL'; }
 }
 def('URL', URL);
-`;
+// isolate source ends

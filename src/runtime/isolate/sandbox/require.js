@@ -1,11 +1,12 @@
+// @ts-check
 /**
  * Isolate-side source: the `require` user code gets (from its module
  * wrapper, never a global) and Node's global `Buffer`. Both load the Node
- * built-ins bundle (`nodeBundle`, see ../bootstrap.ts and ../node/) on first
+ * built-ins bundle (`nodeBundle`, see ../../sandbox/bootstrap.ts and ../../sandbox/node/) on first
  * use. The sandbox globals the modules build on are taken now, before user
  * code can replace them.
  */
-export const REQUIRE_SOURCE = String.raw`
+// isolate source begins
 const nodeGlobals = {
   URL: g.URL, URLSearchParams: g.URLSearchParams, TextEncoder: g.TextEncoder, TextDecoder: g.TextDecoder,
   crypto: g.crypto, getRandomValues: g.crypto.getRandomValues, randomUUID: g.crypto.randomUUID,
@@ -29,4 +30,4 @@ function requireModule(id) {
     enumerable: false,
   });
 }
-`;
+// isolate source ends

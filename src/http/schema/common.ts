@@ -1,0 +1,52 @@
+/**
+ * The answers every part of the API shares: errors, deletions, dry runs and
+ * the health probes.
+ */
+import { ERROR_CODES } from '../../errors.js';
+import type { DryRunResult } from '../../dry-run.js';
+import { dryRunSchema } from '../dry-run.js';
+import { Type, named, stringEnum, type Static } from './kit.js';
+
+const string = () => Type.String();
+
+export const ErrorSchema = named(
+  'Error',
+  Type.Object(
+    {
+      error: Type.String({ description: 'What went wrong, for people' }),
+      code: stringEnum(ERROR_CODES, { description: 'Stable snake_case code (docs/errors.md says what each means)' }),
+      details: Type.Optional(Type.Unknown({ description: 'More about the error, e.g. `{ "field": "timeout_ms" }`' })),
+      requestId: Type.Optional(Type.String({ description: 'Only on 500s: the request id to look up in the server log' })),
+    },
+    { description: 'Every error answer. `code` is stable (docs/errors.md lists each); `details` names the field when one is wrong.' },
+  ),
+);
+
+export const DeletedSchema = named(
+  'Deleted',
+  Type.Object({
+    deleted: Type.Literal(true),
+    id: Type.Optional(Type.String({ description: 'The id of what was deleted (APIs, routes, webhooks)' })),
+    name: Type.Optional(Type.String({ description: 'The name of what was deleted (functions)' })),
+  }),
+);
+
+export const DryRunSchema = named(
+  'DryRun',
+  Type.Unsafe<DryRunResult>({ description: 'The answer of a write sent with `?dry_run=true`: what it would do. Nothing is written.', ...dryRunSchema }),
+);
+
+export const HealthSchema = named(
+  'Health',
+  Type.Object({
+    status: Type.Literal('ok'),
+    pid: Type.Integer({ description: 'Id of the server process that answered (one of several with --processes above 1).' }),
+  }),
+);
+
+export const ReadinessSchema = named(
+  'Readiness',
+  Type.Object({ status: stringEnum(['ready', 'unavailable']), error: Type.Optional(string()), code: Type.Optional(string()) }),
+);
+
+export type DeletedView = Static<typeof DeletedSchema>;

@@ -1,0 +1,235 @@
+/**
+ * The webhooks resource of the API, request and answer side by side: the
+ * component schemas of its answers (Webhook, Delivery, Attempt, the published
+ * event) and the schemas of what its routes accept, written with TypeBox so
+ * that the answers' types (views: ../views/webhooks.ts) and the inputs' types
+ * (what the webhook service is handed) are derived from them (`Static`).
+ */
+import { WEBHOOK_METHODS } from '../../webhooks/types.js';
+import { RUN_STATUSES } from './functions.js';
+import {
+  Type,
+  anyObject,
+  headerMap,
+  instant,
+  named,
+  nullableInstant,
+  nullableInteger,
+  nullableString,
+  refTo,
+  stringEnum,
+  type Static,
+  type TSchema,
+} from './kit.js';
+
+const string = () => Type.String();
+
+export const DELIVERY_TRIGGERS = ['test', 'schedule', 'event', 'destination'] as const;
+
+// Answers.
+
+export const WebhookSchema = named(
+  'Webhook',
+  Type.Object({
+    id: string(),
+    name: string(),
+    target_url: string(),
+    method: stringEnum(WEBHOOK_METHODS),
+    headers: headerMap({ description: 'Sensitive values masked ("***")' }),
+    payload_template: anyObject({ description: 'A JSON object (any values) with optional {{placeholders}}' }),
+    cron: nullableString(),
+    timezone: nullableString(),
+    mock_endpoint: Type.Union([Type.Null(), Type.Object({ api_id: string(), path: string() })]),
+    events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
+    enabled: Type.Boolean(),
+    has_secret: Type.Boolean(),
+    retry: Type.Object({ max_attempts: Type.Integer(), schedule_s: Type.Optional(Type.Array(Type.Integer())) }),
+    timeout_ms: Type.Integer(),
+    next_fire_at: nullableInstant(),
+    created_at: instant(),
+    updated_at: instant(),
+    secret: Type.Optional(Type.String({ description: 'Only in the answer that generated or set it' })),
+    next_fires: Type.Optional(Type.Array(instant(), { description: 'Only in `GET /api/webhooks/{id}`: the next 5 fire times' })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          last_outcome: Type.Unsafe<'succeeded' | 'failed' | null>({
+            type: ['string', 'null'],
+            enum: ['succeeded', 'failed', null],
+            description: 'The latest outcome of the newest delivery tried: `failed` also for one still retrying; null when none was tried',
+          }),
+          failures_in_a_row: Type.Integer({
+            description: 'Deliveries that failed since the newest that succeeded, counting those retrying (pending ones not tried yet are skipped)',
+          }),
+          pending: Type.Integer({ description: 'Deliveries still pending, those retrying included' }),
+          retrying: Type.Integer({ description: 'Pending deliveries whose latest attempt failed: waiting for their next attempt' }),
+          window: Type.Integer({ description: 'How many of the newest deliveries were counted' }),
+        },
+        { description: "Only in `GET /api/webhooks`: counted over the webhook's `window` (20) newest deliveries" },
+      ),
+    ),
+  }),
+);
+
+export const AttemptSchema = named(
+  'Attempt',
+  Type.Object({
+    attempt: Type.Integer(),
+    started_at: instant(),
+    duration_ms: Type.Number(),
+    response_status: nullableInteger(),
+    error: nullableString(),
+  }),
+);
+
+/** A target's answer: a delivery's last one, or one attempt's. */
+const responseOf = (description: string) =>
+  Type.Union([Type.Null(), Type.Object({ status: Type.Integer(), headers: headerMap(), body: string() })], { description });
+
+/** An attempt as `GET /api/deliveries/{id}` answers it: with its own response (lists leave it out: a body each). */
+export const AttemptDetailSchema = named(
+  'AttemptDetail',
+  Type.Object({
+    ...AttemptSchema.properties,
+    response: responseOf(
+      "The target's answer to this attempt (sensitive header values masked, first 16 KiB of the body); " +
+        'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
+    ),
+  }),
+);
+
+const deliveryProperties = {
+  id: string(),
+  webhook_id: string(),
+  trigger: stringEnum(DELIVERY_TRIGGERS, {
+    description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
+  }),
+  event: nullableString(),
+  status: stringEnum(RUN_STATUSES),
+  error: nullableString(),
+  scheduled_for: nullableInstant(),
+  next_attempt_at: nullableInstant(),
+  attempts: Type.Array(refTo(AttemptSchema)),
+  request: Type.Union(
+    [Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })],
+    { description: 'The rendered request (sensitive header values masked); null until rendered' },
+  ),
+  response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
+  created_at: instant(),
+  completed_at: nullableInstant(),
+};
+
+export const DeliverySchema = named('Delivery', Type.Object(deliveryProperties));
+
+/** `GET /api/deliveries/{id}`: a delivery whose attempts each carry their response. */
+export const DeliveryDetailSchema = named(
+  'DeliveryDetail',
+  Type.Object({ ...deliveryProperties, attempts: Type.Array(refTo(AttemptDetailSchema)) }),
+);
+
+export const PublishedEventSchema = named(
+  'PublishedEvent',
+  Type.Object({
+    event: string(),
+    deliveries: Type.Array(string(), { description: 'Ids of the deliveries created, one per subscribed webhook' }),
+    functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
+      description: 'The subscribed functions reached, each with the id of its invocation',
+    }),
+  }),
+);
+
+export type WebhookView = Static<typeof WebhookSchema>;
+export type AttemptView = Static<typeof AttemptSchema>;
+export type AttemptDetailView = Static<typeof AttemptDetailSchema>;
+export type DeliveryView = Static<typeof DeliverySchema>;
+export type DeliveryDetailView = Static<typeof DeliveryDetailSchema>;
+export type PublishedEventView = Static<typeof PublishedEventSchema>;
+
+// Requests.
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  target_url: Type.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL' }),
+  method: stringEnum(WEBHOOK_METHODS),
+  headers: headerMap(
+    {
+      maxProperties: 100,
+      description:
+        'Headers sent to the target (may override user-agent and content-type). Sensitive values (authorization, ' +
+        'cookie, names with key/token/secret/auth...) are write-only: answers show them masked ("***"), and a masked ' +
+        'value sent back as shown keeps the stored one',
+    },
+    { maxLength: 8192 },
+  ),
+  payload_template: anyObject({ description: 'A JSON object (any values, not an array) with optional {{placeholders}}' }),
+  cron: Type.String({ maxLength: 200, description: 'Five-field cron expression (see docs/webhooks.md)' }),
+  timezone: Type.String({ maxLength: 100, description: 'IANA time zone, default UTC' }),
+  mock_endpoint: Type.Object(
+    { api_id: Type.String({ maxLength: 100 }), path: Type.String({ maxLength: 2048 }) },
+    { additionalProperties: false },
+  ),
+  events: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, uniqueItems: true }),
+  enabled: Type.Boolean(),
+  secret: Type.String({ maxLength: 200, description: '"generate" or whsec_<base64>; write-only' }),
+  retry: Type.Object(
+    {
+      max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
+      schedule_s: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 86400 }), { minItems: 1, maxItems: 30 })),
+    },
+    { additionalProperties: false },
+  ),
+  timeout_ms: Type.Integer({ minimum: 1000, maximum: 60000 }),
+};
+
+/** Absent, or null: cleared or back to the default. */
+const orNull = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+
+const headers = orNull(fields.headers);
+const optionalFields = {
+  cron: orNull(fields.cron),
+  timezone: orNull(fields.timezone),
+  mock_endpoint: orNull(fields.mock_endpoint),
+  events: orNull(fields.events),
+  enabled: orNull(fields.enabled),
+  secret: orNull(fields.secret),
+  retry: orNull(fields.retry),
+  timeout_ms: orNull(fields.timeout_ms),
+};
+
+export const createWebhookBody = Type.Object(
+  {
+    // In the document's order of fields (and so of the generated clients' types).
+    name: fields.name,
+    target_url: fields.target_url,
+    method: fields.method,
+    headers,
+    payload_template: fields.payload_template,
+    ...optionalFields,
+  },
+  { additionalProperties: false },
+);
+
+export const updateWebhookBody = Type.Object(
+  {
+    name: orNull(fields.name),
+    target_url: orNull(fields.target_url),
+    method: orNull(fields.method),
+    headers,
+    payload_template: orNull(fields.payload_template),
+    ...optionalFields,
+  },
+  // `required: []` as the document has always said it (TypeBox leaves an empty list out).
+  { additionalProperties: false, required: [] },
+);
+
+export const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+export const publishEventBody = Type.Object(
+  { event: Type.String({ maxLength: 200 }), data: Type.Optional(Type.Unknown({ description: 'Any JSON value' })) },
+  { additionalProperties: false },
+);
+
+/** `POST /api/webhooks`: the body, snake_case, before defaults. */
+export type WebhookInput = Static<typeof createWebhookBody>;
+/** `PUT /api/webhooks/{id}`: fields present replace; null clears or resets. */
+export type WebhookUpdate = Static<typeof updateWebhookBody>;

@@ -1,0 +1,23 @@
+/**
+ * APIs and routes as the API shows them, with the absolute URL where the
+ * routes answer. Typed by the component schemas (../schemas.ts).
+ */
+import { invokePathOf } from '../../gateway/paths.js';
+import type { Api, Route } from '../../types.js';
+import type { ApiView, RouteView } from '../schema/apis.js';
+
+export function apiView(api: Api, origin: string): ApiView {
+  return {
+    id: api.id,
+    name: api.name,
+    basePath: api.basePath,
+    routes: api.routes.map(routeView),
+    createdAt: api.createdAt,
+    updatedAt: api.updatedAt,
+    invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
+  };
+}
+
+export function routeView(route: Route): RouteView {
+  return { id: route.id, method: route.method, path: route.path, function: route.function };
+}

@@ -1,0 +1,89 @@
+/**
+ * Webhooks and their deliveries as the API shows them: `secret` never,
+ * sensitive header values and URL credentials masked (webhooks/masking.ts).
+ * Typed by the component schemas (../schemas.ts): a field the schema gains
+ * must be filled here, or this does not compile.
+ */
+import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
+import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
+import { HEALTH_WINDOW, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
+import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../schema/webhooks.js';
+
+export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}): WebhookView {
+  return {
+    id: w.id,
+    name: w.name,
+    target_url: maskUrl(w.targetUrl),
+    method: w.method,
+    headers: maskHeaders(w.headers),
+    payload_template: w.payloadTemplate,
+    cron: w.cron,
+    timezone: w.timezone,
+    mock_endpoint: w.mockEndpoint ? { api_id: w.mockEndpoint.apiId, path: w.mockEndpoint.path } : null,
+    events: w.events,
+    enabled: w.enabled,
+    has_secret: w.secret !== null,
+    retry: w.retry.scheduleS
+      ? { max_attempts: w.retry.maxAttempts, schedule_s: w.retry.scheduleS }
+      : { max_attempts: w.retry.maxAttempts },
+    timeout_ms: w.timeoutMs,
+    next_fire_at: w.nextFireAt,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+    ...(extra.secret ? { secret: extra.secret } : {}),
+    ...(extra.nextFires ? { next_fires: extra.nextFires } : {}),
+    ...(extra.health
+      ? {
+          health: {
+            last_outcome: extra.health.lastOutcome,
+            failures_in_a_row: extra.health.failuresInARow,
+            pending: extra.health.pending,
+            retrying: extra.health.retrying,
+            window: HEALTH_WINDOW,
+          },
+        }
+      : {}),
+  };
+}
+
+/** A webhook delivery: its request's and response's sensitive header values, and its URL's credentials, masked. */
+export function deliveryView(d: Delivery): DeliveryView {
+  return {
+    id: d.id,
+    // A webhook delivery (the only kind this is given) has its webhook id, and never the `async` trigger of functions.
+    webhook_id: d.webhookId as string,
+    trigger: d.trigger as DeliveryView['trigger'],
+    event: d.event,
+    status: d.status,
+    error: d.error,
+    scheduled_for: d.scheduledFor,
+    next_attempt_at: d.nextAttemptAt,
+    attempts: d.attempts.map(attemptView),
+    request: d.request && { ...d.request, url: maskUrl(d.request.url), headers: maskHeaders(d.request.headers) },
+    response: maskedResponse(d.response),
+    created_at: d.createdAt,
+    completed_at: d.completedAt,
+  };
+}
+
+/** `GET /api/deliveries/{id}`: deliveryView whose attempts carry their own response (from getDeliveryDetail). */
+export function deliveryDetailView(d: Delivery): DeliveryDetailView {
+  return {
+    ...deliveryView(d),
+    attempts: d.attempts.map((a) => ({ ...attemptView(a), response: maskedResponse(a.response ?? null) })),
+  };
+}
+
+function attemptView(a: Attempt): AttemptView {
+  return {
+    attempt: a.attempt,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    response_status: a.responseStatus,
+    error: a.error,
+  };
+}
+
+function maskedResponse(r: DeliveryResponse | null) {
+  return r && { ...r, headers: maskHeaders(r.headers) };
+}

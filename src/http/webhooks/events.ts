@@ -1,0 +1,42 @@
+/**
+ * `POST /api/events`: publish an event to the webhooks and functions
+ * subscribed to it.
+ */
+import { LoopStoppedError } from '../../errors.js';
+import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../../hops.js';
+import { EventBus } from '../../webhooks/events.js';
+import { errors, ref } from '../schemas.js';
+import type { TypedApp } from '../typed.js';
+import type { WebhookRouteDeps } from './index.js';
+import { publishEventBody } from '../schema/webhooks.js';
+
+export function publishEventRoute(app: TypedApp, { events }: WebhookRouteDeps): void {
+  app.post(
+    '/api/events',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'publishEvent',
+        summary: 'Publish an event to every enabled webhook and every function subscribed to it',
+        body: publishEventBody,
+        headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA } },
+        response: {
+          202: { description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function', ...ref('PublishedEvent') },
+          ...errors(413, 415, 508),
+        },
+      },
+    },
+    async function publishEvent(request, reply) {
+      EventBus.checkUserEvent(request.body.event);
+      // An event published by a request of a chain of runs is one hop deeper than the request.
+      const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
+      if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
+      const published = await events.publish(request.body.event, request.body.data ?? null, depth);
+      return reply.code(202).send({
+        event: request.body.event,
+        deliveries: published.deliveries,
+        functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+      });
+    },
+  );
+}

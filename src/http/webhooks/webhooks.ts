@@ -1,0 +1,135 @@
+/**
+ * Create, list, read, update, delete and test-fire webhooks: one
+ * registration per operation, each typed from its own schemas (../typed.ts).
+ */
+import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
+import { dryRunQuerySchema, sendDryRun } from '../dry-run.js';
+import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
+import type { TypedApp } from '../typed.js';
+import { deliveryView, webhookView } from '../views/webhooks.js';
+import { NO_DELIVERIES } from '../../webhooks/types.js';
+import type { WebhookRouteDeps } from './index.js';
+import { createWebhookBody, idParams, updateWebhookBody } from '../schema/webhooks.js';
+
+export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'createWebhook',
+        summary: 'Create a webhook',
+        querystring: dryRunQuerySchema,
+        body: createWebhookBody,
+        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
+      },
+    },
+    async function createWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkCreate(request.body));
+      const { webhook, secret } = await webhooks.create(request.body);
+      return reply.code(201).send(webhookView(webhook, { secret }));
+    },
+  );
+}
+
+export function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.get(
+    '/api/webhooks',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'listWebhooks',
+        summary: 'List webhooks (oldest first), each with its health over its 20 newest deliveries',
+        querystring: pageQuerySchema,
+        response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
+      },
+    },
+    async function listWebhooks(request, reply) {
+      const page = readPage(request.query);
+      const items = pageOf(await webhooks.list(page), page, request, reply, (w) => w.id);
+      // One query for the whole page: a list of N webhooks never costs N reads of deliveries.
+      const health = await webhooks.health(items);
+      return items.map((w) => webhookView(w, { health: health.get(w.id) ?? NO_DELIVERIES }));
+    },
+  );
+}
+
+export function getWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.get(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getWebhook',
+        summary: 'Get a webhook with its next 5 fire times',
+        params: idParams,
+        response: { 200: { description: 'The webhook with `next_fires`', ...ref('Webhook') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function getWebhook(request) {
+      const webhook = await webhooks.get(request.params.id);
+      return webhookView(webhook, { nextFires: webhooks.upcoming(webhook) });
+    },
+  );
+}
+
+export function updateWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.put(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'updateWebhook',
+        summary: 'Update a webhook (partial; null clears or resets a field); reschedules at once',
+        params: idParams,
+        querystring: dryRunQuerySchema,
+        body: updateWebhookBody,
+        response: { 200: orDryRun('Webhook', 'The webhook as updated'), ...ERRORS_BY_ID_WITH_BODY },
+      },
+    },
+    async function updateWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkUpdate(request.params.id, request.body ?? {}));
+      const { webhook, secret } = await webhooks.update(request.params.id, request.body ?? {});
+      return webhookView(webhook, { secret });
+    },
+  );
+}
+
+export function deleteWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.delete(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook, its schedule and pending retries',
+        params: idParams,
+        querystring: dryRunQuerySchema,
+        response: { 200: orDryRun('Deleted', 'Deleted'), ...ERRORS_BY_ID },
+      },
+    },
+    async function deleteWebhook(request, reply) {
+      if (request.query.dry_run === 'true') return sendDryRun(reply, await webhooks.checkDelete(request.params.id));
+      await webhooks.delete(request.params.id);
+      return { deleted: true, id: request.params.id };
+    },
+  );
+}
+
+export function testWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks/:id/test',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'testWebhook',
+        summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
+        params: idParams,
+        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function testWebhook(request) {
+      return deliveryView(await webhooks.test(request.params.id));
+    },
+  );
+}
