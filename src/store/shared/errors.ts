@@ -1,10 +1,20 @@
 /**
  * The store's typed errors: which failed constraint of which write means what
- * to the caller (src/errors.ts classes), written once for both databases.
- * Each dialect only says which kind of constraint its driver's error reports
- * (sqlite/db.ts, postgres/db.ts).
+ * to the caller (the errors of src/errors.ts), written once for both
+ * databases. Each dialect only says which kind of constraint its driver's
+ * error reports (sqlite/db.ts, postgres/db.ts).
  */
-import { ConflictError, InvalidRequestError, NotFoundError, UnknownFunctionError } from '../../errors.js';
+import {
+  ConflictError,
+  InvalidRequestError,
+  UnknownFunctionError,
+  functionExists,
+  functionInUse as functionInUseError,
+  functionNotFound,
+  routeConflict as routeConflictError,
+  slotTaken,
+  webhookNotFound,
+} from '../../errors.js';
 import type { NewDelivery } from '../../deliveries/types.js';
 import type { Webhook, WebhookPatch } from '../../webhooks/types.js';
 import type { NewRoute } from '../store.js';
@@ -20,14 +30,12 @@ export function driverCode(err: unknown): string | undefined {
 
 /** createFunction: a duplicate name. */
 export function functionWriteError(err: unknown, failed: Constraint, name: string): unknown {
-  return failed === 'unique' ? new ConflictError('function_exists', `Function '${name}' already exists`) : err;
+  return failed === 'unique' ? functionExists(name) : err;
 }
 
 /** deleteFunction while routes bind it. */
 export function functionInUse(name: string, routes: readonly RouteRow[]): ConflictError {
-  return new ConflictError('function_in_use', `Function '${name}' is bound by ${routes.length} route${routes.length === 1 ? '' : 's'}`, {
-    routes: routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })),
-  });
+  return functionInUseError(name, routes.map((r) => ({ apiId: r.api_id, id: r.id, method: r.method, path: r.path })));
 }
 
 /**
@@ -40,13 +48,9 @@ export function routeWriteError(err: unknown, failed: Constraint, route: NewRout
 
 /** A route whose method and path shape another route of the API already has (`other`, when it could be read). */
 export function routeConflict(route: NewRoute, other: RouteRow | undefined): ConflictError {
-  return new ConflictError(
-    'route_conflict',
-    other
-      ? `${route.method} ${route.path} conflicts with existing route ${other.method} ${other.path}`
-      : `${route.method} ${route.path} conflicts with an existing route`,
-    other ? { route: other.id } : undefined,
-  );
+  if (other) return routeConflictError(route, other);
+  // PostgreSQL: the clashing route went (deleted meanwhile) before it could be read.
+  return new ConflictError('route_conflict', `${route.method} ${route.path} conflicts with an existing route`);
 }
 
 /** deleteApi while webhooks render from one of its routes (their mock endpoint holds it). */
@@ -67,15 +71,11 @@ export function webhookWriteError(err: unknown, failed: Constraint, webhook: Web
 /** createDelivery: a missing webhook or function, or a schedule slot fired before. */
 export function deliveryWriteError(err: unknown, failed: Constraint, d: NewDelivery): unknown {
   if (failed === 'foreign_key') return targetNotFound(d);
-  if (failed === 'unique') {
-    return new ConflictError('slot_taken', `Slot ${d.scheduledFor} of '${d.webhookId ?? d.functionName}' was already fired`);
-  }
+  if (failed === 'unique') return slotTaken(`${d.scheduledFor}`, `${d.webhookId ?? d.functionName}`);
   return err;
 }
 
 /** A delivery naming a missing webhook or function. */
-export function targetNotFound(d: NewDelivery): NotFoundError {
-  return d.functionName
-    ? new NotFoundError('function_not_found', `Function '${d.functionName}' does not exist`)
-    : new NotFoundError('webhook_not_found', `Webhook '${d.webhookId}' does not exist`);
+export function targetNotFound(d: NewDelivery): Error {
+  return d.functionName ? functionNotFound(d.functionName) : webhookNotFound(`${d.webhookId}`);
 }
