@@ -1,8 +1,8 @@
 /**
  * Writes the engine's attempt outcomes to the store. Outcomes that finish in
- * the same turn of the event loop are written together when the store can
- * (one commit instead of one per attempt: the commit, not the statements, is
- * what a write costs); each keeps its own lease check. Most attempts need
+ * the same turn of the event loop are written together (one commit instead
+ * of one per attempt: the commit, not the statements, is what a write
+ * costs); each keeps its own lease check. Most attempts need
  * only to know that they were recorded: those ask for no read-back of the
  * delivery (`recordLean`), which saves reading the row and its attempts back
  * and turning them into objects, a tenth of an attempt's CPU.
@@ -11,15 +11,8 @@ import type { WebhookStore } from '../store/store.js';
 import type { Logger } from '../types.js';
 import type { AttemptOutcome, AttemptRecord, Delivery } from './types.js';
 
-/**
- * Optional batch form of `WebhookStore.recordAttempt`: the same effect for
- * each item, in one transaction (one commit instead of one per attempt).
- * Each result is the delivery after the outcome (`true` for a lean item), or
- * null when the lease was lost. Used when the store has it.
- */
-export interface BatchAttemptRecorder {
-  recordAttempts(owner: string, items: AttemptRecord[]): Promise<Array<Delivery | true | null>>;
-}
+/** The batch form of `recordAttempt` (declared on the store: `WebhookStore.recordAttempts`). */
+export type BatchAttemptRecorder = Pick<WebhookStore, 'recordAttempts'>;
 
 interface QueuedRecord extends AttemptRecord {
   resolve(d: Delivery | true | null): void;
@@ -64,19 +57,16 @@ export class AttemptRecorder {
     this.flushScheduled = false;
     const batch = this.queue;
     this.queue = [];
-    const batcher = this.store as Partial<BatchAttemptRecorder>;
-    if (typeof batcher.recordAttempts === 'function') {
-      try {
-        const results = await batcher.recordAttempts(
-          this.owner,
-          batch.map(({ id, outcome, lean }) => ({ id, outcome, lean })),
-        );
-        batch.forEach((item, i) => item.resolve(results[i] ?? null));
-        return;
-      } catch (err) {
-        // The batch was rolled back as a whole: record one by one so one bad item fails alone.
-        this.log.warn({ err, size: batch.length }, 'recording a batch of attempts failed; recording them one by one');
-      }
+    try {
+      const results = await this.store.recordAttempts(
+        this.owner,
+        batch.map(({ id, outcome, lean }) => ({ id, outcome, lean })),
+      );
+      batch.forEach((item, i) => item.resolve(results[i] ?? null));
+      return;
+    } catch (err) {
+      // The batch was rolled back as a whole: record one by one so one bad item fails alone.
+      this.log.warn({ err, size: batch.length }, 'recording a batch of attempts failed; recording them one by one');
     }
     for (const item of batch) {
       this.store.recordAttempt(item.id, this.owner, item.outcome).then(item.resolve, item.reject);

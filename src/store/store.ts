@@ -6,7 +6,6 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { ChangeFeed } from '../changes.js';
-import { NotFoundError } from '../errors.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
   Api,
@@ -21,7 +20,7 @@ import type {
   StoredLogLine,
 } from '../types.js';
 import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
-import type { AttemptOutcome, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
+import type { AttemptOutcome, AttemptRecord, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
 export interface NewRoute {
   method: RouteMethod;
@@ -59,7 +58,12 @@ interface ScheduleFires {
   scheduleFires?: Array<string | null>;
 }
 
-export interface Store extends WebhookStore {
+/**
+ * The whole store: each dialect assembles it from one object per part below
+ * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
+ */
+export interface Store
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -71,8 +75,10 @@ export interface Store extends WebhookStore {
   /** Cheap round trip, for /readyz. Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
 
-  // Functions, keyed by name.
+/** Functions, keyed by name, with their version history and triggers. */
+export interface FunctionsPart {
   /** Throws ConflictError('function_exists') on a duplicate name. */
   createFunction(fn: NewFunction): Promise<FunctionRecord>;
   getFunction(name: string): Promise<FunctionRecord | null>;
@@ -97,6 +103,10 @@ export interface Store extends WebhookStore {
   functionsForEvent(event: string): Promise<FunctionRecord[]>;
   /** Routes (with their API id) that bind the function. */
   routesUsingFunction(name: string): Promise<Array<Route & { apiId: string }>>;
+}
+
+/** Console lines of functions. */
+export interface LogsPart {
   appendFunctionLogs(name: string, lines: FunctionLogLine[]): Promise<void>;
   /** Newest last; at most `limit` lines. */
   listFunctionLogs(name: string, limit: number): Promise<StoredLogLine[]>;
@@ -109,8 +119,10 @@ export interface Store extends WebhookStore {
   lastFunctionLogId(): Promise<number>;
   /** Keeps only the newest `keep` lines per function. */
   pruneFunctionLogs(keep: number): Promise<void>;
+}
 
-  // APIs and their routes. Route order within an API is creation order.
+/** APIs and their routes. Route order within an API is creation order. */
+export interface ApisPart {
   /**
    * Throws UnknownFunctionError when a route names a missing function and
    * ConflictError('route_conflict') when two routes share method and path shape.
@@ -123,8 +135,10 @@ export interface Store extends WebhookStore {
   /** Null when the API does not exist. Same errors as createApi. */
   addRoute(apiId: string, route: NewRoute): Promise<Route | null>;
   deleteRoute(apiId: string, routeId: string): Promise<boolean>;
+}
 
-  // Per-minute statistics (src/stats/): each process adds to its own rows.
+/** Per-minute statistics (src/stats/), each process adding to its own rows, and the attempt feed of the deliveries stream. */
+export interface StatsPart {
   /** Adds one process's increments (additive upserts keyed by minute and owner) and its new failures, in one transaction. */
   addStats(batch: StatsBatch): Promise<void>;
   /** Minutes `from` to `to` (inclusive, epoch minutes) summed over owners, and the `failures` newest failures. */
@@ -135,11 +149,19 @@ export interface Store extends WebhookStore {
    * Recorded delivery attempts after the cursor `afterSeq`, oldest first, at most
    * `limit`; of one webhook or function when given. The deliveries stream polls this.
    */
-  listAttemptsAfter(afterSeq: number, filter: { webhookId?: string; functionName?: string }, limit: number): Promise<AttemptEvent[]>;
+  listAttemptsAfter(afterSeq: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]>;
   /** The cursor of the newest recorded attempt (0 when none): where a live stream starts. */
   lastAttemptSeq(): Promise<number>;
+}
 
-  // Finished invocations shared between processes while someone watches (src/streams/invocations.ts).
+/** Which attempts the feed lists: of one webhook or function when given. */
+export interface AttemptFilter {
+  webhookId?: string;
+  functionName?: string;
+}
+
+/** Finished invocations shared between processes while someone watches (src/streams/invocations.ts). */
+export interface InvocationEventsPart {
   /** Appends one process's events (`origin` marks the process), oldest first. */
   appendInvocationEvents(origin: string, events: readonly InvocationEventRow[]): Promise<void>;
   /** Events with an id above `afterId` written by other processes than `origin`, oldest first, at most `limit`. */
@@ -211,46 +233,24 @@ export interface ClaimedSlots {
 }
 
 /**
- * How one claim spreads a node's attempts over webhooks (claimDueDeliveries),
- * so that a webhook whose target hangs, with any backlog, holds only its own
- * share and never hides the others' due deliveries.
+ * How one claim spreads a node's attempts over targets (claimDueDeliveries),
+ * so that a target that hangs, with any backlog, holds only its own share and
+ * never hides the others' due deliveries.
  *
- * 1. Free due deliveries, oldest due first: each is taken while its webhook has
+ * 1. Free due deliveries, oldest due first, each taken while its target has
  *    room in its share, until the claim is full or CLAIM_WINDOW of them were
  *    passed over. Without a backlog at its share (the usual case) this is the
- *    whole claim, and it keeps due order across webhooks.
- * 2. Only when CLAIM_WINDOW deliveries were passed over and the claim is not
- *    full (a hung target's backlog is in the way) the claim walks the webhooks
- *    that have due deliveries, by id from where this owner's previous walk
- *    stopped (round-robin), skips those at their share and takes the oldest
- *    due deliveries of the others, up to CLAIM_VISITS webhooks.
+ *    whole claim, and it keeps due order across targets.
+ * 2. Only when CLAIM_WINDOW were passed over and the claim is not full, the
+ *    claim walks the targets with due deliveries, round-robin from where this
+ *    owner's previous walk stopped, skips those at their share and takes the
+ *    oldest due deliveries of the others, up to CLAIM_VISITS targets.
  *
- * Cost with one hung webhook holding 100,000 due deliveries ahead of the others:
- * a claim reads CLAIM_WINDOW rows of the due index (plus those it takes), then
- * one index seek per webhook with due deliveries (each skipped over with all
- * its backlog in that one seek), one index entry per webhook with nothing due
- * (retries waiting) and one short range read per webhook with room; never the
- * backlog itself. With 100,000 hung deliveries ahead of 10 healthy ones and
- * 5,000 webhooks waiting on a retry (test/unit/store-webhooks.test.ts prints
- * it): about 1 ms on SQLite and 4 ms on PostgreSQL (three prepared statements,
- * each about 1 ms in the database, and their round trips), against 300 ms for
- * a claim that read through the backlog. A busy webhook's refills pass over its
- * own backlog and walk every time: 0.5 ms (SQLite) and 2 ms (PostgreSQL) a
- * claim, against 0.4 and 1.8 ms before shares; the walk once visited every
- * webhook with anything pending, and took 17 ms beside those 5,000 retries.
+ * So a claim reads a bounded number of index entries, never a hung target's
+ * backlog (costs: bench/README.md, "Claims behind a hung target").
  */
 export const CLAIM_WINDOW = 128;
 export const CLAIM_VISITS = 1000;
-
-/** A delivery naming a missing webhook or function. */
-export function targetNotFound(d: NewDelivery): NotFoundError {
-  return d.functionName
-    ? new NotFoundError('function_not_found', `Function '${d.functionName}' does not exist`)
-    : new NotFoundError('webhook_not_found', `Webhook '${d.webhookId}' does not exist`);
-}
-
-/** `perWebhook` when a claim sets no share: no webhook is limited. */
-export const NO_SHARE = 2 ** 31 - 1;
 
 /**
  * Each target's share in one claim: `byTarget` where it lists the target,
@@ -262,18 +262,17 @@ export interface ClaimShares {
   byTarget: ReadonlyMap<string, number>;
 }
 
-/** A claim's share argument as one form: a plain number is every target's share. */
-export function claimShares(share: number | ClaimShares): ClaimShares {
-  return typeof share === 'number' ? { default: share, byTarget: new Map() } : share;
-}
-
 /**
- * Webhooks, deliveries and schedule slots. Claims and leases are row locks
- * and compare-and-set statements in the database, never in-memory
- * bookkeeping, so several processes on one database never fire a slot twice
- * or send a delivery twice at once.
+ * What the scheduler and the delivery engine need: webhooks, schedule slots
+ * and deliveries. Claims and leases are row locks and compare-and-set
+ * statements in the database, never in-memory bookkeeping, so several
+ * processes on one database never fire a slot twice or send a delivery twice
+ * at once.
  */
-export interface WebhookStore {
+export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart {}
+
+/** Webhooks and their event subscriptions. */
+export interface WebhooksPart {
   createWebhook(webhook: NewWebhook): Promise<Webhook>;
   getWebhook(id: string): Promise<Webhook | null>;
   /** Oldest first; `page.after` is a webhook id. */
@@ -295,6 +294,10 @@ export interface WebhookStore {
    * the event is an operational `switchyard.*` one.
    */
   webhooksForEvent(event: string): Promise<Webhook[]>;
+}
+
+/** Due schedule slots of webhooks and functions, claimed once across nodes. */
+export interface SchedulesPart {
   /** The earliest `nextFireAt` of any enabled webhook, to know how long the scheduler may sleep. */
   nextFireAt(): Promise<string | null>;
   /**
@@ -316,7 +319,10 @@ export interface WebhookStore {
    * under the unique (schedule, slot) key; `alreadyFired` lists schedule ids.
    */
   claimDueFunctionSlots(now: string, limit: number, plan: (schedule: DueFunctionSchedule) => FunctionSlotPlan): Promise<ClaimedSlots>;
+}
 
+/** Deliveries, their leases and attempts. */
+export interface DeliveriesPart {
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
   getDelivery(id: string): Promise<Delivery | null>;
   /**
@@ -352,6 +358,14 @@ export interface WebhookStore {
    * while `owner` holds it. Null when the lease was lost (or the delivery deleted).
    */
   recordAttempt(id: string, owner: string, outcome: AttemptOutcome): Promise<Delivery | null>;
+  /**
+   * `recordAttempt` for many deliveries in one transaction (one commit instead
+   * of one per attempt), each item under its own lease check, in order (the
+   * same delivery twice: the second finds the lease released). Each result is
+   * the delivery after the outcome, `true` for a `lean` item (nothing read
+   * back), or null when the lease was lost. A failing item fails the batch.
+   */
+  recordAttempts(owner: string, items: AttemptRecord[]): Promise<Array<Delivery | true | null>>;
   /**
    * For a manual retry: makes a finished delivery pending again, due `now`.
    * Null when it does not exist or is already pending.

@@ -13,13 +13,14 @@ import type { Change, ChangeFeed, ChangeListener } from '../../changes.js';
 export class PgChangeFeed implements ChangeFeed {
   private readonly origin = randomBytes(8).toString('hex');
   readonly channel: string;
+  private readonly pool: pg.Pool;
+  /** How the listening connection connects (its own, outside the pool). */
+  private readonly clientConfig: pg.ClientConfig;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly clientConfig: pg.ClientConfig,
-    schema: string | null,
-  ) {
-    this.channel = `switchyard_changes${schema ? '_' + schema : ''}`.toLowerCase().slice(0, 63);
+  constructor(deps: { pool: pg.Pool; clientConfig: pg.ClientConfig; schema: string | null }) {
+    this.pool = deps.pool;
+    this.clientConfig = deps.clientConfig;
+    this.channel = `switchyard_changes${deps.schema ? '_' + deps.schema : ''}`.toLowerCase().slice(0, 63);
   }
 
   async announce(change: Change): Promise<number> {

@@ -1,19 +1,17 @@
 /**
- * The delivery claim on PostgreSQL: each target (a webhook, or a function: the
- * `target` column; "webhook" below stands for either) gets at most its share of an
- * owner's leases (the two steps and their cost are in CLAIM_WINDOW, store.ts).
- * Rows are locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming
- * at the same moment take different deliveries instead of waiting on each other.
+ * The delivery claim on PostgreSQL: each target (a webhook or a function: the
+ * `target` column; "webhook" below stands for either) gets at most its share
+ * of an owner's leases (the two steps: CLAIM_WINDOW, store.ts). Rows are
+ * locked per webhook with `FOR UPDATE SKIP LOCKED`, so nodes claiming at the
+ * same moment take different deliveries instead of waiting on each other.
  * Parameters shared by the statements: $1 owner, $2 now, $3 lease until,
  * $4 how many in all, $5 the share of a webhook not listed, and last the
  * listed webhooks and their shares (two arrays: one statement whatever their
- * number, the engine's adaptive limits: src/deliveries/concurrency-limit.ts). The statements are named
- * (prepared once per connection): planning these CTEs cost more than running
- * them, 6 ms a claim against 2 ms.
+ * number). The statements are named (prepared once per connection): planning
+ * these CTEs costs more than running them.
  */
 import { CLAIM_VISITS, CLAIM_WINDOW, type ClaimShares } from '../store.js';
-import type { Queryable } from './db.js';
-import { attemptsOfSql, type PgDeliveryRow } from './rows.js';
+import { attemptsOfSql, type DeliveryWithAttemptsRow, type Queryable } from './db.js';
 
 const freeAndDue = (d: string) =>
   `${d}.status = 'pending' AND ${d}.next_attempt_at <= $2 AND (${d}.lease_until IS NULL OR ${d}.lease_until < $2)`;
@@ -34,10 +32,9 @@ const SHARES = (targets: string, shares: string) =>
  *
  * The webhook is matched with `>= AND <=`, not `=`, on purpose: with `=` the
  * planner drops target from the sort key and may take deliveries_pending_due,
- * which holds due order too, filtering by webhook through another webhook's
- * whole backlog (300 ms behind 100,000 rows: its statistics said one webhook
- * has them all). Sorted by target first, only deliveries_pending_by_webhook
- * gives the order, and it reads just this webhook's pending rows.
+ * filtering by webhook through another webhook's whole backlog. Sorted by
+ * target first, only deliveries_pending_by_webhook gives the order, and it
+ * reads just this webhook's pending rows (bench/README.md).
  */
 const LEASE = `pick AS (
   SELECT x.id FROM hooks h CROSS JOIN LATERAL (
@@ -53,9 +50,9 @@ leased AS (
  * Step 1: the webhooks of the oldest $6 free due deliveries, oldest first, with
  * room left. $6 is CLAIM_WINDOW plus up to CLAIM_WINDOW more to take: SQL
  * cannot stop a scan after so many rows passed over as the SQLite store does,
- * and reading as many rows as the claim may take (up to 1000) cost a single
- * busy webhook's claims 1.7 ms each, while 2 x CLAIM_WINDOW still fills a
- * usual claim (a quarter of 1000 slots) across many webhooks in this step.
+ * reading as many rows as a claim may take (up to 1000) slowed a busy
+ * webhook's claims, and 2 x CLAIM_WINDOW still fills a usual claim across
+ * many webhooks in this step.
  */
 const CLAIM_OLDEST = `WITH ${HELD}, ${SHARES('$7', '$8')},
   win AS (
@@ -112,16 +109,16 @@ export interface ClaimArgs {
  * Leases for `claimDueDeliveries`. `cursors` keeps, per owner, the webhook where
  * its last walk stopped, so walks go round-robin (a hint, not state to keep).
  */
-export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<PgDeliveryRow[]> {
+export async function claimDue(db: Queryable, cursors: Map<string, string>, a: ClaimArgs): Promise<DeliveryWithAttemptsRow[]> {
   const base = [a.owner, a.now, a.until];
   const share = a.shares.default;
   const listed = [[...a.shares.byTarget.keys()], [...a.shares.byTarget.values()]];
   const window = Math.min(a.limit, CLAIM_WINDOW) + CLAIM_WINDOW;
   const values = [...base, a.limit, share, window, ...listed];
   const first = (await db.query({ name: 'sy-claim-oldest', text: CLAIM_OLDEST, values })).rows as Array<
-    PgDeliveryRow & { scanned: number }
+    DeliveryWithAttemptsRow & { scanned: number }
   >;
-  const leased: PgDeliveryRow[] = first.filter((r) => r.id !== null);
+  const leased: DeliveryWithAttemptsRow[] = first.filter((r) => r.id !== null);
   const scanned = first[0]?.scanned ?? 0;
   if (leased.length >= a.limit || scanned < window) return leased;
 
@@ -151,7 +148,7 @@ export async function claimDue(db: Queryable, cursors: Map<string, string>, a: C
             text: CLAIM_LISTED,
             values: [...base, wanted, share, withRoom, ...listed],
           })
-        ).rows as PgDeliveryRow[]);
+        ).rows as DeliveryWithAttemptsRow[]);
   if (more.length >= wanted) {
     // Filled up: the next walk starts after the last webhook served.
     const position = new Map(walked.map((r, i) => [r.target, i]));

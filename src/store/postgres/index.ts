@@ -13,9 +13,10 @@ import { PgChangeFeed } from './changes.js';
 import pg from 'pg';
 import { ConfigError } from '../../errors.js';
 import { migratePostgres } from './migrate.js';
-import { PgStore, type PgStoreOptions } from './store.js';
+import type { Store } from '../store.js';
+import { createPgStore, type PgStoreOptions } from './store.js';
 
-export { PgStore, type PgStoreOptions } from './store.js';
+export { createPgStore, type PgStoreOptions } from './store.js';
 
 const DEFAULT_POOL_MAX = 10;
 const TIMESTAMPTZ_OID = 1184;
@@ -78,7 +79,7 @@ const types = {
   },
 };
 
-export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
   const settings = parsePostgresUrl(url);
   const pool = new pg.Pool({
     connectionString: settings.connectionString,
@@ -94,12 +95,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   pool.on('error', () => undefined);
   try {
     await migratePostgres(pool, settings.schema, undefined, opts.now);
-    const feed = new PgChangeFeed(
+    const changeFeed = new PgChangeFeed({
       pool,
-      { connectionString: settings.connectionString, options: settings.options, connectionTimeoutMillis: 10_000 },
-      settings.schema,
-    );
-    return new PgStore(pool, opts, feed);
+      clientConfig: { connectionString: settings.connectionString, options: settings.options, connectionTimeoutMillis: 10_000 },
+      schema: settings.schema,
+    });
+    return createPgStore({ ...opts, pool, changeFeed });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;

@@ -8,19 +8,24 @@
  * one can be passed over by a stream already beyond it (as function_logs ids).
  */
 import type pg from 'pg';
-import { BUCKETS, type AttemptEvent, type StatsBatch, type StatsRows } from '../../stats/types.js';
-import type { AttemptFilter, AttemptEventRow } from '../sqlite/stats.js';
-import { STREAM_ATTEMPT_COLUMNS, toAttemptEvent, toFailure } from '../sqlite/stats.js';
+import type { StatsBatch, StatsRows } from '../../stats/types.js';
+import {
+  ATTEMPT_FEED_COLUMNS,
+  BUCKET_COLUMNS as B,
+  addBuckets as addB,
+  toAttemptEvent,
+  toFailure,
+  toLatenessStats,
+  toRequestStats,
+  type AttemptEventRow,
+} from '../shared/stats-rows.js';
+import type { StatsPart } from '../store.js';
+import type { PgDb } from './db.js';
 
-const B = Array.from({ length: BUCKETS }, (_, i) => `b${i}`);
-const addB = (table: string) => B.map((b) => `${b} = ${table}.${b} + excluded.${b}`).join(', ');
 const sumB = B.map((b) => `SUM(${b})::float8 AS ${b}`).join(', ');
 /** `$first::bigint[], ...` for the bucket columns. */
 const bucketParams = (first: number) => B.map((_, i) => `$${first + i}::bigint[]`).join(', ');
 const bucketColumns = (rows: Array<{ buckets: number[] }>) => B.map((_, i) => rows.map((r) => r.buckets[i]));
-
-type Row = Record<string, number> & Record<string, unknown>;
-const bucketsOf = (row: Row) => B.map((b) => Number(row[b]));
 
 const ADD_REQUESTS = `INSERT INTO stats_requests (minute, owner, api_id, method, path, count, errors, max_ms, ${B.join(', ')})
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
@@ -38,7 +43,7 @@ const ADD_LATENESS = `INSERT INTO stats_lateness (minute, owner, count, max_ms, 
 const ADD_FAILURES = `INSERT INTO stats_failures (at, source, ref, subject, code, message)
   SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`;
 
-export async function addStats(c: pg.PoolClient, batch: StatsBatch): Promise<void> {
+async function addStats(c: pg.PoolClient, batch: StatsBatch): Promise<void> {
   const owner = (rows: unknown[]) => rows.map(() => batch.owner);
   const { requests: r, outcomes: o, lateness: l, failures: f } = batch;
   if (r.length > 0) {
@@ -64,65 +69,69 @@ export async function addStats(c: pg.PoolClient, batch: StatsBatch): Promise<voi
   }
 }
 
-export async function readStats(c: pg.PoolClient, from: number, to: number, failures: number): Promise<StatsRows> {
-  const q = async (sql: string, values: unknown[]) => (await c.query(sql, values)).rows as Row[];
-  const requests = await q(
-    `SELECT minute::float8 AS minute, api_id, method, path, SUM(count)::float8 AS count, SUM(errors)::float8 AS errors,
-       MAX(max_ms) AS max_ms, ${sumB}
-     FROM stats_requests WHERE minute BETWEEN $1 AND $2 GROUP BY minute, api_id, method, path ORDER BY minute`,
-    [from, to],
-  );
-  const outcomes = await q(
-    `SELECT minute::float8 AS minute, source, subject, outcome, SUM(count)::float8 AS count
-     FROM stats_outcomes WHERE minute BETWEEN $1 AND $2 GROUP BY minute, source, subject, outcome ORDER BY minute`,
-    [from, to],
-  );
-  const lateness = await q(
-    `SELECT minute::float8 AS minute, SUM(count)::float8 AS count, MAX(max_ms) AS max_ms, ${sumB}
-     FROM stats_lateness WHERE minute BETWEEN $1 AND $2 GROUP BY minute ORDER BY minute`,
-    [from, to],
-  );
-  const recent = await q('SELECT * FROM stats_failures ORDER BY id DESC LIMIT $1', [failures]);
+export function pgStats(deps: { db: PgDb }): StatsPart {
+  const { db } = deps;
   return {
-    requests: requests.map((r) => ({
-      minute: r.minute,
-      apiId: r.api_id as unknown as string,
-      method: r.method as unknown as string,
-      path: r.path as unknown as string,
-      count: r.count,
-      errors: r.errors,
-      maxMs: r.max_ms,
-      buckets: bucketsOf(r),
-    })),
-    outcomes: outcomes as unknown as StatsRows['outcomes'],
-    lateness: lateness.map((r) => ({ minute: r.minute, count: r.count, maxMs: r.max_ms, buckets: bucketsOf(r) })),
-    failures: recent.map((r) => toFailure(r as unknown as Record<string, string>)),
+    async addStats(batch) {
+      await db.tx((c) => addStats(c, batch));
+    },
+
+    async readStats(from, to, failures) {
+      // One snapshot for the whole answer.
+      return db.tx(async (c) => {
+        await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const q = async (sql: string, values: unknown[]) => (await c.query(sql, values)).rows as Array<Record<string, unknown>>;
+        const requests = await q(
+          `SELECT minute::float8 AS minute, api_id, method, path, SUM(count)::float8 AS count, SUM(errors)::float8 AS errors,
+             MAX(max_ms) AS max_ms, ${sumB}
+           FROM stats_requests WHERE minute BETWEEN $1 AND $2 GROUP BY minute, api_id, method, path ORDER BY minute`,
+          [from, to],
+        );
+        const outcomes = await q(
+          `SELECT minute::float8 AS minute, source, subject, outcome, SUM(count)::float8 AS count
+           FROM stats_outcomes WHERE minute BETWEEN $1 AND $2 GROUP BY minute, source, subject, outcome ORDER BY minute`,
+          [from, to],
+        );
+        const lateness = await q(
+          `SELECT minute::float8 AS minute, SUM(count)::float8 AS count, MAX(max_ms) AS max_ms, ${sumB}
+           FROM stats_lateness WHERE minute BETWEEN $1 AND $2 GROUP BY minute ORDER BY minute`,
+          [from, to],
+        );
+        const recent = await q('SELECT * FROM stats_failures ORDER BY id DESC LIMIT $1', [failures]);
+        return {
+          requests: requests.map(toRequestStats),
+          outcomes: outcomes as unknown as StatsRows['outcomes'],
+          lateness: lateness.map(toLatenessStats),
+          failures: recent.map((r) => toFailure(r as Record<string, string>)),
+        };
+      });
+    },
+
+    async pruneStats(beforeMinute, keepFailures) {
+      await db.tx(async (c) => {
+        for (const table of ['stats_requests', 'stats_outcomes', 'stats_lateness']) {
+          await c.query(`DELETE FROM ${table} WHERE minute < $1`, [beforeMinute]);
+        }
+        await c.query('DELETE FROM stats_failures WHERE id <= (SELECT id FROM stats_failures ORDER BY id DESC LIMIT 1 OFFSET $1)', [
+          keepFailures,
+        ]);
+      });
+    },
+
+    async listAttemptsAfter(after, filter, limit) {
+      const rows = await db.rows<AttemptEventRow>(
+        `SELECT a.seq, ${ATTEMPT_FEED_COLUMNS}
+         FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+         WHERE a.seq > $1 AND ($2::text IS NULL OR d.webhook_id = $2) AND ($3::text IS NULL OR d.function_name = $3)
+         ORDER BY a.seq LIMIT $4`,
+        [after, filter.webhookId ?? null, filter.functionName ?? null, limit],
+      );
+      return rows.map(toAttemptEvent);
+    },
+
+    async lastAttemptSeq() {
+      const [row] = await db.rows<{ seq: string }>('SELECT COALESCE(MAX(seq), 0)::text AS seq FROM delivery_attempts WHERE seq IS NOT NULL');
+      return Number(row.seq);
+    },
   };
-}
-
-export async function pruneStats(c: pg.PoolClient, beforeMinute: number, keepFailures: number): Promise<void> {
-  for (const table of ['stats_requests', 'stats_outcomes', 'stats_lateness']) {
-    await c.query(`DELETE FROM ${table} WHERE minute < $1`, [beforeMinute]);
-  }
-  await c.query('DELETE FROM stats_failures WHERE id <= (SELECT id FROM stats_failures ORDER BY id DESC LIMIT 1 OFFSET $1)', [
-    keepFailures,
-  ]);
-}
-
-/** See sqlite/stats.ts: the last attempt of a finished delivery carries its status, every other one was retried. */
-export async function attemptsAfter(pool: pg.Pool, after: number, filter: AttemptFilter, limit: number): Promise<AttemptEvent[]> {
-  const { rows } = await pool.query(
-    `SELECT a.seq, ${STREAM_ATTEMPT_COLUMNS}, d.webhook_id, d.function_name,
-       CASE WHEN d.status <> 'pending' AND a.attempt = d.attempt_count THEN d.status ELSE 'retrying' END AS result
-     FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-     WHERE a.seq > $1 AND ($2::text IS NULL OR d.webhook_id = $2) AND ($3::text IS NULL OR d.function_name = $3)
-     ORDER BY a.seq LIMIT $4`,
-    [after, filter.webhookId ?? null, filter.functionName ?? null, limit],
-  );
-  return (rows as AttemptEventRow[]).map(toAttemptEvent);
-}
-
-export async function lastAttemptSeq(pool: pg.Pool): Promise<number> {
-  const { rows } = await pool.query("SELECT COALESCE(MAX(seq), 0)::text AS seq FROM delivery_attempts WHERE seq IS NOT NULL");
-  return Number(rows[0].seq);
 }

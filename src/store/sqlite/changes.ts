@@ -39,7 +39,11 @@ export class SqliteChangeFeed implements ChangeFeed {
   private readonly origin = randomBytes(8).toString('hex');
   private announced = 0;
 
-  constructor(private readonly db: Database.Database) {}
+  private readonly db: Database.Database;
+
+  constructor(deps: { db: Database.Database }) {
+    this.db = deps.db;
+  }
 
   async announce(change: Change): Promise<number> {
     if (!this.db.open) return 0;

@@ -3,9 +3,8 @@
  * connection, so that the store's own connection never does. SQLite's
  * automatic checkpoint runs inside the commit that crosses its threshold:
  * copying the WAL into the database file and syncing it (synchronous =
- * NORMAL syncs at checkpoints), on the event loop. In the delivery engine's
- * profile that was the largest single cost: commits took 18 % of the main
- * thread, 4 % without it, and deliveries/s doubled (docs in bench/README.md).
+ * NORMAL syncs at checkpoints), on the event loop: the largest single cost
+ * in the delivery engine's profile (bench/README.md).
  * A PASSIVE checkpoint waits for no reader nor writer, so the main connection
  * keeps committing meanwhile; its own automatic checkpoint stays as a
  * fallback at a much higher threshold, should this thread fall behind. A
@@ -60,7 +59,8 @@ export class BackgroundCheckpointer {
   private readonly worker: Worker;
   private readonly exited: Promise<void>;
 
-  constructor(file: string, everyMs = EVERY_MS) {
+  constructor(deps: { file: string; everyMs?: number }) {
+    const { file, everyMs = EVERY_MS } = deps;
     const driver = driverPath();
     this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs, restartFrames: RESTART_FRAMES } });
     // Never what keeps a process alive.

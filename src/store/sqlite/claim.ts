@@ -1,16 +1,15 @@
 /**
- * Which due deliveries a claim leases on SQLite: each target (a webhook, or a
- * function: the `target` column; "webhook" below stands for either) gets at most its
- * share of an owner's leases (the two steps and their cost are in
- * CLAIM_WINDOW, store.ts). Runs inside the store's IMMEDIATE transaction, so
- * what it reads is still free when the store leases it; better-sqlite3 steps
- * are cheap enough to decide row by row here, and to stop the first step
- * exactly after CLAIM_WINDOW rows passed over.
+ * Which due deliveries a claim leases on SQLite: each target (a webhook or a
+ * function: the `target` column; "webhook" below stands for either) gets at
+ * most its share of an owner's leases (the two steps: CLAIM_WINDOW, store.ts).
+ * Runs inside the store's IMMEDIATE transaction, so what it reads is still
+ * free when it is leased; better-sqlite3 steps are cheap enough to decide row
+ * by row, and to stop the first step exactly after CLAIM_WINDOW passed over.
  */
-import type Database from 'better-sqlite3';
 import { CLAIM_VISITS, CLAIM_WINDOW, type ClaimShares } from '../store.js';
+import type { SqliteDb } from './db.js';
 
-export function prepareClaim(db: Database.Database) {
+export function prepareClaim({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
     // Ties on next_attempt_at go in insertion order (rowid): the (status, next_attempt_at)

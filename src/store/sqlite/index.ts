@@ -5,13 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Store } from '../store.js';
 import { BackgroundCheckpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { migrateSqlite } from './migrate.js';
-import { SqliteStore, type SqliteStoreOptions } from './store.js';
+import { createSqliteStore, type SqliteStoreOptions } from './store.js';
 
-export { SqliteStore, type SqliteStoreOptions } from './store.js';
+export { createSqliteStore, type SqliteStoreOptions } from './store.js';
 
-export function openSqliteStore(location: string, opts: SqliteStoreOptions = {}): SqliteStore {
+export function openSqliteStore(location: string, opts: SqliteStoreOptions = {}): Store {
   const memory = location === ':memory:';
   const file = memory ? location : resolve(location);
   if (!memory) mkdirSync(dirname(file), { recursive: true });
@@ -24,10 +25,10 @@ export function openSqliteStore(location: string, opts: SqliteStoreOptions = {})
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     migrateSqlite(db, undefined, opts.now);
-    if (memory) return new SqliteStore(db, opts);
+    if (memory) return createSqliteStore({ ...opts, db });
     // Checkpoints move to a worker thread (checkpointer.ts); this connection's own become the fallback.
     db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-    return new SqliteStore(db, opts, new BackgroundCheckpointer(file));
+    return createSqliteStore({ ...opts, db, checkpointer: new BackgroundCheckpointer({ file }) });
   } catch (err) {
     db.close();
     throw err;

@@ -10,7 +10,7 @@
  * down shows as failing from its first failed attempt, not only once the
  * retries are spent, which can be hours later.
  */
-import type { WebhookHealth } from '../webhooks/types.js';
+import type { WebhookHealth } from '../../webhooks/types.js';
 
 /**
  * A delivery's status as `recent` carries it (`d` is the deliveries row):

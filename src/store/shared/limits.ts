@@ -8,7 +8,7 @@
  * kind and schema), which serialises creations of that kind only; routes are
  * counted under the lock their API's row already takes.
  */
-import { LimitReachedError, type LimitName, type ResourceLimits } from '../errors.js';
+import { LimitReachedError, type LimitName, type ResourceLimits } from '../../errors.js';
 
 /** Throws LimitReachedError when `adding` more to the `existing` ones would pass the bound. */
 export function checkRoom(limits: ResourceLimits, name: LimitName, existing: number, adding = 1): void {

@@ -1,0 +1,89 @@
+/**
+ * Webhook rows as both databases return them, and their mapping to the
+ * domain objects of src/webhooks/types.ts. JSON-valued fields are TEXT
+ * columns suffixed `_json`; SQL NULL maps to null.
+ */
+import type { NewWebhook, Webhook, WebhookMethod, WebhookPatch } from '../../webhooks/types.js';
+import { jsonOrNull, parseOrNull } from './rows.js';
+
+export interface WebhookRow {
+  id: string;
+  name: string;
+  target_url: string;
+  method: string;
+  headers_json: string;
+  template_json: string;
+  cron: string | null;
+  timezone: string;
+  mock_api_id: string | null;
+  mock_path: string | null;
+  events_json: string;
+  /** 0 or 1 on SQLite, a boolean on PostgreSQL. */
+  enabled: number | boolean;
+  secret: string | null;
+  max_attempts: number;
+  schedule_json: string | null;
+  timeout_ms: number;
+  next_fire_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The columns every webhook insert and update writes, in the order of webhookColumns' keys. */
+export const WEBHOOK_COLUMNS = [
+  'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
+  'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
+] as const;
+
+/** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
+export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[number], unknown> & { enabled: number } {
+  return {
+    name: w.name,
+    target_url: w.targetUrl,
+    method: w.method,
+    headers_json: JSON.stringify(w.headers ?? {}),
+    template_json: JSON.stringify(w.payloadTemplate ?? {}),
+    cron: w.cron ?? null,
+    timezone: w.timezone ?? 'UTC',
+    mock_api_id: w.mockEndpoint?.apiId ?? null,
+    mock_path: w.mockEndpoint?.path ?? null,
+    events_json: JSON.stringify(w.events ?? []),
+    enabled: w.enabled ? 1 : 0,
+    secret: w.secret ?? null,
+    max_attempts: w.retry.maxAttempts,
+    schedule_json: jsonOrNull(w.retry.scheduleS),
+    timeout_ms: w.timeoutMs,
+    next_fire_at: w.nextFireAt ?? null,
+  };
+}
+
+export function toWebhook(r: WebhookRow): Webhook {
+  return {
+    id: r.id,
+    name: r.name,
+    targetUrl: r.target_url,
+    method: r.method as WebhookMethod,
+    headers: JSON.parse(r.headers_json) as Record<string, string>,
+    payloadTemplate: JSON.parse(r.template_json) as Record<string, unknown>,
+    cron: r.cron,
+    timezone: r.timezone,
+    mockEndpoint: r.mock_api_id === null ? null : { apiId: r.mock_api_id, path: r.mock_path ?? '' },
+    events: JSON.parse(r.events_json) as string[],
+    enabled: r.enabled !== 0 && r.enabled !== false,
+    secret: r.secret,
+    retry: { maxAttempts: r.max_attempts, scheduleS: parseOrNull<number[]>(r.schedule_json) },
+    timeoutMs: r.timeout_ms,
+    nextFireAt: r.next_fire_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** A stored webhook with a patch applied: fields present replace. */
+export function patchedWebhook(row: WebhookRow, patch: WebhookPatch): NewWebhook {
+  const next: NewWebhook = { ...toWebhook(row) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  return next;
+}
