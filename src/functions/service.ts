@@ -40,7 +40,7 @@ import {
   readSchedules,
   scheduleFires,
 } from './triggers.js';
-import type { FunctionInput, FunctionUpdate } from '../http/schema/functions.js';
+import type { FunctionInput, FunctionUpdate } from '../schema/functions.js';
 
 export const FUNCTION_DEFAULTS = {
   runtime: 'javascript' as FunctionRuntimeName,

@@ -9,7 +9,7 @@
 import { InvalidRequestError, SwitchyardError } from '../errors.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
-import type { AsyncInput, DestinationInput, ScheduleInput } from '../http/schema/functions.js';
+import type { AsyncInput, DestinationInput, ScheduleInput } from '../schema/functions.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_ASYNC, type AsyncConfig, type Destination, type FunctionSchedule } from '../types.js';
 

@@ -5,8 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiService } from '../gateway/apis.js';
 import { LINK_HEADER, originOf, pageOf, pageQuerySchema, readPage, type InvokeOrigin } from './common.js';
-import { dryRunQuerySchema, sendDryRun } from './dry-run.js';
-import { addRouteBody, apiIdParams, createApiBody, routeIdParams, updateApiBody } from './schema/apis.js';
+import { sendDryRun } from './dry-run.js';
+import { dryRunQuerySchema } from '../schema/dry-run.js';
+import { addRouteBody, apiIdParams, createApiBody, routeIdParams, updateApiBody } from '../schema/apis.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from './schemas.js';
 import { typed, type TypedApp } from './typed.js';
 import { apiView, routeView } from './views/apis.js';

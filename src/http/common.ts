@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Page } from '../types.js';
-import { Type, type Static } from './schema/kit.js';
+import { Type, type Static } from '../schema/kit.js';
 
 /** The `Link` response header of list operations. */
 export const LINK_HEADER = {

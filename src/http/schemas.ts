@@ -12,8 +12,8 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, RouteSchema } from './schema/apis.js';
-import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from './schema/common.js';
+import { ApiSchema, RouteSchema } from '../schema/apis.js';
+import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
   FunctionInvocationSchema,
@@ -24,7 +24,7 @@ import {
   InvocationSchema,
   LogEntrySchema,
   LogStreamEntrySchema,
-} from './schema/functions.js';
+} from '../schema/functions.js';
 import {
   AttemptDetailSchema,
   AttemptSchema,
@@ -32,7 +32,7 @@ import {
   DeliverySchema,
   PublishedEventSchema,
   WebhookSchema,
-} from './schema/webhooks.js';
+} from '../schema/webhooks.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
 /** In the order of the document's `components.schemas` (and of the generated clients' types). */

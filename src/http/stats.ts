@@ -10,7 +10,7 @@ import type { AttemptEvent } from '../stats/types.js';
 import type { Store } from '../store/store.js';
 import { errors, ref } from './schemas.js';
 import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
-import { NAME_PATTERN } from './schema/functions.js';
+import { NAME_PATTERN } from '../schema/functions.js';
 
 export interface StatsRouteOptions {
   store: Store;

@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 import { cursorQuery, EventStreams, startCursor, type CursorQuery } from './event-stream.js';
-import { NAME_PATTERN } from './schema/functions.js';
+import { NAME_PATTERN } from '../schema/functions.js';
 import { errors } from './schemas.js';
 import type { FunctionService } from '../functions/service.js';
 import type { Store } from '../store/store.js';

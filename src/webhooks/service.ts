@@ -9,7 +9,7 @@ import { ConflictError, InvalidRequestError, deliveryNotFound, webhookNotFound }
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
-import type { WebhookInput, WebhookUpdate } from '../http/schema/webhooks.js';
+import type { WebhookInput, WebhookUpdate } from '../schema/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';

@@ -12,6 +12,7 @@ import type { DeliveryGate } from '../../src/deliveries/health.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Store } from '../../src/store/store.js';
 import { WebhookTarget } from '../../src/webhooks/target.js';
+import { newWebhook } from '../helpers/webhook-fixture.js';
 import { startReceiver, waitFor, type Receiver } from '../helpers/receiver.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
@@ -42,22 +43,7 @@ for (const backend of backends()) {
     });
 
     it('defers a delivery the gate holds: its lease is kept, nothing is sent until then', async () => {
-      const wh = await store.createWebhook({
-        name: 'held',
-        targetUrl: `${receiver.url}/hook`,
-        method: 'POST',
-        headers: {},
-        payloadTemplate: {},
-        cron: null,
-        timezone: 'UTC',
-        mockEndpoint: null,
-        events: ['*'],
-        enabled: true,
-        secret: null,
-        retry: { maxAttempts: 8, scheduleS: null },
-        timeoutMs: 5000,
-        nextFireAt: null,
-      });
+      const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name: 'held', payloadTemplate: {} }));
       const d = await store.createDelivery({
         webhookId: wh.id,
         trigger: 'event',

@@ -881,7 +881,7 @@ for (const b of backends()) {
           const got = await s.claimDueDeliveries('w', T(2), 60_000, 500, 50);
           const ms = performance.now() - started;
           expect(webhookOf(got).sort()).toEqual(healthy.map((h) => h.id).sort());
-          // Measured, not asserted (CLAIM_WINDOW in src/store/store.ts quotes it).
+          // Measured, not asserted (bench/README.md, "Claims behind a hung target", quotes it).
           console.log(`[${b.name}] claim behind 100,000 due deliveries of a webhook at its share: ${ms.toFixed(1)} ms`);
           // Again, as a busy webhook's refills do: the walk runs every time.
           await s.releaseLeases('w');

@@ -20,6 +20,7 @@ import {
   type Receiver,
 } from '../helpers/receiver.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+import { newWebhook } from '../helpers/webhook-fixture.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -93,23 +94,7 @@ for (const backend of backends()) {
     }
 
     function webhook(targetUrl: string, patch: Partial<NewWebhook> = {}): Promise<Webhook> {
-      return store.createWebhook({
-        name: 'orders',
-        targetUrl,
-        method: 'POST',
-        headers: {},
-        payloadTemplate: { event: '{{event}}', id: '{{data.id}}', note: 'delivery {{delivery.id}}' },
-        cron: null,
-        timezone: 'UTC',
-        mockEndpoint: null,
-        events: ['*'],
-        enabled: true,
-        secret: null,
-        retry: { maxAttempts: 8, scheduleS: null },
-        timeoutMs: 5000,
-        nextFireAt: null,
-        ...patch,
-      });
+      return store.createWebhook(newWebhook(targetUrl, patch));
     }
 
     function delivery(wh: Webhook, patch: Partial<Parameters<Store['createDelivery']>[0]> = {}): Promise<Delivery> {

@@ -3,12 +3,13 @@
  * operation, each typed from its own schemas (../typed.ts).
  */
 import { functionView } from '../views/functions.js';
-import { dryRunQuerySchema, sendDryRun } from '../dry-run.js';
+import { sendDryRun } from '../dry-run.js';
+import { dryRunQuerySchema } from '../../schema/dry-run.js';
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { createFunctionBody, nameParams, updateFunctionBody } from '../schema/functions.js';
+import { createFunctionBody, nameParams, updateFunctionBody } from '../../schema/functions.js';
 
 export function createFunctionRoute(app: TypedApp, { functions }: FunctionRouteDeps): void {
   app.post(

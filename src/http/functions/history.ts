@@ -3,12 +3,12 @@
  * code, and its recent console lines.
  */
 import { pageLimit } from '../common.js';
-import { Type } from '../schema/kit.js';
+import { Type } from '../../schema/kit.js';
 import { ERRORS_BY_ID, listOf, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { functionVersionView, logView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { nameParams, versionParams } from '../schema/functions.js';
+import { nameParams, versionParams } from '../../schema/functions.js';
 
 export function listFunctionVersionsRoute(app: TypedApp, { functions }: FunctionRouteDeps): void {
   app.get(

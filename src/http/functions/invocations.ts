@@ -4,11 +4,11 @@
  */
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
 import { ERRORS_BY_ID, errors, listOf, ref } from '../schemas.js';
-import { Type } from '../schema/kit.js';
+import { Type } from '../../schema/kit.js';
 import type { TypedApp } from '../typed.js';
 import { functionInvocationView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { invocationParams, invocationStatusSchema, nameParams } from '../schema/functions.js';
+import { invocationParams, invocationStatusSchema, nameParams } from '../../schema/functions.js';
 
 export function listFunctionInvocationsRoute(app: TypedApp, { background }: FunctionRouteDeps): void {
   app.get(

@@ -8,7 +8,7 @@ import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { invocationView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { nameParams } from '../schema/functions.js';
+import { nameParams } from '../../schema/functions.js';
 
 /** `x-invocation-type` (or Lambda's `X-Amz-Invocation-Type`): `Event` runs in the background; `RequestResponse` (default) waits. */
 function invocationType(headers: Record<string, string | string[] | undefined>): 'Event' | 'RequestResponse' {

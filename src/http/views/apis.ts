@@ -4,7 +4,7 @@
  */
 import { invokePathOf } from '../../gateway/paths.js';
 import type { Api, Route } from '../../types.js';
-import type { ApiView, RouteView } from '../schema/apis.js';
+import type { ApiView, RouteView } from '../../schema/apis.js';
 
 export function apiView(api: Api, origin: string): ApiView {
   return {

@@ -13,7 +13,7 @@ import type {
   FunctionView,
   InvocationView,
   LogEntryView,
-} from '../schema/functions.js';
+} from '../../schema/functions.js';
 
 const destinationView = (d: Destination | null): DestinationView | null =>
   d === null ? null : d.type === 'webhook' ? { type: 'webhook', id: d.id } : { type: 'function', name: d.name };

@@ -7,7 +7,7 @@
 import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
 import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
 import { HEALTH_WINDOW, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
-import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../schema/webhooks.js';
+import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../../schema/webhooks.js';
 
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}): WebhookView {
   return {

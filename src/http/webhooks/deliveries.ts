@@ -7,7 +7,7 @@ import { ERRORS_BY_ID, errors, listOf, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { deliveryDetailView, deliveryView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { idParams } from '../schema/webhooks.js';
+import { idParams } from '../../schema/webhooks.js';
 
 export function listDeliveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.get(

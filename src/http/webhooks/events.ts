@@ -8,7 +8,7 @@ import { EventBus } from '../../webhooks/events.js';
 import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { publishEventBody } from '../schema/webhooks.js';
+import { publishEventBody } from '../../schema/webhooks.js';
 
 export function publishEventRoute(app: TypedApp, { events }: WebhookRouteDeps): void {
   app.post(

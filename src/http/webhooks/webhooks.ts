@@ -3,13 +3,14 @@
  * registration per operation, each typed from its own schemas (../typed.ts).
  */
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
-import { dryRunQuerySchema, sendDryRun } from '../dry-run.js';
+import { sendDryRun } from '../dry-run.js';
+import { dryRunQuerySchema } from '../../schema/dry-run.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
 import { NO_DELIVERIES } from '../../webhooks/types.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { createWebhookBody, idParams, updateWebhookBody } from '../schema/webhooks.js';
+import { createWebhookBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(

@@ -3,7 +3,7 @@
  * and the bodies of their routes), written with TypeBox so that the views'
  * types (../views/apis.ts) and the bodies' types are derived from them (`Static`).
  */
-import { ROUTE_METHODS } from '../../types.js';
+import { ROUTE_METHODS } from '../types.js';
 import { Type, instant, named, refTo, stringEnum, type Static } from './kit.js';
 
 const string = () => Type.String();

@@ -2,9 +2,9 @@
  * The answers every part of the API shares: errors, deletions, dry runs and
  * the health probes.
  */
-import { ERROR_CODES } from '../../errors.js';
-import type { DryRunResult } from '../../dry-run.js';
-import { dryRunSchema } from '../dry-run.js';
+import { ERROR_CODES } from '../errors.js';
+import type { DryRunResult } from '../dry-run.js';
+import { dryRunSchema } from './dry-run.js';
 import { Type, named, stringEnum, type Static } from './kit.js';
 
 const string = () => Type.String();

@@ -7,7 +7,7 @@
  * (`Static`), never written beside them. Limits the schemas enforce
  * (MAX_SCHEDULES, MAX_EVENTS) live here, beside the `maxItems` that uses them.
  */
-import { EVENT_FORMATS, type LogLevel } from '../../types.js';
+import { EVENT_FORMATS, type LogLevel } from '../types.js';
 import {
   Type,
   anyObject,

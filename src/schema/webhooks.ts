@@ -5,7 +5,7 @@
  * that the answers' types (views: ../views/webhooks.ts) and the inputs' types
  * (what the webhook service is handed) are derived from them (`Static`).
  */
-import { WEBHOOK_METHODS } from '../../webhooks/types.js';
+import { WEBHOOK_METHODS } from '../webhooks/types.js';
 import { RUN_STATUSES } from './functions.js';
 import {
   Type,
