@@ -11,7 +11,13 @@ import { createFunctionBody, FUNCTION_INPUT_DEFAULTS, type FunctionInput } from 
 import { createWebhookBody, WEBHOOK_INPUT_DEFAULTS, type WebhookInput } from '../schema/webhooks.js';
 
 export const WEBHOOK_FIELDS = Object.keys(createWebhookBody.properties) as Array<keyof WebhookInput>;
-export const FUNCTION_FIELDS = Object.keys(createFunctionBody.properties) as Array<keyof FunctionInput>;
+
+/** Where plans and exports have always put them: first, before the rest in the schema's order. */
+const FUNCTION_LISTED_FIRST: Array<keyof FunctionInput> = ['name', 'code', 'runtime', 'handler', 'event_format'];
+export const FUNCTION_FIELDS: Array<keyof FunctionInput> = [
+  ...FUNCTION_LISTED_FIRST,
+  ...(Object.keys(createFunctionBody.properties) as Array<keyof FunctionInput>).filter((k) => !FUNCTION_LISTED_FIRST.includes(k)),
+];
 
 export const WEBHOOK_DEFAULTS: Readonly<Record<string, unknown>> = WEBHOOK_INPUT_DEFAULTS;
 export const FUNCTION_DEFAULTS: Readonly<Record<string, unknown>> = FUNCTION_INPUT_DEFAULTS;

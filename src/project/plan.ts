@@ -73,10 +73,6 @@ export function codeSha256(code: string): string {
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const sortedKeys = (o: Record<string, unknown>) => Object.keys(o).sort();
 
-/** The order a plan has always listed a function's changed fields in; the API's other fields follow in the schema's order. */
-const FUNCTION_LISTED_FIRST = ['code', 'runtime', 'handler', 'event_format'];
-const FUNCTION_PLAN_FIELDS = [...FUNCTION_LISTED_FIRST, ...FUNCTION_FIELDS.filter((k) => k !== 'name' && !FUNCTION_LISTED_FIRST.includes(k))];
-
 export function functionChanges(
   fn: ProjectFunction,
   current: RemoteFunction,
@@ -88,9 +84,10 @@ export function functionChanges(
   const differs: Record<string, () => boolean> = {
     code: () => codeSha256(fn.code) !== current.code_sha256,
     env: () => envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort()),
+    name: () => false,
     ...Object.fromEntries(TRIGGER_FIELDS.map((k) => [k, () => triggers.has(k)])),
   };
-  return FUNCTION_PLAN_FIELDS.filter((key) =>
+  return FUNCTION_FIELDS.filter((key) =>
     key in differs ? differs[key]() : !same((fn as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
   );
 }
