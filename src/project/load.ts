@@ -30,9 +30,9 @@ import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.
 import {
   ProjectError,
   sharedFileNote,
+  type FunctionEntry,
   type Project,
   type ProjectApiDef,
-  type ProjectDestination,
   type ProjectFunction,
   type ProjectProblem,
   type ProjectWebhook,
@@ -289,17 +289,8 @@ function allowedVariables(fromFile: string[], fromCaller: readonly string[], pro
   return allowed;
 }
 
-interface RawFunction {
-  file: string;
-  handler?: string;
-  event_format?: ProjectFunction['event_format'];
-  env?: Record<string, string | number | boolean>;
-  timeout_ms?: number;
-  memory_mb?: number;
-  schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
-  events?: string[];
-  async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
-}
+/** As written: `env` values may be numbers or booleans (made strings). */
+type RawFunction = Omit<FunctionEntry, 'env'> & { env?: Record<string, string | number | boolean> };
 interface RawApi {
   base_path: string;
   routes?: ProjectApiDef['routes'];

@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { EventFormat, RouteMethod } from '../types.js';
+import type { RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -87,25 +87,24 @@ export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url'
   secret: string | null;
 };
 
+/**
+ * A function as the file writes it, every field but `file` optional: the
+ * API's settings as they are, `env` values, schedules and destinations the
+ * file's way (`runtime` comes from the file's extension).
+ */
+export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'code' | 'runtime' | 'handler' | 'schedules' | 'async'>> & {
+  file: string;
+  handler?: string;
+  schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
+  async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
+};
+
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
   version?: 1;
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
-  functions?: Record<
-    string,
-    {
-      file: string;
-      handler?: string;
-      event_format?: EventFormat;
-      env?: Record<string, string>;
-      timeout_ms?: number;
-      memory_mb?: number;
-      schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
-      events?: string[];
-      async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
-    }
-  >;
+  functions?: Record<string, FunctionEntry>;
   apis?: Record<string, { base_path: string; routes?: ProjectRoute[] }>;
   webhooks?: Record<string, Record<string, unknown>>;
 }
