@@ -16,7 +16,7 @@ import { Document } from 'yaml';
 import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
-import { FUNCTION_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
 
 export interface ExportedProject {
@@ -91,7 +91,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
         if (key in triggers) entry[key] = triggers[key];
       } else {
         const value = (fn as Record<string, unknown>)[key];
-        if (!isDefault(value, FUNCTION_DEFAULTS[key])) entry[key] = value;
+        if (!isDefault(value, FUNCTION_FIELD_DEFAULTS[key])) entry[key] = value;
       }
     }
     fnDoc[fn.name] = entry;
@@ -192,7 +192,7 @@ function webhookEntry(
     if (key in own) own[key]();
     else {
       const value = (w as Record<string, unknown>)[key];
-      if (!isDefault(value, WEBHOOK_DEFAULTS[key])) entry[key] = value;
+      if (!isDefault(value, WEBHOOK_FIELD_DEFAULTS[key])) entry[key] = value;
     }
   }
   return entry;

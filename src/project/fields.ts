@@ -19,8 +19,8 @@ export const FUNCTION_FIELDS: Array<keyof FunctionInput> = [
   ...(Object.keys(createFunctionBody.properties) as Array<keyof FunctionInput>).filter((k) => !FUNCTION_LISTED_FIRST.includes(k)),
 ];
 
-export const WEBHOOK_DEFAULTS: Readonly<Record<string, unknown>> = WEBHOOK_INPUT_DEFAULTS;
-export const FUNCTION_DEFAULTS: Readonly<Record<string, unknown>> = FUNCTION_INPUT_DEFAULTS;
+export const WEBHOOK_FIELD_DEFAULTS: Readonly<Record<string, unknown>> = WEBHOOK_INPUT_DEFAULTS;
+export const FUNCTION_FIELD_DEFAULTS: Readonly<Record<string, unknown>> = FUNCTION_INPUT_DEFAULTS;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -22,7 +22,7 @@ import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
 import { RUNTIME_BY_EXTENSION } from './defaults.js';
-import { FUNCTION_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_DEFAULTS, WEBHOOK_FIELDS, withDefault } from './fields.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS, withDefault } from './fields.js';
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
 import { closest } from '../did-you-mean.js';
@@ -449,7 +449,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     };
     const entry: Record<string, unknown> = { ...own };
     for (const key of FUNCTION_FIELDS) {
-      if (!(key in own)) entry[key] = withDefault(fn[key as keyof RawFunction], FUNCTION_DEFAULTS[key]);
+      if (!(key in own)) entry[key] = withDefault(fn[key as keyof RawFunction], FUNCTION_FIELD_DEFAULTS[key]);
     }
     functions.push(entry as ProjectFunction);
   }
@@ -507,7 +507,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     for (const key of WEBHOOK_FIELDS) {
       if (key === 'name') hook.name = name;
       else if (key === 'target_url') Object.assign(hook, { target_url: w.target_url ?? null, target: w.target ?? null });
-      else hook[key] = withDefault(w[key], WEBHOOK_DEFAULTS[key]);
+      else hook[key] = withDefault(w[key], WEBHOOK_FIELD_DEFAULTS[key]);
     }
     webhooks.push(hook as ProjectWebhook);
   }

@@ -87,8 +87,10 @@ export function functionChanges(
     name: () => false,
     ...Object.fromEntries(TRIGGER_FIELDS.map((k) => [k, () => triggers.has(k)])),
   };
+  // Scalars compare strictly (a server that leaves a field out differs from null), objects by their JSON.
+  const unequal = (a: unknown, b: unknown) => a !== b && (typeof a !== 'object' || a === null || !same(a, b));
   return FUNCTION_FIELDS.filter((key) =>
-    key in differs ? differs[key]() : !same((fn as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
+    key in differs ? differs[key]() : unequal((fn as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
   );
 }
 
