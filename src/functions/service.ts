@@ -40,13 +40,14 @@ import {
   readSchedules,
   scheduleFires,
 } from './triggers.js';
-import type { FunctionInput, FunctionUpdate } from '../schema/functions.js';
+import { FUNCTION_INPUT_DEFAULTS, type FunctionInput, type FunctionUpdate } from '../schema/functions.js';
 
+/** The API schema's defaults (what a field left out means), as the service reads them. */
 export const FUNCTION_DEFAULTS = {
-  runtime: 'javascript' as FunctionRuntimeName,
-  timeoutMs: 10_000,
-  memoryMb: 128,
-  eventFormat: 'switchyard' as EventFormat,
+  runtime: FUNCTION_INPUT_DEFAULTS.runtime as FunctionRuntimeName,
+  timeoutMs: FUNCTION_INPUT_DEFAULTS.timeout_ms,
+  memoryMb: FUNCTION_INPUT_DEFAULTS.memory_mb,
+  eventFormat: FUNCTION_INPUT_DEFAULTS.event_format as EventFormat,
 };
 
 /** A manual invoke's outcome: what the gateway would answer, with the run's console lines. */

@@ -1,36 +1,32 @@
 /**
  * `ProjectApi`: the management calls that plan, apply and export need, as
- * the server answers them (field names of docs/api.md). The HTTP
- * implementation is http-api.ts; tests and the CLI may pass their own.
+ * the server answers them. The types are the API's own, taken from its
+ * schema (src/schema/), so a field the API gains reaches the project without
+ * an edit here. The HTTP implementation is http-api.ts; tests and the CLI may
+ * pass their own.
  */
-import type { EventFormat, FunctionRuntimeName, RouteMethod } from '../types.js';
-import type { WebhookMethod } from '../webhooks/types.js';
+import type { ApiView, RouteView } from '../schema/apis.js';
+import type { DestinationInput, FunctionInput, FunctionView, ScheduleInput } from '../schema/functions.js';
+import type { ApiFunctionSettings, ApiWebhook, TriggerKey } from './types.js';
+import type { DryRunResult } from '../dry-run.js';
 
-export interface RemoteFunction {
-  name: string;
-  runtime: FunctionRuntimeName;
-  env_keys: string[];
-  timeout_ms: number;
-  memory_mb: number;
-  handler: string | null;
-  event_format: EventFormat;
-  version: number;
-  code_sha256: string;
-  code?: string;
+export type { DryRunResult };
+
+/** Fields of a function's answer the project never reads. */
+type FunctionAnswerOnly = 'created_at' | 'updated_at';
+
+/** A function as the API answers it (src/schema/functions.ts). */
+export type RemoteFunction = Omit<FunctionView, FunctionAnswerOnly | TriggerKey> & {
   /** Absent on servers older than function schedules, events and async invocation: read as the defaults. */
   schedules?: RemoteSchedule[];
   events?: string[];
   async?: RemoteAsync;
-}
+};
 
-export interface RemoteSchedule {
-  cron: string;
-  timezone?: string;
-  payload?: Record<string, unknown> | null;
-}
+export type RemoteSchedule = ScheduleInput;
 
 /** A destination as the API takes it: webhooks by id, functions by name. */
-export type RemoteDestination = { type: 'webhook'; id: string } | { type: 'function'; name: string };
+export type RemoteDestination = DestinationInput;
 
 export interface RemoteAsync {
   retries: number;
@@ -38,85 +34,32 @@ export interface RemoteAsync {
   on_failure: RemoteDestination | null;
 }
 
-export interface RemoteRoute {
-  id: string;
-  method: RouteMethod;
-  path: string;
-  function: string;
-}
+export type RemoteRoute = RouteView;
 
-export interface RemoteApi {
-  id: string;
-  name: string;
-  basePath: string;
-  routes: RemoteRoute[];
-  invokeUrl: string;
-}
+export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt'>;
 
-export interface RemoteWebhook {
-  id: string;
-  name: string;
-  target_url: string;
-  method: WebhookMethod;
-  /** Sensitive values come back masked. */
-  headers: Record<string, string>;
-  payload_template: Record<string, unknown>;
-  cron: string | null;
-  timezone: string;
-  mock_endpoint: { api_id: string; path: string } | null;
-  events: string[];
-  enabled: boolean;
-  has_secret: boolean;
-  retry: { max_attempts: number; schedule_s?: number[] };
-  timeout_ms: number;
-}
+/** A webhook as the API answers it; sensitive values come back masked. */
+export type RemoteWebhook = ApiWebhook;
 
-/** The body of POST /api/functions (PUT takes the same fields but `name`, each optional, null resets). */
-export interface FunctionBody {
-  name: string;
-  code: string;
-  runtime: FunctionRuntimeName;
-  env: Record<string, string>;
-  timeout_ms: number;
-  memory_mb: number;
-  handler?: string;
-  event_format: EventFormat;
-  /** Sent only when not the default, so a server without them takes a project that does not use them. */
-  schedules?: RemoteSchedule[];
-  events?: string[];
-  async?: RemoteAsync;
-}
+/**
+ * The body of POST /api/functions as the project sends it: every setting
+ * given, but `handler` and the triggers, sent only when not the default so
+ * that a server without them takes a project that does not use them.
+ * (PUT takes the same fields but `name`, each optional, null resets.)
+ */
+export type FunctionBody = ApiFunctionSettings &
+  Pick<FunctionInput, 'handler'> & { schedules?: RemoteSchedule[]; events?: string[]; async?: RemoteAsync };
 /** `code` cannot be reset, only replaced; the other fields reset to their default with null. */
 export type FunctionPatchBody = { code?: string } & { [K in Exclude<keyof FunctionBody, 'name' | 'code'>]?: FunctionBody[K] | null };
 
 export interface ApiBody {
   name: string;
   basePath: string;
-  routes: Array<{ method: RouteMethod; path: string; function: string }>;
+  routes: Array<Omit<RouteView, 'id'>>;
 }
 
-export interface WebhookBody {
-  name: string;
-  target_url: string;
-  method: WebhookMethod;
-  headers: Record<string, string>;
-  payload_template: Record<string, unknown>;
-  cron: string | null;
-  timezone: string;
-  mock_endpoint: { api_id: string; path: string } | null;
-  events: string[];
-  enabled: boolean;
-  secret?: string | null;
-  retry: { max_attempts: number; schedule_s?: number[] };
-  timeout_ms: number;
-}
-
-/** What `?dry_run=true` answers: the action the server would take and the fields it would change. */
-export interface DryRunResult {
-  dry_run: true;
-  action: 'create' | 'update' | 'delete' | 'none';
-  changes: string[];
-}
+/** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
+export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret'> & { secret?: string | null };
 
 export interface ProjectApi {
   listFunctions(): Promise<RemoteFunction[]>;

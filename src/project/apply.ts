@@ -13,7 +13,8 @@
 import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
-import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, type DestinationLookup } from './function-triggers.js';
+import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
+import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
@@ -38,21 +39,18 @@ const NO_LOOKUP: DestinationLookup = { webhookId: () => undefined, hasFunction: 
  * `pending` destinations are left out (set by a later write).
  */
 export function functionBody(fn: ProjectFunction, lookup: DestinationLookup = NO_LOOKUP, pending: PlanChange['pending'] = []): FunctionBody {
-  const body: FunctionBody = {
-    name: fn.name,
-    code: fn.code,
-    runtime: fn.runtime,
-    env: fn.env,
-    timeout_ms: fn.timeout_ms,
-    memory_mb: fn.memory_mb,
-    event_format: fn.event_format,
-  };
-  if (fn.handler !== null) body.handler = fn.handler;
+  const body: Record<string, unknown> = {};
+  for (const key of FUNCTION_FIELDS) {
+    // Sent only when set (else the server's default), as are the triggers below.
+    if (key === 'handler') {
+      if (fn.handler !== null) body.handler = fn.handler;
+    } else if (!(TRIGGER_FIELDS as readonly string[]).includes(key)) body[key] = fn[key];
+  }
   if (fn.schedules.length > 0) body.schedules = remoteSchedules(fn.schedules);
   if (fn.events.length > 0) body.events = [...fn.events];
   const async = asyncWithout(fn.async, pending ?? []);
   if (!isDefaultAsync(async)) body.async = resolveAsync(async, lookup);
-  return body;
+  return body as FunctionBody;
 }
 
 function functionPatch(fn: ProjectFunction, fields: string[], lookup: DestinationLookup, pending: PlanChange['pending'] = []): FunctionPatchBody {
@@ -76,24 +74,17 @@ function webhookBody(
   fields?: string[],
 ): Partial<WebhookBody> {
   const mockId = hook.mock_endpoint ? apiId(hook.mock_endpoint.api) : undefined;
-  const full: WebhookBody = {
-    name: hook.name,
-    target_url: webhookTargetUrl(hook, invokeUrlOf) ?? PENDING_API_URL + (hook.target?.path ?? ''),
-    method: hook.method,
-    headers: hook.headers,
-    payload_template: hook.payload_template,
-    cron: hook.cron,
-    timezone: hook.timezone,
-    mock_endpoint: hook.mock_endpoint && mockId ? { api_id: mockId, path: hook.mock_endpoint.path } : null,
-    events: hook.events,
-    enabled: hook.enabled,
-    retry: hook.retry,
-    timeout_ms: hook.timeout_ms,
-  };
+  const full: Record<string, unknown> = {};
+  for (const key of WEBHOOK_FIELDS) {
+    if (key === 'target_url') full.target_url = webhookTargetUrl(hook, invokeUrlOf) ?? PENDING_API_URL + (hook.target?.path ?? '');
+    else if (key === 'mock_endpoint') full.mock_endpoint = hook.mock_endpoint && mockId ? { api_id: mockId, path: hook.mock_endpoint.path } : null;
+    // Write-only, and sent only when set: last, as it always was.
+    else if (key !== 'secret') full[key] = hook[key];
+  }
   if (hook.secret !== null) full.secret = hook.secret;
-  if (!fields) return full;
+  if (!fields) return full as WebhookBody;
   const patch: Record<string, unknown> = {};
-  for (const field of fields) patch[field] = (full as unknown as Record<string, unknown>)[field] ?? null;
+  for (const field of fields) patch[field] = full[field] ?? null;
   return patch as Partial<WebhookBody>;
 }
 

@@ -15,8 +15,8 @@
 import { Document } from 'yaml';
 import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
-import { PROJECT_DEFAULTS } from './defaults.js';
-import { exportTriggers } from './function-triggers.js';
+import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
 
 export interface ExportedProject {
@@ -63,7 +63,6 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   const files: Record<string, string> = {};
   const placeholders = new Placeholders();
   const notes: string[] = [];
-  const fd = PROJECT_DEFAULTS.function;
 
   // Webhook names for destinations: only those the export writes (a duplicated name is left out below).
   const hookNames = new Map<string, string>();
@@ -78,17 +77,23 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     const fn = await api.getFunction(listed.name);
     const file = `functions/${fn.name}.${fn.runtime === 'typescript' ? 'ts' : 'js'}`;
     files[file] = fn.code ?? '';
+    const triggers = exportTriggers(fn, (id) => hookNames.get(id), notes);
     const entry: Record<string, unknown> = { file };
-    if (fn.handler !== null) entry.handler = fn.handler;
-    if (fn.event_format !== fd.event_format) entry.event_format = fn.event_format;
-    if (fn.env_keys.length > 0) {
-      const env: Record<string, string> = {};
-      for (const key of fn.env_keys) env[key] = placeholders.add(functionVariable(fn.name, key), `functions.${fn.name}.env.${key}`);
-      entry.env = env;
+    // What the file writes its own way (the code is the file, env values placeholders, triggers by name); every other field unless the default.
+    for (const key of FUNCTION_FIELDS) {
+      if (key === 'name' || key === 'code' || key === 'runtime') continue;
+      if (key === 'env') {
+        if (fn.env_keys.length === 0) continue;
+        const env: Record<string, string> = {};
+        for (const name of fn.env_keys) env[name] = placeholders.add(functionVariable(fn.name, name), `functions.${fn.name}.env.${name}`);
+        entry.env = env;
+      } else if ((TRIGGER_FIELDS as readonly string[]).includes(key)) {
+        if (key in triggers) entry[key] = triggers[key];
+      } else {
+        const value = (fn as Record<string, unknown>)[key];
+        if (!isDefault(value, FUNCTION_FIELD_DEFAULTS[key])) entry[key] = value;
+      }
     }
-    if (fn.timeout_ms !== fd.timeout_ms) entry.timeout_ms = fn.timeout_ms;
-    if (fn.memory_mb !== fd.memory_mb) entry.memory_mb = fn.memory_mb;
-    Object.assign(entry, exportTriggers(fn, (id) => hookNames.get(id), notes));
     fnDoc[fn.name] = entry;
   }
 
@@ -156,30 +161,39 @@ function webhookEntry(
   invokeUrls: Map<string, string>,
   placeholders: Placeholders,
 ): Record<string, unknown> {
-  const wd = PROJECT_DEFAULTS.webhook;
-  const target = apiTarget(w.target_url, invokeUrls);
-  const entry: Record<string, unknown> = target ? { target } : { target_url: w.target_url };
-  if (!target && hasMaskedCredential(w.target_url)) {
-    // Its credentials were masked: the real URL comes from the environment, like a masked header.
-    entry.target_url = placeholders.add(envName('WEBHOOK', w.name, 'TARGET_URL'), `webhooks.${w.name}.target_url`);
-  }
-  entry.method = w.method;
-  if (Object.keys(w.headers).length > 0) {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(w.headers)) {
-      if (value.startsWith('***')) headers[name] = placeholders.add(envName('WEBHOOK', w.name, name), `webhooks.${w.name}.headers.${name}`);
-      else headers[name] = value;
+  const entry: Record<string, unknown> = {};
+  // What the file writes its own way (targets and mock endpoints by API name, write-only values as placeholders); every other field unless the default.
+  const own: Record<string, () => void> = {
+    name: () => {},
+    target_url: () => {
+      const target = apiTarget(w.target_url, invokeUrls);
+      if (target) entry.target = target;
+      // Its credentials were masked: the real URL comes from the environment, like a masked header.
+      else if (hasMaskedCredential(w.target_url)) entry.target_url = placeholders.add(envName('WEBHOOK', w.name, 'TARGET_URL'), `webhooks.${w.name}.target_url`);
+      else entry.target_url = w.target_url;
+    },
+    headers: () => {
+      if (Object.keys(w.headers).length === 0) return;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(w.headers)) {
+        if (value.startsWith('***')) headers[name] = placeholders.add(envName('WEBHOOK', w.name, name), `webhooks.${w.name}.headers.${name}`);
+        else headers[name] = value;
+      }
+      entry.headers = headers;
+    },
+    mock_endpoint: () => {
+      if (w.mock_endpoint) entry.mock_endpoint = { api: apiNames.get(w.mock_endpoint.api_id) ?? w.mock_endpoint.api_id, path: w.mock_endpoint.path };
+    },
+    secret: () => {
+      if (w.has_secret) entry.secret = placeholders.add(envName('WEBHOOK', w.name, 'SECRET'), `webhooks.${w.name}.secret`);
+    },
+  };
+  for (const key of WEBHOOK_FIELDS) {
+    if (key in own) own[key]();
+    else {
+      const value = (w as Record<string, unknown>)[key];
+      if (!isDefault(value, WEBHOOK_FIELD_DEFAULTS[key])) entry[key] = value;
     }
-    entry.headers = headers;
   }
-  entry.payload_template = w.payload_template;
-  if (w.cron !== null) entry.cron = w.cron;
-  if (w.timezone !== wd.timezone) entry.timezone = w.timezone;
-  if (w.mock_endpoint) entry.mock_endpoint = { api: apiNames.get(w.mock_endpoint.api_id) ?? w.mock_endpoint.api_id, path: w.mock_endpoint.path };
-  if (w.events.length > 0) entry.events = w.events;
-  if (w.enabled !== wd.enabled) entry.enabled = w.enabled;
-  if (w.has_secret) entry.secret = placeholders.add(envName('WEBHOOK', w.name, 'SECRET'), `webhooks.${w.name}.secret`);
-  if (w.retry.max_attempts !== wd.max_attempts || w.retry.schedule_s) entry.retry = w.retry;
-  if (w.timeout_ms !== wd.timeout_ms) entry.timeout_ms = w.timeout_ms;
   return entry;
 }

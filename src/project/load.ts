@@ -21,7 +21,8 @@ import { LineCounter, isNode, type Document } from 'yaml';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
-import { PROJECT_DEFAULTS, RUNTIME_BY_EXTENSION } from './defaults.js';
+import { RUNTIME_BY_EXTENSION } from './defaults.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS, withDefault } from './fields.js';
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
 import { closest } from '../did-you-mean.js';
@@ -29,9 +30,9 @@ import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.
 import {
   ProjectError,
   sharedFileNote,
+  type FunctionEntry,
   type Project,
   type ProjectApiDef,
-  type ProjectDestination,
   type ProjectFunction,
   type ProjectProblem,
   type ProjectWebhook,
@@ -288,17 +289,8 @@ function allowedVariables(fromFile: string[], fromCaller: readonly string[], pro
   return allowed;
 }
 
-interface RawFunction {
-  file: string;
-  handler?: string;
-  event_format?: ProjectFunction['event_format'];
-  env?: Record<string, string | number | boolean>;
-  timeout_ms?: number;
-  memory_mb?: number;
-  schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
-  events?: string[];
-  async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
-}
+/** As written: `env` values may be numbers or booleans (made strings). */
+type RawFunction = Omit<FunctionEntry, 'env'> & { env?: Record<string, string | number | boolean> };
 interface RawApi {
   base_path: string;
   routes?: ProjectApiDef['routes'];
@@ -443,28 +435,23 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
         unreadable.set(key, { problem: problems.add(['functions', name, 'file'], message), message, others: [] });
       }
     }
-    const d = PROJECT_DEFAULTS.function;
-    functions.push({
+    // What the file writes its own way; every other field of the API as given or its default.
+    const own: Record<string, unknown> = {
       name,
       file: fn.file,
       code,
       runtime: RUNTIME_BY_EXTENSION[ext],
-      handler: fn.handler ?? d.handler,
-      event_format: fn.event_format ?? d.event_format,
       env: Object.fromEntries(Object.entries(fn.env ?? {}).map(([k, v]) => [k, String(v)])),
-      timeout_ms: fn.timeout_ms ?? d.timeout_ms,
-      memory_mb: fn.memory_mb ?? d.memory_mb,
       schedules: (fn.schedules ?? []).map((s, i) => {
         checkSchedule(s, ['functions', name, 'schedules', i], problems);
         return normalizeSchedule(s);
       }),
-      events: fn.events ?? [],
-      async: {
-        retries: fn.async?.retries ?? PROJECT_DEFAULTS.async.retries,
-        on_success: fn.async?.on_success ?? null,
-        on_failure: fn.async?.on_failure ?? null,
-      },
-    });
+    };
+    const entry: Record<string, unknown> = { ...own };
+    for (const key of FUNCTION_FIELDS) {
+      if (!(key in own)) entry[key] = withDefault(fn[key as keyof RawFunction], FUNCTION_FIELD_DEFAULTS[key]);
+    }
+    functions.push(entry as ProjectFunction);
   }
 
   const known = new Set([...functions.map((f) => f.name), ...(options.knownFunctions ?? [])]);
@@ -501,7 +488,6 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
   const apiNames = new Set(apis.map((a) => a.name));
   const webhooks: ProjectWebhook[] = [];
   for (const [name, w] of Object.entries(raw.webhooks ?? {})) {
-    const d = PROJECT_DEFAULTS.webhook;
     if (w.target_url && !/^https?:\/\//i.test(w.target_url)) {
       problems.add(['webhooks', name, 'target_url'], 'must be an absolute http(s) URL');
     }
@@ -516,24 +502,14 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     if (w.mock_endpoint && !apiNames.has(w.mock_endpoint.api)) {
       problems.add(['webhooks', name, 'mock_endpoint', 'api'], `no API '${w.mock_endpoint.api}' in this file`);
     }
-    const retry: ProjectWebhook['retry'] = { max_attempts: w.retry?.max_attempts ?? d.max_attempts };
-    if (w.retry?.schedule_s) retry.schedule_s = w.retry.schedule_s;
-    webhooks.push({
-      name,
-      target_url: w.target_url ?? null,
-      target: w.target ?? null,
-      method: w.method,
-      headers: w.headers ?? {},
-      payload_template: w.payload_template,
-      cron: w.cron ?? null,
-      timezone: w.timezone ?? d.timezone,
-      mock_endpoint: w.mock_endpoint ?? null,
-      events: w.events ?? [],
-      enabled: w.enabled ?? d.enabled,
-      secret: w.secret ?? null,
-      retry,
-      timeout_ms: w.timeout_ms ?? d.timeout_ms,
-    });
+    // The API's fields in its order, each as given or its default; `target` is the file's own, beside `target_url`.
+    const hook: Record<string, unknown> = {};
+    for (const key of WEBHOOK_FIELDS) {
+      if (key === 'name') hook.name = name;
+      else if (key === 'target_url') Object.assign(hook, { target_url: w.target_url ?? null, target: w.target ?? null });
+      else hook[key] = withDefault(w[key], WEBHOOK_FIELD_DEFAULTS[key]);
+    }
+    webhooks.push(hook as ProjectWebhook);
   }
   return { functions, apis, webhooks };
 }

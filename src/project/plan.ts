@@ -16,7 +16,8 @@ import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './ap
 import type { ServerState } from './state.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
-import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, type DestinationLookup } from './function-triggers.js';
+import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
+import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
 import {
   ProjectError,
   type Project,
@@ -78,16 +79,19 @@ export function functionChanges(
   envDiffers: boolean,
   webhookNameOf: (id: string) => string | undefined = () => undefined,
 ): string[] {
-  const fields: string[] = [];
-  if (codeSha256(fn.code) !== current.code_sha256) fields.push('code');
-  if (fn.runtime !== current.runtime) fields.push('runtime');
-  if (fn.handler !== current.handler) fields.push('handler');
-  if (fn.event_format !== current.event_format) fields.push('event_format');
-  if (envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort())) fields.push('env');
-  if (fn.timeout_ms !== current.timeout_ms) fields.push('timeout_ms');
-  if (fn.memory_mb !== current.memory_mb) fields.push('memory_mb');
-  fields.push(...triggerChanges(fn, current, webhookNameOf));
-  return fields;
+  const triggers = new Set<string>(triggerChanges(fn, current, webhookNameOf));
+  // What the server does not answer as the file holds it (code by its hash, env by its keys, triggers); every other field compares as is.
+  const differs: Record<string, () => boolean> = {
+    code: () => codeSha256(fn.code) !== current.code_sha256,
+    env: () => envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort()),
+    name: () => false,
+    ...Object.fromEntries(TRIGGER_FIELDS.map((k) => [k, () => triggers.has(k)])),
+  };
+  // Scalars compare strictly (a server that leaves a field out differs from null), objects by their JSON.
+  const unequal = (a: unknown, b: unknown) => a !== b && (typeof a !== 'object' || a === null || !same(a, b));
+  return FUNCTION_FIELDS.filter((key) =>
+    key in differs ? differs[key]() : unequal((fn as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
+  );
 }
 
 export const routeKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
@@ -111,43 +115,31 @@ export function webhookChanges(
   writeOnly: string[],
   invokeUrlOf: (apiName: string) => string | undefined = () => undefined,
 ): string[] {
-  const fields: string[] = [];
-  const check = (field: string, a: unknown, b: unknown) => {
-    if (!same(a, b)) fields.push(field);
+  // What the file writes its own way, or the server shows masked; every other field compares as is.
+  const differs: Record<string, () => boolean> = {
+    name: () => false,
+    // An API the server lacks gets a new invoke URL: the target changes.
+    // The server shows the URL's credentials masked (and compared them itself: writeOnly).
+    target_url: () => {
+      if (writeOnly.includes('target_url')) return true;
+      const targetUrl = webhookTargetUrl(hook, invokeUrlOf) ?? null;
+      return !same(targetUrl === null ? null : maskUrl(targetUrl), current.target_url);
+    },
+    headers: () =>
+      writeOnly.includes('headers') ||
+      !same(sortedKeys(hook.headers), sortedKeys(current.headers)) ||
+      // Values the server shows (the non-sensitive ones) compare here; masked ones were compared by the server.
+      Object.entries(current.headers).some(([name, value]) => !value.startsWith('***') && hook.headers[name] !== value),
+    mock_endpoint: () => {
+      const mock = current.mock_endpoint ? { api: apiNameOf(current.mock_endpoint.api_id), path: current.mock_endpoint.path } : null;
+      return !same(hook.mock_endpoint, mock);
+    },
+    events: () => !same([...hook.events].sort(), [...current.events].sort()),
+    secret: () => (hook.secret === null && current.has_secret) || (hook.secret !== null && !current.has_secret) || writeOnly.includes('secret'),
   };
-  // An API the server lacks gets a new invoke URL: the target changes.
-  // The server shows the URL's credentials masked (and compared them itself: writeOnly).
-  const targetUrl = webhookTargetUrl(hook, invokeUrlOf) ?? null;
-  if (writeOnly.includes('target_url')) fields.push('target_url');
-  else check('target_url', targetUrl === null ? null : maskUrl(targetUrl), current.target_url);
-  check('method', hook.method, current.method);
-  if (writeOnly.includes('headers') || !same(sortedKeys(hook.headers), sortedKeys(current.headers))) fields.push('headers');
-  else {
-    // Values the server shows (the non-sensitive ones) compare here; masked ones were compared by the server.
-    for (const [name, value] of Object.entries(current.headers)) {
-      if (!value.startsWith('***') && hook.headers[name] !== value) {
-        fields.push('headers');
-        break;
-      }
-    }
-  }
-  check('payload_template', hook.payload_template, current.payload_template);
-  check('cron', hook.cron, current.cron);
-  check('timezone', hook.timezone, current.timezone);
-  const mock = current.mock_endpoint ? { api: apiNameOf(current.mock_endpoint.api_id), path: current.mock_endpoint.path } : null;
-  check('mock_endpoint', hook.mock_endpoint, mock);
-  check('events', [...hook.events].sort(), [...current.events].sort());
-  check('enabled', hook.enabled, current.enabled);
-  if (
-    (hook.secret === null && current.has_secret) ||
-    (hook.secret !== null && !current.has_secret) ||
-    writeOnly.includes('secret')
-  ) {
-    fields.push('secret');
-  }
-  check('retry', hook.retry, { max_attempts: current.retry.max_attempts, ...(current.retry.schedule_s ? { schedule_s: current.retry.schedule_s } : {}) });
-  check('timeout_ms', hook.timeout_ms, current.timeout_ms);
-  return fields;
+  return WEBHOOK_FIELDS.filter((key) =>
+    key in differs ? differs[key]() : !same((hook as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
+  );
 }
 
 /** Items by name (APIs and webhooks may share names on the server), built once: a scan per name is quadratic. */

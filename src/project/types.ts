@@ -8,27 +8,38 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { EventFormat, FunctionRuntimeName, RouteMethod } from '../types.js';
-import type { WebhookMethod } from '../webhooks/types.js';
+import type { RouteMethod } from '../types.js';
+import type { FunctionInput } from '../schema/functions.js';
+import type { WebhookView } from '../schema/webhooks.js';
 
-export interface ProjectFunction {
-  name: string;
+/** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
+export type TriggerKey = 'schedules' | 'events' | 'async';
+
+/** A function's settings as the API takes them (src/schema/functions.ts), each given. */
+export type ApiFunctionSettings = Required<Omit<FunctionInput, 'handler' | TriggerKey>>;
+
+/**
+ * A webhook as the API answers it (src/schema/webhooks.ts), less what only
+ * people read (times, health). `timezone` and `events` are never null in an
+ * answer (the document allows it for older clients' sake).
+ */
+export type ApiWebhook = Omit<WebhookView, 'next_fire_at' | 'created_at' | 'updated_at' | 'secret' | 'next_fires' | 'health' | 'timezone' | 'events'> & {
+  timezone: string;
+  events: string[];
+};
+
+/** A function of the file: the API's settings (defaults filled), its file, its triggers by name. */
+export type ProjectFunction = ApiFunctionSettings & {
   /** The source file as written in the project file (relative to it). */
   file: string;
-  code: string;
-  runtime: FunctionRuntimeName;
   handler: string | null;
-  event_format: EventFormat;
-  env: Record<string, string>;
-  timeout_ms: number;
-  memory_mb: number;
   /** Cron schedules that invoke the function; `timezone` filled (UTC), `payload` absent when empty. */
   schedules: ProjectSchedule[];
   /** Event-name patterns (`*` allowed) the function subscribes to. */
   events: string[];
   /** Asynchronous invocation: retries and where the outcome goes. */
   async: ProjectAsync;
-}
+};
 
 export interface ProjectSchedule {
   cron: string;
@@ -65,45 +76,35 @@ export interface ApiPathRef {
   path: string;
 }
 
-export interface ProjectWebhook {
-  name: string;
+/** A webhook of the file: the API's fields (defaults filled), but where it goes and its secret. */
+export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url' | 'mock_endpoint'> & {
   /** Exactly one of `target_url` and `target` is set. */
   target_url: string | null;
   /** Sent to the API's invoke URL (the server's `invokeUrl`) + `path`. */
   target: ApiPathRef | null;
-  method: WebhookMethod;
-  headers: Record<string, string>;
-  payload_template: Record<string, unknown>;
-  cron: string | null;
-  timezone: string;
   mock_endpoint: ApiPathRef | null;
-  events: string[];
-  enabled: boolean;
   /** `generate` makes a key once (kept on later applies); a `whsec_` key is compared by the server. */
   secret: string | null;
-  retry: { max_attempts: number; schedule_s?: number[] };
-  timeout_ms: number;
-}
+};
+
+/**
+ * A function as the file writes it, every field but `file` optional: the
+ * API's settings as they are, `env` values, schedules and destinations the
+ * file's way (`runtime` comes from the file's extension).
+ */
+export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'code' | 'runtime' | 'handler' | 'schedules' | 'async'>> & {
+  file: string;
+  handler?: string;
+  schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
+  async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
+};
 
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
   version?: 1;
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
-  functions?: Record<
-    string,
-    {
-      file: string;
-      handler?: string;
-      event_format?: EventFormat;
-      env?: Record<string, string>;
-      timeout_ms?: number;
-      memory_mb?: number;
-      schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
-      events?: string[];
-      async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
-    }
-  >;
+  functions?: Record<string, FunctionEntry>;
   apis?: Record<string, { base_path: string; routes?: ProjectRoute[] }>;
   webhooks?: Record<string, Record<string, unknown>>;
 }

@@ -19,6 +19,7 @@ import {
   nullableString,
   refTo,
   stringEnum,
+  type InputDefaults,
   type Static,
   type TSchema,
 } from './kit.js';
@@ -322,3 +323,23 @@ export type ScheduleInput = Static<typeof schedulesSchema>[number];
 export type AsyncInput = Static<typeof asyncSchema>;
 /** `{"type":"webhook","id":...}` or `{"type":"function","name":...}`, as the API spells them. */
 export type DestinationInput = NonNullable<Static<typeof destinationSchema>>;
+
+/**
+ * What each optional field of `POST /api/functions` means when left out (and
+ * what null resets it to): the function service fills these in, and project
+ * files (src/project) compare and export against them.
+ */
+export const FUNCTION_INPUT_DEFAULTS = {
+  runtime: 'javascript',
+  env: {},
+  timeout_ms: 10_000,
+  memory_mb: 128,
+  handler: null,
+  event_format: 'switchyard',
+  schedules: [],
+  events: [],
+  async: { retries: 2, on_success: null, on_failure: null },
+} satisfies InputDefaults<FunctionInput>;
+
+/** A schedule's zone when its `timezone` is left out; no payload. */
+export const SCHEDULE_INPUT_DEFAULTS = { timezone: 'UTC', payload: null } satisfies InputDefaults<ScheduleInput>;

@@ -44,3 +44,10 @@ export const nullableObject = (options: TSchemaOptions = {}) =>
  * `#/components/schemas/Name`, and TypeScript sees the component's own type.
  */
 export const refTo = <S extends TSchema & { $id: string }>(schema: S) => Type.Unsafe<Static<S>>({ $ref: `${schema.$id}#` });
+
+/**
+ * A body's optional fields, each with what it means when left out (null: none).
+ * A table of this type names every optional field, so a field added to the
+ * body as optional does not compile until its default is stated.
+ */
+export type InputDefaults<T> = { [K in keyof T as undefined extends T[K] ? K : never]-?: Exclude<T[K], undefined> | null };

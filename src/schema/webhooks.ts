@@ -18,6 +18,7 @@ import {
   nullableString,
   refTo,
   stringEnum,
+  type InputDefaults,
   type Static,
   type TSchema,
 } from './kit.js';
@@ -233,3 +234,20 @@ export const publishEventBody = Type.Object(
 export type WebhookInput = Static<typeof createWebhookBody>;
 /** `PUT /api/webhooks/{id}`: fields present replace; null clears or resets. */
 export type WebhookUpdate = Static<typeof updateWebhookBody>;
+
+/**
+ * What each optional field of `POST /api/webhooks` means when left out (and
+ * what null resets it to): the webhook service fills these in, and project
+ * files (src/project) compare and export against them.
+ */
+export const WEBHOOK_INPUT_DEFAULTS = {
+  headers: {},
+  cron: null,
+  timezone: 'UTC',
+  mock_endpoint: null,
+  events: [],
+  enabled: true,
+  secret: null,
+  retry: { max_attempts: 8 },
+  timeout_ms: 15_000,
+} satisfies InputDefaults<WebhookInput>;

@@ -9,7 +9,7 @@ import { ConflictError, InvalidRequestError, deliveryNotFound, webhookNotFound }
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
-import type { WebhookInput, WebhookUpdate } from '../schema/webhooks.js';
+import { WEBHOOK_INPUT_DEFAULTS, type WebhookInput, type WebhookUpdate } from '../schema/webhooks.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';
@@ -18,7 +18,12 @@ import { generateSecret, isValidSecret } from './signing.js';
 import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookPatch } from './types.js';
 import type { Delivery } from '../deliveries/types.js';
 
-export const WEBHOOK_DEFAULTS = { timezone: 'UTC', maxAttempts: 8, timeoutMs: 15_000 };
+/** The API schema's defaults (what a field left out means), as the service reads them. */
+export const WEBHOOK_DEFAULTS = {
+  timezone: WEBHOOK_INPUT_DEFAULTS.timezone,
+  maxAttempts: WEBHOOK_INPUT_DEFAULTS.retry.max_attempts,
+  timeoutMs: WEBHOOK_INPUT_DEFAULTS.timeout_ms,
+};
 const RESERVED_HEADERS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
