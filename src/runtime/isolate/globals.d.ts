@@ -55,21 +55,5 @@ interface DispatcherSetup {
   memoryMb: number;
 }
 
-/** Lambda's context object (docs/functions.md). */
-interface LambdaContext {
-  functionName: string;
-  functionVersion: string;
-  invokedFunctionArn: string;
-  memoryLimitInMB: string;
-  awsRequestId: string;
-  requestId: string;
-  logGroupName: string;
-  logStreamName: string;
-  clientContext: undefined;
-  identity: undefined;
-  callbackWaitsForEmptyEventLoop: boolean;
-  getRemainingTimeInMillis: () => number;
-  succeed: (result: unknown) => void;
-  fail: (err: unknown) => void;
-  done: (err: unknown, result: unknown) => void;
-}
+/** Lambda's context object: the public type handlers are written against (src/index.ts), so the dispatcher is checked against what docs/functions.md promises. */
+type LambdaContext = import('../../index.js').SwitchyardContext;
