@@ -23,6 +23,7 @@ import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { RunDepths } from './hops.js';
 import { registerAdminAuth } from './http/auth.js';
+import { registerCompression } from './http/compression.js';
 import { FailedAttempts } from './http/failed-attempts.js';
 import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
@@ -221,6 +222,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
 
   registerErrorHandling(app);
   registerJsonBodyParser(app);
+  await registerCompression(app);
   // Wrong keys are slowed only where other machines can send them, on either listener (failed-attempts.ts).
   const exposed = !isLoopbackHost(config.host) || (config.adminAddress !== null && !isLoopbackHost(config.adminAddress.host));
   const attempts = exposed ? new FailedAttempts() : null;

@@ -53,6 +53,10 @@ export interface Api {
   routes: Route[];
   createdAt: string;
   updatedAt: string;
+  /** Invoke answers above this many bytes are compressed when the caller accepts it; null: never. */
+  minimumCompressionSize: number | null;
+  /** REST API binary media types for aws-v1 functions; null: unset (every isBase64Encoded answer decoded). */
+  binaryMediaTypes: string[] | null;
 }
 
 export type FunctionRuntimeName = 'javascript' | 'typescript';

@@ -81,7 +81,8 @@ export class ApiService {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
     await this.checkReferences(input.routes);
-    return dryRunResult('create', ['name', 'basePath', 'routes']);
+    const given = (['minimumCompressionSize', 'binaryMediaTypes'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
+    return dryRunResult('create', ['name', 'basePath', 'routes', ...given]);
   }
 
   /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path and function. */
@@ -91,6 +92,9 @@ export class ApiService {
     const changes: string[] = [];
     if (patch.name !== undefined && patch.name !== current.name) changes.push('name');
     if (patch.basePath !== undefined && patch.basePath !== current.basePath) changes.push('basePath');
+    for (const field of ['minimumCompressionSize', 'binaryMediaTypes'] as const) {
+      if (patch[field] !== undefined && !sameJson(patch[field], current[field])) changes.push(field);
+    }
     if (patch.routes !== undefined) {
       checkRoutes(patch.routes);
       await this.checkReferences(patch.routes);

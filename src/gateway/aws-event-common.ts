@@ -55,6 +55,16 @@ export function awsBody(buf: Buffer | null): { body: string | null; isBase64Enco
 }
 
 /**
+ * The body as a REST API with binaryMediaTypes passes it: base64 with
+ * isBase64Encoded when the request's Content-Type is one of them, else as
+ * UTF-8 text whatever its bytes (API Gateway's "text payload").
+ */
+export function restBody(buf: Buffer | null, binary: boolean): { body: string | null; isBase64Encoded: boolean } {
+  if (buf === null || buf.length === 0) return { body: null, isBase64Encoded: false };
+  return binary ? { body: buf.toString('base64'), isBase64Encoded: true } : { body: buf.toString('utf8'), isBase64Encoded: false };
+}
+
+/**
  * Path parameters as AWS names them: the greedy value under its own name
  * (`proxy` for `*`, `key` for `{key+}`), never under `*`.
  */

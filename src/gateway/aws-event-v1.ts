@@ -12,6 +12,7 @@ import {
   DEFAULT_DOMAIN,
   MANUAL_API_ID,
   awsBody,
+  restBody,
   awsDomain,
   awsPathParameters,
   awsRequestTime,
@@ -22,6 +23,7 @@ import {
   type AwsEventMatch,
 } from './aws-event-common.js';
 import { isPlainObject, parseQuery, stringMap, toMulti, type RequestFacts } from './event.js';
+import type { BinaryMediaTypes } from './policy/media-types.js';
 import { setOwn } from './route-table.js';
 
 export interface AwsV1Identity {
@@ -94,7 +96,11 @@ function identity(sourceIp: string, userAgent: string | null): AwsV1Identity {
   };
 }
 
-export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch): AwsV1Event {
+/**
+ * `binary`: the API's binaryMediaTypes (null: unset, and bytes that are not
+ * UTF-8 travel base64, as before the field).
+ */
+export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch, binary: BinaryMediaTypes | null = null): AwsV1Event {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   // Lower-case name -> the spelling it was first sent with, which names it in both maps.
@@ -136,7 +142,7 @@ export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch): AwsV1E
   const multiQuery = q?.multi ?? null;
 
   const path = req.path === '' ? '/' : req.path;
-  const { body, isBase64Encoded } = awsBody(req.body);
+  const { body, isBase64Encoded } = binary === null ? awsBody(req.body) : restBody(req.body, binary.matches(valueOf('content-type')));
   return {
     resource: match.awsResource,
     path,

@@ -15,6 +15,13 @@ import {
   parsesAsJson,
   type GatewayResponse,
 } from './result.js';
+import { firstAccept, type BinaryMediaTypes } from './policy/media-types.js';
+
+/** An API's binaryMediaTypes with the request they are weighed against (REST semantics, aws-v1 only). */
+export interface BinaryRule {
+  types: BinaryMediaTypes;
+  rawHeaders: string[];
+}
 
 /** What API Gateway puts on a proxy response whose function set no content type. */
 const AWS_JSON_CT = 'application/json';
@@ -32,6 +39,7 @@ function proxyResponse(
   headers: Record<string, string | string[]>,
   requestId: string | undefined,
   defaultType: (body: string) => string,
+  binary: BinaryRule | null = null,
 ): GatewayResponse {
   const status = statusOf(result.statusCode);
   if (status === null || status < 100 || status > 599) {
@@ -52,8 +60,16 @@ function proxyResponse(
     return { status, headers, body: null };
   }
   if (result.isBase64Encoded === true) {
-    if (headers['content-type'] === undefined) headers['content-type'] = BINARY_CT;
-    return { status, headers, body: Buffer.from(body, 'base64') };
+    if (binary === null) {
+      if (headers['content-type'] === undefined) headers['content-type'] = BINARY_CT;
+      return { status, headers, body: Buffer.from(body, 'base64') };
+    }
+    // REST API: decoded only when the answer's Content-Type or the caller's first Accept
+    // type is a binary media type; otherwise the base64 text goes out as it is.
+    const type = headers['content-type'];
+    if (binary.types.matches(typeof type === 'string' ? type : undefined) || binary.types.matches(firstAccept(binary.rawHeaders))) {
+      return { status, headers, body: Buffer.from(body, 'base64') };
+    }
   }
   if (headers['content-type'] === undefined) headers['content-type'] = defaultType(body);
   return { status, headers, body };
@@ -63,10 +79,12 @@ function proxyResponse(
  * REST API rules: the result must be an object with a `statusCode` and a
  * string (or absent) `body`; anything else, `undefined` and plain values
  * included, is malformed. `multiValueHeaders` win over `headers` of the same
- * name. A base64 body with `isBase64Encoded` is sent decoded, as on a REST API
- * with binary media types.
+ * name. A base64 body with `isBase64Encoded` is sent decoded when the API has
+ * no binaryMediaTypes set (`binary` null); with them, only when the answer's
+ * Content-Type or the request's first Accept type is one of them, as a REST
+ * API does.
  */
-export function mapAwsV1Result(result: unknown, requestId?: string): GatewayResponse {
+export function mapAwsV1Result(result: unknown, requestId?: string, binary: BinaryRule | null = null): GatewayResponse {
   if (!isRecord(result) || result.statusCode === undefined) {
     return invalidResult(
       'Function result must be an object with statusCode (and a string body) in the aws-v1 format; ' +
@@ -74,7 +92,7 @@ export function mapAwsV1Result(result: unknown, requestId?: string): GatewayResp
       requestId,
     );
   }
-  return proxyResponse(result, copyHeaders(result.headers, result.multiValueHeaders), requestId, () => AWS_JSON_CT);
+  return proxyResponse(result, copyHeaders(result.headers, result.multiValueHeaders), requestId, () => AWS_JSON_CT, binary);
 }
 
 /**

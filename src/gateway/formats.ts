@@ -10,11 +10,13 @@ import { buildAwsV2Event, defaultAwsV2Event } from './aws-event-v2.js';
 import { mapAwsV1Result, mapAwsV2Result } from './aws-result.js';
 import { buildEvent, defaultEvent, type RequestFacts } from './event.js';
 import { mapResult, type GatewayResponse } from './result.js';
+import type { BinaryMediaTypes } from './policy/media-types.js';
 import type { RouteMatch } from './route-table.js';
 
-export function buildEventFor(format: EventFormat, req: RequestFacts, match: RouteMatch): object {
+/** `binary`: the API's binaryMediaTypes, which only the aws-v1 format reads (null: unset). */
+export function buildEventFor(format: EventFormat, req: RequestFacts, match: RouteMatch, binary: BinaryMediaTypes | null = null): object {
   if (format === 'switchyard') return buildEvent(req, match);
-  return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match);
+  return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match, binary);
 }
 
 export function defaultEventFor(
@@ -28,7 +30,14 @@ export function defaultEventFor(
 }
 
 /** `requestId` goes into the body of an `invalid_result` answer, as into every invocation failure's. */
-export function mapResultFor(format: EventFormat, result: unknown, requestId?: string): GatewayResponse {
+export function mapResultFor(
+  format: EventFormat,
+  result: unknown,
+  requestId?: string,
+  binary: BinaryMediaTypes | null = null,
+  rawHeaders: string[] = [],
+): GatewayResponse {
   if (format === 'switchyard') return mapResult(result, requestId);
-  return format === 'aws-v2' ? mapAwsV2Result(result, requestId) : mapAwsV1Result(result, requestId);
+  if (format === 'aws-v2') return mapAwsV2Result(result, requestId);
+  return mapAwsV1Result(result, requestId, binary === null ? null : { types: binary, rawHeaders });
 }

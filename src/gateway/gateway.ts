@@ -171,7 +171,7 @@ export class Gateway {
       response = mapFailure('function_error', message, req.requestId);
       this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
-      const event = buildEventFor(fn.eventFormat, req, match);
+      const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes);
       // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
       const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
@@ -184,7 +184,7 @@ export class Gateway {
       if (logLines > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
-        response = mapResultFor(fn.eventFormat, outcome.result, req.requestId);
+        response = mapResultFor(fn.eventFormat, outcome.result, req.requestId, table.binaryMediaTypes, req.rawHeaders);
         const cookies = response.headers['set-cookie'];
         if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
         const ok = this.okCounter(fn.name);
@@ -202,6 +202,7 @@ export class Gateway {
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
     }
+    if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
     this.record(req.apiId, match.route, match.resource, response.status, started);
     if (this.invocations?.active) {
       this.invocations.publish({

@@ -16,6 +16,8 @@ export interface GatewayResponse {
   body: string | Buffer | null;
   /** Set when the function's result was unusable (`invalid_result`), for the manual invoke's `error`. */
   invalid?: string;
+  /** The API's `minimumCompressionSize`, when it has one: the invoke endpoint compresses a body of at least this many bytes. */
+  compressAbove?: number;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';

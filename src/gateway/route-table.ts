@@ -14,6 +14,7 @@
  * GET to that URL would (as with fastify's exposed HEAD routes).
  */
 import type { Api, Route } from '../types.js';
+import { compileBinaryMediaTypes, type BinaryMediaTypes } from './policy/media-types.js';
 import { awsTemplate, invokePathOf, joinPath, safeDecode, templateSegment } from './paths.js';
 
 export interface RouteMatch {
@@ -93,9 +94,15 @@ export class RouteTable {
 
   /** The API's invoke path: the cookies its functions set are kept under it (cookies.ts). */
   readonly cookieScope: string;
+  /** The API's `minimumCompressionSize`: null when its answers are never compressed. */
+  readonly minimumCompressionSize: number | null;
+  /** The API's `binaryMediaTypes`, compiled; null when unset (aws-v1 answers as before the field). */
+  readonly binaryMediaTypes: BinaryMediaTypes | null;
 
   constructor(api: Api) {
     this.cookieScope = invokePathOf(api.id, api.basePath);
+    this.minimumCompressionSize = api.minimumCompressionSize ?? null;
+    this.binaryMediaTypes = compileBinaryMediaTypes(api.binaryMediaTypes ?? null);
     for (const route of api.routes) this.add(route, joinPath(api.basePath, route.path));
   }
 

@@ -10,7 +10,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { negotiateEncoding, type Coding } from '../gateway/policy/compression.js';
+import { COMPRESS_THRESHOLD } from './compression.js';
 import { NotFoundError } from '../errors.js';
 import { OWN_ORIGIN_HEADERS, originOf, type InvokeOrigin } from './common.js';
 
@@ -56,6 +59,29 @@ const CONTENT_TYPES: Record<string, string> = {
 interface Asset {
   body: Buffer;
   type: string;
+  /** Each coding's bytes, made once on first request (the files never change while served). */
+  encoded: Partial<Record<Coding, Promise<Buffer>>>;
+}
+
+/** Static files: brotli's best quality is worth its cost once. */
+function encodeStatic(body: Buffer, coding: Coding): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (err: Error | null, out: Buffer) => (err ? reject(err) : resolve(out));
+    if (coding === 'br') {
+      brotliCompress(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }, done);
+    } else gzip(body, { level: 9 }, done);
+  });
+}
+
+/** The asset's bytes for this caller, with Content-Encoding and Vary set when they depend on Accept-Encoding. */
+async function assetBody(asset: Asset, acceptEncoding: string | undefined, reply: FastifyReply): Promise<Buffer> {
+  if (asset.body.length < COMPRESS_THRESHOLD || asset.type === 'image/png' || asset.type === 'font/woff2') return asset.body;
+  reply.header('vary', 'Accept-Encoding');
+  const coding = negotiateEncoding(acceptEncoding);
+  if (coding === null) return asset.body;
+  const encoded = await (asset.encoded[coding] ??= encodeStatic(asset.body, coding));
+  reply.header('content-encoding', coding);
+  return encoded;
 }
 
 interface Built {
@@ -80,7 +106,7 @@ function loadBuild(dir: string): Built | null {
   }
   for (const name of names) {
     const type = CONTENT_TYPES[extname(name)];
-    if (type) assets.set(name, { body: readFileSync(join(dir, 'assets', name)), type });
+    if (type) assets.set(name, { body: readFileSync(join(dir, 'assets', name)), type, encoded: {} });
   }
   return { html, assets };
 }
@@ -143,10 +169,8 @@ export function registerDashboardRoutes(app: FastifyInstance, invokeOrigin: Invo
     async function dashboardAsset(request, reply) {
       const asset = current()?.assets.get(request.params.file);
       if (!asset) throw new NotFoundError('not_found', `No such dashboard file: ${request.params.file}`);
-      return securityHeaders(reply)
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .type(asset.type)
-        .send(asset.body);
+      const body = await assetBody(asset, request.headers['accept-encoding'], reply);
+      return securityHeaders(reply).header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(body);
     },
   );
 }

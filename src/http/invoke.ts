@@ -18,6 +18,7 @@ import {
 } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { INVOKE_PREFIX } from '../gateway/paths.js';
+import { compressAnswer } from '../gateway/policy/compression.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 
@@ -198,7 +199,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     });
     const headers = response.headers;
     headers['x-request-id'] = requestId;
-    const out = response.body;
+    const out = response.compressAbove === undefined ? response.body : await compressAnswer(response, response.compressAbove, req.method!, req.rawHeaders);
     // A length instead of chunked framing: smaller on the wire and what clients handle best.
     if (out !== null) headers['content-length'] = String(typeof out === 'string' ? Buffer.byteLength(out) : out.length);
     res.writeHead(response.status, headers);

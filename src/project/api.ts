@@ -36,7 +36,9 @@ export interface RemoteAsync {
 
 export type RemoteRoute = RouteView;
 
-export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt'>;
+/** The API's optional settings: absent on servers older than them, read as unset. */
+type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes';
+export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt' | ApiSettingKey> & Partial<Pick<ApiView, ApiSettingKey>>;
 
 /** A webhook as the API answers it; sensitive values come back masked. */
 export type RemoteWebhook = ApiWebhook;
@@ -52,7 +54,7 @@ export type FunctionBody = ApiFunctionSettings &
 /** `code` cannot be reset, only replaced; the other fields reset to their default with null. */
 export type FunctionPatchBody = { code?: string } & { [K in Exclude<keyof FunctionBody, 'name' | 'code'>]?: FunctionBody[K] | null };
 
-export interface ApiBody {
+export interface ApiBody extends Partial<Pick<ApiView, ApiSettingKey>> {
   name: string;
   basePath: string;
   routes: Array<Omit<RouteView, 'id'>>;

@@ -181,6 +181,22 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
  * does not name unless the plan deletes them (with prune it deletes them all;
  * a caller may narrow a plan to some deletions, as `switchyard dev` does).
  */
+/**
+ * The API's optional settings to send: those the file sets, and those it
+ * leaves out that the server has set (sent as null, to reset them), so a
+ * server older than them takes a file that does not use them.
+ */
+function apiSettings(desired: Project['apis'][number], existing: RemoteApi | undefined): Partial<ApiBody> {
+  const out: Partial<ApiBody> = {};
+  if (desired.minimum_compression_size !== null || (existing?.minimumCompressionSize ?? null) !== null) {
+    out.minimumCompressionSize = desired.minimum_compression_size;
+  }
+  if (desired.binary_media_types !== null || (existing?.binaryMediaTypes ?? null) !== null) {
+    out.binaryMediaTypes = desired.binary_media_types;
+  }
+  return out;
+}
+
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
   const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
   if (existing) {
@@ -243,9 +259,10 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         const desired = find(plan.desired.apis, apiName);
         const deleted = new Set(plan.changes.filter((c) => c.kind === 'route' && c.action === 'delete' && c.api === apiName).map((c) => c.name));
         const routes = routesFor(desired, existing, deleted);
+        const settings = apiSettings(desired, existing);
         const written = existing
-          ? await api.updateApi(existing.id, { basePath: desired.base_path, routes })
-          : await api.createApi({ name: apiName, basePath: desired.base_path, routes });
+          ? await api.updateApi(existing.id, { basePath: desired.base_path, routes, ...settings })
+          : await api.createApi({ name: apiName, basePath: desired.base_path, routes, ...settings });
         apis.set(apiName, written);
       }
       done(change);

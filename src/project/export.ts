@@ -109,6 +109,8 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     invokeUrls.set(a.name, a.invokeUrl);
     apiDoc[a.name] = {
       base_path: a.basePath,
+      ...(a.minimumCompressionSize != null ? { minimum_compression_size: a.minimumCompressionSize } : {}),
+      ...(a.binaryMediaTypes != null ? { binary_media_types: a.binaryMediaTypes } : {}),
       routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function })),
     };
   }

@@ -16,7 +16,7 @@ import { isAbsolute, normalize, sep } from 'node:path';
 import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
-import { OutsideProjectError, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
+import { OutsideProjectError, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 
@@ -253,6 +253,9 @@ export function memoryMb(mb: unknown, where: string, notes: string[]): number | 
   return Math.max(8, Math.round(n));
 }
 
+/** A media type as binaryMediaTypes takes it (schema/switchyard.schema.json's pattern). */
+const MEDIA_TYPE = /^(\*|[A-Za-z0-9!#$&^_.+-]+)\/(\*|[A-Za-z0-9!#$&^_.+-]+)$/;
+
 /** Builds the document, one function per (name, event format): a function on both a REST and an HTTP API is split. */
 export class ProjectBuilder {
   readonly document: ProjectDocument = { version: 1, functions: {}, apis: {} };
@@ -262,8 +265,38 @@ export class ProjectBuilder {
   private readonly outside: ProjectProblem[] = [];
   /** `METHOD path` of each API's routes, for the duplicate check (a scan of the routes was quadratic). */
   private readonly routeKeys = new Map<string, Set<string>>();
+  /** Each API's settings, written when its first route makes it (an API without routes is not imported). */
+  private readonly apiSettings = new Map<string, ProjectApiSettings>();
 
   constructor(private readonly options: ImportOptions = {}) {}
+
+  /**
+   * An API's `minimumCompressionSize` and `binaryMediaTypes` as the imported
+   * file sets them (SAM's `~1` for `/` read as `/`); a value that is not
+   * one is listed in the notes, never dropped silently.
+   */
+  setApiSettings(api: string, given: { minimumCompressionSize?: unknown; binaryMediaTypes?: unknown }, where: string): void {
+    const settings: ProjectApiSettings = { ...this.apiSettings.get(api) };
+    const size = given.minimumCompressionSize;
+    if (size !== undefined && size !== null) {
+      const n = typeof size === 'string' && /^\d+$/.test(size) ? Number(size) : size;
+      if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 10_485_760) settings.minimum_compression_size = n;
+      else this.notes.push(`${where}.minimumCompressionSize: ${JSON.stringify(size)} is not carried (an integer from 0 to 10485760)`);
+    }
+    const types = given.binaryMediaTypes;
+    if (types !== undefined && types !== null) {
+      const list: string[] = [];
+      for (const t of Array.isArray(types) ? types : [types]) {
+        const type = typeof t === 'string' ? t.replaceAll('~1', '/').trim() : '';
+        if (MEDIA_TYPE.test(type)) list.push(type);
+        else this.notes.push(`${where}.binaryMediaTypes: ${JSON.stringify(t)} is not carried (a media type such as image/png or image/*)`);
+      }
+      if (list.length > 0) settings.binary_media_types = list;
+    }
+    this.apiSettings.set(api, settings);
+    const existing = this.document.apis![api];
+    if (existing) Object.assign(existing, settings);
+  }
 
   /** The handler's file and export; null (and the import refused) when the file lies outside the folder. */
   fileOf(handler: string, dir: string, where: string): { file: string; handler: string } | null {
@@ -363,7 +396,7 @@ export class ProjectBuilder {
       return;
     }
     const apis = this.document.apis!;
-    apis[api] ??= { base_path: '/', routes: [] };
+    apis[api] ??= { base_path: '/', ...this.apiSettings.get(api), routes: [] };
     let keys = this.routeKeys.get(api);
     if (!keys) this.routeKeys.set(api, (keys = new Set()));
     const key = `${route.method} ${route.path}`;

@@ -140,10 +140,27 @@ const SILENT = new Set([
 ]);
 const uncarried = (key: string) => !CARRIED.has(key) && !SILENT.has(key);
 
+/** A REST API's (AWS::Serverless::Api, Globals.Api) properties that an API here carries. */
+const API_SETTINGS = ['BinaryMediaTypes', 'MinimumCompressionSize'];
+
+function apiSettings(b: ProjectBuilder, api: string, props: Obj, where: string, values: Values): void {
+  const binary = props.BinaryMediaTypes;
+  b.setApiSettings(
+    api,
+    {
+      minimumCompressionSize: values.resolve(props.MinimumCompressionSize) ?? props.MinimumCompressionSize,
+      binaryMediaTypes: Array.isArray(binary) ? binary.map((t) => values.resolve(t) ?? t) : binary,
+    },
+    where,
+  );
+}
+
 /** An explicit Api or HttpApi: its routes come from the functions' events; what else it sets is reported. */
-function apiNote(b: ProjectBuilder, where: string, resource: Obj): void {
-  const props = isObj(resource.Properties) ? Object.keys(resource.Properties) : [];
-  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags'].includes(k));
+function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: string, values: Values): void {
+  const given = isObj(resource.Properties) ? resource.Properties : {};
+  const props = Object.keys(given);
+  if (resource.Type === 'AWS::Serverless::Api') apiSettings(b, logicalId, given, `${where}.Properties`, values);
+  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...API_SETTINGS].includes(k));
   if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, CORS, stages and domains have no counterpart)`);
 }
 
@@ -192,7 +209,17 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
   // Globals.Function settings with no counterpart: said once, not once per function.
   uncarriedSettings('Globals.Function', Object.keys(globals).filter(uncarried), b.notes);
   for (const key of Object.keys(isObj(doc.Globals) ? doc.Globals : {})) {
-    if (key !== 'Function') b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
+    if (key === 'Function') continue;
+    const section = (doc.Globals as Obj)[key];
+    if (key === 'Api' && isObj(section)) {
+      // Every AWS::Serverless::Api takes these unless it sets its own (set below, over these).
+      const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
+      for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, section, 'Globals.Api', values);
+      const rest = Object.keys(section).filter((k) => !API_SETTINGS.includes(k));
+      if (rest.length > 0) b.notes.push(`Globals.Api: ${rest.join(', ')} not carried (authorizers, CORS and stages have no counterpart)`);
+      continue;
+    }
+    b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
   }
 
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
@@ -200,7 +227,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     const where = `Resources.${logicalId}`;
     if (resource.Type !== 'AWS::Serverless::Function') {
       if (resource.Type === 'AWS::Lambda::Function') b.notes.push(`${where}: AWS::Lambda::Function is not carried (only AWS::Serverless::Function)`);
-      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') apiNote(b, where, resource);
+      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') apiNote(b, where, resource, logicalId, values);
       else {
         const note = resourceNote(where, resource.Type);
         if (note) b.notes.push(note);

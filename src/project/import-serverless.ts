@@ -295,6 +295,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   for (const [, fn] of functions) for (const e of Array.isArray(fn.events) ? fn.events : []) if (isObj(e)) for (const k in e) kinds.add(k);
   const apiName = (kind: 'http' | 'httpApi') =>
     kinds.has('http') && kinds.has('httpApi') ? `${service}-${kind === 'http' ? 'rest' : 'http'}` : service;
+  // The REST API's settings (`http` events): binary media types and compression.
+  if (isObj(provider.apiGateway)) b.setApiSettings(apiName('http'), provider.apiGateway, 'provider.apiGateway');
 
   for (const [rawName, fn] of functions) {
     const where = `functions.${rawName}`;

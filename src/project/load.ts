@@ -294,6 +294,8 @@ type RawFunction = Omit<FunctionEntry, 'env'> & { env?: Record<string, string | 
 interface RawApi {
   base_path: string;
   routes?: ProjectApiDef['routes'];
+  minimum_compression_size?: number | null;
+  binary_media_types?: string[] | null;
 }
 type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
@@ -472,7 +474,13 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       if (earlier !== undefined) problems.add(['apis', name, 'routes', i], `${key} is already routes[${earlier}]`);
       else seen.set(key, i);
     });
-    apis.push({ name, base_path: api.base_path, routes: routes.map((r) => ({ ...r })) });
+    apis.push({
+      name,
+      base_path: api.base_path,
+      routes: routes.map((r) => ({ ...r })),
+      minimum_compression_size: api.minimum_compression_size ?? null,
+      binary_media_types: api.binary_media_types ?? null,
+    });
   }
 
   const webhookNames = new Set(Object.keys(raw.webhooks ?? {}));

@@ -284,7 +284,12 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
     return [{ action: 'create', kind: 'api', name: api.name }, ...api.routes.map((r) => routeChange('create', r))];
   }
   const out: PlanChange[] = [];
-  if (api.base_path !== existing.basePath) out.push({ action: 'update', kind: 'api', name: api.name, fields: ['base_path'] });
+  const fields: string[] = [];
+  if (api.base_path !== existing.basePath) fields.push('base_path');
+  // A server older than these fields answers without them: read as unset.
+  if (api.minimum_compression_size !== (existing.minimumCompressionSize ?? null)) fields.push('minimum_compression_size');
+  if (canonical(api.binary_media_types) !== canonical(existing.binaryMediaTypes ?? null)) fields.push('binary_media_types');
+  if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));
   for (const r of api.routes) {

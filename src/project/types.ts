@@ -66,6 +66,16 @@ export interface ProjectApiDef {
   name: string;
   base_path: string;
   routes: ProjectRoute[];
+  /** The API's `minimumCompressionSize`; null (or left out): off. */
+  minimum_compression_size: number | null;
+  /** The API's `binaryMediaTypes`; null (or left out): unset. */
+  binary_media_types: string[] | null;
+}
+
+/** An API's optional settings as the file writes them (snake_case, like base_path). */
+export interface ProjectApiSettings {
+  minimum_compression_size?: number | null;
+  binary_media_types?: string[] | null;
 }
 
 /** A path of an API of the file: resolved against the server at apply time. */
@@ -105,7 +115,7 @@ export interface ProjectDocument {
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
   functions?: Record<string, FunctionEntry>;
-  apis?: Record<string, { base_path: string; routes?: ProjectRoute[] }>;
+  apis?: Record<string, { base_path: string; routes?: ProjectRoute[] } & ProjectApiSettings>;
   webhooks?: Record<string, Record<string, unknown>>;
 }
 

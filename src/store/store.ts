@@ -32,11 +32,16 @@ export interface NewApi {
   name: string;
   basePath: string;
   routes: NewRoute[];
+  minimumCompressionSize?: number | null;
+  binaryMediaTypes?: string[] | null;
 }
 
 export interface ApiPatch {
   name?: string;
   basePath?: string;
+  /** Absent: unchanged; null: off. */
+  minimumCompressionSize?: number | null;
+  binaryMediaTypes?: string[] | null;
   /** When present, replaces every route of the API. */
   routes?: NewRoute[];
 }

@@ -82,6 +82,8 @@ function matchOf(basePath: string, method: RouteMethod, path: string, routeId: s
     routes: [{ id: routeId, method, path, function: 'fn' }],
     createdAt: '',
     updatedAt: '',
+    minimumCompressionSize: null,
+    binaryMediaTypes: null,
   });
   const m = table.match(requestMethod, requestPath);
   if (m.kind !== 'match') throw new Error(`${requestMethod} ${requestPath} does not match ${method} ${path}`);

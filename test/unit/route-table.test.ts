@@ -11,6 +11,8 @@ function table(basePath: string, routes: [RouteMethod, string][]): RouteTable {
     routes: routes.map(([method, path]) => ({ id: `rt_${++seq}_${method}_${path}`, method, path, function: 'fn' })),
     createdAt: '',
     updatedAt: '',
+    minimumCompressionSize: null,
+    binaryMediaTypes: null,
   };
   return new RouteTable(api);
 }

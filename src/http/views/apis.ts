@@ -14,6 +14,8 @@ export function apiView(api: Api, origin: string): ApiView {
     routes: api.routes.map(routeView),
     createdAt: api.createdAt,
     updatedAt: api.updatedAt,
+    minimumCompressionSize: api.minimumCompressionSize,
+    binaryMediaTypes: api.binaryMediaTypes,
     invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }

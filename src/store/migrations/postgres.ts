@@ -382,4 +382,13 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
 ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
 `,
   },
+  {
+    version: 14,
+    name: 'api_compression_binary_types',
+    // As on SQLite: nullable columns without defaults, no table rewrite.
+    sql: `
+ALTER TABLE apis ADD COLUMN minimum_compression_size INTEGER;
+ALTER TABLE apis ADD COLUMN binary_media_types TEXT;
+`,
+  },
 ];

@@ -421,4 +421,14 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
 ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
 `,
   },
+  {
+    version: 14,
+    name: 'api_compression_binary_types',
+    // An API's minimumCompressionSize (bytes; null: off) and binaryMediaTypes (a JSON
+    // list; null: unset, the aws-v1 behaviour before the field). Both null for existing APIs.
+    sql: `
+ALTER TABLE apis ADD COLUMN minimum_compression_size INTEGER;
+ALTER TABLE apis ADD COLUMN binary_media_types TEXT;
+`,
+  },
 ];

@@ -147,6 +147,9 @@ export interface ApiRow {
   base_path: string;
   created_at: string;
   updated_at: string;
+  minimum_compression_size: number | null;
+  /** JSON text of the list, or null. */
+  binary_media_types: string | null;
 }
 
 export interface RouteRow {
@@ -176,6 +179,25 @@ export function toApi(r: ApiRow, routes: RouteRow[]): Api {
     routes: routes.map(toRoute),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    minimumCompressionSize: r.minimum_compression_size === null ? null : Number(r.minimum_compression_size),
+    binaryMediaTypes: r.binary_media_types === null ? null : (JSON.parse(r.binary_media_types) as string[]),
+  };
+}
+
+/** The API's policy columns as written: the list as JSON text. */
+export function apiPolicyColumns(
+  given: { minimumCompressionSize?: number | null; binaryMediaTypes?: string[] | null },
+  cur?: ApiRow,
+): { minimum_compression_size: number | null; binary_media_types: string | null } {
+  return {
+    minimum_compression_size:
+      given.minimumCompressionSize !== undefined ? given.minimumCompressionSize : (cur?.minimum_compression_size ?? null),
+    binary_media_types:
+      given.binaryMediaTypes !== undefined
+        ? given.binaryMediaTypes === null
+          ? null
+          : JSON.stringify(given.binaryMediaTypes)
+        : (cur?.binary_media_types ?? null),
   };
 }
 
