@@ -34,7 +34,7 @@ function qOf(params: string): number {
  * The coding to answer with for an `Accept-Encoding` value (several headers
  * joined with ', '), or null for none: the highest q above 0 among br and
  * gzip (`*` standing for either when not named), br on a tie; none when
- * `identity` (1 unless named or covered by `*`) is preferred to both.
+ * the caller gives `identity` (by name or `*`) a higher q than both.
  */
 export function negotiateEncoding(acceptEncoding: string | undefined): Coding | null {
   if (acceptEncoding === undefined || acceptEncoding === '') return null;
@@ -55,7 +55,9 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Coding | 
   const qGz = gz ?? star ?? 0;
   const best = Math.max(qBr, qGz);
   if (best <= 0) return null;
-  if ((identity ?? star ?? 1) > best) return null;
+  // Identity is acceptable unless excluded, but only a q the caller gave it can outrank a coding.
+  const qIdentity = identity ?? star;
+  if (qIdentity !== undefined && qIdentity > best) return null;
   return qBr >= qGz ? 'br' : 'gzip';
 }
 
