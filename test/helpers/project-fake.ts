@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type {
+  ApiBody,
   DryRunResult,
   FunctionBody,
   ProjectApi,
@@ -99,7 +100,7 @@ export class FakeProjectApi implements ProjectApi {
   async listApis() {
     return structuredClone(this.apis);
   }
-  async createApi(body: { name: string; basePath: string; routes: Array<{ method: any; path: string; function: string }> }) {
+  async createApi(body: ApiBody) {
     this.writes.push(`create api ${body.name}`);
     const id = `api_${++this.seq}`;
     const api: RemoteApi = {
@@ -108,15 +109,19 @@ export class FakeProjectApi implements ProjectApi {
       basePath: body.basePath,
       routes: body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r })),
       invokeUrl: `http://x/api/invoke/fn/${id}`,
+      minimumCompressionSize: body.minimumCompressionSize ?? null,
+      binaryMediaTypes: body.binaryMediaTypes ?? null,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
     return structuredClone(api);
   }
-  async updateApi(id: string, body: { basePath?: string; routes?: Array<{ method: any; path: string; function: string }> }) {
+  async updateApi(id: string, body: Partial<ApiBody>) {
     const api = this.apis.find((a) => a.id === id)!;
     this.writes.push(`update api ${api.name}`);
     if (body.basePath) api.basePath = body.basePath;
+    if (body.minimumCompressionSize !== undefined) api.minimumCompressionSize = body.minimumCompressionSize;
+    if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

@@ -121,6 +121,8 @@ webhooks:
           { method: 'GET', path: '/{id}', function: 'hello' },
           { method: 'ANY', path: '/files/{proxy+}', function: 'typed' },
         ],
+        minimum_compression_size: null,
+        binary_media_types: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({
