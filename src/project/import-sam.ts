@@ -211,12 +211,12 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
   for (const key of Object.keys(isObj(doc.Globals) ? doc.Globals : {})) {
     if (key === 'Function') continue;
     const section = (doc.Globals as Obj)[key];
-    if (key === 'Api' && isObj(section)) {
+    if (key === 'Api' && isObj(section) && API_SETTINGS.some((k) => section[k] !== undefined)) {
       // Every AWS::Serverless::Api takes these unless it sets its own (set below, over these).
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
       for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, section, 'Globals.Api', values);
       const rest = Object.keys(section).filter((k) => !API_SETTINGS.includes(k));
-      if (rest.length > 0) b.notes.push(`Globals.Api: ${rest.join(', ')} not carried (authorizers, CORS and stages have no counterpart)`);
+      if (rest.length > 0) b.notes.push(`Globals.Api: ${rest.join(', ')} not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
       continue;
     }
     b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
