@@ -174,6 +174,7 @@ describe('invoke answers of an API with minimumCompressionSize', () => {
     const head = await invoke('zipped', '/big?n=50000', ['accept-encoding', 'gzip, br'], 'HEAD');
     expect(head.status).toBe(200);
     expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.headers.vary).toMatch(/accept-encoding/i);
     expect(head.body.length).toBe(0);
   });
 

@@ -121,11 +121,13 @@ export async function compressAnswer(
   rawHeaders: string[],
 ): Promise<string | Buffer | null> {
   const body = answer.body;
-  if (body === null || method === 'HEAD' || answer.status === 204 || answer.status === 304) return body;
+  if (body === null || answer.status === 204 || answer.status === 304) return body;
   if (answer.headers['content-encoding'] !== undefined) return body;
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   if (bytes.length === 0 || bytes.length < threshold) return body;
   varyOnAcceptEncoding(answer.headers);
+  // HEAD: the headers a GET would carry but its encoding (the length stays the body's own), nothing compressed for no body.
+  if (method === 'HEAD') return body;
   const coding = negotiateEncoding(acceptEncodingOf(rawHeaders));
   if (coding === null) return bytes;
   answer.headers['content-encoding'] = coding;
