@@ -24,9 +24,9 @@ const GZIP_LEVEL = 6;
 
 /** The q-value of one `coding;q=0.5` entry (1 without one; 0 for a malformed one, as RFC 9110 asks). */
 function qOf(params: string): number {
-  const m = /;\s*q\s*=\s*([0-9.]+)/i.exec(params);
+  const m = /;\s*q\s*=\s*([^;\s]*)/i.exec(params);
   if (m === null) return 1;
-  const q = Number(m[1]);
+  const q = /^[0-9.]+$/.test(m[1]) ? Number(m[1]) : NaN;
   return Number.isFinite(q) && q >= 0 && q <= 1 ? q : 0;
 }
 
