@@ -29,8 +29,13 @@ interface Answer {
 }
 
 /** One request from the local address `from`, with `headers`. */
-function call(svc: RunningService, method: string, path: string, opts: { from?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
-  const port = Number(new URL(svc.url).port);
+function call(
+  svc: RunningService,
+  method: string,
+  path: string,
+  opts: { from?: string; headers?: Record<string, string>; body?: unknown; admin?: boolean } = {},
+): Promise<Answer> {
+  const port = Number(new URL(opts.admin ? svc.adminUrl : svc.url).port);
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers };
   return new Promise((resolve, reject) => {
@@ -165,13 +170,27 @@ describe('--trusted-proxies 10.0.0.0/8,127.0.0.1,::1 (addresses and CIDRs)', () 
   });
 });
 
-describe('SWITCHYARD_TRUSTED_PROXIES with SWITCHYARD_PUBLIC_URL', () => {
+describe('SWITCHYARD_TRUSTED_PROXIES with other settings', () => {
   it('keeps the public URL for invokeUrl', async () => {
     const svc = await startService({ env: { SWITCHYARD_TRUSTED_PROXIES: '1', SWITCHYARD_PUBLIC_URL: 'https://public.example.org' } });
     try {
       const api = await call(svc, 'POST', '/api/apis', { headers: FORWARDED, body: { name: 'p', basePath: '/', routes: [] } });
       expect(api.status, JSON.stringify(api.json)).toBe(201);
       expect(api.json.invokeUrl).toBe(`https://public.example.org/api/invoke/fn/${api.json.id}`);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('with an admin listener, takes invokeUrl from a trusted X-Forwarded-Host rather than adding the public port', async () => {
+    const svc = await startService({ env: { SWITCHYARD_TRUSTED_PROXIES: '127.0.0.1', SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:0' } });
+    try {
+      const api = await call(svc, 'POST', '/api/apis', { admin: true, headers: FORWARDED, body: { name: 'a', basePath: '/', routes: [] } });
+      expect(api.status, JSON.stringify(api.json)).toBe(201);
+      expect(api.json.invokeUrl).toBe(`https://api.example.com/api/invoke/fn/${api.json.id}`);
+      // Reached directly: the name asked under, with the public port.
+      const direct = await call(svc, 'GET', `/api/apis/${api.json.id}`, { admin: true });
+      expect(direct.json.invokeUrl).toBe(`${svc.url}/api/invoke/fn/${api.json.id}`);
     } finally {
       await svc.stop();
     }
