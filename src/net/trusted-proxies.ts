@@ -50,12 +50,3 @@ export function clientAddress(rawHeaders: readonly string[], socketAddress: stri
   );
   return all[all.length - 1];
 }
-
-/**
- * The value of a forwarded header (`X-Forwarded-Proto`, `X-Forwarded-Host`)
- * as Fastify reads it: the last entry when a proxy appended to one already there.
- */
-export function lastEntry(value: string): string {
-  const comma = value.lastIndexOf(',');
-  return (comma === -1 ? value : value.slice(comma + 1)).trim();
-}
