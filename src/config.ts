@@ -5,6 +5,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
+import { trustFunction, type TrustedProxies } from './net/trusted-proxies.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
 export interface ListenAddress {
@@ -22,6 +23,11 @@ export interface Config {
   adminAddress: ListenAddress | null;
   /** The origin clients reach invocations at (`SWITCHYARD_PUBLIC_URL`), for `invokeUrl`; null: derived per request. */
   publicUrl: string | null;
+  /**
+   * Proxies whose X-Forwarded-For/-Proto/-Host are believed (`SWITCHYARD_TRUSTED_PROXIES`):
+   * a hop count or a list of addresses and CIDRs; null: none (src/net/trusted-proxies.ts).
+   */
+  trustedProxies: TrustedProxies | null;
   /** With an admin listener: whether PORT serves /metrics too (`public`) or only the admin listener does (`admin`). */
   metricsListener: 'public' | 'admin';
   /** Why functions and the dashboard share an origin reachable from other machines (a start-up warning); null otherwise. */
@@ -143,6 +149,15 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: null,
     defaultText: "each request's host (with PORT when SWITCHYARD_ADMIN_ADDRESS is set)",
     help: "Where clients reach invocations (https://api.example.com), for APIs' invokeUrl: set it behind a proxy.",
+  },
+  {
+    env: 'SWITCHYARD_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    default: null,
+    defaultText: 'none (X-Forwarded-* headers are ignored)',
+    help:
+      'Proxies in front whose X-Forwarded-For, -Proto and -Host are believed, for sourceIp, invokeUrl and the wrong-key slowing: ' +
+      'addresses and CIDRs (10.0.0.0/8,127.0.0.1,::1), or a hop count (1) when nothing but the proxies reaches the port.',
   },
   {
     env: 'SWITCHYARD_METRICS_LISTENER',
@@ -402,6 +417,35 @@ function origin(env: Env, name: string): string | null {
   return url.origin;
 }
 
+/** Largest hop count accepted: more proxies than this in a row is a mistake, not a deployment. */
+const MAX_TRUSTED_HOPS = 32;
+
+/** `2` (hops) or `10.0.0.0/8, 127.0.0.1, ::1` (addresses and CIDRs, IPv4 and IPv6). */
+function trustedProxies(env: Env, name: string): TrustedProxies | null {
+  const value = raw(env, name);
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^[0-9]+$/.test(text)) {
+    const hops = Number(text);
+    if (hops < 1 || hops > MAX_TRUSTED_HOPS) {
+      throw new ConfigError(`${name} as a hop count must be from 1 to ${MAX_TRUSTED_HOPS}, got "${value}" (unset it to trust no proxy)`);
+    }
+    return Object.freeze({ hops });
+  }
+  const addresses = text.split(',').map((entry) => entry.trim());
+  for (const entry of addresses) {
+    try {
+      if (entry === '') throw new Error('empty');
+      trustFunction({ addresses: [entry] });
+    } catch {
+      throw new ConfigError(
+        `${name} must be a hop count (1) or a comma-separated list of IP addresses and CIDRs (10.0.0.0/8,127.0.0.1,::1), got "${value}": "${entry}" is neither`,
+      );
+    }
+  }
+  return Object.freeze({ addresses: Object.freeze(addresses) });
+}
+
 /**
  * `terminal`: whether standard output is a terminal (the CLI passes
  * `process.stdout.isTTY`); it picks the log format when LOG_FORMAT is unset.
@@ -466,6 +510,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     host,
     adminAddress: adminAddress && Object.freeze(adminAddress),
     publicUrl: origin(merged, 'SWITCHYARD_PUBLIC_URL'),
+    trustedProxies: trustedProxies(merged, 'SWITCHYARD_TRUSTED_PROXIES'),
     metricsListener,
     originNote:
       adminAddress || isLoopbackHost(host)

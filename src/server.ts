@@ -34,6 +34,7 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
+import { trustFunction } from './net/trusted-proxies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
@@ -171,7 +172,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   /** Each request's count of published changes when it arrived. */
   const changeMarks = new WeakMap<object, number>();
   let closingStarted = false;
-  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted });
+  // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
+  const trust = config.trustedProxies && trustFunction(config.trustedProxies);
+  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted, trust });
 
   let adminServer: Server | null = null;
   const app = Fastify({
@@ -191,6 +194,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
+    // request.ip, .protocol and .host (invokeUrl, the wrong-key slowing) believe X-Forwarded-* only from trusted peers.
+    trustProxy: trust ?? false,
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId(req) {

@@ -109,6 +109,15 @@ export function forwardedFor(given: string | undefined, sourceIp: string): strin
   return given === undefined ? sourceIp : `${given}, ${sourceIp}`;
 }
 
+/**
+ * The address X-Forwarded-For gets: the socket's peer. Behind trusted
+ * proxies that is the nearest proxy, not `sourceIp` (the client, already
+ * in the list the proxies sent).
+ */
+export function peerOf(req: RequestFacts, sourceIp: string): string {
+  return req.peerIp === undefined || req.peerIp === req.sourceIp ? sourceIp : awsSourceIp(req.peerIp);
+}
+
 export const FORWARDED_PROTO = 'http';
 
 export function forwardedPort(req: RequestFacts): string {

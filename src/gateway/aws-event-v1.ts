@@ -20,6 +20,7 @@ import {
   FORWARDED_PROTO,
   forwardedFor,
   forwardedPort,
+  peerOf,
   type AwsEventMatch,
 } from './aws-event-common.js';
 import { isPlainObject, parseQuery, stringMap, toMulti, type RequestFacts } from './event.js';
@@ -133,7 +134,7 @@ export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch, binary:
     setOwn(multiValueHeaders, key, [value]);
   };
   const xffKey = spelling.get('x-forwarded-for');
-  put(xffKey ?? 'X-Forwarded-For', forwardedFor(xffKey && multiValueHeaders[xffKey].join(', '), sourceIp));
+  put(xffKey ?? 'X-Forwarded-For', forwardedFor(xffKey && multiValueHeaders[xffKey].join(', '), peerOf(req, sourceIp)));
   if (!spelling.has('x-forwarded-port')) put('X-Forwarded-Port', forwardedPort(req));
   if (!spelling.has('x-forwarded-proto')) put('X-Forwarded-Proto', FORWARDED_PROTO);
 

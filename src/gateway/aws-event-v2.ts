@@ -20,6 +20,7 @@ import {
   FORWARDED_PROTO,
   forwardedFor,
   forwardedPort,
+  peerOf,
   type AwsEventMatch,
 } from './aws-event-common.js';
 import { awsBodyText } from './aws-event-v1.js';
@@ -70,7 +71,7 @@ export function buildAwsV2Event(req: RequestFacts, match: AwsEventMatch): AwsV2E
     else setOwn(headers, name, Object.hasOwn(headers, name) ? headers[name] + ',' + value : value);
   }
   const sourceIp = awsSourceIp(req.sourceIp);
-  headers['x-forwarded-for'] = forwardedFor(headers['x-forwarded-for'], sourceIp);
+  headers['x-forwarded-for'] = forwardedFor(headers['x-forwarded-for'], peerOf(req, sourceIp));
   headers['x-forwarded-port'] ??= forwardedPort(req);
   headers['x-forwarded-proto'] ??= FORWARDED_PROTO;
   const { domainName, domainPrefix } = awsDomain(headers.host);

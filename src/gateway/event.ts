@@ -20,7 +20,10 @@ export interface RequestFacts {
   /** node `req.rawHeaders`: [name, value, name, value, ...]. */
   rawHeaders: string[];
   body: Buffer | null;
+  /** The client's address: the socket's peer, or behind trusted proxies the one X-Forwarded-For names. */
   sourceIp: string;
+  /** The socket's peer (a proxy's address behind one), appended to the AWS formats' X-Forwarded-For; default sourceIp. */
+  peerIp?: string;
   requestId: string;
   apiId: string;
   requestTimeEpoch: number;

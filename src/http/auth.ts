@@ -52,7 +52,8 @@ export function checkBearer(
 ): void {
   const header = request.headers.authorization;
   if (!header) throw refusal();
-  const address = request.socket.remoteAddress ?? '';
+  // The client's address: behind trusted proxies, from X-Forwarded-For (server.ts gives Fastify the setting).
+  const address = request.ip ?? '';
   if (attempts) {
     const wait = attempts.waitSeconds(address);
     if (wait > 0) throw new TooManyFailedAttemptsError(wait);

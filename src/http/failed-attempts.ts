@@ -8,9 +8,10 @@
  * anyone else's. A request without a key guesses nothing and is not counted.
  *
  * Addresses: IPv4 (and IPv4-mapped IPv6) one by one; IPv6 by /64, the block
- * a single host is usually handed. Behind a reverse proxy every client
- * shares the proxy's address (no forwarded header is trusted, as any client
- * can write one), so there the proxy should limit by client too.
+ * a single host is usually handed. The address is Fastify's `request.ip`:
+ * behind proxies named in SWITCHYARD_TRUSTED_PROXIES the client's, from
+ * X-Forwarded-For; otherwise every client of a proxy shares its address, and
+ * the proxy should limit by client too.
  *
  * Bounded memory: at most `maxAddresses` entries; an address whose budget is
  * whole again is forgotten. When the table is full of addresses still

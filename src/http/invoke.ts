@@ -21,6 +21,7 @@ import { INVOKE_PREFIX } from '../gateway/paths.js';
 import { compressAnswer } from '../gateway/policy/compression.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
+import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
 
 export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -156,10 +157,16 @@ export interface InvokeHandlerOptions {
   log: Logger;
   /** True once shutdown began: new requests get 503 and the connection closes. */
   isClosing(): boolean;
+  /**
+   * Which peers' X-Forwarded-For names the client (src/net/trusted-proxies.ts);
+   * null: none, and the headers are not even looked for.
+   */
+  trust?: TrustFn | null;
 }
 
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
   const { bodyLimit, log } = opts;
+  const trust = opts.trust ?? null;
 
   function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): void {
     const err = asStoreUnavailable(caught) ?? caught;
@@ -182,6 +189,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
 
   async function answer(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, body: Buffer | null): Promise<void> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
+    const peer = req.socket.remoteAddress ?? '';
     const response = await gateway.handle({
       minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
       depth: h.depth === undefined ? undefined : parseDepth(h.depth),
@@ -190,7 +198,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
       rawQuery,
       rawHeaders: req.rawHeaders,
       body,
-      sourceIp: req.socket.remoteAddress ?? '',
+      sourceIp: trust === null ? peer : clientAddress(req.rawHeaders, peer, trust),
+      peerIp: peer,
       requestId,
       apiId,
       requestTimeEpoch: Date.now(),

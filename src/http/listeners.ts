@@ -82,8 +82,9 @@ export function createListeners(invoke: Handler, fastify: Handler, layout: Liste
  * Where a management caller reaches invocations, for `invokeUrl` and the
  * dashboard's try-it: `SWITCHYARD_PUBLIC_URL` when set; with an admin
  * listener, the host name the caller used with the public listener's port
- * (read when asked: with PORT=0 it is known only once listening); otherwise
- * the caller's own origin.
+ * (read when asked: with PORT=0 it is known only once listening), or the
+ * origin a trusted proxy names (X-Forwarded-Proto and -Host); otherwise the
+ * caller's own origin, which behind trusted proxies is the one they name.
  */
 export function invokeOriginOf(opts: { publicUrl: string | null; separate: boolean; publicPort: () => number }): InvokeOrigin {
   if (opts.publicUrl !== null) {
@@ -92,6 +93,8 @@ export function invokeOriginOf(opts: { publicUrl: string | null; separate: boole
   }
   if (!opts.separate) return originOf;
   return function publicOrigin(request: FastifyRequest) {
+    // A trusted proxy's X-Forwarded-Host (server.ts's trustProxy) names the public side already, port included.
+    if (request.host !== request.headers.host) return originOf(request);
     return `${request.protocol}://${request.hostname}:${opts.publicPort()}`;
   };
 }

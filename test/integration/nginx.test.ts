@@ -9,6 +9,7 @@
  * missing; under CI=true it fails instead (.ci/run installs nginx).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -151,12 +152,14 @@ const WHO = `exports.handler = async (event, context) => {
       requestId: context.requestId,
       host: event.headers.host,
       forwardedFor: event.headers['x-forwarded-for'] ?? null,
+      sourceIp: event.requestContext.sourceIp,
       length: typeof event.body === 'string' ? event.body.length : null,
     },
   };
 };`;
 
-const ENV = { SWITCHYARD_WORKERS: '1', SWITCHYARD_SHUTDOWN_GRACE_MS: '5000' };
+/** SWITCHYARD_TRUSTED_PROXIES as the doc sets it: nginx's address. */
+const ENV = { SWITCHYARD_WORKERS: '1', SWITCHYARD_SHUTDOWN_GRACE_MS: '5000', SWITCHYARD_TRUSTED_PROXIES: '127.0.0.1' };
 
 const skipped = missing !== null && !process.env.CI;
 if (skipped) console.warn(`test/integration/nginx.test.ts skipped: ${missing}`);
@@ -307,6 +310,22 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
     expect(api.json.invokeUrl).toBe(invokeUrl);
   });
 
+  it("gives functions the client's address as sourceIp, not nginx's nor one the client wrote", async () => {
+    // From 127.0.0.2 (all of 127.0.0.0/8 is this machine): nginx appends it; 127.0.0.1 (nginx) is the trusted hop.
+    const answer = await new Promise<any>((done, fail) => {
+      const req = http.request(invokeUrl, { localAddress: '127.0.0.2', agent: false, headers: { 'x-forwarded-for': '203.0.113.9' } });
+      req.on('error', fail);
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(JSON.parse(text)));
+      });
+      req.end();
+    });
+    expect(answer.forwardedFor).toBe('203.0.113.9, 127.0.0.2');
+    expect(answer.sourceIp).toBe('127.0.0.2');
+  });
+
   it("spreads invocations over every node; each carries nginx's $request_id end to end", async () => {
     const before = await Promise.all(nodes.map((n) => invocationsOn(n, 'who')));
     const ids = new Set<string>();
@@ -317,7 +336,7 @@ describe.skipIf(skipped)(skipped ? `nginx config of docs/deploy.md: skipped, ${m
       expect(res.status, res.text).toBe(200);
       const id = res.headers.get('x-request-id')!;
       expect(id).toMatch(/^[0-9a-f]{32}$/);
-      expect(res.json).toEqual({ requestId: id, host: `127.0.0.1:${listenPort}`, forwardedFor: '127.0.0.1', length: null });
+      expect(res.json).toEqual({ requestId: id, host: `127.0.0.1:${listenPort}`, forwardedFor: '127.0.0.1', sourceIp: '127.0.0.1', length: null });
       ids.add(id);
     }
     expect(ids.size).toBe(N);

@@ -220,6 +220,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SWITCHYARD_DELIVERY_CONCURRENCY: 'lots' })).toThrow(/SWITCHYARD_DELIVERY_CONCURRENCY must be a whole number from 1 to 100000 or auto/);
   });
 
+  it('reads SWITCHYARD_TRUSTED_PROXIES as a hop count or a list of addresses and CIDRs, and names a bad entry', () => {
+    expect(loadConfig({}).trustedProxies).toBeNull();
+    expect(loadConfig({ SWITCHYARD_TRUSTED_PROXIES: '2' }).trustedProxies).toEqual({ hops: 2 });
+    expect(loadConfig({}, ['--trusted-proxies', ' 10.0.0.0/8, 127.0.0.1,::1,fd00::/8 ']).trustedProxies).toEqual({
+      addresses: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
+    });
+    expect(refusal({ SWITCHYARD_TRUSTED_PROXIES: '0' }).message).toMatch(/SWITCHYARD_TRUSTED_PROXIES as a hop count must be from 1 to 32, got "0"/);
+    expect(refusal({ SWITCHYARD_TRUSTED_PROXIES: '10.0.0.0/33' }).message).toContain('"10.0.0.0/33" is neither');
+    expect(refusal({ SWITCHYARD_TRUSTED_PROXIES: '127.0.0.1,,::1' }).message).toContain('"" is neither');
+    expect(refusal({ SWITCHYARD_TRUSTED_PROXIES: 'proxy.example.com' }).message).toContain('"proxy.example.com" is neither');
+  });
+
   it("matches the README's configuration table: every variable with its flag and default", () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     for (const o of OPTIONS) {
