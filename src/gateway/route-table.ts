@@ -14,6 +14,7 @@
  * GET to that URL would (as with fastify's exposed HEAD routes).
  */
 import type { Api, Route } from '../types.js';
+import { compileCors, type CorsPolicy } from './policy/cors.js';
 import { awsTemplate, invokePathOf, joinPath, safeDecode, templateSegment } from './paths.js';
 
 export interface RouteMatch {
@@ -94,8 +95,12 @@ export class RouteTable {
   /** The API's invoke path: the cookies its functions set are kept under it (cookies.ts). */
   readonly cookieScope: string;
 
+  /** The API's CORS policy, compiled once; null when it has none (no CORS work per request). */
+  readonly cors: CorsPolicy | null;
+
   constructor(api: Api) {
     this.cookieScope = invokePathOf(api.id, api.basePath);
+    this.cors = compileCors(api.cors);
     for (const route of api.routes) this.add(route, joinPath(api.basePath, route.path));
   }
 

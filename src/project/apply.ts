@@ -243,9 +243,10 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         const desired = find(plan.desired.apis, apiName);
         const deleted = new Set(plan.changes.filter((c) => c.kind === 'route' && c.action === 'delete' && c.api === apiName).map((c) => c.name));
         const routes = routesFor(desired, existing, deleted);
+        const cors = desired.cors !== null || (existing?.cors ?? null) !== null ? { cors: desired.cors } : {};
         const written = existing
-          ? await api.updateApi(existing.id, { basePath: desired.base_path, routes })
-          : await api.createApi({ name: apiName, basePath: desired.base_path, routes });
+          ? await api.updateApi(existing.id, { basePath: desired.base_path, routes, ...cors })
+          : await api.createApi({ name: apiName, basePath: desired.base_path, routes, ...cors });
         apis.set(apiName, written);
       }
       done(change);

@@ -15,7 +15,8 @@
  * `EventBridgeRule` / `CloudWatchEvent` events with a `Pattern.detail-type`
  * list event subscriptions.
  */
-import { ProjectError } from './types.js';
+import { samApiCors, samHttpApiCors } from './import-cors.js';
+import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -143,8 +144,18 @@ const uncarried = (key: string) => !CARRIED.has(key) && !SILENT.has(key);
 /** An explicit Api or HttpApi: its routes come from the functions' events; what else it sets is reported. */
 function apiNote(b: ProjectBuilder, where: string, resource: Obj): void {
   const props = isObj(resource.Properties) ? Object.keys(resource.Properties) : [];
-  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags'].includes(k));
-  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, CORS, stages and domains have no counterpart)`);
+  const corsKey = resource.Type === 'AWS::Serverless::Api' ? 'Cors' : 'CorsConfiguration';
+  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', corsKey].includes(k));
+  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
+}
+
+/** An Api's `Cors` or an HttpApi's `CorsConfiguration`; null when it has none. */
+function apiCors(type: unknown, props: Obj, where: string, notes: string[]): FileCors | null {
+  if (type === 'AWS::Serverless::Api' && props.Cors !== undefined) return samApiCors(props.Cors, `${where}.Cors`, notes);
+  if (type === 'AWS::Serverless::HttpApi' && props.CorsConfiguration !== undefined) {
+    return samHttpApiCors(props.CorsConfiguration, `${where}.CorsConfiguration`, notes);
+  }
+  return null;
 }
 
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
@@ -191,16 +202,33 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
 
   // Globals.Function settings with no counterpart: said once, not once per function.
   uncarriedSettings('Globals.Function', Object.keys(globals).filter(uncarried), b.notes);
-  for (const key of Object.keys(isObj(doc.Globals) ? doc.Globals : {})) {
-    if (key !== 'Function') b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
+  // Globals.Api.Cors and Globals.HttpApi.CorsConfiguration: the CORS of every API of that kind without its own.
+  const globalCors: Record<'Api' | 'HttpApi', FileCors | null> = { Api: null, HttpApi: null };
+  for (const [key, value] of Object.entries(isObj(doc.Globals) ? doc.Globals : {})) {
+    if (key === 'Function') continue;
+    const settings = isObj(value) ? value : {};
+    const corsKey = key === 'Api' ? 'Cors' : key === 'HttpApi' ? 'CorsConfiguration' : null;
+    if (corsKey !== null && settings[corsKey] !== undefined) {
+      globalCors[key as 'Api' | 'HttpApi'] = apiCors(`AWS::Serverless::${key}`, settings, `Globals.${key}`, b.notes);
+    }
+    const rest = Object.keys(settings).filter((k) => k !== corsKey);
+    if (rest.length > 0 || !isObj(value)) {
+      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
+    }
   }
+  const ownCors = new Map<string, FileCors | null>();
+  const apiKinds = new Map<string, 'Api' | 'HttpApi'>();
 
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
     const where = `Resources.${logicalId}`;
     if (resource.Type !== 'AWS::Serverless::Function') {
       if (resource.Type === 'AWS::Lambda::Function') b.notes.push(`${where}: AWS::Lambda::Function is not carried (only AWS::Serverless::Function)`);
-      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') apiNote(b, where, resource);
+      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') {
+        apiNote(b, where, resource);
+        const cors = apiCors(resource.Type, isObj(resource.Properties) ? resource.Properties : {}, `${where}.Properties`, b.notes);
+        if (cors) ownCors.set(logicalId, cors);
+      }
       else {
         const note = resourceNote(where, resource.Type);
         if (note) b.notes.push(note);
@@ -281,7 +309,12 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       }
       const format = event.Type === 'Api' || String(p.PayloadFormatVersion ?? '2.0') === '1.0' ? 'aws-v1' : 'aws-v2';
       b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      apiKinds.set(api, event.Type);
     }
+  }
+  for (const [api, kind] of apiKinds) {
+    const cors = ownCors.get(api) ?? globalCors[kind];
+    if (cors) b.setCors(api, cors);
   }
   return b.result();
 }

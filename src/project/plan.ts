@@ -284,7 +284,11 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
     return [{ action: 'create', kind: 'api', name: api.name }, ...api.routes.map((r) => routeChange('create', r))];
   }
   const out: PlanChange[] = [];
-  if (api.base_path !== existing.basePath) out.push({ action: 'update', kind: 'api', name: api.name, fields: ['base_path'] });
+  const fields: string[] = [];
+  if (api.base_path !== existing.basePath) fields.push('base_path');
+  // A server older than CORS answers no `cors`: the same as none.
+  if (canonical(api.cors) !== canonical(existing.cors ?? null)) fields.push('cors');
+  if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));
   for (const r of api.routes) {

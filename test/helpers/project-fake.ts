@@ -99,7 +99,7 @@ export class FakeProjectApi implements ProjectApi {
   async listApis() {
     return structuredClone(this.apis);
   }
-  async createApi(body: { name: string; basePath: string; routes: Array<{ method: any; path: string; function: string }> }) {
+  async createApi(body: { name: string; basePath: string; routes: Array<{ method: any; path: string; function: string }>; cors?: RemoteApi['cors'] }) {
     this.writes.push(`create api ${body.name}`);
     const id = `api_${++this.seq}`;
     const api: RemoteApi = {
@@ -107,16 +107,18 @@ export class FakeProjectApi implements ProjectApi {
       name: body.name,
       basePath: body.basePath,
       routes: body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r })),
+      cors: body.cors ?? null,
       invokeUrl: `http://x/api/invoke/fn/${id}`,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
     return structuredClone(api);
   }
-  async updateApi(id: string, body: { basePath?: string; routes?: Array<{ method: any; path: string; function: string }> }) {
+  async updateApi(id: string, body: { basePath?: string; routes?: Array<{ method: any; path: string; function: string }>; cors?: RemoteApi['cors'] }) {
     const api = this.apis.find((a) => a.id === id)!;
     this.writes.push(`update api ${api.name}`);
     if (body.basePath) api.basePath = body.basePath;
+    if (body.cors !== undefined) api.cors = body.cors;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

@@ -382,4 +382,12 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
 ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
 `,
   },
+  {
+    version: 14,
+    name: 'api_cors',
+    // As on SQLite: the API's CORS policy as JSON text, null for none. No default: no table rewrite.
+    sql: `
+ALTER TABLE apis ADD COLUMN cors_json TEXT;
+`,
+  },
 ];

@@ -421,4 +421,13 @@ INSERT INTO function_versions (function_name, version, runtime, handler, event_f
 ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
 `,
   },
+  {
+    version: 14,
+    name: 'api_cors',
+    // An API's CORS policy (src/types.ts CorsConfig) as JSON; null: none. Read with the API,
+    // compiled once per route table (src/gateway/policy/cors.ts).
+    sql: `
+ALTER TABLE apis ADD COLUMN cors_json TEXT;
+`,
+  },
 ];

@@ -9,7 +9,7 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import { KeptRouteIds, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type PgDb, type Queryable } from './db.js';
 
@@ -62,10 +62,11 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         if (db.limits) checkRoom(db.limits, 'routes', 0, api.routes.length);
         await db.checkRoomFor(c, 'apis');
         const id = newId('api');
-        await c.query('INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
+        await c.query('INSERT INTO apis (id, name, base_path, cors_json, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', [
           id,
           api.name,
           api.basePath,
+          corsJson(api.cors),
           db.stamp(),
         ]);
         for (const [i, r] of api.routes.entries()) await insertRoute(c, id, r, newId('rt'), i + 1, `routes[${i}].function`);
@@ -90,10 +91,11 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const [cur] = await db.rows<ApiRow>('SELECT * FROM apis WHERE id = $1 FOR UPDATE', [id], c);
         if (!cur) return null;
         if (db.limits && patch.routes) checkRoom(db.limits, 'routes', 0, patch.routes.length);
-        await c.query('UPDATE apis SET name = $2, base_path = $3, updated_at = $4 WHERE id = $1', [
+        await c.query('UPDATE apis SET name = $2, base_path = $3, cors_json = $4, updated_at = $5 WHERE id = $1', [
           id,
           patch.name ?? cur.name,
           patch.basePath ?? cur.base_path,
+          patch.cors === undefined ? cur.cors_json : corsJson(patch.cors),
           db.stamp(),
         ]);
         if (patch.routes) {

@@ -7,14 +7,14 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import { KeptRouteIds, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type SqliteDb } from './db.js';
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insert: p(`INSERT INTO apis (id, name, base_path, created_at, updated_at) VALUES (@id, @name, @base_path, @now, @now)`),
+    insert: p(`INSERT INTO apis (id, name, base_path, cors_json, created_at, updated_at) VALUES (@id, @name, @base_path, @cors_json, @now, @now)`),
     get: p('SELECT * FROM apis WHERE id = ?'),
     list: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
     count: p('SELECT COUNT(*) FROM apis').pluck(),
@@ -22,7 +22,7 @@ function prepare({ db }: SqliteDb) {
     // Same page as list, so one query fetches the routes of every API on it.
     listRoutes: p(`SELECT * FROM routes WHERE api_id IN (SELECT id FROM apis WHERE id > ? ORDER BY id LIMIT ?)
       ORDER BY api_id, position`),
-    update: p('UPDATE apis SET name = @name, base_path = @base_path, updated_at = @now WHERE id = @id'),
+    update: p('UPDATE apis SET name = @name, base_path = @base_path, cors_json = @cors_json, updated_at = @now WHERE id = @id'),
     touch: p('UPDATE apis SET updated_at = ? WHERE id = ?'),
     delete: p('DELETE FROM apis WHERE id = ?'),
     routesOf: p('SELECT * FROM routes WHERE api_id = ? ORDER BY position'),
@@ -65,7 +65,7 @@ export function sqliteApis(deps: { db: SqliteDb; webhooks: Pick<WebhooksPart, 'w
           checkRoom(db.limits, 'routes', 0, api.routes.length);
         }
         const id = newId('api');
-        s.insert.run({ id, name: api.name, base_path: api.basePath, now: db.stamp() });
+        s.insert.run({ id, name: api.name, base_path: api.basePath, cors_json: corsJson(api.cors), now: db.stamp() });
         api.routes.forEach((r, i) => insertRoute(id, r, newId('rt'), i + 1, `routes[${i}].function`));
         return loadApi(id)!;
       });
@@ -90,7 +90,13 @@ export function sqliteApis(deps: { db: SqliteDb; webhooks: Pick<WebhooksPart, 'w
         const cur = s.get.get(id) as ApiRow | undefined;
         if (!cur) return null;
         if (db.limits && patch.routes) checkRoom(db.limits, 'routes', 0, patch.routes.length);
-        s.update.run({ id, name: patch.name ?? cur.name, base_path: patch.basePath ?? cur.base_path, now: db.stamp() });
+        s.update.run({
+          id,
+          name: patch.name ?? cur.name,
+          base_path: patch.basePath ?? cur.base_path,
+          cors_json: patch.cors === undefined ? cur.cors_json : corsJson(patch.cors),
+          now: db.stamp(),
+        });
         if (patch.routes) {
           const kept = new KeptRouteIds({ old: s.routesOf.all(id) as RouteRow[] });
           s.deleteRoutesOf.run(id);
