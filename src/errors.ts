@@ -79,6 +79,11 @@ export abstract class SwitchyardError extends Error {
   abstract readonly code: ErrorCode;
   abstract readonly status: number;
   readonly details?: unknown;
+  /**
+   * Headers the answer carries besides its own, set by whoever learns them on
+   * the way out (a CORS API's Access-Control-* headers on a gateway error).
+   */
+  headers?: Record<string, string>;
   constructor(message: string, details?: unknown) {
     super(message);
     this.name = new.target.name;

@@ -38,6 +38,9 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'O
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const ROUTE_METHODS = [...HTTP_METHODS, 'ANY'] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
+/** What a CORS policy may allow: a method, or `*` for whatever a preflight asks. */
+export const CORS_METHODS = [...HTTP_METHODS, '*'] as const;
+export type CorsMethod = (typeof CORS_METHODS)[number];
 
 export interface Route {
   id: string;
@@ -46,11 +49,27 @@ export interface Route {
   function: string;
 }
 
+/**
+ * An API's CORS policy (the HTTP API's CorsConfiguration): the gateway answers
+ * preflights and adds the Access-Control-* headers itself (src/gateway/policy/cors.ts).
+ */
+export interface CorsConfig {
+  /** Exact origins, or `*`. */
+  allowOrigins: string[];
+  allowMethods: CorsMethod[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAge: number | null;
+  allowCredentials: boolean;
+}
+
 export interface Api {
   id: string;
   name: string;
   basePath: string;
   routes: Route[];
+  /** Null: no CORS (the gateway adds no header and answers no preflight). */
+  cors: CorsConfig | null;
   createdAt: string;
   updatedAt: string;
   /** Invoke answers above this many bytes are compressed when the caller accepts it; null: never. */

@@ -6,8 +6,23 @@ import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
+import type { CorsInput } from '../schema/apis.js';
 import type { Api, Page, Route } from '../types.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
+import { corsConfigOf } from './policy/cors.js';
+
+/** An API as the management API takes it: `cors` as given, its optional fields not yet filled. */
+export type ApiInput = Omit<NewApi, 'cors'> & { cors?: CorsInput | null };
+export type ApiPatchInput = Omit<ApiPatch, 'cors'> & { cors?: CorsInput | null };
+
+function newApiOf(input: ApiInput): NewApi {
+  return { ...input, cors: corsConfigOf(input.cors) };
+}
+
+function patchOf(input: ApiPatchInput): ApiPatch {
+  const { cors, ...rest } = input;
+  return cors === undefined ? rest : { ...rest, cors: corsConfigOf(cors) };
+}
 
 function checkBasePath(basePath: string): void {
   const problem = validateBasePath(basePath);
@@ -53,10 +68,10 @@ export class ApiService {
     await propagated;
   }
 
-  async create(input: NewApi): Promise<Api> {
+  async create(input: ApiInput): Promise<Api> {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
-    const api = await this.store.createApi(input);
+    const api = await this.store.createApi(newApiOf(input));
     await this.changed(api.id, 'created', api);
     return api;
   }
@@ -77,16 +92,18 @@ export class ApiService {
   }
 
   /** `POST /api/apis?dry_run=true`. */
-  async checkCreate(input: NewApi): Promise<DryRunResult> {
+  async checkCreate(input: ApiInput): Promise<DryRunResult> {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
+    const cors = corsConfigOf(input.cors);
     await this.checkReferences(input.routes);
     const given = (['minimumCompressionSize', 'binaryMediaTypes'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
-    return dryRunResult('create', ['name', 'basePath', 'routes', ...given]);
+    return dryRunResult('create', ['name', 'basePath', 'routes', ...(cors === null ? [] : ['cors']), ...given]);
   }
 
   /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path and function. */
-  async checkUpdate(id: string, patch: ApiPatch): Promise<DryRunResult> {
+  async checkUpdate(id: string, input: ApiPatchInput): Promise<DryRunResult> {
+    const patch = patchOf(input);
     const current = await this.get(id);
     if (patch.basePath !== undefined) checkBasePath(patch.basePath);
     const changes: string[] = [];
@@ -101,6 +118,7 @@ export class ApiService {
       const key = (r: NewRoute) => `${r.method} ${r.path} ${r.function}`;
       if (!sameJson(patch.routes.map(key).sort(), current.routes.map(key).sort())) changes.push('routes');
     }
+    if (patch.cors !== undefined && !sameJson(patch.cors, current.cors)) changes.push('cors');
     return dryRunResult('update', changes);
   }
 
@@ -122,7 +140,8 @@ export class ApiService {
     return this.store.listApis(page);
   }
 
-  async update(id: string, patch: ApiPatch): Promise<Api> {
+  async update(id: string, input: ApiPatchInput): Promise<Api> {
+    const patch = patchOf(input);
     if (patch.basePath !== undefined) checkBasePath(patch.basePath);
     if (patch.routes !== undefined) checkRoutes(patch.routes);
     const api = await this.store.updateApi(id, patch);

@@ -5,7 +5,7 @@
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
-import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, apiNotFound } from '../errors.js';
+import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, SwitchyardError, apiNotFound } from '../errors.js';
 import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
@@ -18,6 +18,7 @@ import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
 import { mapFailure, type GatewayResponse } from './result.js';
 import { RouteTable } from './route-table.js';
+import { applyCors } from './policy/cors.js';
 
 /**
  * A small read-through cache that cannot be poisoned by a fill racing an
@@ -146,8 +147,32 @@ export class Gateway {
       });
     }
     const cached = this.tables.peek(req.apiId);
-    let table = cached ?? (await this.tables.get(req.apiId));
+    const table = cached ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
+    const cors = table.cors;
+    if (cors === null) return this.serve(req, table, cached, started, depth);
+    const decision = cors.decide(req.method, req.rawHeaders);
+    // A preflight is answered here: no route is needed and no function runs.
+    if (decision.kind === 'preflight') return { status: decision.answer.status, headers: { ...decision.answer.headers }, body: null };
+    let response: GatewayResponse;
+    try {
+      response = await this.serve(req, table, cached, started, depth);
+    } catch (err) {
+      // No route, a wrong method, a refusal: the browser must still be let read the answer.
+      if (err instanceof SwitchyardError) {
+        const headers: Record<string, string | string[]> = { ...err.headers };
+        applyCors(headers, decision);
+        err.headers = headers as Record<string, string>;
+      }
+      throw err;
+    }
+    applyCors(response.headers, decision);
+    return response;
+  }
+
+  /** Matches the route and runs its function: the rest of `handle`, once the API's table is in hand. */
+  private async serve(req: InvokeRequest, found: RouteTable, cached: RouteTable | undefined, started: number, depth: number): Promise<GatewayResponse> {
+    let table: RouteTable | null = found;
     let match = table.match(req.method, req.path);
     // A miss on a cached table may be a change whose notice is still on its way from
     // another node: when the store knows of a newer change, read the API again once.

@@ -178,6 +178,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
       body = { error: err.message, code: err.code };
       if (err.details !== undefined) body.details = err.details;
       if (err instanceof MethodNotAllowedError) headers.allow = err.allow.join(', ');
+      if (err.headers !== undefined) Object.assign(headers, err.headers);
     } else {
       log.error({ err, requestId }, 'unexpected error while invoking');
       body = { error: `Internal error; see the server log for request ${requestId}`, code: 'internal_error', requestId };

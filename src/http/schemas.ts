@@ -12,7 +12,7 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, RouteSchema } from '../schema/apis.js';
+import { ApiSchema, CorsSchema, RouteSchema } from '../schema/apis.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
@@ -46,6 +46,7 @@ export const COMPONENT_SCHEMAS = [
   InvocationEventSchema,
   InvocationSchema,
   RouteSchema,
+  CorsSchema,
   ApiSchema,
   WebhookSchema,
   AttemptSchema,

@@ -5,7 +5,7 @@
  * an edit here. The HTTP implementation is http-api.ts; tests and the CLI may
  * pass their own.
  */
-import type { ApiView, RouteView } from '../schema/apis.js';
+import type { ApiView, CorsInput, RouteView } from '../schema/apis.js';
 import type { DestinationInput, FunctionInput, FunctionView, ScheduleInput } from '../schema/functions.js';
 import type { ApiFunctionSettings, ApiWebhook, TriggerKey } from './types.js';
 import type { DryRunResult } from '../dry-run.js';
@@ -36,9 +36,9 @@ export interface RemoteAsync {
 
 export type RemoteRoute = RouteView;
 
-/** The API's optional settings: absent on servers older than them, read as unset. */
+/** The API's optional settings: absent on servers older than them, read as unset (`cors`: none). */
 type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes';
-export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt' | ApiSettingKey> & Partial<Pick<ApiView, ApiSettingKey>>;
+export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt' | 'cors' | ApiSettingKey> & Partial<Pick<ApiView, 'cors' | ApiSettingKey>>;
 
 /** A webhook as the API answers it; sensitive values come back masked. */
 export type RemoteWebhook = ApiWebhook;
@@ -58,6 +58,8 @@ export interface ApiBody extends Partial<Pick<ApiView, ApiSettingKey>> {
   name: string;
   basePath: string;
   routes: Array<Omit<RouteView, 'id'>>;
+  /** Sent only when the API has one or had one, so a server older than CORS takes a project without it. */
+  cors?: CorsInput | null;
 }
 
 /** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */

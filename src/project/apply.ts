@@ -177,17 +177,14 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
 }
 
 /**
- * Routes to send for an API: the file's, plus the server's routes the file
- * does not name unless the plan deletes them (with prune it deletes them all;
- * a caller may narrow a plan to some deletions, as `switchyard dev` does).
- */
-/**
- * The API's optional settings to send: those the file sets, and those it
- * leaves out that the server has set (sent as null, to reset them), so a
- * server older than them takes a file that does not use them.
+ * The API's optional settings to send (cors, minimumCompressionSize,
+ * binaryMediaTypes): those the file sets, and those it leaves out that the
+ * server has set (sent as null, to reset them), so a server older than them
+ * takes a file that does not use them.
  */
 function apiSettings(desired: Project['apis'][number], existing: RemoteApi | undefined): Partial<ApiBody> {
   const out: Partial<ApiBody> = {};
+  if (desired.cors !== null || (existing?.cors ?? null) !== null) out.cors = desired.cors;
   if (desired.minimum_compression_size !== null || (existing?.minimumCompressionSize ?? null) !== null) {
     out.minimumCompressionSize = desired.minimum_compression_size;
   }
@@ -197,6 +194,11 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   return out;
 }
 
+/**
+ * Routes to send for an API: the file's, plus the server's routes the file
+ * does not name unless the plan deletes them (with prune it deletes them all;
+ * a caller may narrow a plan to some deletions, as `switchyard dev` does).
+ */
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
   const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
   if (existing) {

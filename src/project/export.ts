@@ -15,6 +15,7 @@
 import { Document } from 'yaml';
 import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
+import { corsToFile } from './cors.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
@@ -112,6 +113,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       ...(a.minimumCompressionSize != null ? { minimum_compression_size: a.minimumCompressionSize } : {}),
       ...(a.binaryMediaTypes != null ? { binary_media_types: a.binaryMediaTypes } : {}),
       routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function })),
+      ...(a.cors ? { cors: corsToFile(a.cors) } : {}),
     };
   }
 

@@ -16,7 +16,7 @@ import { isAbsolute, normalize, sep } from 'node:path';
 import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
-import { OutsideProjectError, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
+import { OutsideProjectError, type FileCors, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 
@@ -406,6 +406,12 @@ export class ProjectBuilder {
     }
     keys.add(key);
     apis[api].routes!.push(route);
+  }
+
+  /** The API's `cors`, once it has routes (an API without routes is not written). */
+  setCors(api: string, cors: FileCors): void {
+    const entry = this.document.apis?.[api];
+    if (entry) entry.cors = cors;
   }
 
   result(): ImportResult {

@@ -15,7 +15,8 @@
  * `EventBridgeRule` / `CloudWatchEvent` events with a `Pattern.detail-type`
  * list event subscriptions.
  */
-import { ProjectError } from './types.js';
+import { samApiCors, samHttpApiCors } from './import-cors.js';
+import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -159,9 +160,20 @@ function apiSettings(b: ProjectBuilder, api: string, props: Obj, where: string, 
 function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: string, values: Values): void {
   const given = isObj(resource.Properties) ? resource.Properties : {};
   const props = Object.keys(given);
-  if (resource.Type === 'AWS::Serverless::Api') apiSettings(b, logicalId, given, `${where}.Properties`, values);
-  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...API_SETTINGS].includes(k));
-  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, CORS, stages and domains have no counterpart)`);
+  const rest = resource.Type === 'AWS::Serverless::Api';
+  if (rest) apiSettings(b, logicalId, given, `${where}.Properties`, values);
+  const carried = rest ? ['Cors', ...API_SETTINGS] : ['CorsConfiguration'];
+  const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...carried].includes(k));
+  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
+}
+
+/** An Api's `Cors` or an HttpApi's `CorsConfiguration`; null when it has none. */
+function apiCors(type: unknown, props: Obj, where: string, notes: string[]): FileCors | null {
+  if (type === 'AWS::Serverless::Api' && props.Cors !== undefined) return samApiCors(props.Cors, `${where}.Cors`, notes);
+  if (type === 'AWS::Serverless::HttpApi' && props.CorsConfiguration !== undefined) {
+    return samHttpApiCors(props.CorsConfiguration, `${where}.CorsConfiguration`, notes);
+  }
+  return null;
 }
 
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
@@ -208,26 +220,38 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
 
   // Globals.Function settings with no counterpart: said once, not once per function.
   uncarriedSettings('Globals.Function', Object.keys(globals).filter(uncarried), b.notes);
-  for (const key of Object.keys(isObj(doc.Globals) ? doc.Globals : {})) {
+  // Globals.Api.Cors and Globals.HttpApi.CorsConfiguration: the CORS of every API of that kind without its own.
+  const globalCors: Record<'Api' | 'HttpApi', FileCors | null> = { Api: null, HttpApi: null };
+  for (const [key, value] of Object.entries(isObj(doc.Globals) ? doc.Globals : {})) {
     if (key === 'Function') continue;
-    const section = (doc.Globals as Obj)[key];
-    if (key === 'Api' && isObj(section) && API_SETTINGS.some((k) => section[k] !== undefined)) {
+    const settings = isObj(value) ? value : {};
+    const corsKey = key === 'Api' ? 'Cors' : key === 'HttpApi' ? 'CorsConfiguration' : null;
+    if (corsKey !== null && settings[corsKey] !== undefined) {
+      globalCors[key as 'Api' | 'HttpApi'] = apiCors(`AWS::Serverless::${key}`, settings, `Globals.${key}`, b.notes);
+    }
+    if (key === 'Api' && API_SETTINGS.some((k) => settings[k] !== undefined)) {
       // Every AWS::Serverless::Api takes these unless it sets its own (set below, over these).
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
-      for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, section, 'Globals.Api', values);
-      const rest = Object.keys(section).filter((k) => !API_SETTINGS.includes(k));
-      if (rest.length > 0) b.notes.push(`Globals.Api: ${rest.join(', ')} not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
-      continue;
+      for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, settings, 'Globals.Api', values);
     }
-    b.notes.push(`Globals.${key}: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)`);
+    const rest = Object.keys(settings).filter((k) => k !== corsKey && !(key === 'Api' && API_SETTINGS.includes(k)));
+    if (rest.length > 0 || !isObj(value)) {
+      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
+    }
   }
+  const ownCors = new Map<string, FileCors | null>();
+  const apiKinds = new Map<string, 'Api' | 'HttpApi'>();
 
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
     const where = `Resources.${logicalId}`;
     if (resource.Type !== 'AWS::Serverless::Function') {
       if (resource.Type === 'AWS::Lambda::Function') b.notes.push(`${where}: AWS::Lambda::Function is not carried (only AWS::Serverless::Function)`);
-      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') apiNote(b, where, resource, logicalId, values);
+      else if (resource.Type === 'AWS::Serverless::Api' || resource.Type === 'AWS::Serverless::HttpApi') {
+        apiNote(b, where, resource, logicalId, values);
+        const cors = apiCors(resource.Type, isObj(resource.Properties) ? resource.Properties : {}, `${where}.Properties`, b.notes);
+        if (cors) ownCors.set(logicalId, cors);
+      }
       else {
         const note = resourceNote(where, resource.Type);
         if (note) b.notes.push(note);
@@ -308,7 +332,12 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       }
       const format = event.Type === 'Api' || String(p.PayloadFormatVersion ?? '2.0') === '1.0' ? 'aws-v1' : 'aws-v2';
       b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      apiKinds.set(api, event.Type);
     }
+  }
+  for (const [api, kind] of apiKinds) {
+    const cors = ownCors.get(api) ?? globalCors[kind];
+    if (cors) b.setCors(api, cors);
   }
   return b.result();
 }

@@ -13,7 +13,8 @@
  * translated by aws-schedule.ts, `input` as the payload), `eventBridge`
  * events with a `pattern.detail-type` list event subscriptions.
  */
-import { ProjectError } from './types.js';
+import { ProjectError, type FileCors } from './types.js';
+import { mergeCors, serverlessHttpApiCors, serverlessHttpCors } from './import-cors.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -130,6 +131,8 @@ interface HttpEvent {
   kind: 'http' | 'httpApi';
   method: string;
   path: string;
+  /** An `http` event's `cors` (true or its object form), as written. */
+  cors?: unknown;
 }
 
 function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
@@ -146,9 +149,12 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
       return { kind, method: m[1], path: m[2] };
     }
     if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
-      const ignored = Object.keys(spec).filter((k) => !['method', 'path'].includes(k));
+      const carried = kind === 'http' ? ['method', 'path', 'cors'] : ['method', 'path'];
+      const ignored = Object.keys(spec).filter((k) => !carried.includes(k));
       if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
-      return { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
+      const event: HttpEvent = { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
+      if (kind === 'http' && spec.cors !== undefined && spec.cors !== false) event.cors = spec.cors;
+      return event;
     }
     notes.push(`${where}: needs method and path; not carried`);
     return null;
@@ -298,6 +304,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   // The REST API's settings (`http` events): binary media types and compression.
   if (isObj(provider.apiGateway)) b.setApiSettings(apiName('http'), provider.apiGateway, 'provider.apiGateway');
 
+  const restCors = new Map<string, { cors: FileCors | undefined; with: number; without: number }>();
+  const httpApiMethods = new Set<string>();
   for (const [rawName, fn] of functions) {
     const where = `functions.${rawName}`;
     const name = functionName(rawName, b.notes);
@@ -349,8 +357,33 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       const format = http.kind === 'http' || httpApiPayload === '1.0' ? 'aws-v1' : 'aws-v2';
       const path = vars.resolve(http.path, `${at}.path`);
       if (path === undefined) return;
-      b.addRoute(apiName(http.kind), { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      const api = apiName(http.kind);
+      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      if (http.kind === 'http') {
+        const cors = http.cors === undefined ? null : serverlessHttpCors(http.cors, method, `${at}.http.cors`, b.notes);
+        const seen = restCors.get(api) ?? { cors: undefined, with: 0, without: 0 };
+        if (cors) seen.cors = mergeCors(seen.cors, cors);
+        seen[cors ? 'with' : 'without']++;
+        restCors.set(api, seen);
+      } else httpApiMethods.add(method === 'ANY' ? '*' : method);
     });
+  }
+  // A REST API's CORS is per path in serverless.yml, per API here: one policy, each event's joined.
+  for (const [api, seen] of restCors) {
+    if (!seen.cors) continue;
+    b.setCors(api, seen.cors);
+    if (seen.without > 0 || seen.with > 1) {
+      const events = (n: number) => `${n} http event${n === 1 ? '' : 's'}`;
+      b.notes.push(
+        `apis.${api}.cors: the cors of ${events(seen.with)} made one policy for the whole API` +
+          (seen.without > 0 ? `, which its ${events(seen.without)} without cors share` : ''),
+      );
+    }
+  }
+  const httpApiCors = isObj(provider.httpApi) ? provider.httpApi.cors : undefined;
+  if (httpApiCors !== undefined && httpApiCors !== false && httpApiMethods.size > 0) {
+    const cors = serverlessHttpApiCors(httpApiCors, [...httpApiMethods], 'provider.httpApi.cors', b.notes);
+    if (cors) b.setCors(apiName('httpApi'), cors);
   }
   return b.result();
 }

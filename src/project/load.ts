@@ -25,6 +25,7 @@ import { RUNTIME_BY_EXTENSION } from './defaults.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS, withDefault } from './fields.js';
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
+import { corsFromFile, corsProblem } from './cors.js';
 import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 import {
@@ -32,6 +33,7 @@ import {
   sharedFileNote,
   type FunctionEntry,
   type Project,
+  type FileCors,
   type ProjectApiDef,
   type ProjectFunction,
   type ProjectProblem,
@@ -294,6 +296,7 @@ type RawFunction = Omit<FunctionEntry, 'env'> & { env?: Record<string, string | 
 interface RawApi {
   base_path: string;
   routes?: ProjectApiDef['routes'];
+  cors?: FileCors | null;
   minimum_compression_size?: number | null;
   binary_media_types?: string[] | null;
 }
@@ -474,10 +477,14 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       if (earlier !== undefined) problems.add(['apis', name, 'routes', i], `${key} is already routes[${earlier}]`);
       else seen.set(key, i);
     });
+    const cors = corsFromFile(api.cors);
+    const corsTrouble = cors && corsProblem(cors);
+    if (corsTrouble) problems.add(['apis', name, 'cors', corsTrouble.key], corsTrouble.message);
     apis.push({
       name,
       base_path: api.base_path,
       routes: routes.map((r) => ({ ...r })),
+      cors,
       minimum_compression_size: api.minimum_compression_size ?? null,
       binary_media_types: api.binary_media_types ?? null,
     });

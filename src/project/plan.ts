@@ -286,7 +286,8 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   const out: PlanChange[] = [];
   const fields: string[] = [];
   if (api.base_path !== existing.basePath) fields.push('base_path');
-  // A server older than these fields answers without them: read as unset.
+  // A server older than these fields answers without them: read as unset (`cors`: none).
+  if (canonical(api.cors) !== canonical(existing.cors ?? null)) fields.push('cors');
   if (api.minimum_compression_size !== (existing.minimumCompressionSize ?? null)) fields.push('minimum_compression_size');
   if (canonical(api.binary_media_types) !== canonical(existing.binaryMediaTypes ?? null)) fields.push('binary_media_types');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });

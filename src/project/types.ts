@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { RouteMethod } from '../types.js';
+import type { CorsConfig, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -62,10 +62,22 @@ export interface ProjectRoute {
   function: string;
 }
 
+/** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */
+export interface FileCors {
+  allow_origins: string[];
+  allow_methods?: string[];
+  allow_headers?: string[];
+  expose_headers?: string[];
+  max_age?: number | null;
+  allow_credentials?: boolean;
+}
+
 export interface ProjectApiDef {
   name: string;
   base_path: string;
   routes: ProjectRoute[];
+  /** In the API's form, every field filled (cors.ts); null: none. */
+  cors: CorsConfig | null;
   /** The API's `minimumCompressionSize`; null (or left out): off. */
   minimum_compression_size: number | null;
   /** The API's `binaryMediaTypes`; null (or left out): unset. */
@@ -115,7 +127,7 @@ export interface ProjectDocument {
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
   functions?: Record<string, FunctionEntry>;
-  apis?: Record<string, { base_path: string; routes?: ProjectRoute[] } & ProjectApiSettings>;
+  apis?: Record<string, { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null } & ProjectApiSettings>;
   webhooks?: Record<string, Record<string, unknown>>;
 }
 

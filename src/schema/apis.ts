@@ -3,7 +3,7 @@
  * and the bodies of their routes), written with TypeBox so that the views'
  * types (../views/apis.ts) and the bodies' types are derived from them (`Static`).
  */
-import { ROUTE_METHODS } from '../types.js';
+import { CORS_METHODS, ROUTE_METHODS } from '../types.js';
 import { Type, instant, named, nullableInteger, refTo, stringEnum, type InputDefaults, type Static } from './kit.js';
 
 const string = () => Type.String();
@@ -42,6 +42,24 @@ export const RouteSchema = named(
   Type.Object({ id: string(), method: stringEnum(ROUTE_METHODS), path: string(), function: string() }),
 );
 
+/** Bounds on what an API's CORS configuration holds: each list, and each string of one. */
+export const CORS_LIMITS = { origins: 100, headers: 100, originLength: 512, headerLength: 128, maxAge: 86_400 } as const;
+
+export const CorsSchema = named(
+  'Cors',
+  Type.Object(
+    {
+      allowOrigins: Type.Array(string(), { description: 'Origins allowed (exact, as browsers send them), or `*` for any' }),
+      allowMethods: Type.Array(stringEnum(CORS_METHODS), { description: 'Answered to preflights; `*` allows whatever method the browser asks for' }),
+      allowHeaders: Type.Array(string(), { description: 'Request headers allowed; `*` allows whatever the browser asks for' }),
+      exposeHeaders: Type.Array(string(), { description: 'Answer headers a page may read' }),
+      maxAge: nullableInteger({ description: 'Seconds a browser may keep a preflight answer; null: its own default' }),
+      allowCredentials: Type.Boolean({ description: 'Cookies and Authorization may be sent (never with the origin `*`)' }),
+    },
+    { description: "The API's CORS policy, as an HTTP API's CorsConfiguration: the gateway answers preflights itself" },
+  ),
+);
+
 export const ApiSchema = named(
   'Api',
   Type.Object({
@@ -49,6 +67,7 @@ export const ApiSchema = named(
     name: string(),
     basePath: string(),
     routes: Type.Array(refTo(RouteSchema)),
+    cors: Type.Union([Type.Null(), refTo(CorsSchema)]),
     createdAt: instant(),
     updatedAt: instant(),
     minimumCompressionSize: minimumCompressionSizeSchema,
@@ -59,6 +78,7 @@ export const ApiSchema = named(
 
 export type RouteView = Static<typeof RouteSchema>;
 export type ApiView = Static<typeof ApiSchema>;
+export type CorsView = Static<typeof CorsSchema>;
 
 // Requests.
 
@@ -81,12 +101,49 @@ const nameSchema = Type.String({ minLength: 1, maxLength: 200 });
 const basePathSchema = Type.String({ minLength: 1, maxLength: 512, description: 'Starts with /, static segments' });
 const routesSchema = Type.Array(newRouteSchema, { maxItems: 1000 });
 
+const headerName = Type.String({ minLength: 1, maxLength: CORS_LIMITS.headerLength, pattern: "^(\\*|[!#$%&'*+.^_`|~0-9A-Za-z-]+)$" });
+const headerList = (description: string) => Type.Optional(Type.Array(headerName, { maxItems: CORS_LIMITS.headers, description }));
+const corsInput = Type.Object(
+  {
+    allowOrigins: Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: CORS_LIMITS.originLength,
+        pattern: '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\s*]+)$',
+        description: '`*`, or scheme://host[:port] with no path',
+      }),
+      { minItems: 1, maxItems: CORS_LIMITS.origins, description: 'Origins allowed: exact (`https://app.example.com`) or `*`' },
+    ),
+    allowMethods: Type.Optional(
+      Type.Array(stringEnum(CORS_METHODS), { maxItems: CORS_METHODS.length, description: 'Default none: only simple requests' }),
+    ),
+    allowHeaders: headerList('Request headers a page may send; default none beyond the CORS-safelisted ones'),
+    exposeHeaders: headerList('Answer headers a page may read; default none beyond the CORS-safelisted ones'),
+    maxAge: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0, maximum: CORS_LIMITS.maxAge }), Type.Null()], { description: 'Seconds; default null (no header)' }),
+    ),
+    allowCredentials: Type.Optional(Type.Boolean({ description: 'Default false; refused with the origin `*`' })),
+  },
+  { additionalProperties: false },
+);
+export type CorsInput = Static<typeof corsInput>;
+/** What each optional field of `cors` means when left out. */
+export const CORS_INPUT_DEFAULTS = {
+  allowMethods: [],
+  allowHeaders: [],
+  exposeHeaders: [],
+  maxAge: null,
+  allowCredentials: false,
+} satisfies InputDefaults<CorsInput>;
+const corsField = Type.Optional(Type.Union([corsInput, Type.Null()], { description: 'CORS policy; null or absent: none (no CORS headers)' }));
+
 export { newRouteSchema as addRouteBody };
 export const createApiBody = Type.Object(
   {
     name: nameSchema,
     basePath: basePathSchema,
     routes: routesSchema,
+    cors: corsField,
     minimumCompressionSize: Type.Optional(minimumCompressionSizeSchema),
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
   },
@@ -97,6 +154,7 @@ export const updateApiBody = Type.Object(
     name: Type.Optional(nameSchema),
     basePath: Type.Optional(basePathSchema),
     routes: Type.Optional(routesSchema),
+    cors: corsField,
     minimumCompressionSize: Type.Optional(minimumCompressionSizeSchema),
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
   },
@@ -104,6 +162,6 @@ export const updateApiBody = Type.Object(
 );
 export type ApiInput = Static<typeof createApiBody>;
 /** What an API's optional fields mean when left out (null: off), read by the service and src/project. */
-export const API_INPUT_DEFAULTS = { minimumCompressionSize: null, binaryMediaTypes: null } satisfies InputDefaults<ApiInput>;
+export const API_INPUT_DEFAULTS = { cors: null, minimumCompressionSize: null, binaryMediaTypes: null } satisfies InputDefaults<ApiInput>;
 export const apiIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const routeIdParams = Type.Object({ id: Type.String({ maxLength: 100 }), routeId: Type.String({ maxLength: 100 }) });

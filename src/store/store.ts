@@ -9,6 +9,7 @@ import type { ChangeFeed } from '../changes.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
   Api,
+  CorsConfig,
   EventFormat,
   FunctionLogLine,
   FunctionRecord,
@@ -32,6 +33,8 @@ export interface NewApi {
   name: string;
   basePath: string;
   routes: NewRoute[];
+  /** Absent: none. */
+  cors?: CorsConfig | null;
   minimumCompressionSize?: number | null;
   binaryMediaTypes?: string[] | null;
 }
@@ -44,6 +47,8 @@ export interface ApiPatch {
   binaryMediaTypes?: string[] | null;
   /** When present, replaces every route of the API. */
   routes?: NewRoute[];
+  /** Null removes it; absent keeps it. */
+  cors?: CorsConfig | null;
 }
 
 /** Versions kept per function in its history; older ones are dropped by the write that adds a new one. */

@@ -22,6 +22,9 @@ interface StoredFunction extends RemoteFunction {
   code: string;
 }
 
+/** ApiBody, its cors in the API's form (every field filled), as the fake keeps it. */
+type FakeApiBody = Omit<ApiBody, 'cors'> & { cors?: RemoteApi['cors'] };
+
 export class FakeProjectApi implements ProjectApi {
   functions = new Map<string, StoredFunction>();
   apis: RemoteApi[] = [];
@@ -100,7 +103,7 @@ export class FakeProjectApi implements ProjectApi {
   async listApis() {
     return structuredClone(this.apis);
   }
-  async createApi(body: ApiBody) {
+  async createApi(body: FakeApiBody) {
     this.writes.push(`create api ${body.name}`);
     const id = `api_${++this.seq}`;
     const api: RemoteApi = {
@@ -108,6 +111,7 @@ export class FakeProjectApi implements ProjectApi {
       name: body.name,
       basePath: body.basePath,
       routes: body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r })),
+      cors: body.cors ?? null,
       invokeUrl: `http://x/api/invoke/fn/${id}`,
       minimumCompressionSize: body.minimumCompressionSize ?? null,
       binaryMediaTypes: body.binaryMediaTypes ?? null,
@@ -116,10 +120,11 @@ export class FakeProjectApi implements ProjectApi {
     this.apis.push(api);
     return structuredClone(api);
   }
-  async updateApi(id: string, body: Partial<ApiBody>) {
+  async updateApi(id: string, body: Partial<FakeApiBody>) {
     const api = this.apis.find((a) => a.id === id)!;
     this.writes.push(`update api ${api.name}`);
     if (body.basePath) api.basePath = body.basePath;
+    if (body.cors !== undefined) api.cors = body.cors;
     if (body.minimumCompressionSize !== undefined) api.minimumCompressionSize = body.minimumCompressionSize;
     if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
     if (body.routes) {

@@ -206,7 +206,7 @@ describe('switchyard import', () => {
     expect(item.json).toMatchObject({ id: '5', route: 'GET /items/{id}' });
   });
 
-  it('a REST API with DynamoDB (serverless.yml): IAM, layers and the table noted once each, cors once for all events; packages not installed: npm install, per file', async () => {
+  it('a REST API with DynamoDB (serverless.yml): IAM, layers and the table noted once each, the cors of the events as one policy of the API; packages not installed: npm install, per file', async () => {
     const dir = join(root, 'todos');
     cpSync(join(FIXTURES, 'serverless', 'rest-api-with-dynamodb'), dir, { recursive: true });
     const r = await cli(['import', join(dir, 'serverless.yml')]);
@@ -217,8 +217,11 @@ describe('switchyard import', () => {
       '  - provider: iam not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
       '  - provider: layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
       '  - resources.Resources.TodosDynamoDbTable: AWS::DynamoDB::Table is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
-      '  - functions.create.events[0], functions.list.events[0], functions.get.events[0]: cors not carried (Switchyard routes have method and path)',
+      '  - apis.serverless-rest-api-with-dynamodb.cors: the cors of 3 http events made one policy for the whole API',
     ]);
+    // `cors: true` on each event: any origin, the Serverless Framework's headers, the events' methods.
+    const imported = readFileSync(join(dir, 'switchyard.yaml'), 'utf8');
+    expect(imported).toMatch(/cors:\n\s+allow_origins:\n\s+- "\*"\n\s+allow_methods:\n\s+- POST\n\s+- OPTIONS\n\s+- GET\n/);
     // dev starts its own server; apply needs one running.
     expect(r.stdout).toMatch(/^Next: switchyard dev \S*todos$/m);
 
@@ -284,7 +287,7 @@ describe('switchyard import', () => {
     expect(pong.text).toBe('pong');
   });
 
-  it('the SAM web backend: Layers, Policies, the Role, the table, the layer and the role resources noted, each once', async () => {
+  it('the SAM web backend: Layers, Policies, the Role, the table, the layer and the role resources noted, each once; Globals.Api.Cors carried', async () => {
     const dir = join(root, 'sam-web');
     cpSync(join(FIXTURES, 'sam', 'web-backend'), dir, { recursive: true });
     const r = await cli(['import', join(dir, 'template.yaml'), '--json']);
@@ -292,7 +295,7 @@ describe('switchyard import', () => {
     const { notes, unresolved } = JSON.parse(r.stdout) as { notes: string[]; unresolved: Array<{ where: string }> };
     expect(notes).toEqual([
       'Globals.Function: Layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
-      "Globals.Api: not carried (routes come from the functions' events; authorizers, CORS and stages have no counterpart)",
+      "Globals.Api: TracingEnabled not carried (routes come from the functions' events; authorizers and stages have no counterpart)",
       'Resources.getAllItemsFunction.Properties, Resources.getByIdFunction.Properties: Policies not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
       'Resources.putItemFunction.Properties: Role not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
       'Resources.SampleTable: AWS::Serverless::SimpleTable is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',

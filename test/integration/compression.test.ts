@@ -208,6 +208,42 @@ describe('invoke answers of an API with minimumCompressionSize', () => {
   });
 });
 
+describe('an API with both cors and minimumCompressionSize', () => {
+  it('stores both, answers a preflight uncompressed, and compresses an allowed answer carrying the CORS headers and one Vary', async () => {
+    const api = await createApi(
+      'both',
+      { cors: { allowOrigins: ['https://app.example.com'], allowMethods: ['GET'] }, minimumCompressionSize: 1000, binaryMediaTypes: ['image/png'] },
+      'sized',
+    );
+    expect(api).toMatchObject({ minimumCompressionSize: 1000, binaryMediaTypes: ['image/png'], cors: { allowOrigins: ['https://app.example.com'] } });
+
+    const res = await invoke('both', '/big?n=50000', ['accept-encoding', 'gzip', 'origin', 'https://app.example.com']);
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers.vary).toBe('Origin, Accept-Encoding');
+    expect(gunzipSync(res.body).toString()).toBe(sizedText(50000));
+
+    const preflight = await invoke('both', '/big', ['origin', 'https://app.example.com', 'access-control-request-method', 'GET', 'accept-encoding', 'gzip'], 'OPTIONS');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
+    expect(preflight.headers['content-encoding']).toBeUndefined();
+
+    // Changing one leaves the other: compression off, the policy kept; then the policy removed, compression back.
+    const off = await svc.request('PUT', `/api/apis/${ids.both}`, { minimumCompressionSize: null });
+    expect(off.json).toMatchObject({ minimumCompressionSize: null, binaryMediaTypes: ['image/png'], cors: { allowOrigins: ['https://app.example.com'] } });
+    const plain = await invoke('both', '/big?n=50000', ['accept-encoding', 'gzip', 'origin', 'https://app.example.com']);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const noCors = await svc.request('PUT', `/api/apis/${ids.both}`, { cors: null, minimumCompressionSize: 1000 });
+    expect(noCors.json).toMatchObject({ cors: null, minimumCompressionSize: 1000, binaryMediaTypes: ['image/png'] });
+    const zipped = await invoke('both', '/big?n=50000', ['accept-encoding', 'gzip', 'origin', 'https://app.example.com']);
+    expect(zipped.headers['access-control-allow-origin']).toBeUndefined();
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+  });
+});
+
 describe('binaryMediaTypes with an aws-v1 function', () => {
   it("decodes a base64 answer whose Content-Type is one of the API's binary types", async () => {
     const res = await invoke('binary', '/img', ['accept', 'text/html']);

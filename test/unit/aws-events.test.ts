@@ -80,6 +80,7 @@ function matchOf(basePath: string, method: RouteMethod, path: string, routeId: s
     name: 'x',
     basePath,
     routes: [{ id: routeId, method, path, function: 'fn' }],
+    cors: null,
     createdAt: '',
     updatedAt: '',
     minimumCompressionSize: null,

@@ -3,7 +3,7 @@
  * (`minimum_compression_size`, `binary_media_types`): loaded, planned,
  * applied, exported and applied back as nothing to do; imported from
  * serverless.yml (`provider.apiGateway`) and SAM (`AWS::Serverless::Api`,
- * `Globals.Api`).
+ * `Globals.Api`); beside the API's `cors`.
  */
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -57,6 +57,36 @@ describe('switchyard.yaml', () => {
     expect(Object.keys(doc.apis.site)).toEqual(['base_path', 'routes']);
   });
 
+  it('keeps cors beside both settings: applied, exported, and a change of one planned alone', async () => {
+    const api = new FakeProjectApi();
+    const withCors = FILE.replace('    routes:', '    cors: { allow_origins: [https://app.example.com], allow_methods: [get] }\n    routes:');
+    const { project } = await load(withCors);
+    await applyPlan(planProject(project, await readServerState(api, project)), api);
+    expect(api.apis[0]).toMatchObject({
+      minimumCompressionSize: 1024,
+      binaryMediaTypes: ['image/*', 'application/pdf'],
+      cors: { allowOrigins: ['https://app.example.com'], allowMethods: ['GET'] },
+    });
+    const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { apis: Record<string, Record<string, unknown>> };
+    expect(doc.apis.site).toMatchObject({ minimum_compression_size: 1024, cors: { allow_origins: ['https://app.example.com'] } });
+    const back = await parseProject(exported.files['switchyard.yaml'], '/x/switchyard.yaml', {
+      readFile: async (p) => exported.files[p.replace('/x/', '')],
+    });
+    expect(planProject(back.project, await readServerState(api, back.project)).changes).toEqual([]);
+
+    const changed = (await load(withCors.replace('minimum_compression_size: 1024', 'minimum_compression_size: 2048'))).project;
+    const plan = planProject(changed, await readServerState(api, changed));
+    expect(plan.changes).toEqual([{ action: 'update', kind: 'api', name: 'site', fields: ['minimum_compression_size'] }]);
+    await applyPlan(plan, api);
+    expect(api.apis[0]).toMatchObject({ minimumCompressionSize: 2048, cors: { allowOrigins: ['https://app.example.com'] } });
+    const noCors = (await load(FILE)).project;
+    const plan2 = planProject(noCors, await readServerState(api, noCors));
+    expect(plan2.changes).toEqual([{ action: 'update', kind: 'api', name: 'site', fields: ['cors', 'minimum_compression_size'] }]);
+    await applyPlan(plan2, api);
+    expect(api.apis[0]).toMatchObject({ minimumCompressionSize: 1024, binaryMediaTypes: ['image/*', 'application/pdf'], cors: null });
+  });
+
   it('refuses values the API would refuse, naming the key', async () => {
     for (const [line, key] of [
       ['minimum_compression_size: -1', 'minimum_compression_size'],
@@ -96,6 +126,7 @@ Globals:
   Api:
     BinaryMediaTypes: ['image~1jpeg']
     Cors: "'*'"
+    TracingEnabled: true
 Resources:
   Media:
     Type: AWS::Serverless::Api
@@ -114,7 +145,9 @@ Resources:
     expect(result.document.apis!.Media).toMatchObject({ minimum_compression_size: 2048, binary_media_types: ['image/png', 'application/octet-stream'] });
     expect(result.document.apis!.ServerlessRestApi).toMatchObject({ binary_media_types: ['image/jpeg'] });
     expect(result.notes.join('\n')).toContain('nonsense');
-    expect(result.notes.join('\n')).toContain('Globals.Api: Cors not carried');
+    // Since CORS (issue 23 item 1), Globals.Api.Cors is carried beside these; what else Globals.Api sets is listed.
+    expect(result.document.apis!.ServerlessRestApi).toMatchObject({ cors: { allow_origins: ['*'] } });
+    expect(result.notes.join('\n')).toContain('Globals.Api: TracingEnabled not carried');
     expect(result.notes.join('\n')).not.toContain('BinaryMediaTypes');
   });
 });

@@ -121,6 +121,7 @@ webhooks:
           { method: 'GET', path: '/{id}', function: 'hello' },
           { method: 'ANY', path: '/files/{proxy+}', function: 'typed' },
         ],
+        cors: null,
         minimum_compression_size: null,
         binary_media_types: null,
       },

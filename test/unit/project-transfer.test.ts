@@ -232,6 +232,12 @@ describe('import serverless.yml', () => {
           { method: 'POST', path: '/users', function: 'getUser' },
           { method: 'ANY', path: '/files/{proxy+}', function: 'proxy' },
         ],
+        // The fixture's \`cors: true\` on one http event: the Serverless Framework's meaning, for the whole API.
+        cors: {
+          allow_origins: ['*'],
+          allow_methods: ['GET', 'OPTIONS'],
+          allow_headers: ['Content-Type', 'X-Amz-Date', 'Authorization', 'X-Api-Key', 'X-Amz-Security-Token', 'X-Amz-User-Agent', 'X-Amzn-Trace-Id'],
+        },
       },
       'users-service-http': {
         base_path: '/',
@@ -242,12 +248,12 @@ describe('import serverless.yml', () => {
       },
     });
     expect(result.notes).toEqual([
-      'functions.getUser.events[0]: cors not carried (Switchyard routes have method and path)',
       "functions.listItems.events[2]: rate(10 minutes) is '*/10 * * * *' (AWS counts a rate from when the rule was created; Switchyard runs it on the clock)",
       "functions.listItems.events[3].rate[0]: rate(1 hour) is '0 * * * *' (AWS counts a rate from when the rule was created; Switchyard runs it on the clock)",
       'functions.listItems.events[4]: schedule rate(1 day) is disabled (enabled: false); not carried',
       "functions.listItems.events[5]: cron(0 8 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
       'functions.listItems.events[6]: source of the pattern not carried (functions subscribe by event name: the detail-type)',
+      'apis.users-service-rest.cors: the cors of 1 http event made one policy for the whole API, which its 2 http events without cors share',
     ]);
   });
 

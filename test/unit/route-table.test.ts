@@ -9,6 +9,7 @@ function table(basePath: string, routes: [RouteMethod, string][]): RouteTable {
     name: 'test',
     basePath,
     routes: routes.map(([method, path]) => ({ id: `rt_${++seq}_${method}_${path}`, method, path, function: 'fn' })),
+    cors: null,
     createdAt: '',
     updatedAt: '',
     minimumCompressionSize: null,

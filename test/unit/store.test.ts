@@ -13,7 +13,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.js';
 import type { NewFunction, Store } from '../../src/store/store.js';
-import type { FunctionLogLine } from '../../src/types.js';
+import type { CorsConfig, FunctionLogLine } from '../../src/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
 function fn(name: string, extra: Partial<NewFunction> = {}): NewFunction {
@@ -352,6 +352,46 @@ for (const b of backends()) {
         expect(await store.deleteFunction('users')).toBe(true);
         expect(await store.deleteApi(api.id)).toBe(false);
       });
+
+      it("keeps an API's cors, minimumCompressionSize and binaryMediaTypes; a patch of one leaves the others", async () => {
+        const cors: CorsConfig = {
+          allowOrigins: ['https://app.example.com'],
+          allowMethods: ['GET', 'POST'],
+          allowHeaders: ['x-trace'],
+          exposeHeaders: [],
+          maxAge: 600,
+          allowCredentials: true,
+        };
+        const api = await store.createApi({
+          name: 'both',
+          basePath: '/both',
+          routes: [{ method: 'GET', path: '/u', function: 'users' }],
+          cors,
+          minimumCompressionSize: 1024,
+          binaryMediaTypes: ['image/*'],
+        });
+        expect(api).toMatchObject({ cors, minimumCompressionSize: 1024, binaryMediaTypes: ['image/*'] });
+        expect(await store.getApi(api.id)).toEqual(api);
+        // Each setting alone: the others stay as they were.
+        expect(await store.updateApi(api.id, { minimumCompressionSize: null })).toMatchObject({
+          cors,
+          minimumCompressionSize: null,
+          binaryMediaTypes: ['image/*'],
+        });
+        expect(await store.updateApi(api.id, { cors: null })).toMatchObject({ cors: null, minimumCompressionSize: null, binaryMediaTypes: ['image/*'] });
+        expect(await store.updateApi(api.id, { cors, binaryMediaTypes: null, minimumCompressionSize: 0 })).toMatchObject({
+          cors,
+          minimumCompressionSize: 0,
+          binaryMediaTypes: null,
+        });
+        expect(await store.updateApi(api.id, { name: 'renamed' })).toMatchObject({ name: 'renamed', cors, minimumCompressionSize: 0, binaryMediaTypes: null });
+        // An API created without them has none.
+        expect(await store.createApi({ name: 'plain', basePath: '/plain', routes: [] })).toMatchObject({
+          cors: null,
+          minimumCompressionSize: null,
+          binaryMediaTypes: null,
+        });
+      });
     });
 
     describe('function logs', () => {
@@ -442,6 +482,47 @@ for (const b of backends()) {
         expect((await second.listFunctionLogs('persist', 10)).map((l) => l.message)).toEqual(['remember me']);
       } finally {
         await second.close();
+      }
+    });
+
+    it('migration 15 adds the compression columns to a database at migration 14, keeping its APIs and their cors', async () => {
+      const url = await b.freshUrl();
+      const cors: CorsConfig = {
+        allowOrigins: ['*'],
+        allowMethods: ['GET'],
+        allowHeaders: [],
+        exposeHeaders: ['x-request-id'],
+        maxAge: null,
+        allowCredentials: false,
+      };
+      const first = await openStore(url);
+      let id: string;
+      try {
+        await first.createFunction(fn('older'));
+        id = (await first.createApi({ name: 'older', basePath: '/o', routes: [{ method: 'GET', path: '/x', function: 'older' }], cors })).id;
+      } finally {
+        await first.close();
+      }
+      // Back to the schema of migration 14 (cors, before compression), the API as it was then.
+      await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
+      await b.exec(url, 'ALTER TABLE apis DROP COLUMN binary_media_types');
+      await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 15');
+      expect(Number((await b.query(url, 'SELECT MAX(version) AS v FROM schema_migrations'))[0].v)).toBe(14);
+      const again = await openStore(url);
+      try {
+        expect(await again.getApi(id)).toMatchObject({ name: 'older', cors, minimumCompressionSize: null, binaryMediaTypes: null });
+        const applied = await b.query(url, 'SELECT version, name FROM schema_migrations WHERE version >= 14 ORDER BY version');
+        expect(applied.map((r) => [Number(r.version), r.name])).toEqual([
+          [14, 'api_cors'],
+          [15, 'api_compression_binary_types'],
+        ]);
+        expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
+          cors,
+          minimumCompressionSize: 512,
+          binaryMediaTypes: ['application/octet-stream'],
+        });
+      } finally {
+        await again.close();
       }
     });
 

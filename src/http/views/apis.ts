@@ -12,6 +12,7 @@ export function apiView(api: Api, origin: string): ApiView {
     name: api.name,
     basePath: api.basePath,
     routes: api.routes.map(routeView),
+    cors: api.cors,
     createdAt: api.createdAt,
     updatedAt: api.updatedAt,
     minimumCompressionSize: api.minimumCompressionSize,

@@ -384,6 +384,14 @@ ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
   },
   {
     version: 14,
+    name: 'api_cors',
+    // As on SQLite: the API's CORS policy as JSON text, null for none. No default: no table rewrite.
+    sql: `
+ALTER TABLE apis ADD COLUMN cors_json TEXT;
+`,
+  },
+  {
+    version: 15,
     name: 'api_compression_binary_types',
     // As on SQLite: nullable columns without defaults, no table rewrite.
     sql: `

@@ -423,9 +423,19 @@ ALTER TABLE delivery_attempts ADD COLUMN response_json TEXT;
   },
   {
     version: 14,
+    name: 'api_cors',
+    // An API's CORS policy (src/types.ts CorsConfig) as JSON; null: none. Read with the API,
+    // compiled once per route table (src/gateway/policy/cors.ts).
+    sql: `
+ALTER TABLE apis ADD COLUMN cors_json TEXT;
+`,
+  },
+  {
+    version: 15,
     name: 'api_compression_binary_types',
     // An API's minimumCompressionSize (bytes; null: off) and binaryMediaTypes (a JSON
     // list; null: unset, the aws-v1 behaviour before the field). Both null for existing APIs.
+    // Version 15: written on the branch as 14, renumbered after main's 14 (api_cors) was released.
     sql: `
 ALTER TABLE apis ADD COLUMN minimum_compression_size INTEGER;
 ALTER TABLE apis ADD COLUMN binary_media_types TEXT;

@@ -9,7 +9,7 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, apiPolicyColumns, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import { KeptRouteIds, apiPolicyColumns, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type PgDb, type Queryable } from './db.js';
 
@@ -64,9 +64,9 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const id = newId('api');
         const policy = apiPolicyColumns(api);
         await c.query(
-          `INSERT INTO apis (id, name, base_path, minimum_compression_size, binary_media_types, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-          [id, api.name, api.basePath, policy.minimum_compression_size, policy.binary_media_types, db.stamp()],
+          `INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+          [id, api.name, api.basePath, corsJson(api.cors), policy.minimum_compression_size, policy.binary_media_types, db.stamp()],
         );
         for (const [i, r] of api.routes.entries()) await insertRoute(c, id, r, newId('rt'), i + 1, `routes[${i}].function`);
         return (await loadApi(id, c))!;
@@ -92,9 +92,17 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         if (db.limits && patch.routes) checkRoom(db.limits, 'routes', 0, patch.routes.length);
         const policy = apiPolicyColumns(patch, cur);
         await c.query(
-          `UPDATE apis SET name = $2, base_path = $3, minimum_compression_size = $4, binary_media_types = $5, updated_at = $6
-            WHERE id = $1`,
-          [id, patch.name ?? cur.name, patch.basePath ?? cur.base_path, policy.minimum_compression_size, policy.binary_media_types, db.stamp()],
+          `UPDATE apis SET name = $2, base_path = $3, cors_json = $4, minimum_compression_size = $5, binary_media_types = $6,
+            updated_at = $7 WHERE id = $1`,
+          [
+            id,
+            patch.name ?? cur.name,
+            patch.basePath ?? cur.base_path,
+            patch.cors === undefined ? cur.cors_json : corsJson(patch.cors),
+            policy.minimum_compression_size,
+            policy.binary_media_types,
+            db.stamp(),
+          ],
         );
         if (patch.routes) {
           const kept = new KeptRouteIds({ old: await db.rows<RouteRow>('SELECT * FROM routes WHERE api_id = $1 ORDER BY position', [id], c) });

@@ -6,6 +6,7 @@
 import {
   DEFAULT_ASYNC,
   type Api,
+  type CorsConfig,
   type AsyncConfig,
   type EventFormat,
   type FunctionRecord,
@@ -145,6 +146,8 @@ export interface ApiRow {
   id: string;
   name: string;
   base_path: string;
+  /** CorsConfig as JSON; null: none. */
+  cors_json: string | null;
   created_at: string;
   updated_at: string;
   minimum_compression_size: number | null;
@@ -171,12 +174,18 @@ export function toBoundRoute(r: RouteRow): Route & { apiId: string } {
   return { ...toRoute(r), apiId: r.api_id };
 }
 
+/** The `cors_json` column of a policy; null for none. */
+export function corsJson(cors: CorsConfig | null | undefined): string | null {
+  return cors ? JSON.stringify(cors) : null;
+}
+
 export function toApi(r: ApiRow, routes: RouteRow[]): Api {
   return {
     id: r.id,
     name: r.name,
     basePath: r.base_path,
     routes: routes.map(toRoute),
+    cors: r.cors_json === null ? null : (JSON.parse(r.cors_json) as CorsConfig),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     minimumCompressionSize: r.minimum_compression_size === null ? null : Number(r.minimum_compression_size),

@@ -7,15 +7,15 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, apiPolicyColumns, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import { KeptRouteIds, apiPolicyColumns, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type SqliteDb } from './db.js';
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insert: p(`INSERT INTO apis (id, name, base_path, minimum_compression_size, binary_media_types, created_at, updated_at)
-      VALUES (@id, @name, @base_path, @minimum_compression_size, @binary_media_types, @now, @now)`),
+    insert: p(`INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, created_at, updated_at)
+      VALUES (@id, @name, @base_path, @cors_json, @minimum_compression_size, @binary_media_types, @now, @now)`),
     get: p('SELECT * FROM apis WHERE id = ?'),
     list: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
     count: p('SELECT COUNT(*) FROM apis').pluck(),
@@ -23,8 +23,8 @@ function prepare({ db }: SqliteDb) {
     // Same page as list, so one query fetches the routes of every API on it.
     listRoutes: p(`SELECT * FROM routes WHERE api_id IN (SELECT id FROM apis WHERE id > ? ORDER BY id LIMIT ?)
       ORDER BY api_id, position`),
-    update: p(`UPDATE apis SET name = @name, base_path = @base_path, minimum_compression_size = @minimum_compression_size,
-      binary_media_types = @binary_media_types, updated_at = @now WHERE id = @id`),
+    update: p(`UPDATE apis SET name = @name, base_path = @base_path, cors_json = @cors_json,
+      minimum_compression_size = @minimum_compression_size, binary_media_types = @binary_media_types, updated_at = @now WHERE id = @id`),
     touch: p('UPDATE apis SET updated_at = ? WHERE id = ?'),
     delete: p('DELETE FROM apis WHERE id = ?'),
     routesOf: p('SELECT * FROM routes WHERE api_id = ? ORDER BY position'),
@@ -67,7 +67,7 @@ export function sqliteApis(deps: { db: SqliteDb; webhooks: Pick<WebhooksPart, 'w
           checkRoom(db.limits, 'routes', 0, api.routes.length);
         }
         const id = newId('api');
-        s.insert.run({ id, name: api.name, base_path: api.basePath, ...apiPolicyColumns(api), now: db.stamp() });
+        s.insert.run({ id, name: api.name, base_path: api.basePath, cors_json: corsJson(api.cors), ...apiPolicyColumns(api), now: db.stamp() });
         api.routes.forEach((r, i) => insertRoute(id, r, newId('rt'), i + 1, `routes[${i}].function`));
         return loadApi(id)!;
       });
@@ -96,6 +96,7 @@ export function sqliteApis(deps: { db: SqliteDb; webhooks: Pick<WebhooksPart, 'w
           id,
           name: patch.name ?? cur.name,
           base_path: patch.basePath ?? cur.base_path,
+          cors_json: patch.cors === undefined ? cur.cors_json : corsJson(patch.cors),
           ...apiPolicyColumns(patch, cur),
           now: db.stamp(),
         });
