@@ -73,7 +73,10 @@ export class InflightAttempts {
       this.crowded = false;
       return true;
     }
-    return false;
+    // The last attempt here ended: claim once more. The rules above trust the last claim's
+    // count of a target, which on PostgreSQL can lag the leases (a delivery re-claimed while
+    // its attempt ran); this bounds such a miss to the attempts in flight, not the poll.
+    return this.byDelivery.size === 0;
   }
 
   /** What each target holds now, to pass to `claimed` once the claim is back. */
