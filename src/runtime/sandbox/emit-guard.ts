@@ -5,13 +5,14 @@
  * host decides for real here and silently drops anything out of bounds,
  * including data nested deeper than MAX_JSON_DEPTH.
  */
+import { OPERATIONAL_EVENT_PREFIX, isOperationalEvent } from '../../events/names.js';
 import { jsonTextTooDeep } from '../../json-limits.js';
 
 export const EMIT_MAX_EVENT_CHARS = 200;
 export const EMIT_MAX_DATA_BYTES = 256 * 1024;
 export const EMIT_RATE_PER_SECOND = 1000;
-/** Operational events are published by the service only. */
-export const EMIT_RESERVED_PREFIX = 'switchyard.';
+/** Operational events are published by the service only (the isolate's own check needs the text). */
+export const EMIT_RESERVED_PREFIX = OPERATIONAL_EVENT_PREFIX;
 
 const EVENT_NAME = new RegExp(`^[A-Za-z0-9_.:-]{1,${EMIT_MAX_EVENT_CHARS}}$`);
 /**
@@ -29,7 +30,7 @@ export function createEmitGuard(now: () => number = Date.now): EmitGuard {
   let last = now();
   return function emitAllowed(event, dataJson) {
     if (typeof event !== 'string' || typeof dataJson !== 'string') return false;
-    if (!EVENT_NAME.test(event) || event.startsWith(EMIT_RESERVED_PREFIX)) return false;
+    if (!EVENT_NAME.test(event) || isOperationalEvent(event)) return false;
     if (dataJson.length === 0 || dataJson.length > EMIT_MAX_DATA_BYTES) return false;
     if (dataJson.length * 3 > EMIT_MAX_DATA_BYTES && Buffer.byteLength(dataJson) > EMIT_MAX_DATA_BYTES) return false;
     if (jsonTextTooDeep(dataJson)) return false;
