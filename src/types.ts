@@ -42,12 +42,49 @@ export type RouteMethod = (typeof ROUTE_METHODS)[number];
 export const CORS_METHODS = [...HTTP_METHODS, '*'] as const;
 export type CorsMethod = (typeof CORS_METHODS)[number];
 
-export interface Route {
+/**
+ * A route's own access policy, checked by the gateway before its function runs
+ * (src/gateway/policy/). Stored as one JSON document per route (routes.policy_json),
+ * so a new field needs no migration: add it here, to ROUTE_POLICY_FIELDS and to
+ * src/schema/apis.ts. Every field is optional; absent means the default.
+ */
+export interface RoutePolicy {}
+
+/** The keys of RoutePolicy the store keeps and the API shows; a key not listed here is dropped. */
+export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = [];
+
+/** The policy fields set on a route (neither absent nor null), picked from a route as written. */
+export function routePolicyOf(route: RoutePolicy): RoutePolicy {
+  const policy: Record<string, unknown> = {};
+  for (const key of ROUTE_POLICY_FIELDS) if (route[key] !== undefined && route[key] !== null) policy[key] = route[key];
+  return policy as RoutePolicy;
+}
+
+export interface Route extends RoutePolicy {
   id: string;
   method: RouteMethod;
   path: string;
   function: string;
 }
+
+/** How the gateway words the answers it writes itself (refusals, a function's failure). */
+export const ERROR_FORMATS = ['switchyard', 'aws'] as const;
+export type ErrorFormat = (typeof ERROR_FORMATS)[number];
+
+/**
+ * An API's access policy beyond CORS and compression (src/gateway/policy/),
+ * stored as one JSON document per API (apis.policy_json): a new field needs no
+ * migration, only its entry here, in API_POLICY_DEFAULTS and in src/schema/apis.ts.
+ */
+export interface ApiPolicy {
+  /** `switchyard`: the gateway's own error bodies; `aws`: API Gateway's (`{"message":"Internal server error"}`). */
+  errorFormat: ErrorFormat;
+  /** A function's error message and source position reach the caller; false: only its logs, under the request id. */
+  exposeErrors: boolean;
+}
+
+/** Each API policy field's value when not set; the store keeps only the fields that differ from these. */
+export const API_POLICY_DEFAULTS: Readonly<ApiPolicy> = Object.freeze({ errorFormat: 'switchyard', exposeErrors: false });
 
 /**
  * An API's CORS policy (the HTTP API's CorsConfiguration): the gateway answers
@@ -63,7 +100,7 @@ export interface CorsConfig {
   allowCredentials: boolean;
 }
 
-export interface Api {
+export interface Api extends ApiPolicy {
   id: string;
   name: string;
   basePath: string;

@@ -7,7 +7,7 @@ import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { CorsInput } from '../schema/apis.js';
-import type { Api, Page, Route } from '../types.js';
+import { API_POLICY_DEFAULTS, type Api, type ApiPolicy, type Page, type Route } from '../types.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
 import { corsConfigOf } from './policy/cors.js';
 
@@ -22,6 +22,14 @@ function newApiOf(input: ApiInput): NewApi {
 function patchOf(input: ApiPatchInput): ApiPatch {
   const { cors, ...rest } = input;
   return cors === undefined ? rest : { ...rest, cors: corsConfigOf(cors) };
+}
+
+/** The API's fields beyond name, base path, routes and CORS that a dry run names when they change. */
+const API_SETTING_FIELDS = ['minimumCompressionSize', 'binaryMediaTypes', ...(Object.keys(API_POLICY_DEFAULTS) as (keyof ApiPolicy)[])] as const;
+
+/** A setting's value when left out: null, or the policy field's default. */
+function defaultOf(field: (typeof API_SETTING_FIELDS)[number]): unknown {
+  return field in API_POLICY_DEFAULTS ? API_POLICY_DEFAULTS[field as keyof ApiPolicy] : null;
 }
 
 function checkBasePath(basePath: string): void {
@@ -97,7 +105,7 @@ export class ApiService {
     checkRoutes(input.routes);
     const cors = corsConfigOf(input.cors);
     await this.checkReferences(input.routes);
-    const given = (['minimumCompressionSize', 'binaryMediaTypes'] as const).filter((f) => input[f] !== undefined && input[f] !== null);
+    const given = API_SETTING_FIELDS.filter((f) => input[f] !== undefined && input[f] !== null && !sameJson(input[f], defaultOf(f)));
     return dryRunResult('create', ['name', 'basePath', 'routes', ...(cors === null ? [] : ['cors']), ...given]);
   }
 
@@ -109,7 +117,7 @@ export class ApiService {
     const changes: string[] = [];
     if (patch.name !== undefined && patch.name !== current.name) changes.push('name');
     if (patch.basePath !== undefined && patch.basePath !== current.basePath) changes.push('basePath');
-    for (const field of ['minimumCompressionSize', 'binaryMediaTypes'] as const) {
+    for (const field of API_SETTING_FIELDS) {
       if (patch[field] !== undefined && !sameJson(patch[field], current[field])) changes.push(field);
     }
     if (patch.routes !== undefined) {

@@ -3,7 +3,7 @@
  * and the bodies of their routes), written with TypeBox so that the views'
  * types (../views/apis.ts) and the bodies' types are derived from them (`Static`).
  */
-import { CORS_METHODS, ROUTE_METHODS } from '../types.js';
+import { API_POLICY_DEFAULTS, CORS_METHODS, ERROR_FORMATS, ROUTE_METHODS } from '../types.js';
 import { Type, instant, named, nullableInteger, refTo, stringEnum, type InputDefaults, type Static } from './kit.js';
 
 const string = () => Type.String();
@@ -37,10 +37,28 @@ const binaryMediaTypesSchema = Type.Unsafe<string[] | null>({
     'and only non-UTF-8 request bodies arrive base64 (docs/functions.md)',
 });
 
+/**
+ * A route's policy fields (src/types.ts RoutePolicy) as the API shows them and as
+ * it takes them: each policy feature adds its entry to both. All optional.
+ */
+const routePolicyView = {};
+const routePolicyInput = {};
+
 export const RouteSchema = named(
   'Route',
-  Type.Object({ id: string(), method: stringEnum(ROUTE_METHODS), path: string(), function: string() }),
+  Type.Object({ id: string(), method: stringEnum(ROUTE_METHODS), path: string(), function: string(), ...routePolicyView }),
 );
+
+const errorFormatSchema = stringEnum(ERROR_FORMATS, {
+  description:
+    "How the gateway words the answers it writes itself: `switchyard` ({error:{code,message,request_id}}) or `aws` " +
+    '(API Gateway\'s {"message":...}, a function failure 502 for aws-v1 functions and 500 otherwise)',
+});
+const exposeErrorsSchema = Type.Boolean({
+  description:
+    "true: a failing function's error message and source position reach the caller; false: the caller gets a generic " +
+    'answer with the request id, and the details go to the function\'s logs under it',
+});
 
 /** Bounds on what an API's CORS configuration holds: each list, and each string of one. */
 export const CORS_LIMITS = { origins: 100, headers: 100, originLength: 512, headerLength: 128, maxAge: 86_400 } as const;
@@ -72,6 +90,8 @@ export const ApiSchema = named(
     updatedAt: instant(),
     minimumCompressionSize: minimumCompressionSizeSchema,
     binaryMediaTypes: binaryMediaTypesSchema,
+    errorFormat: errorFormatSchema,
+    exposeErrors: exposeErrorsSchema,
     invokeUrl: Type.String({ description: 'Where the routes answer (absolute, as the caller reached this server)' }),
   }),
 );
@@ -93,6 +113,7 @@ const newRouteSchema = Type.Object(
         "API Gateway's {name} and final {proxy+} are the same as :name and *; stored as written.",
     }),
     function: Type.String({ minLength: 1, maxLength: 64, description: 'Name of an existing function' }),
+    ...routePolicyInput,
   },
   { additionalProperties: false },
 );
@@ -146,6 +167,8 @@ export const createApiBody = Type.Object(
     cors: corsField,
     minimumCompressionSize: Type.Optional(minimumCompressionSizeSchema),
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
+    errorFormat: Type.Optional(errorFormatSchema),
+    exposeErrors: Type.Optional(exposeErrorsSchema),
   },
   { additionalProperties: false },
 );
@@ -157,11 +180,18 @@ export const updateApiBody = Type.Object(
     cors: corsField,
     minimumCompressionSize: Type.Optional(minimumCompressionSizeSchema),
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
+    errorFormat: Type.Optional(errorFormatSchema),
+    exposeErrors: Type.Optional(exposeErrorsSchema),
   },
   { additionalProperties: false },
 );
 export type ApiInput = Static<typeof createApiBody>;
 /** What an API's optional fields mean when left out (null: off), read by the service and src/project. */
-export const API_INPUT_DEFAULTS = { cors: null, minimumCompressionSize: null, binaryMediaTypes: null } satisfies InputDefaults<ApiInput>;
+export const API_INPUT_DEFAULTS = {
+  cors: null,
+  minimumCompressionSize: null,
+  binaryMediaTypes: null,
+  ...API_POLICY_DEFAULTS,
+} satisfies InputDefaults<ApiInput>;
 export const apiIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const routeIdParams = Type.Object({ id: Type.String({ maxLength: 100 }), routeId: Type.String({ maxLength: 100 }) });

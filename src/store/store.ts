@@ -9,6 +9,7 @@ import type { ChangeFeed } from '../changes.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
   Api,
+  ApiPolicy,
   CorsConfig,
   EventFormat,
   FunctionLogLine,
@@ -18,18 +19,21 @@ import type {
   Page,
   Route,
   RouteMethod,
+  RoutePolicy,
   StoredLogLine,
 } from '../types.js';
 import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
 import type { AttemptOutcome, AttemptRecord, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
-export interface NewRoute {
+/** A route to write; its policy fields (RoutePolicy) as given, absent ones at their defaults. */
+export interface NewRoute extends RoutePolicy {
   method: RouteMethod;
   path: string;
   function: string;
 }
 
-export interface NewApi {
+/** Policy fields (ApiPolicy) left out take their defaults. */
+export interface NewApi extends Partial<ApiPolicy> {
   name: string;
   basePath: string;
   routes: NewRoute[];
@@ -39,7 +43,8 @@ export interface NewApi {
   binaryMediaTypes?: string[] | null;
 }
 
-export interface ApiPatch {
+/** Policy fields (ApiPolicy) left out stay as they are. */
+export interface ApiPatch extends Partial<ApiPolicy> {
   name?: string;
   basePath?: string;
   /** Absent: unchanged; null: off. */

@@ -16,7 +16,7 @@ import { awsDomain, awsRequestTime } from '../../src/gateway/aws-event-common.js
 import type { RequestFacts } from '../../src/gateway/event.js';
 import { RouteTable, type RouteMatch } from '../../src/gateway/route-table.js';
 import { InvalidRequestError } from '../../src/errors.js';
-import type { RouteMethod } from '../../src/types.js';
+import { API_POLICY_DEFAULTS, type RouteMethod } from '../../src/types.js';
 import { FUNCTION_URL_V2_INPUT } from '../fixtures/aws/function-url-v2-input.js';
 import { HTTP_API_V1_INPUT } from '../fixtures/aws/http-api-v1-input.js';
 import { HTTP_API_V2_INPUT } from '../fixtures/aws/http-api-v2-input.js';
@@ -85,6 +85,7 @@ function matchOf(basePath: string, method: RouteMethod, path: string, routeId: s
     updatedAt: '',
     minimumCompressionSize: null,
     binaryMediaTypes: null,
+    ...API_POLICY_DEFAULTS,
   });
   const m = table.match(requestMethod, requestPath);
   if (m.kind !== 'match') throw new Error(`${requestMethod} ${requestPath} does not match ${method} ${path}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RouteTable, type MatchResult } from '../../src/gateway/route-table.js';
-import type { Api, RouteMethod } from '../../src/types.js';
+import { API_POLICY_DEFAULTS, type Api, type RouteMethod } from '../../src/types.js';
 
 let seq = 0;
 function table(basePath: string, routes: [RouteMethod, string][]): RouteTable {
@@ -14,6 +14,7 @@ function table(basePath: string, routes: [RouteMethod, string][]): RouteTable {
     updatedAt: '',
     minimumCompressionSize: null,
     binaryMediaTypes: null,
+    ...API_POLICY_DEFAULTS,
   };
   return new RouteTable(api);
 }

@@ -13,7 +13,7 @@ import { POSTGRES_MIGRATIONS } from '../../src/store/migrations/postgres.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.js';
 import type { NewFunction, Store } from '../../src/store/store.js';
-import type { CorsConfig, FunctionLogLine } from '../../src/types.js';
+import type { Api, CorsConfig, FunctionLogLine } from '../../src/types.js';
 import { backends, removeTempDatabases } from '../helpers/store-backends.js';
 
 function fn(name: string, extra: Partial<NewFunction> = {}): NewFunction {
@@ -504,9 +504,11 @@ for (const b of backends()) {
         await first.close();
       }
       // Back to the schema of migration 14 (cors, before compression), the API as it was then.
+      await b.exec(url, 'ALTER TABLE apis DROP COLUMN policy_json');
+      await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN binary_media_types');
-      await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 15');
+      await b.exec(url, 'DELETE FROM schema_migrations WHERE version >= 15');
       expect(Number((await b.query(url, 'SELECT MAX(version) AS v FROM schema_migrations'))[0].v)).toBe(14);
       const again = await openStore(url);
       try {
@@ -515,6 +517,7 @@ for (const b of backends()) {
         expect(applied.map((r) => [Number(r.version), r.name])).toEqual([
           [14, 'api_cors'],
           [15, 'api_compression_binary_types'],
+          [16, 'api_route_policy'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
@@ -523,6 +526,49 @@ for (const b of backends()) {
         });
       } finally {
         await again.close();
+      }
+    });
+
+    it('migration 16 gives a database at migration 15 the policy documents: its APIs read with the default policy, routes kept', async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      let api: Api;
+      try {
+        await first.createFunction(fn('older'));
+        api = await first.createApi({ name: 'older', basePath: '/o', routes: [{ method: 'GET', path: '/x', function: 'older' }], minimumCompressionSize: 10 });
+      } finally {
+        await first.close();
+      }
+      await b.exec(url, 'ALTER TABLE apis DROP COLUMN policy_json');
+      await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
+      await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 16');
+      const again = await openStore(url);
+      try {
+        expect(await again.getApi(api.id)).toEqual(api);
+        expect(api).toMatchObject({ errorFormat: 'switchyard', exposeErrors: false, minimumCompressionSize: 10 });
+        const updated = await again.updateApi(api.id, { errorFormat: 'aws' });
+        expect(updated).toMatchObject({ errorFormat: 'aws', exposeErrors: false, minimumCompressionSize: 10, routes: api.routes });
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('keeps an API policy field until a patch changes it, and stores only the fields that differ from their defaults', async () => {
+      const url = await b.freshUrl();
+      const s = await openStore(url);
+      try {
+        await s.createFunction(fn('p'));
+        const api = await s.createApi({ name: 'p', basePath: '/p', routes: [], exposeErrors: true });
+        expect(api).toMatchObject({ errorFormat: 'switchyard', exposeErrors: true });
+        expect(await s.updateApi(api.id, { name: 'renamed' })).toMatchObject({ exposeErrors: true, errorFormat: 'switchyard' });
+        expect(await s.updateApi(api.id, { errorFormat: 'aws' })).toMatchObject({ exposeErrors: true, errorFormat: 'aws' });
+        const stored = async () => (await b.query(url, `SELECT policy_json FROM apis WHERE id = '${api.id}'`))[0].policy_json;
+        expect(JSON.parse(String(await stored()))).toEqual({ errorFormat: 'aws', exposeErrors: true });
+        // Back to the defaults: nothing is stored, so a default changed later reaches this API.
+        expect(await s.updateApi(api.id, { errorFormat: 'switchyard', exposeErrors: false })).toMatchObject({ errorFormat: 'switchyard', exposeErrors: false });
+        expect(await stored()).toBeNull();
+      } finally {
+        await s.close();
       }
     });
 

@@ -3,7 +3,7 @@
  * routes answer. Typed by the component schemas (../schemas.ts).
  */
 import { invokePathOf } from '../../gateway/paths.js';
-import type { Api, Route } from '../../types.js';
+import { routePolicyOf, type Api, type Route } from '../../types.js';
 import type { ApiView, RouteView } from '../../schema/apis.js';
 
 export function apiView(api: Api, origin: string): ApiView {
@@ -17,10 +17,12 @@ export function apiView(api: Api, origin: string): ApiView {
     updatedAt: api.updatedAt,
     minimumCompressionSize: api.minimumCompressionSize,
     binaryMediaTypes: api.binaryMediaTypes,
+    errorFormat: api.errorFormat,
+    exposeErrors: api.exposeErrors,
     invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }
 
 export function routeView(route: Route): RouteView {
-  return { id: route.id, method: route.method, path: route.path, function: route.function };
+  return { ...routePolicyOf(route), id: route.id, method: route.method, path: route.path, function: route.function };
 }

@@ -399,4 +399,13 @@ ALTER TABLE apis ADD COLUMN minimum_compression_size INTEGER;
 ALTER TABLE apis ADD COLUMN binary_media_types TEXT;
 `,
   },
+  {
+    version: 16,
+    name: 'api_route_policy',
+    // As on SQLite: the policy documents as JSON text, null for nothing set. No default: no table rewrite.
+    sql: `
+ALTER TABLE apis ADD COLUMN policy_json TEXT;
+ALTER TABLE routes ADD COLUMN policy_json TEXT;
+`,
+  },
 ];

@@ -441,4 +441,15 @@ ALTER TABLE apis ADD COLUMN minimum_compression_size INTEGER;
 ALTER TABLE apis ADD COLUMN binary_media_types TEXT;
 `,
   },
+  {
+    version: 16,
+    name: 'api_route_policy',
+    // An API's and a route's access policy (src/types.ts ApiPolicy, RoutePolicy) as one JSON
+    // document each; null: nothing set (every field at its default). A new policy field adds
+    // a key to the document, not a column: the gateway compiles it once per route table.
+    sql: `
+ALTER TABLE apis ADD COLUMN policy_json TEXT;
+ALTER TABLE routes ADD COLUMN policy_json TEXT;
+`,
+  },
 ];

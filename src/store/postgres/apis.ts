@@ -9,7 +9,16 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, apiPolicyColumns, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import {
+  KeptRouteIds,
+  apiPolicyColumns,
+  corsJson,
+  routePolicyJson,
+  routePolicyOf,
+  toApi,
+  type ApiRow,
+  type RouteRow,
+} from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type PgDb, type Queryable } from './db.js';
 
@@ -18,7 +27,8 @@ type ApiWithRoutesRow = ApiRow & { routes: RouteRow[] };
 /** The `routes` column for API alias `x`: its routes in position order. */
 const routesOfSql = (x: string) =>
   `COALESCE((SELECT json_agg(json_build_object('id', r.id, 'api_id', r.api_id, 'method', r.method, 'path', r.path,
-      'shape', r.shape, 'function_name', r.function_name, 'position', r.position) ORDER BY r.position)
+      'shape', r.shape, 'function_name', r.function_name, 'position', r.position, 'policy_json', r.policy_json)
+      ORDER BY r.position)
     FROM routes r WHERE r.api_id = ${x}.id), '[]'::json) AS routes`;
 
 const withRoutes = (r: ApiWithRoutesRow): Api => toApi(r, r.routes);
@@ -36,9 +46,9 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
     try {
       // ON CONFLICT keeps the transaction usable, so the clashing route can be named.
       inserted = await db.changes(
-        `INSERT INTO routes (id, api_id, method, path, shape, function_name, position)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (api_id, method, shape) DO NOTHING`,
-        [id, apiId, route.method, route.path, shape, route.function, position],
+        `INSERT INTO routes (id, api_id, method, path, shape, function_name, position, policy_json)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (api_id, method, shape) DO NOTHING`,
+        [id, apiId, route.method, route.path, shape, route.function, position, routePolicyJson(route)],
         c,
       );
     } catch (err) {
@@ -48,7 +58,7 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
       const [other] = await db.rows<RouteRow>('SELECT * FROM routes WHERE api_id = $1 AND method = $2 AND shape = $3', [apiId, route.method, shape], c);
       throw routeConflict(route, other);
     }
-    return { id, method: route.method, path: route.path, function: route.function };
+    return { ...routePolicyOf(route), id, method: route.method, path: route.path, function: route.function };
   };
 
   const loadApi = async (id: string, on: Queryable = db.pool): Promise<Api | null> => {
@@ -64,9 +74,10 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const id = newId('api');
         const policy = apiPolicyColumns(api);
         await c.query(
-          `INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-          [id, api.name, api.basePath, corsJson(api.cors), policy.minimum_compression_size, policy.binary_media_types, db.stamp()],
+          `INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, policy_json,
+              created_at, updated_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+          [id, api.name, api.basePath, corsJson(api.cors), policy.minimum_compression_size, policy.binary_media_types, policy.policy_json, db.stamp()],
         );
         for (const [i, r] of api.routes.entries()) await insertRoute(c, id, r, newId('rt'), i + 1, `routes[${i}].function`);
         return (await loadApi(id, c))!;
@@ -93,7 +104,7 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const policy = apiPolicyColumns(patch, cur);
         await c.query(
           `UPDATE apis SET name = $2, base_path = $3, cors_json = $4, minimum_compression_size = $5, binary_media_types = $6,
-            updated_at = $7 WHERE id = $1`,
+            policy_json = $7, updated_at = $8 WHERE id = $1`,
           [
             id,
             patch.name ?? cur.name,
@@ -101,6 +112,7 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
             patch.cors === undefined ? cur.cors_json : corsJson(patch.cors),
             policy.minimum_compression_size,
             policy.binary_media_types,
+            policy.policy_json,
             db.stamp(),
           ],
         );

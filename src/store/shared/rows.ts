@@ -4,8 +4,11 @@
  * migrations/), and their mapping to the domain objects of src/types.ts.
  */
 import {
+  API_POLICY_DEFAULTS,
   DEFAULT_ASYNC,
+  routePolicyOf,
   type Api,
+  type ApiPolicy,
   type CorsConfig,
   type AsyncConfig,
   type EventFormat,
@@ -17,9 +20,12 @@ import {
   type LogLevel,
   type Route,
   type RouteMethod,
+  type RoutePolicy,
   type StoredLogLine,
 } from '../../types.js';
 import type { DueFunctionSchedule, NewFunction } from '../store.js';
+
+export { routePolicyOf };
 
 /** JSON for a nullable column: undefined and null both become SQL NULL. */
 export const jsonOrNull = (value: unknown): string | null =>
@@ -153,6 +159,8 @@ export interface ApiRow {
   minimum_compression_size: number | null;
   /** JSON text of the list, or null. */
   binary_media_types: string | null;
+  /** The ApiPolicy fields that differ from their defaults, as JSON; null: none does. */
+  policy_json: string | null;
 }
 
 export interface RouteRow {
@@ -163,10 +171,34 @@ export interface RouteRow {
   shape: string;
   function_name: string;
   position: number;
+  /** The RoutePolicy fields set on the route, as JSON; null: none. */
+  policy_json: string | null;
 }
 
 export function toRoute(r: RouteRow): Route {
-  return { id: r.id, method: r.method as RouteMethod, path: r.path, function: r.function_name };
+  const policy = r.policy_json === null ? null : (JSON.parse(r.policy_json) as RoutePolicy);
+  return { ...policy, id: r.id, method: r.method as RouteMethod, path: r.path, function: r.function_name };
+}
+
+/** The `policy_json` column of a route: null when no policy field is set. */
+export function routePolicyJson(route: RoutePolicy): string | null {
+  const policy = routePolicyOf(route);
+  return Object.keys(policy).length === 0 ? null : JSON.stringify(policy);
+}
+
+/**
+ * The `policy_json` column of an API: the current document with the given fields
+ * replaced, keeping only fields that differ from their defaults (null when none does),
+ * so a default changed in code reaches every API that never set the field.
+ */
+export function apiPolicyJson(given: Partial<ApiPolicy>, current: string | null = null): string | null {
+  const policy: Record<string, unknown> = current === null ? {} : (JSON.parse(current) as Record<string, unknown>);
+  for (const key of Object.keys(API_POLICY_DEFAULTS) as (keyof ApiPolicy)[]) {
+    const value = given[key];
+    if (value !== undefined) policy[key] = value;
+    if (JSON.stringify(policy[key]) === JSON.stringify(API_POLICY_DEFAULTS[key])) delete policy[key];
+  }
+  return Object.keys(policy).length === 0 ? null : JSON.stringify(policy);
 }
 
 /** A route with the API it belongs to (routesUsingFunction). */
@@ -190,14 +222,16 @@ export function toApi(r: ApiRow, routes: RouteRow[]): Api {
     updatedAt: r.updated_at,
     minimumCompressionSize: r.minimum_compression_size === null ? null : Number(r.minimum_compression_size),
     binaryMediaTypes: r.binary_media_types === null ? null : (JSON.parse(r.binary_media_types) as string[]),
+    ...API_POLICY_DEFAULTS,
+    ...(r.policy_json === null ? null : (JSON.parse(r.policy_json) as Partial<ApiPolicy>)),
   };
 }
 
-/** The API's policy columns as written: the list as JSON text. */
+/** The API's setting and policy columns as written: the list and the policy as JSON text; absent fields as they were. */
 export function apiPolicyColumns(
-  given: { minimumCompressionSize?: number | null; binaryMediaTypes?: string[] | null },
+  given: { minimumCompressionSize?: number | null; binaryMediaTypes?: string[] | null } & Partial<ApiPolicy>,
   cur?: ApiRow,
-): { minimum_compression_size: number | null; binary_media_types: string | null } {
+): { minimum_compression_size: number | null; binary_media_types: string | null; policy_json: string | null } {
   return {
     minimum_compression_size:
       given.minimumCompressionSize !== undefined ? given.minimumCompressionSize : (cur?.minimum_compression_size ?? null),
@@ -207,6 +241,7 @@ export function apiPolicyColumns(
           ? null
           : JSON.stringify(given.binaryMediaTypes)
         : (cur?.binary_media_types ?? null),
+    policy_json: apiPolicyJson(given, cur?.policy_json ?? null),
   };
 }
 

@@ -7,15 +7,25 @@ import { newId } from '../../ids.js';
 import type { Api, Page, Route } from '../../types.js';
 import { apiInUse, routeConflict, routeWriteError } from '../shared/errors.js';
 import { checkRoom } from '../shared/limits.js';
-import { KeptRouteIds, apiPolicyColumns, corsJson, toApi, type ApiRow, type RouteRow } from '../shared/rows.js';
+import {
+  KeptRouteIds,
+  apiPolicyColumns,
+  corsJson,
+  routePolicyJson,
+  routePolicyOf,
+  toApi,
+  type ApiRow,
+  type RouteRow,
+} from '../shared/rows.js';
 import { routeShape, type ApisPart, type NewRoute, type WebhooksPart } from '../store.js';
 import { constraintOf, type SqliteDb } from './db.js';
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insert: p(`INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, created_at, updated_at)
-      VALUES (@id, @name, @base_path, @cors_json, @minimum_compression_size, @binary_media_types, @now, @now)`),
+    insert: p(`INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, policy_json,
+        created_at, updated_at)
+      VALUES (@id, @name, @base_path, @cors_json, @minimum_compression_size, @binary_media_types, @policy_json, @now, @now)`),
     get: p('SELECT * FROM apis WHERE id = ?'),
     list: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
     count: p('SELECT COUNT(*) FROM apis').pluck(),
@@ -24,14 +34,15 @@ function prepare({ db }: SqliteDb) {
     listRoutes: p(`SELECT * FROM routes WHERE api_id IN (SELECT id FROM apis WHERE id > ? ORDER BY id LIMIT ?)
       ORDER BY api_id, position`),
     update: p(`UPDATE apis SET name = @name, base_path = @base_path, cors_json = @cors_json,
-      minimum_compression_size = @minimum_compression_size, binary_media_types = @binary_media_types, updated_at = @now WHERE id = @id`),
+      minimum_compression_size = @minimum_compression_size, binary_media_types = @binary_media_types,
+      policy_json = @policy_json, updated_at = @now WHERE id = @id`),
     touch: p('UPDATE apis SET updated_at = ? WHERE id = ?'),
     delete: p('DELETE FROM apis WHERE id = ?'),
     routesOf: p('SELECT * FROM routes WHERE api_id = ? ORDER BY position'),
     nextRoutePosition: p('SELECT COALESCE(MAX(position), 0) + 1 FROM routes WHERE api_id = ?').pluck(),
     routeByShape: p('SELECT * FROM routes WHERE api_id = ? AND method = ? AND shape = ?'),
-    insertRoute: p(`INSERT INTO routes (id, api_id, method, path, shape, function_name, position)
-      VALUES (@id, @api_id, @method, @path, @shape, @function_name, @position)`),
+    insertRoute: p(`INSERT INTO routes (id, api_id, method, path, shape, function_name, position, policy_json)
+      VALUES (@id, @api_id, @method, @path, @shape, @function_name, @position, @policy_json)`),
     deleteRoutesOf: p('DELETE FROM routes WHERE api_id = ?'),
     deleteRoute: p('DELETE FROM routes WHERE id = ? AND api_id = ?'),
   };
@@ -45,13 +56,22 @@ export function sqliteApis(deps: { db: SqliteDb; webhooks: Pick<WebhooksPart, 'w
   const insertRoute = (apiId: string, route: NewRoute, id: string, position: number, field: string): Route => {
     const shape = routeShape(route.path);
     try {
-      s.insertRoute.run({ id, api_id: apiId, method: route.method, path: route.path, shape, function_name: route.function, position });
+      s.insertRoute.run({
+        id,
+        api_id: apiId,
+        method: route.method,
+        path: route.path,
+        shape,
+        function_name: route.function,
+        position,
+        policy_json: routePolicyJson(route),
+      });
     } catch (err) {
       const failed = constraintOf(err);
       const other = failed === 'unique' ? (s.routeByShape.get(apiId, route.method, shape) as RouteRow | undefined) : undefined;
       throw other ? routeConflict(route, other) : routeWriteError(err, failed, route, field);
     }
-    return { id, method: route.method, path: route.path, function: route.function };
+    return { ...routePolicyOf(route), id, method: route.method, path: route.path, function: route.function };
   };
 
   const loadApi = (id: string): Api | null => {
