@@ -61,6 +61,12 @@ export const ERRORS = {
   // Invocations: routing, then failures of the function itself
   no_route: { status: 404, message: 'No route matches the method and path' },
   loop_stopped: { status: 508, message: 'The chain of runs is past its hop bound' },
+  // Invocations refused by the route's policy (src/gateway/policy/) before the function runs
+  invocation_unauthorized: { status: 401, message: 'The route needs credentials the request did not carry, or they are not valid' },
+  invocation_forbidden: { status: 403, message: 'The credentials do not allow this route' },
+  throttled: { status: 429, message: 'Too many requests for this API, route or key: retry after Retry-After seconds' },
+  quota_exceeded: { status: 429, message: "The API key's quota for the period is spent" },
+  request_invalid: { status: 400, message: "The request does not match the route's request model" },
   service_worker_refused: { status: 403, message: 'Functions cannot serve service worker scripts (the request carried Service-Worker: script)' },
   function_error: { status: 502, message: 'The handler threw' },
   function_timeout: { status: 504, message: 'The invocation ran past its timeout' },
@@ -112,6 +118,41 @@ function ofStatus<S extends number>() {
     }
   }
   return OfStatus;
+}
+
+/**
+ * Why a route's policy refused an invocation, as `switchyard_gateway_refusals_total`
+ * labels it, and the code each answers with.
+ */
+export const REFUSAL_CODES = {
+  unauthorized: 'invocation_unauthorized',
+  forbidden: 'invocation_forbidden',
+  throttled: 'throttled',
+  quota_exceeded: 'quota_exceeded',
+  invalid_request: 'request_invalid',
+} as const satisfies Record<string, ErrorCode>;
+export type RefusalReason = keyof typeof REFUSAL_CODES;
+
+/**
+ * The gateway's policy refused an invocation before its function ran (an authorizer,
+ * an API key, a throttle, request validation). `headers` carries what the answer
+ * needs (`Retry-After`, `WWW-Authenticate`); the API's errorFormat words the body.
+ */
+export class PolicyRefusalError extends SwitchyardError {
+  readonly code: (typeof REFUSAL_CODES)[RefusalReason];
+  readonly status: number;
+  constructor(
+    readonly reason: RefusalReason,
+    message?: string,
+    details?: unknown,
+    headers?: Record<string, string>,
+  ) {
+    const code = REFUSAL_CODES[reason];
+    super(message ?? ERRORS[code].message, details);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    if (headers !== undefined) this.headers = headers;
+  }
 }
 
 export class InvalidRequestError extends coded('invalid_request') {}
