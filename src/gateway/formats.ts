@@ -11,10 +11,21 @@ import { mapAwsV1Result, mapAwsV2Result } from './aws-result.js';
 import { buildEvent, defaultEvent, type RequestFacts } from './event.js';
 import { mapResult, type GatewayResponse } from './result.js';
 import type { BinaryMediaTypes } from './policy/media-types.js';
+import type { PolicyGrant } from './policy/guards.js';
 import type { RouteMatch } from './route-table.js';
 
-/** `binary`: the API's binaryMediaTypes, which only the aws-v1 format reads (null: unset). */
-export function buildEventFor(format: EventFormat, req: RequestFacts, match: RouteMatch, binary: BinaryMediaTypes | null = null): object {
+/**
+ * `binary`: the API's binaryMediaTypes, which only the aws-v1 format reads (null: unset).
+ * `grant`: what the route's policy admitted the request with (null: the route has none).
+ */
+export function buildEventFor(
+  format: EventFormat,
+  req: RequestFacts,
+  match: RouteMatch,
+  binary: BinaryMediaTypes | null = null,
+  // Read by the authorizer feature, which places it where each format's AWS events carry it.
+  _grant: PolicyGrant | null = null,
+): object {
   if (format === 'switchyard') return buildEvent(req, match);
   return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match, binary);
 }

@@ -19,6 +19,7 @@ import { buildEventFor, mapResultFor } from './formats.js';
 import { mapFailure, type GatewayResponse } from './result.js';
 import { RouteTable } from './route-table.js';
 import { applyCors } from './policy/cors.js';
+import { compileGuards, runGuards, type PolicyDeps, type PolicyGrant, type RouteGuard } from './policy/guards.js';
 
 /**
  * A small read-through cache that cannot be poisoned by a fill racing an
@@ -92,12 +93,16 @@ export interface GatewayDeps {
   stats?: StatsCollector | null;
   /** The runs of this process that are part of a chain; a request with a depth joins them while it runs. */
   hops?: RunDepths | null;
+  /** What routes' policy checks need (./policy/guards.ts); absent: {}. */
+  policy?: PolicyDeps;
 }
 
 export class Gateway {
   private readonly tables: Cache<RouteTable>;
   private readonly functions: Cache<FunctionRecord>;
   private readonly routeSeries = new Map<string, RouteSeries>();
+  /** Each route's policy checks, for routes that have some (./policy/guards.ts); gone with the route objects. */
+  private readonly guards = new WeakMap<Route, RouteGuard[]>();
   /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
   private readonly okSeries = new Map<string, OkSeries>();
 
@@ -118,9 +123,16 @@ export class Gateway {
     this.invocations = deps.invocations ?? null;
     this.stats = deps.stats ?? null;
     this.hops = deps.hops ?? null;
+    const policy = deps.policy ?? {};
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
-      return api ? new RouteTable(api) : null;
+      if (!api) return null;
+      // Compiled with the table: a changed API brings new route objects, and their checks with them.
+      for (const route of api.routes) {
+        const guards = compileGuards(api, route, policy);
+        if (guards !== null) this.guards.set(route, guards);
+      }
+      return new RouteTable(api);
     });
     this.functions = new Cache((name) => store.getFunction(name));
     changes.subscribe((change) => {
@@ -185,6 +197,10 @@ export class Gateway {
     }
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
+    const guards = this.guards.get(match.route);
+    // The route's policy decides before its function is even looked up.
+    const grant: PolicyGrant | null =
+      guards === undefined ? null : await runGuards(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters });
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
@@ -196,7 +212,7 @@ export class Gateway {
       response = mapFailure('function_error', message, req.requestId);
       this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
-      const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes);
+      const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes, grant);
       // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
       const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
