@@ -1,10 +1,11 @@
-/** APIs and routes: the list with invoke URLs, one API's routes (add, remove) and a try-it panel. */
+/** APIs and routes: the list with invoke URLs, one API's routes (add, remove, their policy), its policy and a try-it panel. */
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ConfirmDelete, ErrorBox, Field, toApiError, useLoad } from '../components.js';
 import { href, navigate } from '../router.js';
 import { TryIt } from './try-it.js';
+import { ApiPolicyCard, RoutePolicyEditor, routePolicySummary } from './api-policy.js';
 import { routeMethodValues } from '../schema-enums.js';
 
 const METHODS = routeMethodValues;
@@ -82,6 +83,7 @@ export function ApiDetail({ id }: { id: string }) {
   const [route, setRoute] = useState({ method: 'GET' as (typeof METHODS)[number], path: '/', function: '' });
   const [routeError, setRouteError] = useState<ApiError | null>(null);
   const [tryRoute, setTryRoute] = useState<{ method: string; path: string; n: number }>({ method: 'GET', path: '/', n: 0 });
+  const [editing, setEditing] = useState<string | null>(null);
   const apiData = data as Schemas['Api'] | undefined;
 
   async function addRoute(e: Event) {
@@ -132,6 +134,7 @@ export function ApiDetail({ id }: { id: string }) {
                   <th scope="col">Method</th>
                   <th scope="col">Path</th>
                   <th scope="col">Function</th>
+                  <th scope="col">Policy</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
                   </th>
@@ -147,7 +150,11 @@ export function ApiDetail({ id }: { id: string }) {
                     <td>
                       <a href={href('functions', r.function)}>{r.function}</a>
                     </td>
+                    <td class="route-policy">{routePolicySummary(r)}</td>
                     <td class="row-actions">
+                      <button type="button" class="secondary" onClick={() => setEditing(r.id)} aria-label={`Edit policy of route ${r.method} ${r.path}`}>
+                        Policy
+                      </button>
                       <button
                         type="button"
                         class="secondary"
@@ -169,6 +176,11 @@ export function ApiDetail({ id }: { id: string }) {
             </table>
           </div>
         )}
+        {apiData.routes
+          .filter((r) => r.id === editing)
+          .map((r) => (
+            <RoutePolicyEditor key={r.id} apiData={apiData} route={r} onSaved={setData} onClose={() => setEditing(null)} />
+          ))}
         <form onSubmit={addRoute} aria-labelledby="add-route-title">
           <h3 id="add-route-title">Add a route</h3>
           <div class="grid">
@@ -194,6 +206,7 @@ export function ApiDetail({ id }: { id: string }) {
           <button type="submit">Add route</button>
         </form>
       </div>
+      <ApiPolicyCard key={apiData.id} apiData={apiData} onSaved={setData} />
       <TryIt key={tryRoute.n} invokeUrl={apiData.invokeUrl} method={tryRoute.method} path={tryRoute.path} />
       <div class="card">
         <ConfirmDelete
