@@ -39,6 +39,7 @@ import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
+import { Throttles } from './gateway/policy/throttle.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -114,7 +115,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
-  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops });
+  const policy = { throttles: new Throttles({ limits: store, clock }) };
+  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops, policy });
   const webhookTarget = new WebhookTarget({
     store,
     clock,

@@ -12,7 +12,7 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, CorsSchema, RouteSchema } from '../schema/apis.js';
+import { ApiSchema, CorsSchema, RouteSchema, ThrottleSchema } from '../schema/apis.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
@@ -45,6 +45,7 @@ export const COMPONENT_SCHEMAS = [
   LogStreamEntrySchema,
   InvocationEventSchema,
   InvocationSchema,
+  ThrottleSchema,
   RouteSchema,
   CorsSchema,
   ApiSchema,

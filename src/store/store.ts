@@ -8,6 +8,7 @@
 import type { ChangeFeed } from '../changes.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
+  ThrottleConfig,
   Api,
   ApiPolicy,
   CorsConfig,
@@ -78,7 +79,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -153,6 +154,40 @@ export interface ApisPart {
 }
 
 /** Per-minute statistics (src/stats/), each process adding to its own rows, and the attempt feed of the deliveries stream. */
+/** What one take from a shared token bucket got. */
+export interface TokenTake {
+  /** Tokens taken, from 0 to the number asked for. */
+  taken: number;
+  /** With none taken: milliseconds until one token is back; else 0. */
+  retryAfterMs: number;
+}
+
+/** A usage plan's quota as counted: the period's key (`DAY:2026-11-27`, ...) and its limit. */
+export interface QuotaWindow {
+  period: string;
+  limit: number;
+}
+
+/**
+ * Limits shared by every process and node on the database (limits.ts of each
+ * dialect): token buckets of throttles, and the counters of API keys' use.
+ * Each is one atomic statement, so concurrent takers never admit past the limit.
+ */
+export interface LimitsPart {
+  /**
+   * Refills `bucket` (created full) by `rateLimit` per second since it was last
+   * taken from, at `nowMs`, up to `burstLimit`, then takes up to `want` whole tokens.
+   */
+  takeTokens(bucket: string, throttle: ThrottleConfig, want: number, nowMs: number): Promise<TokenTake>;
+  /**
+   * Counts one request of the key on `day` (UTC, YYYY-MM-DD) and, with a quota,
+   * in its period: false (and nothing counted) when the period's limit is reached.
+   */
+  countKeyUse(keyId: string, day: string, quota: QuotaWindow | null): Promise<boolean>;
+  /** The key's requests per day from `from` to `to` (inclusive, YYYY-MM-DD), days without any left out, oldest first. */
+  keyUsage(keyId: string, from: string, to: string): Promise<Array<{ day: string; used: number }>>;
+}
+
 export interface StatsPart {
   /** Adds one process's increments (additive upserts keyed by minute and owner) and its new failures, in one transaction. */
   addStats(batch: StatsBatch): Promise<void>;

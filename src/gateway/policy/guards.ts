@@ -11,6 +11,7 @@
  */
 import type { Api, Route } from '../../types.js';
 import type { RequestFacts } from '../event.js';
+import { compileThrottle, type Throttles } from './throttle.js';
 
 /** What the checks admitted the request with, for the function's event. */
 export interface PolicyGrant {
@@ -39,7 +40,10 @@ export interface RouteGuard {
  * runtime for authorizer functions, a clock), given by the gateway's owner.
  * Each policy feature adds its optional fields.
  */
-export interface PolicyDeps {}
+export interface PolicyDeps {
+  /** The shared token buckets (./throttle.ts); absent: throttles are not enforced (tests of other features). */
+  throttles?: Throttles;
+}
 
 /** Builds one feature's check for a route, or null when the API and route leave that feature off. */
 export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteGuard | null;
@@ -49,7 +53,7 @@ export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteG
  * throttling, then the API key and its usage plan, then the authorizer, then
  * request validation.
  */
-const COMPILERS: readonly GuardCompiler[] = [];
+const COMPILERS: readonly GuardCompiler[] = [(api, route, deps) => compileThrottle(api, route, deps.throttles)];
 
 /** A route's checks in order; null when it has none. */
 export function compileGuards(api: Api, route: Route, deps: PolicyDeps): RouteGuard[] | null {

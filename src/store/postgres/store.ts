@@ -14,6 +14,7 @@ import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
 import { pgFunctions } from './functions.js';
 import { pgInvocationEvents } from './invocation-events.js';
+import { pgLimits } from './limits.js';
 import { pgLogs } from './logs.js';
 import { pgSchedules } from './schedules.js';
 import { pgStats } from './stats.js';
@@ -64,5 +65,6 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgDeliveries({ db }),
     ...pgStats({ db }),
     ...pgInvocationEvents({ db }),
+    ...pgLimits({ db }),
   };
 }

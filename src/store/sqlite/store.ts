@@ -15,6 +15,7 @@ import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
+import { sqliteLimits } from './limits.js';
 import { sqliteLogs } from './logs.js';
 import { sqliteSchedules } from './schedules.js';
 import { sqliteStats } from './stats.js';
@@ -62,5 +63,6 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteDeliveries({ db }),
     ...sqliteStats({ db }),
     ...sqliteInvocationEvents({ db }),
+    ...sqliteLimits({ db }),
   };
 }
