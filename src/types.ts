@@ -82,6 +82,45 @@ export interface Route extends RoutePolicy {
   function: string;
 }
 
+/** The periods a usage plan's quota counts over (UTC; weeks start on Monday). */
+export const QUOTA_PERIODS = ['DAY', 'WEEK', 'MONTH'] as const;
+export type QuotaPeriod = (typeof QUOTA_PERIODS)[number];
+
+/** Requests a key may make per period (usage plans). */
+export interface QuotaConfig {
+  limit: number;
+  period: QuotaPeriod;
+}
+
+/**
+ * A usage plan (API Gateway's): the APIs its keys may call, and the throttle
+ * (a bucket per key) and quota (a count per key and period) each key gets.
+ */
+export interface UsagePlan {
+  id: string;
+  name: string;
+  apiIds: string[];
+  throttle: ThrottleConfig | null;
+  quota: QuotaConfig | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * An API key as stored: never its secret, only the secret's SHA-256 (kept by
+ * the store, not on this record) and its first characters (`prefix`), so a
+ * person can tell keys apart.
+ */
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  enabled: boolean;
+  usagePlanId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** How the gateway words the answers it writes itself (refusals, a function's failure). */
 export const ERROR_FORMATS = ['switchyard', 'aws'] as const;
 export type ErrorFormat = (typeof ERROR_FORMATS)[number];

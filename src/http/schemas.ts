@@ -13,6 +13,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiSchema, CorsSchema, RouteSchema, ThrottleSchema } from '../schema/apis.js';
+import { ApiKeySchema, ApiKeyUsageSchema, QuotaSchema, UsagePlanSchema } from '../schema/api-keys.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
@@ -49,6 +50,10 @@ export const COMPONENT_SCHEMAS = [
   RouteSchema,
   CorsSchema,
   ApiSchema,
+  QuotaSchema,
+  UsagePlanSchema,
+  ApiKeySchema,
+  ApiKeyUsageSchema,
   WebhookSchema,
   AttemptSchema,
   AttemptDetailSchema,

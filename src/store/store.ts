@@ -8,7 +8,9 @@
 import type { ChangeFeed } from '../changes.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
+  ApiKey,
   ThrottleConfig,
+  UsagePlan,
   Api,
   ApiPolicy,
   CorsConfig,
@@ -79,7 +81,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -154,6 +156,32 @@ export interface ApisPart {
 }
 
 /** Per-minute statistics (src/stats/), each process adding to its own rows, and the attempt feed of the deliveries stream. */
+export type NewUsagePlan = Omit<UsagePlan, 'id' | 'createdAt' | 'updatedAt'>;
+export type UsagePlanPatch = Partial<NewUsagePlan>;
+/** A key as created: the secret's SHA-256 (hex), never the secret. */
+export type NewApiKey = Omit<ApiKey, 'id' | 'createdAt' | 'updatedAt'> & { hash: string };
+export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'enabled' | 'usagePlanId'>>;
+
+/**
+ * Usage plans and API keys (api-keys.ts of each dialect). A key's plan must
+ * exist (InvalidRequestError naming `usagePlanId`), and a plan that keys use
+ * cannot be deleted (ConflictError usage_plan_in_use).
+ */
+export interface ApiKeysPart {
+  createUsagePlan(plan: NewUsagePlan): Promise<UsagePlan>;
+  getUsagePlan(id: string): Promise<UsagePlan | null>;
+  listUsagePlans(page: Page): Promise<UsagePlan[]>;
+  updateUsagePlan(id: string, patch: UsagePlanPatch): Promise<UsagePlan | null>;
+  deleteUsagePlan(id: string): Promise<boolean>;
+  createApiKey(key: NewApiKey): Promise<ApiKey>;
+  getApiKey(id: string): Promise<ApiKey | null>;
+  listApiKeys(page: Page): Promise<ApiKey[]>;
+  updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKey | null>;
+  deleteApiKey(id: string): Promise<boolean>;
+  /** The key whose secret hashes to `hash`, with its plan (null: none); null when no key has it. */
+  apiKeyByHash(hash: string): Promise<{ key: ApiKey; plan: UsagePlan | null } | null>;
+}
+
 /** What one take from a shared token bucket got. */
 export interface TokenTake {
   /** Tokens taken, from 0 to the number asked for. */

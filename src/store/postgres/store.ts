@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { ResourceLimits } from '../../errors.js';
 import { LogTrimCounter } from '../shared/log-trim.js';
 import type { Store } from '../store.js';
+import { pgApiKeys } from './api-keys.js';
 import { pgApis } from './apis.js';
 import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
@@ -66,5 +67,6 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgStats({ db }),
     ...pgInvocationEvents({ db }),
     ...pgLimits({ db }),
+    ...pgApiKeys({ db }),
   };
 }

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ResourceLimits } from '../../errors.js';
 import { LogTrimCounter } from '../shared/log-trim.js';
 import type { Store } from '../store.js';
+import { sqliteApiKeys } from './api-keys.js';
 import { sqliteApis } from './apis.js';
 import { SqliteChangeFeed } from './changes.js';
 import type { BackgroundCheckpointer } from './checkpointer.js';
@@ -64,5 +65,6 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteStats({ db }),
     ...sqliteInvocationEvents({ db }),
     ...sqliteLimits({ db }),
+    ...sqliteApiKeys({ db }),
   };
 }
