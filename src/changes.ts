@@ -16,6 +16,8 @@
 export type Change =
   | { kind: 'api'; id: string }
   | { kind: 'function'; name: string }
+  /** An API key or usage plan changed: the gateway's key cache drops every entry (they change rarely). */
+  | { kind: 'keys' }
   /** Something may have been missed (a lost database connection): drop every cached entry. */
   | { kind: 'reset' }
   /**

@@ -39,10 +39,13 @@ export const ERRORS = {
   invocation_not_found: { status: 404, message: 'No background invocation has that id' },
   webhook_not_found: { status: 404, message: 'No webhook has that id' },
   delivery_not_found: { status: 404, message: 'No delivery has that id' },
+  api_key_not_found: { status: 404, message: 'No API key has that id' },
+  usage_plan_not_found: { status: 404, message: 'No usage plan has that id' },
   delivery_pending: { status: 409, message: 'The delivery is still pending' },
   delivery_busy: { status: 409, message: 'The delivery is being attempted right now' },
   invocation_not_failed: { status: 409, message: 'Only a failed invocation can be retried' },
   api_in_use: { status: 409, message: 'Webhooks use the API as their mock endpoint' },
+  usage_plan_in_use: { status: 409, message: 'API keys are on the usage plan' },
   function_exists: { status: 409, message: 'A function of that name exists' },
   function_in_use: { status: 409, message: 'Routes still bind the function' },
   limit_reached: { status: 409, message: 'A configured limit on what the server holds is reached' },
@@ -260,6 +263,8 @@ export const functionNotFound = (name: string) =>
 /** A version the function never had, or one older than the kept history. */
 export const functionVersionNotFound = (name: string, version: number) =>
   new NotFoundError('function_version_not_found', `Function '${name}' has no version ${version} (the newest 50 are kept)`);
+export const apiKeyNotFound = (id: string) => new NotFoundError('api_key_not_found', `API key '${id}' does not exist`);
+export const usagePlanNotFound = (id: string) => new NotFoundError('usage_plan_not_found', `Usage plan '${id}' does not exist`);
 export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
 export const deliveryNotFound = (id: string, gone = false) =>
   new NotFoundError('delivery_not_found', `Delivery '${id}' ${gone ? 'no longer exists' : 'does not exist'}`);

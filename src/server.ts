@@ -39,6 +39,9 @@ import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
+import { Throttles } from './gateway/policy/throttle.js';
+import { KeyDirectory } from './gateway/policy/api-keys.js';
+import { ApiKeyService } from './keys/service.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
@@ -114,7 +117,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
-  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops });
+  const throttles = new Throttles({ limits: store, clock });
+  const policy = { throttles, apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, clock } };
+  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops, policy });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -163,6 +168,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     hops,
   });
   const webhookService = webhooks.service;
+  const apiKeys = new ApiKeyService({ store, changes, now: () => clock.now() });
   const apis = new ApiService({
     store,
     changes,
@@ -245,6 +251,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       metrics,
       functions,
       apis,
+      apiKeys,
       webhooks: webhooks.service,
       events,
       invocations,

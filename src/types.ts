@@ -48,10 +48,25 @@ export type CorsMethod = (typeof CORS_METHODS)[number];
  * so a new field needs no migration: add it here, to ROUTE_POLICY_FIELDS and to
  * src/schema/apis.ts. Every field is optional; absent means the default.
  */
-export interface RoutePolicy {}
+export interface RoutePolicy {
+  /** This route's own token bucket, checked besides the API's (src/gateway/policy/throttle.ts). */
+  throttle?: ThrottleConfig;
+  /** Callers must send an enabled API key (`x-api-key`) whose usage plan covers the API (src/gateway/policy/api-keys.ts). */
+  apiKeyRequired?: boolean;
+}
 
 /** The keys of RoutePolicy the store keeps and the API shows; a key not listed here is dropped. */
-export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = [];
+export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 'apiKeyRequired'];
+
+/**
+ * A token bucket, as API Gateway's throttle settings: `burstLimit` tokens at most,
+ * refilled at `rateLimit` per second; each request takes one. Shared by every
+ * process and node on the database (src/gateway/policy/throttle.ts).
+ */
+export interface ThrottleConfig {
+  rateLimit: number;
+  burstLimit: number;
+}
 
 /** The policy fields set on a route (neither absent nor null), picked from a route as written. */
 export function routePolicyOf(route: RoutePolicy): RoutePolicy {
@@ -65,6 +80,45 @@ export interface Route extends RoutePolicy {
   method: RouteMethod;
   path: string;
   function: string;
+}
+
+/** The periods a usage plan's quota counts over (UTC; weeks start on Monday). */
+export const QUOTA_PERIODS = ['DAY', 'WEEK', 'MONTH'] as const;
+export type QuotaPeriod = (typeof QUOTA_PERIODS)[number];
+
+/** Requests a key may make per period (usage plans). */
+export interface QuotaConfig {
+  limit: number;
+  period: QuotaPeriod;
+}
+
+/**
+ * A usage plan (API Gateway's): the APIs its keys may call, and the throttle
+ * (a bucket per key) and quota (a count per key and period) each key gets.
+ */
+export interface UsagePlan {
+  id: string;
+  name: string;
+  apiIds: string[];
+  throttle: ThrottleConfig | null;
+  quota: QuotaConfig | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * An API key as stored: never its secret, only the secret's SHA-256 (kept by
+ * the store, not on this record) and its first characters (`prefix`), so a
+ * person can tell keys apart.
+ */
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  enabled: boolean;
+  usagePlanId: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** How the gateway words the answers it writes itself (refusals, a function's failure). */
@@ -81,10 +135,12 @@ export interface ApiPolicy {
   errorFormat: ErrorFormat;
   /** A function's error message and source position reach the caller; false: only its logs, under the request id. */
   exposeErrors: boolean;
+  /** One token bucket for every request of the API, all routes together; null: none. */
+  throttle: ThrottleConfig | null;
 }
 
 /** Each API policy field's value when not set; the store keeps only the fields that differ from these. */
-export const API_POLICY_DEFAULTS: Readonly<ApiPolicy> = Object.freeze({ errorFormat: 'switchyard', exposeErrors: false });
+export const API_POLICY_DEFAULTS: Readonly<ApiPolicy> = Object.freeze({ errorFormat: 'switchyard', exposeErrors: false, throttle: null });
 
 /**
  * An API's CORS policy (the HTTP API's CorsConfiguration): the gateway answers

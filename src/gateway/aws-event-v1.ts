@@ -30,8 +30,9 @@ import { setOwn } from './route-table.js';
 export interface AwsV1Identity {
   accessKey: null;
   accountId: null;
-  apiKey: null;
-  apiKeyId: null;
+  /** The API key the request was admitted with (routes with apiKeyRequired), as sent and by id. */
+  apiKey: string | null;
+  apiKeyId: string | null;
   caller: null;
   clientCert: null;
   cognitoAuthenticationProvider: null;

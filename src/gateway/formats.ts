@@ -24,10 +24,17 @@ export function buildEventFor(
   match: RouteMatch,
   binary: BinaryMediaTypes | null = null,
   // Read by the authorizer feature, which places it where each format's AWS events carry it.
-  _grant: PolicyGrant | null = null,
+  grant: PolicyGrant | null = null,
 ): object {
   if (format === 'switchyard') return buildEvent(req, match);
-  return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match, binary);
+  if (format === 'aws-v2') return buildAwsV2Event(req, match);
+  const event = buildAwsV1Event(req, match, binary);
+  // A REST API passes the key a request was admitted with (an HTTP API has no keys).
+  if (grant?.apiKeyId !== undefined) {
+    event.requestContext.identity.apiKeyId = grant.apiKeyId;
+    event.requestContext.identity.apiKey = grant.apiKey ?? null;
+  }
+  return event;
 }
 
 export function defaultEventFor(

@@ -9,12 +9,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { FunctionInvocations } from '../functions/invocations.js';
 import type { FunctionService } from '../functions/service.js';
 import type { ApiService } from '../gateway/apis.js';
+import type { ApiKeyService } from '../keys/service.js';
 import type { Metrics } from '../metrics.js';
 import type { Stats } from '../stats/index.js';
 import type { Store } from '../store/store.js';
 import type { InvocationHub } from '../streams/invocations.js';
 import type { EventBus } from '../webhooks/events.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { registerApiKeyRoutes } from './api-keys/index.js';
 import { registerApiRoutes } from './apis.js';
 import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
@@ -32,6 +34,7 @@ export interface ManagementDeps {
   metrics: Metrics;
   functions: FunctionService;
   apis: ApiService;
+  apiKeys: ApiKeyService;
   webhooks: WebhookService;
   events: EventBus;
   invocations: InvocationHub;
@@ -58,6 +61,7 @@ export async function registerManagementApi(
   registerFunctionRoutes(app, { functions: deps.functions, background: deps.background });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
+  registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
   registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
@@ -71,7 +75,7 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, webhooks: stub, events: stub, invocations: stub, background: stub, stats: stub },
+    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, invocations: stub, background: stub, stats: stub },
     doc,
   );
   await app.ready();

@@ -82,6 +82,7 @@ export function swaggerOptions(opts: DocumentOptions): SwaggerOptions {
       tags: [
         { name: 'functions', description: 'Deploy, invoke and watch functions' },
         { name: 'apis', description: 'APIs and the routes that bind functions' },
+        { name: 'api-keys', description: 'API keys (secrets shown once) and the usage plans that throttle and count them' },
         { name: 'webhooks', description: 'Webhooks, their deliveries, and events' },
         { name: 'invoke', description: 'The public invocation endpoint' },
         { name: 'operations', description: 'Probes and metrics (public)' },

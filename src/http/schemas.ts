@@ -12,7 +12,8 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, CorsSchema, RouteSchema } from '../schema/apis.js';
+import { ApiSchema, CorsSchema, RouteSchema, ThrottleSchema } from '../schema/apis.js';
+import { ApiKeySchema, ApiKeyUsageSchema, QuotaSchema, UsagePlanSchema } from '../schema/api-keys.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
@@ -45,9 +46,14 @@ export const COMPONENT_SCHEMAS = [
   LogStreamEntrySchema,
   InvocationEventSchema,
   InvocationSchema,
+  ThrottleSchema,
   RouteSchema,
   CorsSchema,
   ApiSchema,
+  QuotaSchema,
+  UsagePlanSchema,
+  ApiKeySchema,
+  ApiKeyUsageSchema,
   WebhookSchema,
   AttemptSchema,
   AttemptDetailSchema,

@@ -37,12 +37,48 @@ const binaryMediaTypesSchema = Type.Unsafe<string[] | null>({
     'and only non-UTF-8 request bodies arrive base64 (docs/functions.md)',
 });
 
+/** Bounds on a token bucket (API Gateway's own account limits are 10,000 per second and a burst of 5,000). */
+export const THROTTLE_LIMITS = { rateLimit: 1_000_000, burstLimit: 1_000_000 } as const;
+
+const throttleObject = () =>
+  Type.Object(
+    {
+      rateLimit: Type.Number({
+        exclusiveMinimum: 0,
+        maximum: THROTTLE_LIMITS.rateLimit,
+        description: 'Requests per second the bucket refills (fractions allowed: 0.5 is one request every 2 s)',
+      }),
+      burstLimit: Type.Integer({
+        minimum: 1,
+        maximum: THROTTLE_LIMITS.burstLimit,
+        description: 'Requests the bucket holds: how many may arrive at once after a quiet spell',
+      }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A token bucket shared by every process and node on the database; past it the gateway answers 429 with Retry-After',
+    },
+  );
+export const ThrottleSchema = named('Throttle', throttleObject());
+/** The same shape in request bodies (a component's `$id` must not be repeated inline). */
+export const throttleInput = throttleObject();
+const apiKeyRequiredSchema = Type.Boolean({
+  description: "Callers must send an enabled API key in `x-api-key` whose usage plan covers the API; else 403 (as API Gateway answers)",
+});
+
 /**
  * A route's policy fields (src/types.ts RoutePolicy) as the API shows them and as
  * it takes them: each policy feature adds its entry to both. All optional.
  */
-const routePolicyView = {};
-const routePolicyInput = {};
+const routePolicyView = {
+  throttle: Type.Optional(refTo(ThrottleSchema)),
+  apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+};
+const routePolicyInput = {
+  throttle: Type.Optional(throttleInput),
+  apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+};
 
 export const RouteSchema = named(
   'Route',
@@ -92,6 +128,7 @@ export const ApiSchema = named(
     binaryMediaTypes: binaryMediaTypesSchema,
     errorFormat: errorFormatSchema,
     exposeErrors: exposeErrorsSchema,
+    throttle: Type.Union([Type.Null(), refTo(ThrottleSchema)], { description: "One token bucket for all the API's routes together; null: none" }),
     invokeUrl: Type.String({ description: 'Where the routes answer (absolute, as the caller reached this server)' }),
   }),
 );
@@ -158,6 +195,10 @@ export const CORS_INPUT_DEFAULTS = {
 } satisfies InputDefaults<CorsInput>;
 const corsField = Type.Optional(Type.Union([corsInput, Type.Null()], { description: 'CORS policy; null or absent: none (no CORS headers)' }));
 
+const throttleField = Type.Optional(
+  Type.Union([throttleInput, Type.Null()], { description: "One token bucket for all the API's routes together; null or absent: none" }),
+);
+
 export { newRouteSchema as addRouteBody };
 export const createApiBody = Type.Object(
   {
@@ -169,6 +210,7 @@ export const createApiBody = Type.Object(
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
     errorFormat: Type.Optional(errorFormatSchema),
     exposeErrors: Type.Optional(exposeErrorsSchema),
+    throttle: throttleField,
   },
   { additionalProperties: false },
 );
@@ -182,6 +224,7 @@ export const updateApiBody = Type.Object(
     binaryMediaTypes: Type.Optional(binaryMediaTypesSchema),
     errorFormat: Type.Optional(errorFormatSchema),
     exposeErrors: Type.Optional(exposeErrorsSchema),
+    throttle: throttleField,
   },
   { additionalProperties: false },
 );

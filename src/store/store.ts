@@ -8,6 +8,9 @@
 import type { ChangeFeed } from '../changes.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
+  ApiKey,
+  ThrottleConfig,
+  UsagePlan,
   Api,
   ApiPolicy,
   CorsConfig,
@@ -78,7 +81,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -153,6 +156,66 @@ export interface ApisPart {
 }
 
 /** Per-minute statistics (src/stats/), each process adding to its own rows, and the attempt feed of the deliveries stream. */
+export type NewUsagePlan = Omit<UsagePlan, 'id' | 'createdAt' | 'updatedAt'>;
+export type UsagePlanPatch = Partial<NewUsagePlan>;
+/** A key as created: the secret's SHA-256 (hex), never the secret. */
+export type NewApiKey = Omit<ApiKey, 'id' | 'createdAt' | 'updatedAt'> & { hash: string };
+export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'enabled' | 'usagePlanId'>>;
+
+/**
+ * Usage plans and API keys (api-keys.ts of each dialect). A key's plan must
+ * exist (InvalidRequestError naming `usagePlanId`), and a plan that keys use
+ * cannot be deleted (ConflictError usage_plan_in_use).
+ */
+export interface ApiKeysPart {
+  createUsagePlan(plan: NewUsagePlan): Promise<UsagePlan>;
+  getUsagePlan(id: string): Promise<UsagePlan | null>;
+  listUsagePlans(page: Page): Promise<UsagePlan[]>;
+  updateUsagePlan(id: string, patch: UsagePlanPatch): Promise<UsagePlan | null>;
+  deleteUsagePlan(id: string): Promise<boolean>;
+  createApiKey(key: NewApiKey): Promise<ApiKey>;
+  getApiKey(id: string): Promise<ApiKey | null>;
+  listApiKeys(page: Page): Promise<ApiKey[]>;
+  updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKey | null>;
+  deleteApiKey(id: string): Promise<boolean>;
+  /** The key whose secret hashes to `hash`, with its plan (null: none); null when no key has it. */
+  apiKeyByHash(hash: string): Promise<{ key: ApiKey; plan: UsagePlan | null } | null>;
+}
+
+/** What one take from a shared token bucket got. */
+export interface TokenTake {
+  /** Tokens taken, from 0 to the number asked for. */
+  taken: number;
+  /** With none taken: milliseconds until one token is back; else 0. */
+  retryAfterMs: number;
+}
+
+/** A usage plan's quota as counted: the period's key (`DAY:2026-11-27`, ...) and its limit. */
+export interface QuotaWindow {
+  period: string;
+  limit: number;
+}
+
+/**
+ * Limits shared by every process and node on the database (limits.ts of each
+ * dialect): token buckets of throttles, and the counters of API keys' use.
+ * Each is one atomic statement, so concurrent takers never admit past the limit.
+ */
+export interface LimitsPart {
+  /**
+   * Refills `bucket` (created full) by `rateLimit` per second since it was last
+   * taken from, at `nowMs`, up to `burstLimit`, then takes up to `want` whole tokens.
+   */
+  takeTokens(bucket: string, throttle: ThrottleConfig, want: number, nowMs: number): Promise<TokenTake>;
+  /**
+   * Counts one request of the key on `day` (UTC, YYYY-MM-DD) and, with a quota,
+   * in its period: false (and nothing counted) when the period's limit is reached.
+   */
+  countKeyUse(keyId: string, day: string, quota: QuotaWindow | null): Promise<boolean>;
+  /** The key's requests per day from `from` to `to` (inclusive, YYYY-MM-DD), days without any left out, oldest first. */
+  keyUsage(keyId: string, from: string, to: string): Promise<Array<{ day: string; used: number }>>;
+}
+
 export interface StatsPart {
   /** Adds one process's increments (additive upserts keyed by minute and owner) and its new failures, in one transaction. */
   addStats(batch: StatsBatch): Promise<void>;

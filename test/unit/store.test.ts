@@ -504,6 +504,7 @@ for (const b of backends()) {
         await first.close();
       }
       // Back to the schema of migration 14 (cors, before compression), the API as it was then.
+      for (const table of ['rate_buckets', 'quota_usage', 'api_key_usage', 'api_keys', 'usage_plans']) await b.exec(url, `DROP TABLE ${table}`);
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
@@ -518,6 +519,7 @@ for (const b of backends()) {
           [14, 'api_cors'],
           [15, 'api_compression_binary_types'],
           [16, 'api_route_policy'],
+          [17, 'api_keys_usage_plans_throttles'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

@@ -11,6 +11,8 @@
  */
 import type { Api, Route } from '../../types.js';
 import type { RequestFacts } from '../event.js';
+import { compileApiKey, type ApiKeyDeps } from './api-keys.js';
+import { compileThrottle, type Throttles } from './throttle.js';
 
 /** What the checks admitted the request with, for the function's event. */
 export interface PolicyGrant {
@@ -18,6 +20,8 @@ export interface PolicyGrant {
   authorizer?: Record<string, unknown>;
   /** The id of the API key the request was admitted with (`requestContext.identity.apiKey` / usage counting). */
   apiKeyId?: string;
+  /** The key as the caller sent it (aws-v1 `requestContext.identity.apiKey`, as API Gateway passes it). */
+  apiKey?: string;
 }
 
 /** The matched request a check sees. */
@@ -39,7 +43,12 @@ export interface RouteGuard {
  * runtime for authorizer functions, a clock), given by the gateway's owner.
  * Each policy feature adds its optional fields.
  */
-export interface PolicyDeps {}
+export interface PolicyDeps {
+  /** The shared token buckets (./throttle.ts); absent: throttles are not enforced (tests of other features). */
+  throttles?: Throttles;
+  /** API keys and their usage plans (./api-keys.ts); absent: `apiKeyRequired` is not enforced (tests of other features). */
+  apiKeys?: ApiKeyDeps;
+}
 
 /** Builds one feature's check for a route, or null when the API and route leave that feature off. */
 export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteGuard | null;
@@ -49,7 +58,10 @@ export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteG
  * throttling, then the API key and its usage plan, then the authorizer, then
  * request validation.
  */
-const COMPILERS: readonly GuardCompiler[] = [];
+const COMPILERS: readonly GuardCompiler[] = [
+  (api, route, deps) => compileThrottle(api, route, deps.throttles),
+  (api, route, deps) => compileApiKey(api, route, deps.apiKeys),
+];
 
 /** A route's checks in order; null when it has none. */
 export function compileGuards(api: Api, route: Route, deps: PolicyDeps): RouteGuard[] | null {

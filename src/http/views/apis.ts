@@ -19,6 +19,7 @@ export function apiView(api: Api, origin: string): ApiView {
     binaryMediaTypes: api.binaryMediaTypes,
     errorFormat: api.errorFormat,
     exposeErrors: api.exposeErrors,
+    throttle: api.throttle,
     invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }

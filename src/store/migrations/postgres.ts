@@ -408,4 +408,49 @@ ALTER TABLE apis ADD COLUMN policy_json TEXT;
 ALTER TABLE routes ADD COLUMN policy_json TEXT;
 `,
   },
+  {
+    version: 17,
+    name: 'api_keys_usage_plans_throttles',
+    // As on SQLite: plans, keys (hashed), usage and quota counters, token buckets.
+    sql: `
+CREATE TABLE usage_plans (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  name          TEXT NOT NULL,
+  api_ids_json  TEXT NOT NULL,
+  throttle_json TEXT,
+  quota_json    TEXT,
+  created_at    TIMESTAMPTZ NOT NULL,
+  updated_at    TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE api_keys (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  name          TEXT NOT NULL,
+  prefix        TEXT NOT NULL,
+  key_hash      TEXT COLLATE "C" NOT NULL UNIQUE,
+  enabled       BOOLEAN NOT NULL,
+  usage_plan_id TEXT COLLATE "C" REFERENCES usage_plans (id),
+  created_at    TIMESTAMPTZ NOT NULL,
+  updated_at    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX api_keys_plan ON api_keys (usage_plan_id);
+CREATE TABLE api_key_usage (
+  key_id TEXT COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  day    TEXT COLLATE "C" NOT NULL,
+  used   BIGINT NOT NULL,
+  PRIMARY KEY (key_id, day)
+);
+CREATE TABLE quota_usage (
+  key_id TEXT COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  period TEXT COLLATE "C" NOT NULL,
+  used   BIGINT NOT NULL,
+  PRIMARY KEY (key_id, period)
+);
+CREATE TABLE rate_buckets (
+  bucket TEXT COLLATE "C" PRIMARY KEY,
+  tokens DOUBLE PRECISION NOT NULL,
+  taken  BIGINT NOT NULL,
+  at_ms  BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -452,4 +452,52 @@ ALTER TABLE apis ADD COLUMN policy_json TEXT;
 ALTER TABLE routes ADD COLUMN policy_json TEXT;
 `,
   },
+  {
+    version: 17,
+    name: 'api_keys_usage_plans_throttles',
+    // Usage plans, API keys (only the SHA-256 of a secret is kept), the usage counters per key
+    // and UTC day and per key and quota period (one atomic upsert per admitted request), and
+    // the shared token buckets of throttles (src/gateway/policy/throttle.ts). A plan in use by
+    // a key cannot be deleted (the reference); a key's counters go with it.
+    sql: `
+CREATE TABLE usage_plans (
+  id            TEXT PRIMARY KEY,
+  name          TEXT NOT NULL,
+  api_ids_json  TEXT NOT NULL,
+  throttle_json TEXT,
+  quota_json    TEXT,
+  created_at    TEXT NOT NULL,
+  updated_at    TEXT NOT NULL
+);
+CREATE TABLE api_keys (
+  id            TEXT PRIMARY KEY,
+  name          TEXT NOT NULL,
+  prefix        TEXT NOT NULL,
+  key_hash      TEXT NOT NULL UNIQUE,
+  enabled       INTEGER NOT NULL,
+  usage_plan_id TEXT REFERENCES usage_plans (id),
+  created_at    TEXT NOT NULL,
+  updated_at    TEXT NOT NULL
+);
+CREATE INDEX api_keys_plan ON api_keys (usage_plan_id);
+CREATE TABLE api_key_usage (
+  key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  day    TEXT NOT NULL,
+  used   INTEGER NOT NULL,
+  PRIMARY KEY (key_id, day)
+);
+CREATE TABLE quota_usage (
+  key_id TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+  period TEXT NOT NULL,
+  used   INTEGER NOT NULL,
+  PRIMARY KEY (key_id, period)
+);
+CREATE TABLE rate_buckets (
+  bucket TEXT PRIMARY KEY,
+  tokens REAL NOT NULL,
+  taken  INTEGER NOT NULL,
+  at_ms  INTEGER NOT NULL
+);
+`,
+  },
 ];

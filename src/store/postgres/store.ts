@@ -8,12 +8,14 @@ import type pg from 'pg';
 import type { ResourceLimits } from '../../errors.js';
 import { LogTrimCounter } from '../shared/log-trim.js';
 import type { Store } from '../store.js';
+import { pgApiKeys } from './api-keys.js';
 import { pgApis } from './apis.js';
 import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
 import { pgFunctions } from './functions.js';
 import { pgInvocationEvents } from './invocation-events.js';
+import { pgLimits } from './limits.js';
 import { pgLogs } from './logs.js';
 import { pgSchedules } from './schedules.js';
 import { pgStats } from './stats.js';
@@ -64,5 +66,7 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgDeliveries({ db }),
     ...pgStats({ db }),
     ...pgInvocationEvents({ db }),
+    ...pgLimits({ db }),
+    ...pgApiKeys({ db }),
   };
 }

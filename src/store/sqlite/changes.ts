@@ -21,6 +21,8 @@ function encode(change: Change): { kind: string; key: string } {
       return { kind: 'function', key: change.name };
     case 'reset':
       return { kind: 'reset', key: '' };
+    case 'keys':
+      return { kind: 'keys', key: '' };
     case 'watching':
       return { kind: 'watching', key: change.origin };
   }
@@ -30,6 +32,7 @@ function decode(kind: string, key: string): Change | null {
   if (kind === 'api') return { kind: 'api', id: key };
   if (kind === 'function') return { kind: 'function', name: key };
   if (kind === 'reset') return { kind: 'reset' };
+  if (kind === 'keys') return { kind: 'keys' };
   if (kind === 'watching') return { kind: 'watching', origin: key };
   return null;
 }

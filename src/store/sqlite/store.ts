@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ResourceLimits } from '../../errors.js';
 import { LogTrimCounter } from '../shared/log-trim.js';
 import type { Store } from '../store.js';
+import { sqliteApiKeys } from './api-keys.js';
 import { sqliteApis } from './apis.js';
 import { SqliteChangeFeed } from './changes.js';
 import type { BackgroundCheckpointer } from './checkpointer.js';
@@ -15,6 +16,7 @@ import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
+import { sqliteLimits } from './limits.js';
 import { sqliteLogs } from './logs.js';
 import { sqliteSchedules } from './schedules.js';
 import { sqliteStats } from './stats.js';
@@ -62,5 +64,7 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteDeliveries({ db }),
     ...sqliteStats({ db }),
     ...sqliteInvocationEvents({ db }),
+    ...sqliteLimits({ db }),
+    ...sqliteApiKeys({ db }),
   };
 }

@@ -1,0 +1,127 @@
+/**
+ * Routes with `apiKeyRequired`: the caller's key (`x-api-key`), its usage
+ * plan's throttle and quota, checked in that order as API Gateway checks them.
+ *
+ * A missing, unknown or disabled key, and a key whose plan does not cover the
+ * API (or that has no plan), are refused alike with 403 `forbidden`, as a REST
+ * API answers `{"message":"Forbidden"}`: the answer never tells which, so it
+ * cannot be used to probe for keys. Over the plan's throttle: 429 `throttled`;
+ * past its quota: 429 `quota_exceeded` with Retry-After to the period's end.
+ *
+ * Keys are looked up by the SHA-256 of the secret (src/keys/secrets.ts) and
+ * kept per process (KeyDirectory), with their plan; every write to a key or a
+ * plan publishes a `keys` change that empties every process's directory
+ * before the write answers, so a disabled or deleted key is refused at once
+ * everywhere. The quota counts in one atomic statement per admitted request
+ * (the store's countKeyUse), so a cluster never admits past it; the same
+ * statement counts the key's use of the day.
+ */
+import type { ChangeBus } from '../../changes.js';
+import type { Clock } from '../../clock.js';
+import { PolicyRefusalError } from '../../errors.js';
+import { hashSecret } from '../../keys/secrets.js';
+import type { ApiKeysPart, LimitsPart, QuotaWindow } from '../../store/store.js';
+import type { Api, ApiKey, QuotaConfig, Route, UsagePlan } from '../../types.js';
+import type { RequestFacts } from '../event.js';
+import type { Throttles } from './throttle.js';
+
+/** The longest `x-api-key` looked up; longer ones cannot be ours. */
+const MAX_SECRET_LENGTH = 256;
+/** Entries a directory keeps before it starts over (unknown secrets included). */
+const MAX_ENTRIES = 10_000;
+
+type Found = { key: ApiKey; plan: UsagePlan | null } | null;
+
+/** This process's keys by secret hash, emptied by every `keys` change. */
+export class KeyDirectory {
+  private readonly entries = new Map<string, Promise<Found>>();
+  private generation = 0;
+
+  constructor(private readonly deps: { store: Pick<ApiKeysPart, 'apiKeyByHash'>; changes: ChangeBus }) {
+    deps.changes.subscribe((change) => {
+      if (change.kind === 'keys' || change.kind === 'reset') this.clear();
+    });
+  }
+
+  lookup(secret: string): Promise<Found> {
+    const hash = hashSecret(secret);
+    const known = this.entries.get(hash);
+    if (known) return known;
+    const generation = this.generation;
+    const found = this.deps.store.apiKeyByHash(hash);
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(hash, found);
+    // A read that fails, or that a change overtook, is not kept.
+    found.then(
+      () => {
+        if (this.generation !== generation) this.entries.delete(hash);
+      },
+      () => this.entries.delete(hash),
+    );
+    return found;
+  }
+
+  private clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+/** What the key check needs, given by the service (src/server.ts). */
+export interface ApiKeyDeps {
+  directory: KeyDirectory;
+  throttles: Throttles;
+  limits: Pick<LimitsPart, 'countKeyUse'>;
+  clock: Clock;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The quota period holding `now` (UTC; weeks from Monday): its counter's key and when it ends. */
+export function quotaWindow(quota: QuotaConfig, now: number): QuotaWindow & { endsAt: number } {
+  const d = new Date(now);
+  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  if (quota.period === 'DAY') return { period: `DAY:${day(midnight)}`, limit: quota.limit, endsAt: midnight + DAY_MS };
+  if (quota.period === 'WEEK') {
+    const monday = midnight - ((d.getUTCDay() + 6) % 7) * DAY_MS;
+    return { period: `WEEK:${day(monday)}`, limit: quota.limit, endsAt: monday + 7 * DAY_MS };
+  }
+  const month = day(midnight).slice(0, 7);
+  return { period: `MONTH:${month}`, limit: quota.limit, endsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+}
+
+function headerOf(raw: readonly string[], name: string): string | null {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1]!;
+  return null;
+}
+
+const forbidden = () => new PolicyRefusalError('forbidden', 'Forbidden: the route needs a valid API key in x-api-key');
+
+/** Null for routes that do not require a key (or when nothing enforces keys). */
+export function compileApiKey(
+  api: Api,
+  route: Route,
+  deps: ApiKeyDeps | undefined,
+): { check(request: { req: RequestFacts }, grant: { apiKeyId?: string; apiKey?: string }): Promise<void> } | null {
+  if (route.apiKeyRequired !== true || deps === undefined) return null;
+  const { directory, throttles, limits, clock } = deps;
+  return {
+    async check({ req }, grant) {
+      const secret = headerOf(req.rawHeaders, 'x-api-key');
+      if (secret === null || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) throw forbidden();
+      const found = await directory.lookup(secret);
+      if (found === null || !found.key.enabled || found.plan === null || !found.plan.apiIds.includes(api.id)) throw forbidden();
+      const { key, plan } = found;
+      if (plan.throttle !== null) await throttles.admit(`key:${key.id}`, plan.throttle, 'API key');
+      const now = clock.now();
+      const window = plan.quota === null ? null : quotaWindow(plan.quota, now);
+      if (!(await limits.countKeyUse(key.id, new Date(now).toISOString().slice(0, 10), window))) {
+        const seconds = Math.max(1, Math.ceil(((window?.endsAt ?? now) - now) / 1000));
+        throw new PolicyRefusalError('quota_exceeded', "The API key's quota for the period is spent", undefined, { 'Retry-After': String(seconds) });
+      }
+      grant.apiKeyId = key.id;
+      grant.apiKey = secret;
+    },
+  };
+}
