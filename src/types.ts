@@ -48,10 +48,25 @@ export type CorsMethod = (typeof CORS_METHODS)[number];
  * so a new field needs no migration: add it here, to ROUTE_POLICY_FIELDS and to
  * src/schema/apis.ts. Every field is optional; absent means the default.
  */
-export interface RoutePolicy {}
+export interface RoutePolicy {
+  /** What a request must carry before the function runs (src/gateway/policy/validation.ts). */
+  request?: RequestModel;
+}
+
+/**
+ * A route's request model, as a REST API's request validator checks it:
+ * `body` is the JSON Schema of its JSON body (`requestModels`), `querystrings`
+ * and `headers` map a parameter's name to whether it is required
+ * (`requestParameters`' `method.request.querystring.<name>: true`).
+ */
+export interface RequestModel {
+  body?: Record<string, unknown>;
+  querystrings?: Record<string, boolean>;
+  headers?: Record<string, boolean>;
+}
 
 /** The keys of RoutePolicy the store keeps and the API shows; a key not listed here is dropped. */
-export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = [];
+export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['request'];
 
 /** The policy fields set on a route (neither absent nor null), picked from a route as written. */
 export function routePolicyOf(route: RoutePolicy): RoutePolicy {

@@ -11,6 +11,7 @@
  */
 import type { Api, Route } from '../../types.js';
 import type { RequestFacts } from '../event.js';
+import { compileRequestValidation } from './validation.js';
 
 /** What the checks admitted the request with, for the function's event. */
 export interface PolicyGrant {
@@ -49,7 +50,7 @@ export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteG
  * throttling, then the API key and its usage plan, then the authorizer, then
  * request validation.
  */
-const COMPILERS: readonly GuardCompiler[] = [];
+const COMPILERS: readonly GuardCompiler[] = [compileRequestValidation];
 
 /** A route's checks in order; null when it has none. */
 export function compileGuards(api: Api, route: Route, deps: PolicyDeps): RouteGuard[] | null {
