@@ -53,10 +53,12 @@ export interface RoutePolicy {
   throttle?: ThrottleConfig;
   /** Callers must send an enabled API key (`x-api-key`) whose usage plan covers the API (src/gateway/policy/api-keys.ts). */
   apiKeyRequired?: boolean;
+  /** What a request must carry before the function runs (src/gateway/policy/validation.ts). */
+  request?: RequestModel;
 }
 
 /** The keys of RoutePolicy the store keeps and the API shows; a key not listed here is dropped. */
-export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 'apiKeyRequired'];
+export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 'apiKeyRequired', 'request'];
 
 /**
  * A token bucket, as API Gateway's throttle settings: `burstLimit` tokens at most,
@@ -66,6 +68,18 @@ export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 
 export interface ThrottleConfig {
   rateLimit: number;
   burstLimit: number;
+}
+
+/**
+ * A route's request model, as a REST API's request validator checks it:
+ * `body` is the JSON Schema of its JSON body (`requestModels`), `querystrings`
+ * and `headers` map a parameter's name to whether it is required
+ * (`requestParameters`' `method.request.querystring.<name>: true`).
+ */
+export interface RequestModel {
+  body?: Record<string, unknown>;
+  querystrings?: Record<string, boolean>;
+  headers?: Record<string, boolean>;
 }
 
 /** The policy fields set on a route (neither absent nor null), picked from a route as written. */

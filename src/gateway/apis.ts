@@ -7,9 +7,11 @@ import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
 import type { CorsInput } from '../schema/apis.js';
-import { API_POLICY_DEFAULTS, type Api, type ApiPolicy, type Page, type Route } from '../types.js';
+import { API_POLICY_DEFAULTS, type Api, type ApiPolicy, type Page, type RequestModel, type Route, routePolicyOf } from '../types.js';
+import { canonicalJson } from '../canonical-json.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
 import { corsConfigOf } from './policy/cors.js';
+import { checkRequestModel, RequestModelError } from './policy/request-schema.js';
 
 /** An API as the management API takes it: `cors` as given, its optional fields not yet filled. */
 export type ApiInput = Omit<NewApi, 'cors'> & { cors?: CorsInput | null };
@@ -42,7 +44,19 @@ function checkRoutes(routes: NewRoute[], field = 'routes'): void {
     const problem = validateRoutePath(route.path);
     const name = field === 'routes' ? `routes[${i}].path` : 'path';
     if (problem) throw new InvalidRequestError(`${name}: ${problem}`, { field: name });
+    if (route.request !== undefined && route.request !== null) checkRequest(route.request, field === 'routes' ? `routes[${i}].request` : 'request');
   });
+}
+
+/** A route's request model as the gateway will compile it: a schema it cannot compile is refused now, naming the field. */
+function checkRequest(model: RequestModel, at: string): void {
+  try {
+    checkRequestModel(model);
+  } catch (err) {
+    if (!(err instanceof RequestModelError)) throw err;
+    const field = err.key === '' ? at : `${at}.${err.key}`;
+    throw new InvalidRequestError(`${field}: ${err.message}`, { field });
+  }
 }
 
 /** What API changes tell the rest of the service (webhooks' operational events and mock endpoints). */
@@ -109,7 +123,7 @@ export class ApiService {
     return dryRunResult('create', ['name', 'basePath', 'routes', ...(cors === null ? [] : ['cors']), ...given]);
   }
 
-  /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path and function. */
+  /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path, function and policy. */
   async checkUpdate(id: string, input: ApiPatchInput): Promise<DryRunResult> {
     const patch = patchOf(input);
     const current = await this.get(id);
@@ -123,7 +137,8 @@ export class ApiService {
     if (patch.routes !== undefined) {
       checkRoutes(patch.routes);
       await this.checkReferences(patch.routes);
-      const key = (r: NewRoute) => `${r.method} ${r.path} ${r.function}`;
+      // A route's policy (its request model...) is part of it: a change there is a change of routes.
+      const key = (r: NewRoute) => `${r.method} ${r.path} ${r.function} ${canonicalJson(routePolicyOf(r))}`;
       if (!sameJson(patch.routes.map(key).sort(), current.routes.map(key).sort())) changes.push('routes');
     }
     if (patch.cors !== undefined && !sameJson(patch.cors, current.cors)) changes.push('cors');

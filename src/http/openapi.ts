@@ -47,6 +47,9 @@ function invokePathItem() {
         : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
       responses: {
         default: { description: "The function's answer", content: { '*/*': { schema: {} } } },
+        400: errorAnswer(
+          "The route's request model refused the request (request_invalid: `details.errors` names each failure); the function did not run",
+        ),
         403: errorAnswer('A service worker script was asked for (service_worker_refused: functions cannot serve one)'),
         404: errorAnswer('No such API, or no route matches (api_not_found, no_route)'),
         405: errorAnswer('The route exists for other methods (method_not_allowed; `Allow` lists them)'),

@@ -15,6 +15,7 @@ import type { Plan, PlanChange } from './plan.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
+import { routePolicyOf } from '../types.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
@@ -200,11 +201,17 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
  * a caller may narrow a plan to some deletions, as `switchyard dev` does).
  */
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
-  const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
+  const routes: ApiBody['routes'] = desired.routes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    function: r.function,
+    ...(r.request !== undefined ? { request: r.request } : {}),
+  }));
   if (existing) {
     const named = new Set(routes.map(routeKey));
     for (const r of existing.routes) {
-      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+      // A kept route keeps its policy too: the PUT replaces every route.
+      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ ...routePolicyOf(r), method: r.method, path: r.path, function: r.function });
     }
   }
   return routes;

@@ -112,7 +112,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       base_path: a.basePath,
       ...(a.minimumCompressionSize != null ? { minimum_compression_size: a.minimumCompressionSize } : {}),
       ...(a.binaryMediaTypes != null ? { binary_media_types: a.binaryMediaTypes } : {}),
-      routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function })),
+      routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function, ...(r.request ? { request: r.request } : {}) })),
       ...(a.cors ? { cors: corsToFile(a.cors) } : {}),
     };
   }

@@ -16,6 +16,7 @@
  * list event subscriptions.
  */
 import { samApiCors, samHttpApiCors } from './import-cors.js';
+import { samRequest } from './import-request.js';
 import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
@@ -162,7 +163,8 @@ function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: str
   const props = Object.keys(given);
   const rest = resource.Type === 'AWS::Serverless::Api';
   if (rest) apiSettings(b, logicalId, given, `${where}.Properties`, values);
-  const carried = rest ? ['Cors', ...API_SETTINGS] : ['CorsConfiguration'];
+  // Models are carried through the events' RequestModel that name them (import-request.ts).
+  const carried = rest ? ['Cors', 'Models', ...API_SETTINGS] : ['CorsConfiguration'];
   const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...carried].includes(k));
   if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
 }
@@ -218,6 +220,16 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     }
   }
 
+  // Each REST API's Models, for the events' RequestModel (Globals.Api's for an API without its own).
+  const globalApi = isObj(doc.Globals) && isObj(doc.Globals.Api) ? doc.Globals.Api : {};
+  const globalModels = isObj(globalApi.Models) ? globalApi.Models : {};
+  const apiModels = new Map<string, Obj>();
+  for (const [logicalId, resource] of Object.entries(doc.Resources)) {
+    if (isObj(resource) && resource.Type === 'AWS::Serverless::Api' && isObj(resource.Properties) && isObj(resource.Properties.Models)) {
+      apiModels.set(logicalId, resource.Properties.Models);
+    }
+  }
+
   // Globals.Function settings with no counterpart: said once, not once per function.
   uncarriedSettings('Globals.Function', Object.keys(globals).filter(uncarried), b.notes);
   // Globals.Api.Cors and Globals.HttpApi.CorsConfiguration: the CORS of every API of that kind without its own.
@@ -234,7 +246,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
       for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, settings, 'Globals.Api', values);
     }
-    const rest = Object.keys(settings).filter((k) => k !== corsKey && !(key === 'Api' && API_SETTINGS.includes(k)));
+    const rest = Object.keys(settings).filter((k) => k !== corsKey && !(key === 'Api' && (API_SETTINGS.includes(k) || k === 'Models')));
     if (rest.length > 0 || !isObj(value)) {
       b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
     }
@@ -331,7 +343,12 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
         continue;
       }
       const format = event.Type === 'Api' || String(p.PayloadFormatVersion ?? '2.0') === '1.0' ? 'aws-v1' : 'aws-v2';
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      // Request validation is a REST API's: an HttpApi event has no RequestModel.
+      const request =
+        event.Type === 'Api' && (p.RequestModel !== undefined || p.RequestParameters !== undefined)
+          ? samRequest(p, apiModels.get(api) ?? globalModels, `${at}.Properties`, b.notes)
+          : null;
+      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
       apiKinds.set(api, event.Type);
     }
   }

@@ -15,6 +15,7 @@
  */
 import { ProjectError, type FileCors } from './types.js';
 import { mergeCors, serverlessHttpApiCors, serverlessHttpCors } from './import-cors.js';
+import { serverlessRequest } from './import-request.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -133,6 +134,8 @@ interface HttpEvent {
   path: string;
   /** An `http` event's `cors` (true or its object form), as written. */
   cors?: unknown;
+  /** An `http` event's `request` (schemas, parameters), as written. */
+  request?: unknown;
 }
 
 function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
@@ -149,11 +152,12 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
       return { kind, method: m[1], path: m[2] };
     }
     if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
-      const carried = kind === 'http' ? ['method', 'path', 'cors'] : ['method', 'path'];
+      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request'] : ['method', 'path'];
       const ignored = Object.keys(spec).filter((k) => !carried.includes(k));
       if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
       const event: HttpEvent = { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
       if (kind === 'http' && spec.cors !== undefined && spec.cors !== false) event.cors = spec.cors;
+      if (kind === 'http' && spec.request !== undefined) event.request = spec.request;
       return event;
     }
     notes.push(`${where}: needs method and path; not carried`);
@@ -291,6 +295,9 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const provider = isObj(doc.provider) ? doc.provider : {};
   const service = (typeof doc.service === 'string' && vars.resolve(doc.service, 'service')) || 'service';
   const providerEnv = envOf(provider.environment, 'provider.environment', vars, b);
+  // provider.apiGateway.request.schemas: models an `http` event's request.schemas may name.
+  const gatewayRequest = isObj(provider.apiGateway) && isObj(provider.apiGateway.request) ? provider.apiGateway.request : {};
+  const globalSchemas = isObj(gatewayRequest.schemas) ? gatewayRequest.schemas : {};
   const httpApiPayload = isObj(provider.httpApi) ? String(provider.httpApi.payload ?? '2.0') : '2.0';
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
@@ -358,7 +365,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       const path = vars.resolve(http.path, `${at}.path`);
       if (path === undefined) return;
       const api = apiName(http.kind);
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format) }, at);
+      const request = http.request === undefined ? null : serverlessRequest(http.request, globalSchemas, `${at}.http.request`, b.notes);
+      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
       if (http.kind === 'http') {
         const cors = http.cors === undefined ? null : serverlessHttpCors(http.cors, method, `${at}.http.cors`, b.notes);
         const seen = restCors.get(api) ?? { cors: undefined, with: 0, without: 0 };

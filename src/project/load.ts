@@ -19,6 +19,8 @@ import { dirname, extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { LineCounter, isNode, type Document } from 'yaml';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
+import { checkRequestModel, RequestModelError } from '../gateway/policy/request-schema.js';
+import type { RequestModel } from '../types.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
 import { RUNTIME_BY_EXTENSION } from './defaults.js';
@@ -393,6 +395,16 @@ export async function loadProject(file: string, options: LoadOptions = {}): Prom
   return parseProject(text, file, options);
 }
 
+/** A route's request model as the server will take it: a body schema that cannot compile is a problem at its line. */
+function checkRouteRequest(model: RequestModel, at: Path, problems: Problems): void {
+  try {
+    checkRequestModel(model);
+  } catch (err) {
+    if (!(err instanceof RequestModelError)) throw err;
+    problems.add([...at, ...(err.key === '' ? [] : err.key.split('.'))], err.message);
+  }
+}
+
 /** A schedule's cron in Switchyard's dialect and its zone, checked here so the problem has a line. */
 function checkSchedule(s: { cron: string; timezone?: string }, at: Path, problems: Problems): void {
   try {
@@ -472,6 +484,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       if (!known.has(route.function)) {
         problems.add(['apis', name, 'routes', i, 'function'], `no function '${route.function}' in this file`);
       }
+      if (route.request !== undefined) checkRouteRequest(route.request, ['apis', name, 'routes', i, 'request'], problems);
       const key = `${route.method} ${route.path}`;
       const earlier = seen.get(key);
       if (earlier !== undefined) problems.add(['apis', name, 'routes', i], `${key} is already routes[${earlier}]`);

@@ -296,7 +296,12 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   for (const r of api.routes) {
     const cur = have.get(routeKey(r));
     if (!cur) out.push(routeChange('create', r));
-    else if (cur.function !== r.function) out.push(routeChange('update', r, ['function']));
+    else {
+      const changed: string[] = [];
+      if (cur.function !== r.function) changed.push('function');
+      if (canonical(r.request ?? null) !== canonical(cur.request ?? null)) changed.push('request');
+      if (changed.length > 0) out.push(routeChange('update', r, changed));
+    }
   }
   if (prune) for (const r of existing.routes) if (!want.has(routeKey(r))) out.push(routeChange('delete', r));
   return out;

@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { CorsConfig, RouteMethod } from '../types.js';
+import type { CorsConfig, RequestModel, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -60,6 +60,8 @@ export interface ProjectRoute {
   method: RouteMethod;
   path: string;
   function: string;
+  /** The route's request model as the API takes it (schema/switchyard.schema.json `$defs/request`); absent: none. */
+  request?: RequestModel;
 }
 
 /** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */

@@ -67,6 +67,53 @@ const apiKeyRequiredSchema = Type.Boolean({
   description: "Callers must send an enabled API key in `x-api-key` whose usage plan covers the API; else 403 (as API Gateway answers)",
 });
 
+/** Bounds on a route's request model (src/gateway/policy/request-schema.ts enforces them). */
+export const REQUEST_MODEL_LIMITS = {
+  /** The body schema as JSON text, in bytes. */
+  schemaBytes: 65_536,
+  /** Nesting of the body schema's objects and arrays (the schema itself is depth 1). */
+  schemaDepth: 32,
+  /** Names in `querystrings`, and in `headers`. */
+  parameters: 50,
+  /** Length of one parameter name. */
+  nameLength: 128,
+} as const;
+
+/** A map of parameter names to whether each is required, as a REST API's `requestParameters`. */
+const parameterMap = (where: string, namePattern?: string) =>
+  Type.Unsafe<Record<string, boolean>>({
+    type: 'object',
+    additionalProperties: { type: 'boolean' },
+    propertyNames: { minLength: 1, maxLength: REQUEST_MODEL_LIMITS.nameLength, ...(namePattern ? { pattern: namePattern } : {}) },
+    maxProperties: REQUEST_MODEL_LIMITS.parameters,
+    description:
+      `${where} by name: true, required (present and not blank, or the request is refused with 400); false, documented only. ` +
+      `As API Gateway's method.request.${where === 'Headers' ? 'header' : 'querystring'}.<name>: true`,
+  });
+
+const requestModelSchema = Type.Object(
+  {
+    body: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>({
+        type: 'object',
+        additionalProperties: true,
+        description:
+          'The JSON Schema a JSON body must match (2020-12; draft-07 or draft-04 when $schema names them). ' +
+          `At most ${REQUEST_MODEL_LIMITS.schemaBytes} bytes and ${REQUEST_MODEL_LIMITS.schemaDepth} levels; $ref only inside the schema; ` +
+          'unknown keywords and formats refused. A request without a body, or whose body is not JSON, is refused',
+      }),
+    ),
+    querystrings: Type.Optional(parameterMap('Query strings')),
+    headers: Type.Optional(parameterMap('Headers', "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "What a request must carry before the route's function runs (a REST API's request validator); " +
+      'a request that does not is answered 400 request_invalid naming what failed',
+  },
+);
+
 /**
  * A route's policy fields (src/types.ts RoutePolicy) as the API shows them and as
  * it takes them: each policy feature adds its entry to both. All optional.
@@ -74,10 +121,12 @@ const apiKeyRequiredSchema = Type.Boolean({
 const routePolicyView = {
   throttle: Type.Optional(refTo(ThrottleSchema)),
   apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+  request: Type.Optional(requestModelSchema),
 };
 const routePolicyInput = {
   throttle: Type.Optional(throttleInput),
   apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+  request: Type.Optional(requestModelSchema),
 };
 
 export const RouteSchema = named(

@@ -13,6 +13,7 @@ import type { Api, Route } from '../../types.js';
 import type { RequestFacts } from '../event.js';
 import { compileApiKey, type ApiKeyDeps } from './api-keys.js';
 import { compileThrottle, type Throttles } from './throttle.js';
+import { compileRequestValidation } from './validation.js';
 
 /** What the checks admitted the request with, for the function's event. */
 export interface PolicyGrant {
@@ -61,6 +62,7 @@ export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteG
 const COMPILERS: readonly GuardCompiler[] = [
   (api, route, deps) => compileThrottle(api, route, deps.throttles),
   (api, route, deps) => compileApiKey(api, route, deps.apiKeys),
+  compileRequestValidation,
 ];
 
 /** A route's checks in order; null when it has none. */
