@@ -114,7 +114,17 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
-  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops });
+  const gateway = new Gateway({
+    store,
+    runtime,
+    changes,
+    logSink,
+    metrics,
+    invocations,
+    stats: stats.collector,
+    hops,
+    policy: { clock, allowPrivateTargets: config.allowPrivateTargets },
+  });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -167,6 +177,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     store,
     changes,
     hooks: { beforeDelete: (id) => webhookService.assertApiUnused(id), emitOperational },
+    allowPrivateTargets: config.allowPrivateTargets,
   });
 
   /** Each request's count of published changes when it arrived. */

@@ -12,6 +12,7 @@ import { buildEvent, defaultEvent, type RequestFacts } from './event.js';
 import { mapResult, type GatewayResponse } from './result.js';
 import type { BinaryMediaTypes } from './policy/media-types.js';
 import type { PolicyGrant } from './policy/guards.js';
+import { authorizerContext } from './policy/authorizer-event.js';
 import type { RouteMatch } from './route-table.js';
 
 /**
@@ -23,11 +24,11 @@ export function buildEventFor(
   req: RequestFacts,
   match: RouteMatch,
   binary: BinaryMediaTypes | null = null,
-  // Read by the authorizer feature, which places it where each format's AWS events carry it.
-  _grant: PolicyGrant | null = null,
+  grant: PolicyGrant | null = null,
 ): object {
-  if (format === 'switchyard') return buildEvent(req, match);
-  return format === 'aws-v2' ? buildAwsV2Event(req, match) : buildAwsV1Event(req, match, binary);
+  const authorizer = grant?.authorizer === undefined ? null : authorizerContext(format, grant.authorizer);
+  if (format === 'switchyard') return buildEvent(req, match, authorizer);
+  return format === 'aws-v2' ? buildAwsV2Event(req, match, authorizer) : buildAwsV1Event(req, match, binary, authorizer);
 }
 
 export function defaultEventFor(

@@ -12,7 +12,7 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, CorsSchema, RouteSchema } from '../schema/apis.js';
+import { ApiSchema, AuthorizerSchema, CorsSchema, RouteSchema } from '../schema/apis.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
   DestinationSchema,
@@ -47,6 +47,7 @@ export const COMPONENT_SCHEMAS = [
   InvocationSchema,
   RouteSchema,
   CorsSchema,
+  AuthorizerSchema,
   ApiSchema,
   WebhookSchema,
   AttemptSchema,

@@ -10,46 +10,17 @@
  * builders read the grant to fill `requestContext` where AWS puts them.
  */
 import type { Api, Route } from '../../types.js';
-import type { RequestFacts } from '../event.js';
+import type { GuardCompiler, PolicyDeps, PolicyGrant, PolicyRequest, RouteGuard } from './guard-types.js';
+import { compileAuthorizer } from './authorizers.js';
 
-/** What the checks admitted the request with, for the function's event. */
-export interface PolicyGrant {
-  /** What the route's authorizer passes on, placed as AWS places it (v1 `requestContext.authorizer`, v2 its `jwt` or `lambda`). */
-  authorizer?: Record<string, unknown>;
-  /** The id of the API key the request was admitted with (`requestContext.identity.apiKey` / usage counting). */
-  apiKeyId?: string;
-}
-
-/** The matched request a check sees. */
-export interface PolicyRequest {
-  req: RequestFacts;
-  route: Route;
-  /** basePath + the route's template, as written (`/shop/items/:id`). */
-  resource: string;
-  pathParameters: Record<string, string> | null;
-}
-
-export interface RouteGuard {
-  /** Throws PolicyRefusalError to refuse; otherwise may add to `grant`. */
-  check(request: PolicyRequest, grant: PolicyGrant): void | Promise<void>;
-}
-
-/**
- * What checks need beyond the API (the store for keys and shared counters, the
- * runtime for authorizer functions, a clock), given by the gateway's owner.
- * Each policy feature adds its optional fields.
- */
-export interface PolicyDeps {}
-
-/** Builds one feature's check for a route, or null when the API and route leave that feature off. */
-export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteGuard | null;
+export type { AuthorizerGrant, GuardCompiler, PolicyDeps, PolicyGrant, PolicyRequest, RouteGuard } from './guard-types.js';
 
 /**
  * The features' compilers in the order their checks run, which is API Gateway's:
  * throttling, then the API key and its usage plan, then the authorizer, then
  * request validation.
  */
-const COMPILERS: readonly GuardCompiler[] = [];
+const COMPILERS: readonly GuardCompiler[] = [compileAuthorizer];
 
 /** A route's checks in order; null when it has none. */
 export function compileGuards(api: Api, route: Route, deps: PolicyDeps): RouteGuard[] | null {
