@@ -14,6 +14,7 @@ import { NO_AUTHORIZER, type Api, type Authorizer, type Route } from '../../type
 import { parseQuery, type RequestFacts } from '../event.js';
 import { parseIdentitySource, type IdentitySource } from './authorizer-config.js';
 import type { GuardCompiler, PolicyDeps, RouteGuard } from './guard-types.js';
+import { FunctionAuthorizerCheck } from './function-authorizer.js';
 import { JwtCheck } from './jwt.js';
 
 /** The value of an identity source in a request; undefined when the request has none. */
@@ -51,7 +52,7 @@ export class BoundedMap<V> {
 /** A check built for one authorizer of one API, kept while the authorizer stays as it is. */
 interface Kept {
   fingerprint: string;
-  check: JwtCheck;
+  check: JwtCheck | FunctionAuthorizerCheck;
 }
 
 /** What one gateway keeps of its APIs' authorizers. */
@@ -61,12 +62,20 @@ class AuthorizerChecks {
 
   constructor(private readonly deps: PolicyDeps) {}
 
-  jwt(api: Api, config: Authorizer & { type: 'jwt' }): JwtCheck {
+  /** The check of that authorizer of that API: the kept one while the authorizer is unchanged. */
+  checkFor(api: Api, config: Authorizer): JwtCheck | FunctionAuthorizerCheck {
     const key = `${api.id}\u0000${config.name}`;
     const fingerprint = JSON.stringify(config);
     const hit = this.kept.get(key);
     if (hit !== undefined && hit.fingerprint === fingerprint) return hit.check;
-    const check = new JwtCheck(config, { clock: this.deps.clock ?? systemClock, dispatcher: this.dispatcher() });
+    const clock = this.deps.clock ?? systemClock;
+    let check: JwtCheck | FunctionAuthorizerCheck;
+    if (config.type === 'jwt') check = new JwtCheck(config, { clock, dispatcher: this.dispatcher() });
+    else {
+      const { runtime, functions, logSink } = this.deps;
+      if (runtime === undefined || functions === undefined || logSink === undefined) throw new Error('function authorizers need the gateway runtime');
+      check = new FunctionAuthorizerCheck(config, { clock, runtime, functions, logSink });
+    }
     this.kept.set(key, { fingerprint, check });
     return check;
   }
@@ -102,7 +111,7 @@ export const compileAuthorizer: GuardCompiler = (api: Api, route: Route, deps: P
   if (config.type === 'jwt') {
     const source = parseIdentitySource(config.identitySource ?? '$request.header.Authorization');
     if (source === null) return refuseAll(`authorizer '${name}' reads an identity source this gateway cannot read`);
-    const check = checksFor(deps).jwt(api, config);
+    const check = checksFor(deps).checkFor(api, config) as JwtCheck;
     const scopes = route.authorizationScopes;
     return {
       async check(request, grant) {
@@ -111,5 +120,12 @@ export const compileAuthorizer: GuardCompiler = (api: Api, route: Route, deps: P
       },
     };
   }
-  return refuseAll(`function authorizers are not supported yet`);
+  const sources = config.identitySources.map(parseIdentitySource);
+  if (sources.includes(null)) return refuseAll(`authorizer '${name}' reads an identity source this gateway cannot read`);
+  const check = checksFor(deps).checkFor(api, config) as FunctionAuthorizerCheck;
+  return {
+    async check(request, grant) {
+      grant.authorizer = await check.check(request, (source) => identityValue(source, request.req));
+    },
+  };
 };
