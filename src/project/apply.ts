@@ -12,6 +12,7 @@
  */
 import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
+import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
@@ -191,6 +192,8 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   if (desired.binary_media_types !== null || (existing?.binaryMediaTypes ?? null) !== null) {
     out.binaryMediaTypes = desired.binary_media_types;
   }
+  if (desired.authorizers.length > 0 || (existing?.authorizers ?? []).length > 0) out.authorizers = desired.authorizers;
+  if (desired.default_authorizer !== null || (existing?.defaultAuthorizer ?? null) !== null) out.defaultAuthorizer = desired.default_authorizer;
   return out;
 }
 
@@ -200,11 +203,17 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
  * a caller may narrow a plan to some deletions, as `switchyard dev` does).
  */
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
-  const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
+  const routes: ApiBody['routes'] = desired.routes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    function: r.function,
+    ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
+    ...(r.authorization_scopes !== undefined ? { authorizationScopes: r.authorization_scopes } : {}),
+  }));
   if (existing) {
     const named = new Set(routes.map(routeKey));
     for (const r of existing.routes) {
-      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ ...routePolicyOf(r), method: r.method, path: r.path, function: r.function });
     }
   }
   return routes;

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
+import { maskedAuthorizers } from './authorizers.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
@@ -290,13 +291,21 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   if (canonical(api.cors) !== canonical(existing.cors ?? null)) fields.push('cors');
   if (api.minimum_compression_size !== (existing.minimumCompressionSize ?? null)) fields.push('minimum_compression_size');
   if (canonical(api.binary_media_types) !== canonical(existing.binaryMediaTypes ?? null)) fields.push('binary_media_types');
+  if (canonical(maskedAuthorizers(api.authorizers)) !== canonical(existing.authorizers ?? [])) fields.push('authorizers');
+  if (api.default_authorizer !== (existing.defaultAuthorizer ?? null)) fields.push('default_authorizer');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));
   for (const r of api.routes) {
     const cur = have.get(routeKey(r));
     if (!cur) out.push(routeChange('create', r));
-    else if (cur.function !== r.function) out.push(routeChange('update', r, ['function']));
+    else {
+      const changed: string[] = [];
+      if (cur.function !== r.function) changed.push('function');
+      if ((cur.authorizer ?? null) !== (r.authorizer ?? null)) changed.push('authorizer');
+      if (canonical(cur.authorizationScopes ?? []) !== canonical(r.authorization_scopes ?? [])) changed.push('authorization_scopes');
+      if (changed.length > 0) out.push(routeChange('update', r, changed));
+    }
   }
   if (prune) for (const r of existing.routes) if (!want.has(routeKey(r))) out.push(routeChange('delete', r));
   return out;
