@@ -70,6 +70,7 @@ export const ERRORS = {
   throttled: { status: 429, message: 'Too many requests for this API, route or key: retry after Retry-After seconds' },
   quota_exceeded: { status: 429, message: "The API key's quota for the period is spent" },
   request_invalid: { status: 400, message: "The request does not match the route's request model" },
+  authorizer_failed: { status: 500, message: "The route's authorizer function failed or gave an answer that is not an authorizer's" },
   service_worker_refused: { status: 403, message: 'Functions cannot serve service worker scripts (the request carried Service-Worker: script)' },
   function_error: { status: 502, message: 'The handler threw' },
   function_timeout: { status: 504, message: 'The invocation ran past its timeout' },
@@ -159,6 +160,9 @@ export class PolicyRefusalError extends SwitchyardError {
 }
 
 export class InvalidRequestError extends coded('invalid_request') {}
+
+/** A function authorizer threw (other than `Unauthorized`), is gone, or answered the wrong shape: API Gateway's 500. */
+export class AuthorizerFailedError extends coded('authorizer_failed') {}
 
 /** A JSON body (or one of its fields) nests arrays and objects deeper than the one bound. */
 export const jsonTooDeep = (field: string) =>

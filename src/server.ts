@@ -118,8 +118,22 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
   const throttles = new Throttles({ limits: store, clock });
-  const policy = { throttles, apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, clock } };
-  const gateway = new Gateway({ store, runtime, changes, logSink, metrics, invocations, stats: stats.collector, hops, policy });
+  const gateway = new Gateway({
+    store,
+    runtime,
+    changes,
+    logSink,
+    metrics,
+    invocations,
+    stats: stats.collector,
+    hops,
+    policy: {
+      clock,
+      allowPrivateTargets: config.allowPrivateTargets,
+      throttles,
+      apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, clock },
+    },
+  });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -173,6 +187,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     store,
     changes,
     hooks: { beforeDelete: (id) => webhookService.assertApiUnused(id), emitOperational },
+    allowPrivateTargets: config.allowPrivateTargets,
   });
 
   /** Each request's count of published changes when it arrived. */

@@ -55,10 +55,14 @@ export interface RoutePolicy {
   apiKeyRequired?: boolean;
   /** What a request must carry before the function runs (src/gateway/policy/validation.ts). */
   request?: RequestModel;
+  /** The name of one of the API's authorizers, or `NONE` for an open route under the API's default one; absent: the default. */
+  authorizer?: string;
+  /** A JWT authorizer's scopes for this route: the token must carry at least one of them (403 otherwise). */
+  authorizationScopes?: string[];
 }
 
 /** The keys of RoutePolicy the store keeps and the API shows; a key not listed here is dropped. */
-export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 'apiKeyRequired', 'request'];
+export const ROUTE_POLICY_FIELDS: readonly (keyof RoutePolicy)[] = ['throttle', 'apiKeyRequired', 'authorizer', 'authorizationScopes', 'request'];
 
 /**
  * A token bucket, as API Gateway's throttle settings: `burstLimit` tokens at most,
@@ -81,6 +85,65 @@ export interface RequestModel {
   querystrings?: Record<string, boolean>;
   headers?: Record<string, boolean>;
 }
+
+/** A route's `authorizer` that opts it out of the API's default authorizer, as API Gateway spells it. */
+export const NO_AUTHORIZER = 'NONE';
+
+/** JWS algorithms a JWT authorizer may accept. */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512'] as const;
+
+/**
+ * A JWT authorizer (an HTTP API's JWT authorizer, src/gateway/policy/jwt.ts):
+ * the token's signature by one of the keys (a JWKS URL, a given key set, or an
+ * HS256 shared secret), its issuer, audience, expiry and not-before.
+ */
+export interface JwtAuthorizer {
+  name: string;
+  type: 'jwt';
+  /** The `iss` the token must carry. */
+  issuer: string;
+  /** The token's `aud` (or `client_id`) must be one of these. */
+  audience: string[];
+  /** Where the public keys are fetched (cached; fetched again for an unknown `kid`). */
+  jwksUrl?: string;
+  /** A JWK set given here instead (public keys only). */
+  keys?: { keys: Record<string, unknown>[] };
+  /** An HS256 shared secret: write-only, answered masked. */
+  secret?: string;
+  /** Accepted `alg` values; absent: each key's own (RS256, ES256, EdDSA, HS256 ...). */
+  algorithms?: (typeof JWT_ALGORITHMS)[number][];
+  /** Where the token is read; default `$request.header.Authorization` (a `Bearer ` prefix is taken off). */
+  identitySource?: string;
+  /** Seconds of clock difference allowed on `exp` and `nbf`; default 5. */
+  leewaySeconds?: number;
+}
+
+/** Payload versions of function authorizers: 1.0 (REST API: TOKEN or REQUEST, IAM policy answers) and 2.0 (HTTP API). */
+export const AUTHORIZER_PAYLOAD_VERSIONS = ['1.0', '2.0'] as const;
+export const AUTHORIZER_KINDS = ['TOKEN', 'REQUEST'] as const;
+
+/**
+ * A function authorizer (a Lambda authorizer, src/gateway/policy/function-authorizer.ts):
+ * a Switchyard function given API Gateway's authorizer event, whose answer
+ * (an IAM policy, or with simple responses `{isAuthorized}`) admits or refuses.
+ */
+export interface FunctionAuthorizer {
+  name: string;
+  type: 'function';
+  /** The Switchyard function that decides. */
+  function: string;
+  payloadFormatVersion: (typeof AUTHORIZER_PAYLOAD_VERSIONS)[number];
+  /** 1.0 only: TOKEN (the token alone) or REQUEST (the whole request). 2.0 is always REQUEST. */
+  kind: (typeof AUTHORIZER_KINDS)[number];
+  /** `$request.header.X`, `$request.querystring.x`, or AWS's REST spellings `method.request.header.X`. */
+  identitySources: string[];
+  /** How long an answer is kept per identity (0: the function runs for every request). */
+  resultTtlSeconds: number;
+  /** 2.0 only: the function answers `{isAuthorized, context}` instead of an IAM policy. */
+  enableSimpleResponses: boolean;
+}
+
+export type Authorizer = JwtAuthorizer | FunctionAuthorizer;
 
 /** The policy fields set on a route (neither absent nor null), picked from a route as written. */
 export function routePolicyOf(route: RoutePolicy): RoutePolicy {
@@ -151,10 +214,20 @@ export interface ApiPolicy {
   exposeErrors: boolean;
   /** One token bucket for every request of the API, all routes together; null: none. */
   throttle: ThrottleConfig | null;
+  /** The API's authorizers, named; routes pick one with `authorizer` (src/gateway/policy/authorizers.ts). */
+  authorizers: Authorizer[];
+  /** The authorizer of every route that names none; null: such routes are open. */
+  defaultAuthorizer: string | null;
 }
 
 /** Each API policy field's value when not set; the store keeps only the fields that differ from these. */
-export const API_POLICY_DEFAULTS: Readonly<ApiPolicy> = Object.freeze({ errorFormat: 'switchyard', exposeErrors: false, throttle: null });
+export const API_POLICY_DEFAULTS: Readonly<ApiPolicy> = Object.freeze({
+  errorFormat: 'switchyard',
+  exposeErrors: false,
+  throttle: null,
+  authorizers: Object.freeze([]) as unknown as Authorizer[],
+  defaultAuthorizer: null,
+});
 
 /**
  * An API's CORS policy (the HTTP API's CorsConfiguration): the gateway answers

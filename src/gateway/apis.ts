@@ -6,24 +6,37 @@ import type { ChangeBus } from '../changes.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { InvalidRequestError, UnknownFunctionError, apiNotFound, routeConflict, routeNotFound } from '../errors.js';
 import { routeShape, type ApiPatch, type NewApi, type NewRoute, type Store } from '../store/store.js';
-import type { CorsInput } from '../schema/apis.js';
-import { API_POLICY_DEFAULTS, type Api, type ApiPolicy, type Page, type RequestModel, type Route, routePolicyOf } from '../types.js';
+import type { AuthorizerInput, CorsInput } from '../schema/apis.js';
+import { API_POLICY_DEFAULTS, type Api, type ApiPolicy, type Authorizer, type Page, type RequestModel, type Route, routePolicyOf } from '../types.js';
 import { canonicalJson } from '../canonical-json.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
+import { authorizersOf, checkAuthorizerNames, type AuthorizerCheckOptions } from './policy/authorizer-config.js';
 import { corsConfigOf } from './policy/cors.js';
 import { checkRequestModel, RequestModelError } from './policy/request-schema.js';
 
-/** An API as the management API takes it: `cors` as given, its optional fields not yet filled. */
-export type ApiInput = Omit<NewApi, 'cors'> & { cors?: CorsInput | null };
-export type ApiPatchInput = Omit<ApiPatch, 'cors'> & { cors?: CorsInput | null };
+/** An API as the management API takes it: `cors` and `authorizers` as given, its optional fields not yet filled. */
+export type ApiInput = Omit<NewApi, 'cors' | 'authorizers'> & { cors?: CorsInput | null; authorizers?: AuthorizerInput[] };
+export type ApiPatchInput = Omit<ApiPatch, 'cors' | 'authorizers'> & { cors?: CorsInput | null; authorizers?: AuthorizerInput[] };
 
-function newApiOf(input: ApiInput): NewApi {
-  return { ...input, cors: corsConfigOf(input.cors) };
+function newApiOf(input: ApiInput, opts: AuthorizerCheckOptions): NewApi {
+  const { authorizers, ...rest } = input;
+  const api: NewApi = { ...rest, cors: corsConfigOf(input.cors) };
+  if (authorizers !== undefined) api.authorizers = authorizersOf(authorizers, [], opts);
+  checkAuthorizerNames(api.authorizers ?? [], api.defaultAuthorizer, api.routes, (i) => `routes[${i}]`);
+  return api;
 }
 
-function patchOf(input: ApiPatchInput): ApiPatch {
-  const { cors, ...rest } = input;
-  return cors === undefined ? rest : { ...rest, cors: corsConfigOf(cors) };
+/** `current`: the API as stored, which gives back kept secrets and the fields the patch leaves as they are. */
+function patchOf(input: ApiPatchInput, current: Api, opts: AuthorizerCheckOptions): ApiPatch {
+  const { cors, authorizers, ...rest } = input;
+  const patch: ApiPatch = cors === undefined ? rest : { ...rest, cors: corsConfigOf(cors) };
+  if (authorizers !== undefined) patch.authorizers = authorizersOf(authorizers, current.authorizers, opts);
+  if (patch.authorizers !== undefined || patch.defaultAuthorizer !== undefined || patch.routes !== undefined) {
+    const routes = patch.routes ?? current.routes;
+    const field = patch.routes !== undefined ? (i: number) => `routes[${i}]` : (i: number) => `routes[${i}] (${current.routes[i].method} ${current.routes[i].path})`;
+    checkAuthorizerNames(patch.authorizers ?? current.authorizers, patch.defaultAuthorizer === undefined ? current.defaultAuthorizer : patch.defaultAuthorizer, routes, field);
+  }
+  return patch;
 }
 
 /** The API's fields beyond name, base path, routes and CORS that a dry run names when they change. */
@@ -70,17 +83,30 @@ export interface ApiServiceDeps {
   store: Store;
   changes: ChangeBus;
   hooks?: ApiHooks;
+  /** SWITCHYARD_ALLOW_PRIVATE_TARGETS: a JWT authorizer's JWKS URL may name a private address; default false. */
+  allowPrivateTargets?: boolean;
 }
 
 export class ApiService {
   private readonly store: Store;
   private readonly changes: ChangeBus;
   private readonly hooks: ApiHooks;
+  private readonly authorizerOptions: AuthorizerCheckOptions;
 
   constructor(deps: ApiServiceDeps) {
     this.store = deps.store;
     this.changes = deps.changes;
     this.hooks = deps.hooks ?? {};
+    this.authorizerOptions = { allowPrivateTargets: deps.allowPrivateTargets ?? false };
+  }
+
+  /** A function authorizer must name a function that exists (checked like a route's function). */
+  private async checkAuthorizerFunctions(authorizers: readonly Authorizer[] | undefined): Promise<void> {
+    for (const [i, authorizer] of (authorizers ?? []).entries()) {
+      if (authorizer.type === 'function' && !(await this.store.getFunction(authorizer.function))) {
+        throw new UnknownFunctionError(authorizer.function, `authorizers[${i}].function`);
+      }
+    }
   }
 
   /** Resolves once every process of this node serves the change (the write's answer waits for it). */
@@ -93,7 +119,9 @@ export class ApiService {
   async create(input: ApiInput): Promise<Api> {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
-    const api = await this.store.createApi(newApiOf(input));
+    const fields = newApiOf(input, this.authorizerOptions);
+    await this.checkAuthorizerFunctions(fields.authorizers);
+    const api = await this.store.createApi(fields);
     await this.changed(api.id, 'created', api);
     return api;
   }
@@ -118,6 +146,8 @@ export class ApiService {
     checkBasePath(input.basePath);
     checkRoutes(input.routes);
     const cors = corsConfigOf(input.cors);
+    const fields = newApiOf(input, this.authorizerOptions);
+    await this.checkAuthorizerFunctions(fields.authorizers);
     await this.checkReferences(input.routes);
     const given = API_SETTING_FIELDS.filter((f) => input[f] !== undefined && input[f] !== null && !sameJson(input[f], defaultOf(f)));
     return dryRunResult('create', ['name', 'basePath', 'routes', ...(cors === null ? [] : ['cors']), ...given]);
@@ -125,8 +155,9 @@ export class ApiService {
 
   /** `PUT /api/apis/:id?dry_run=true`: routes compare as a set of method, path, function and policy. */
   async checkUpdate(id: string, input: ApiPatchInput): Promise<DryRunResult> {
-    const patch = patchOf(input);
     const current = await this.get(id);
+    const patch = patchOf(input, current, this.authorizerOptions);
+    await this.checkAuthorizerFunctions(patch.authorizers);
     if (patch.basePath !== undefined) checkBasePath(patch.basePath);
     const changes: string[] = [];
     if (patch.name !== undefined && patch.name !== current.name) changes.push('name');
@@ -149,6 +180,7 @@ export class ApiService {
   async checkAddRoute(apiId: string, route: NewRoute): Promise<DryRunResult> {
     const api = await this.get(apiId);
     checkRoutes([route], 'route');
+    checkAuthorizerNames(api.authorizers, api.defaultAuthorizer, [route], () => 'route');
     await this.checkReferences([route], 'route', api.routes);
     return dryRunResult('create', ['method', 'path', 'function']);
   }
@@ -164,7 +196,8 @@ export class ApiService {
   }
 
   async update(id: string, input: ApiPatchInput): Promise<Api> {
-    const patch = patchOf(input);
+    const patch = patchOf(input, await this.get(id), this.authorizerOptions);
+    await this.checkAuthorizerFunctions(patch.authorizers);
     if (patch.basePath !== undefined) checkBasePath(patch.basePath);
     if (patch.routes !== undefined) checkRoutes(patch.routes);
     const api = await this.store.updateApi(id, patch);
@@ -195,6 +228,10 @@ export class ApiService {
 
   async addRoute(apiId: string, route: NewRoute): Promise<Route> {
     checkRoutes([route], 'route');
+    if (route.authorizer !== undefined || route.authorizationScopes !== undefined) {
+      const api = await this.get(apiId);
+      checkAuthorizerNames(api.authorizers, api.defaultAuthorizer, [route], () => 'route');
+    }
     const created = await this.store.addRoute(apiId, route);
     if (!created) throw apiNotFound(apiId);
     await this.changed(apiId, 'updated');

@@ -72,6 +72,8 @@ export interface AwsV1Event {
     resourceId: string | null;
     resourcePath: string;
     stage: string;
+    /** What the route's authorizer passed on (principalId and context, or a JWT's claims); absent without one. */
+    authorizer?: Record<string, unknown>;
   };
   body: string | null;
   isBase64Encoded: boolean;
@@ -102,7 +104,12 @@ function identity(sourceIp: string, userAgent: string | null): AwsV1Identity {
  * `binary`: the API's binaryMediaTypes (null: unset, and bytes that are not
  * UTF-8 travel base64, as before the field).
  */
-export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch, binary: BinaryMediaTypes | null = null): AwsV1Event {
+export function buildAwsV1Event(
+  req: RequestFacts,
+  match: AwsEventMatch,
+  binary: BinaryMediaTypes | null = null,
+  authorizer: Record<string, unknown> | null = null,
+): AwsV1Event {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   // Lower-case name -> the spelling it was first sent with, which names it in both maps.
@@ -145,7 +152,7 @@ export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch, binary:
 
   const path = req.path === '' ? '/' : req.path;
   const { body, isBase64Encoded } = binary === null ? awsBody(req.body) : restBody(req.body, binary.matches(valueOf('content-type')));
-  return {
+  const event: AwsV1Event = {
     resource: match.awsResource,
     path,
     httpMethod: req.method,
@@ -176,6 +183,8 @@ export function buildAwsV1Event(req: RequestFacts, match: AwsEventMatch, binary:
     body,
     isBase64Encoded,
   };
+  if (authorizer !== null) event.requestContext.authorizer = authorizer;
+  return event;
 }
 
 /** A body given to the manual invoke as a value (not text) is sent as its JSON, since AWS bodies are strings. */

@@ -46,6 +46,8 @@ export interface AwsV2Event {
     stage: string;
     time: string;
     timeEpoch: number;
+    /** `{jwt: {claims, scopes}}` or `{lambda: context}` from the route's authorizer; absent without one. */
+    authorizer?: Record<string, unknown>;
   };
   body?: string;
   pathParameters?: Record<string, string>;
@@ -60,7 +62,7 @@ function splitCookies(value: string, into: string[]): void {
   }
 }
 
-export function buildAwsV2Event(req: RequestFacts, match: AwsEventMatch): AwsV2Event {
+export function buildAwsV2Event(req: RequestFacts, match: AwsEventMatch, authorizer: Record<string, unknown> | null = null): AwsV2Event {
   const headers: Record<string, string> = {};
   let cookies: string[] | undefined;
   const raw = req.rawHeaders;
@@ -119,6 +121,7 @@ export function buildAwsV2Event(req: RequestFacts, match: AwsEventMatch): AwsV2E
   if (query !== undefined) event.queryStringParameters = query;
   if (body !== null) event.body = body;
   if (pathParameters !== null) event.pathParameters = pathParameters;
+  if (authorizer !== null) event.requestContext.authorizer = authorizer;
   return event;
 }
 

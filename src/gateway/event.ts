@@ -42,6 +42,8 @@ export interface InvocationRequestContext {
   path: string;
   sourceIp: string;
   requestTimeEpoch: number;
+  /** What the route's authorizer passed on, as in the aws-v1 event (a JWT's claims keep their JSON types); absent without one. */
+  authorizer?: Record<string, unknown>;
 }
 
 export interface InvocationEvent {
@@ -64,7 +66,7 @@ export interface EventMatch {
   resource: string;
 }
 
-export function buildEvent(req: RequestFacts, match: EventMatch): InvocationEvent {
+export function buildEvent(req: RequestFacts, match: EventMatch, authorizer: Record<string, unknown> | null = null): InvocationEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   const raw = req.rawHeaders;
@@ -87,7 +89,7 @@ export function buildEvent(req: RequestFacts, match: EventMatch): InvocationEven
 
   const path = req.path === '' ? '/' : req.path;
   const { body, isBase64Encoded } = decodeBody(req.body, headers['content-type']);
-  return {
+  const event: InvocationEvent = {
     httpMethod: req.method,
     path,
     resource: match.resource,
@@ -108,6 +110,8 @@ export function buildEvent(req: RequestFacts, match: EventMatch): InvocationEven
       requestTimeEpoch: req.requestTimeEpoch,
     },
   };
+  if (authorizer !== null) event.requestContext.authorizer = authorizer;
+  return event;
 }
 
 /** Form-style decoding: `+` is a space, bad escapes are kept rather than rejected. */

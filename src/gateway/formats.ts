@@ -12,6 +12,7 @@ import { buildEvent, defaultEvent, type RequestFacts } from './event.js';
 import { mapResult, type GatewayResponse } from './result.js';
 import type { BinaryMediaTypes } from './policy/media-types.js';
 import type { PolicyGrant } from './policy/guards.js';
+import { authorizerContext } from './policy/authorizer-event.js';
 import type { RouteMatch } from './route-table.js';
 
 /**
@@ -23,12 +24,12 @@ export function buildEventFor(
   req: RequestFacts,
   match: RouteMatch,
   binary: BinaryMediaTypes | null = null,
-  // Read by the authorizer feature, which places it where each format's AWS events carry it.
   grant: PolicyGrant | null = null,
 ): object {
-  if (format === 'switchyard') return buildEvent(req, match);
-  if (format === 'aws-v2') return buildAwsV2Event(req, match);
-  const event = buildAwsV1Event(req, match, binary);
+  const authorizer = grant?.authorizer === undefined ? null : authorizerContext(format, grant.authorizer);
+  if (format === 'switchyard') return buildEvent(req, match, authorizer);
+  if (format === 'aws-v2') return buildAwsV2Event(req, match, authorizer);
+  const event = buildAwsV1Event(req, match, binary, authorizer);
   // A REST API passes the key a request was admitted with (an HTTP API has no keys).
   if (grant?.apiKeyId !== undefined) {
     event.requestContext.identity.apiKeyId = grant.apiKeyId;

@@ -123,7 +123,13 @@ export class Gateway {
     this.invocations = deps.invocations ?? null;
     this.stats = deps.stats ?? null;
     this.hops = deps.hops ?? null;
-    const policy = deps.policy ?? {};
+    // Authorizer functions run like route functions: through this gateway's runtime, records from its cache.
+    const policy: PolicyDeps = {
+      runtime: deps.runtime,
+      logSink: deps.logSink,
+      functions: (name) => Promise.resolve(this.functions.peek(name) ?? this.functions.get(name)),
+      ...deps.policy,
+    };
     this.tables = new Cache(async (id) => {
       const api = await store.getApi(id);
       if (!api) return null;
@@ -200,7 +206,7 @@ export class Gateway {
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     const grant: PolicyGrant | null =
-      guards === undefined ? null : await runGuards(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters });
+      guards === undefined ? null : await runGuards(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters, match });
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;

@@ -12,7 +12,7 @@
  * these (test/helpers/service.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiSchema, CorsSchema, RouteSchema, ThrottleSchema } from '../schema/apis.js';
+import { ApiSchema, AuthorizerSchema, CorsSchema, RouteSchema, ThrottleSchema } from '../schema/apis.js';
 import { ApiKeySchema, ApiKeyUsageSchema, QuotaSchema, UsagePlanSchema } from '../schema/api-keys.js';
 import { DeletedSchema, DryRunSchema, ErrorSchema, HealthSchema, ReadinessSchema } from '../schema/common.js';
 import {
@@ -49,6 +49,7 @@ export const COMPONENT_SCHEMAS = [
   ThrottleSchema,
   RouteSchema,
   CorsSchema,
+  AuthorizerSchema,
   ApiSchema,
   QuotaSchema,
   UsagePlanSchema,

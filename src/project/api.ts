@@ -37,7 +37,7 @@ export interface RemoteAsync {
 export type RemoteRoute = RouteView;
 
 /** The API's optional settings: absent on servers older than them, read as unset (`cors`: none). */
-type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes' | 'errorFormat' | 'exposeErrors' | 'throttle';
+type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes' | 'errorFormat' | 'exposeErrors' | 'throttle' | 'authorizers' | 'defaultAuthorizer';
 export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt' | 'cors' | ApiSettingKey> & Partial<Pick<ApiView, 'cors' | ApiSettingKey>>;
 
 /** A webhook as the API answers it; sensitive values come back masked. */

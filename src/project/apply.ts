@@ -12,10 +12,10 @@
  */
 import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
+import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
-import { routePolicyOf } from '../types.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
@@ -192,6 +192,8 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   if (desired.binary_media_types !== null || (existing?.binaryMediaTypes ?? null) !== null) {
     out.binaryMediaTypes = desired.binary_media_types;
   }
+  if (desired.authorizers.length > 0 || (existing?.authorizers ?? []).length > 0) out.authorizers = desired.authorizers;
+  if (desired.default_authorizer !== null || (existing?.defaultAuthorizer ?? null) !== null) out.defaultAuthorizer = desired.default_authorizer;
   return out;
 }
 
@@ -206,6 +208,8 @@ function routesFor(desired: Project['apis'][number], existing: RemoteApi | undef
     path: r.path,
     function: r.function,
     ...(r.request !== undefined ? { request: r.request } : {}),
+    ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
+    ...(r.authorization_scopes !== undefined ? { authorizationScopes: r.authorization_scopes } : {}),
   }));
   if (existing) {
     const named = new Set(routes.map(routeKey));

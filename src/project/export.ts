@@ -16,6 +16,8 @@ import { Document } from 'yaml';
 import { isServerVariable } from './env-names.js';
 import type { ProjectApi, RemoteWebhook } from './api.js';
 import { corsToFile } from './cors.js';
+import { authorizersToFile } from './authorizers.js';
+import type { Authorizer } from '../types.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
@@ -112,8 +114,23 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       base_path: a.basePath,
       ...(a.minimumCompressionSize != null ? { minimum_compression_size: a.minimumCompressionSize } : {}),
       ...(a.binaryMediaTypes != null ? { binary_media_types: a.binaryMediaTypes } : {}),
-      routes: a.routes.map((r) => ({ method: r.method, path: r.path, function: r.function, ...(r.request ? { request: r.request } : {}) })),
+      routes: a.routes.map((r) => ({
+        method: r.method,
+        path: r.path,
+        function: r.function,
+        ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
+        ...(r.authorizationScopes !== undefined ? { authorization_scopes: r.authorizationScopes } : {}),
+        ...(r.request ? { request: r.request } : {}),
+      })),
       ...(a.cors ? { cors: corsToFile(a.cors) } : {}),
+      ...(a.authorizers && a.authorizers.length > 0
+        ? {
+            authorizers: authorizersToFile(a.authorizers as Authorizer[], (name) =>
+              placeholders.add(envName('AUTHORIZER', `${a.name}_${name}`, 'SECRET'), `apis.${a.name}.authorizers.${name}.secret`),
+            ),
+          }
+        : {}),
+      ...(a.defaultAuthorizer ? { default_authorizer: a.defaultAuthorizer } : {}),
     };
   }
 

@@ -18,6 +18,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { LineCounter, isNode, type Document } from 'yaml';
+import { authorizersFromFile, type FileAuthorizer } from './authorizers.js';
+import { NO_AUTHORIZER } from '../types.js';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
 import { checkRequestModel, RequestModelError } from '../gateway/policy/request-schema.js';
 import type { RequestModel } from '../types.js';
@@ -301,6 +303,8 @@ interface RawApi {
   cors?: FileCors | null;
   minimum_compression_size?: number | null;
   binary_media_types?: string[] | null;
+  authorizers?: FileAuthorizer[];
+  default_authorizer?: string | null;
 }
 type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
@@ -490,6 +494,21 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       if (earlier !== undefined) problems.add(['apis', name, 'routes', i], `${key} is already routes[${earlier}]`);
       else seen.set(key, i);
     });
+    const fromFile = authorizersFromFile(api.authorizers ?? []);
+    if (fromFile.problem) {
+      const { index, key, message } = fromFile.problem;
+      problems.add(['apis', name, 'authorizers', index, ...(key ? [key] : [])], message);
+    }
+    const authorizerNames = new Set((api.authorizers ?? []).map((a) => a.name));
+    const defaultAuthorizer = api.default_authorizer ?? null;
+    if (defaultAuthorizer !== null && !authorizerNames.has(defaultAuthorizer)) {
+      problems.add(['apis', name, 'default_authorizer'], `no authorizer '${defaultAuthorizer}' in this API`);
+    }
+    routes.forEach((route, i) => {
+      if (route.authorizer !== undefined && route.authorizer !== NO_AUTHORIZER && !authorizerNames.has(route.authorizer)) {
+        problems.add(['apis', name, 'routes', i, 'authorizer'], `no authorizer '${route.authorizer}' in this API`);
+      }
+    });
     const cors = corsFromFile(api.cors);
     const corsTrouble = cors && corsProblem(cors);
     if (corsTrouble) problems.add(['apis', name, 'cors', corsTrouble.key], corsTrouble.message);
@@ -500,6 +519,8 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       cors,
       minimum_compression_size: api.minimum_compression_size ?? null,
       binary_media_types: api.binary_media_types ?? null,
+      authorizers: fromFile.authorizers,
+      default_authorizer: defaultAuthorizer,
     });
   }
 

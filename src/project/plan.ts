@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
+import { maskedAuthorizers } from './authorizers.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
@@ -290,6 +291,8 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   if (canonical(api.cors) !== canonical(existing.cors ?? null)) fields.push('cors');
   if (api.minimum_compression_size !== (existing.minimumCompressionSize ?? null)) fields.push('minimum_compression_size');
   if (canonical(api.binary_media_types) !== canonical(existing.binaryMediaTypes ?? null)) fields.push('binary_media_types');
+  if (canonical(maskedAuthorizers(api.authorizers)) !== canonical(existing.authorizers ?? [])) fields.push('authorizers');
+  if (api.default_authorizer !== (existing.defaultAuthorizer ?? null)) fields.push('default_authorizer');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));
@@ -300,6 +303,8 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
       const changed: string[] = [];
       if (cur.function !== r.function) changed.push('function');
       if (canonical(r.request ?? null) !== canonical(cur.request ?? null)) changed.push('request');
+      if ((cur.authorizer ?? null) !== (r.authorizer ?? null)) changed.push('authorizer');
+      if (canonical(cur.authorizationScopes ?? []) !== canonical(r.authorization_scopes ?? [])) changed.push('authorization_scopes');
       if (changed.length > 0) out.push(routeChange('update', r, changed));
     }
   }

@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { CorsConfig, RequestModel, RouteMethod } from '../types.js';
+import type { Authorizer, CorsConfig, RequestModel, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -62,6 +62,10 @@ export interface ProjectRoute {
   function: string;
   /** The route's request model as the API takes it (schema/switchyard.schema.json `$defs/request`); absent: none. */
   request?: RequestModel;
+  /** One of the API's authorizers, or NONE; absent: the API's default. */
+  authorizer?: string;
+  /** A JWT authorizer's scopes for the route. */
+  authorization_scopes?: string[];
 }
 
 /** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */
@@ -84,6 +88,10 @@ export interface ProjectApiDef {
   minimum_compression_size: number | null;
   /** The API's `binaryMediaTypes`; null (or left out): unset. */
   binary_media_types: string[] | null;
+  /** In the API's form, the server's defaults filled (authorizers.ts); [] (or left out): none. */
+  authorizers: Authorizer[];
+  /** The API's `defaultAuthorizer`; null (or left out): none. */
+  default_authorizer: string | null;
 }
 
 /** An API's optional settings as the file writes them (snake_case, like base_path). */

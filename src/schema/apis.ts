@@ -3,8 +3,8 @@
  * and the bodies of their routes), written with TypeBox so that the views'
  * types (../views/apis.ts) and the bodies' types are derived from them (`Static`).
  */
-import { API_POLICY_DEFAULTS, CORS_METHODS, ERROR_FORMATS, ROUTE_METHODS } from '../types.js';
-import { Type, instant, named, nullableInteger, refTo, stringEnum, type InputDefaults, type Static } from './kit.js';
+import { API_POLICY_DEFAULTS, AUTHORIZER_KINDS, AUTHORIZER_PAYLOAD_VERSIONS, CORS_METHODS, JWT_ALGORITHMS, ERROR_FORMATS, ROUTE_METHODS } from '../types.js';
+import { Type, instant, named, nullableInteger, nullableString, refTo, stringEnum, type InputDefaults, type Static } from './kit.js';
 
 const string = () => Type.String();
 
@@ -118,16 +118,84 @@ const requestModelSchema = Type.Object(
  * A route's policy fields (src/types.ts RoutePolicy) as the API shows them and as
  * it takes them: each policy feature adds its entry to both. All optional.
  */
+const routeAuthorizerSchema = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: "The name of one of the API's authorizers, or `NONE` for an open route under a default authorizer; absent: the API's default",
+});
+const authorizationScopesSchema = Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^\\S+$' }), {
+  maxItems: 50,
+  description: "JWT authorizers: the token's `scope` (or `scp`) must hold at least one of these, or the answer is 403",
+});
 const routePolicyView = {
   throttle: Type.Optional(refTo(ThrottleSchema)),
   apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+  authorizer: Type.Optional(routeAuthorizerSchema),
+  authorizationScopes: Type.Optional(authorizationScopesSchema),
   request: Type.Optional(requestModelSchema),
 };
 const routePolicyInput = {
   throttle: Type.Optional(throttleInput),
   apiKeyRequired: Type.Optional(apiKeyRequiredSchema),
+  authorizer: Type.Optional(routeAuthorizerSchema),
+  authorizationScopes: Type.Optional(authorizationScopesSchema),
   request: Type.Optional(requestModelSchema),
 };
+
+/** Bounds on an API's authorizers (API Gateway allows 10 per API). */
+export const AUTHORIZER_LIMITS = { authorizers: 10, audience: 50, keys: 20, identitySources: 10, maxTtl: 3600, maxLeeway: 300 } as const;
+/** What answers show instead of a JWT authorizer's secret; an update that sends it back keeps the stored one. */
+export const SECRET_MASK = '****';
+
+const authorizerName = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$', description: 'Unique in the API; routes name it' });
+const authorizerType = stringEnum(['jwt', 'function'] as const, { description: '`jwt`: a JWT authorizer; `function`: a Switchyard function decides (a Lambda authorizer)' });
+const identitySourceSchema = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  description: '`$request.header.Name` or `$request.querystring.name` (AWS\'s REST spellings `method.request.header.Name`, `method.request.querystring.name` too)',
+});
+const jwkSchema = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, maxProperties: 30 });
+const authorizerFields = {
+  issuer: Type.String({ minLength: 1, maxLength: 2048, description: 'jwt: the `iss` tokens must carry' }),
+  audience: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+    maxItems: AUTHORIZER_LIMITS.audience,
+    description: "jwt: the token's `aud` (or `client_id`) must be one of these",
+  }),
+  jwksUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'jwt: where the public keys are fetched (https, or http); cached, fetched again for an unknown kid' }),
+  keys: Type.Object(
+    { keys: Type.Array(jwkSchema, { minItems: 1, maxItems: AUTHORIZER_LIMITS.keys }) },
+    { additionalProperties: false, description: 'jwt: a JWK set of public keys, instead of jwksUrl' },
+  ),
+  secret: Type.String({ minLength: 1, maxLength: 1024, description: `jwt: an HS256 shared secret (at least 32 bytes); write-only, answered as ${SECRET_MASK}` }),
+  algorithms: Type.Array(stringEnum(JWT_ALGORITHMS), { minItems: 1, maxItems: JWT_ALGORITHMS.length, description: "jwt: accepted `alg` values; default: the keys' own" }),
+  identitySource: { ...identitySourceSchema, description: 'jwt: where the token is read; default `$request.header.Authorization` (a `Bearer ` prefix is taken off)' },
+  leewaySeconds: Type.Integer({ minimum: 0, maximum: AUTHORIZER_LIMITS.maxLeeway, description: 'jwt: clock difference allowed on exp and nbf, seconds; default 5' }),
+  function: Type.String({ minLength: 1, maxLength: 64, description: 'function: the name of the function that decides' }),
+  payloadFormatVersion: stringEnum(AUTHORIZER_PAYLOAD_VERSIONS, { description: "function: the authorizer event's format: `1.0` (REST API) or `2.0` (HTTP API); default 2.0" }),
+  kind: stringEnum(AUTHORIZER_KINDS, { description: 'function, 1.0: `TOKEN` (the token alone) or `REQUEST` (the whole request); default TOKEN for 1.0, always REQUEST for 2.0' }),
+  identitySources: Type.Array(identitySourceSchema, {
+    maxItems: AUTHORIZER_LIMITS.identitySources,
+    description: 'function: where the identity is read; a request without one of them is refused (401) before the function runs; the cache key. Default [`$request.header.Authorization`]',
+  }),
+  resultTtlSeconds: Type.Integer({ minimum: 0, maximum: AUTHORIZER_LIMITS.maxTtl, description: 'function: seconds an answer is kept per identity; 0: the function runs for every request; default 300' }),
+  enableSimpleResponses: Type.Boolean({ description: 'function, 2.0: the function answers `{isAuthorized, context}` instead of an IAM policy; default false' }),
+};
+type AuthorizerFields = typeof authorizerFields;
+const optionalFields = <K extends keyof AuthorizerFields>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, Type.Optional(authorizerFields[k])])) as { [P in K]: ReturnType<typeof Type.Optional<AuthorizerFields[P]>> };
+const AUTHORIZER_FIELD_NAMES = Object.keys(authorizerFields) as (keyof AuthorizerFields)[];
+
+export const AuthorizerSchema = named(
+  'Authorizer',
+  Type.Object(
+    { name: authorizerName, type: authorizerType, ...optionalFields(AUTHORIZER_FIELD_NAMES) },
+    { description: `A JWT authorizer (issuer, audience, keys) or a function authorizer (function, payloadFormatVersion, kind, identitySources, resultTtlSeconds, enableSimpleResponses); secret answered as ${SECRET_MASK}` },
+  ),
+);
+const authorizerInput = Type.Object({ name: authorizerName, type: authorizerType, ...optionalFields(AUTHORIZER_FIELD_NAMES) }, { additionalProperties: false });
+export type AuthorizerInput = Static<typeof authorizerInput>;
+const authorizersInput = Type.Array(authorizerInput, { maxItems: AUTHORIZER_LIMITS.authorizers, description: 'The API\'s authorizers; routes name one in `authorizer`' });
+const defaultAuthorizerSchema = nullableString({ maxLength: 128, description: "The authorizer of every route that names none (routes opt out with `NONE`); null: those routes are open" });
 
 export const RouteSchema = named(
   'Route',
@@ -178,6 +246,8 @@ export const ApiSchema = named(
     errorFormat: errorFormatSchema,
     exposeErrors: exposeErrorsSchema,
     throttle: Type.Union([Type.Null(), refTo(ThrottleSchema)], { description: "One token bucket for all the API's routes together; null: none" }),
+    authorizers: Type.Array(refTo(AuthorizerSchema)),
+    defaultAuthorizer: defaultAuthorizerSchema,
     invokeUrl: Type.String({ description: 'Where the routes answer (absolute, as the caller reached this server)' }),
   }),
 );
@@ -185,6 +255,7 @@ export const ApiSchema = named(
 export type RouteView = Static<typeof RouteSchema>;
 export type ApiView = Static<typeof ApiSchema>;
 export type CorsView = Static<typeof CorsSchema>;
+export type AuthorizerView = Static<typeof AuthorizerSchema>;
 
 // Requests.
 
@@ -260,6 +331,8 @@ export const createApiBody = Type.Object(
     errorFormat: Type.Optional(errorFormatSchema),
     exposeErrors: Type.Optional(exposeErrorsSchema),
     throttle: throttleField,
+    authorizers: Type.Optional(authorizersInput),
+    defaultAuthorizer: Type.Optional(defaultAuthorizerSchema),
   },
   { additionalProperties: false },
 );
@@ -274,6 +347,8 @@ export const updateApiBody = Type.Object(
     errorFormat: Type.Optional(errorFormatSchema),
     exposeErrors: Type.Optional(exposeErrorsSchema),
     throttle: throttleField,
+    authorizers: Type.Optional(authorizersInput),
+    defaultAuthorizer: Type.Optional(defaultAuthorizerSchema),
   },
   { additionalProperties: false },
 );

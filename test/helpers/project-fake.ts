@@ -115,6 +115,9 @@ export class FakeProjectApi implements ProjectApi {
       invokeUrl: `http://x/api/invoke/fn/${id}`,
       minimumCompressionSize: body.minimumCompressionSize ?? null,
       binaryMediaTypes: body.binaryMediaTypes ?? null,
+      // As the server answers them: secrets masked.
+      authorizers: (body.authorizers ?? []).map((a) => (a.secret !== undefined ? { ...a, secret: '****' } : a)),
+      defaultAuthorizer: body.defaultAuthorizer ?? null,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -127,6 +130,8 @@ export class FakeProjectApi implements ProjectApi {
     if (body.cors !== undefined) api.cors = body.cors;
     if (body.minimumCompressionSize !== undefined) api.minimumCompressionSize = body.minimumCompressionSize;
     if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
+    if (body.authorizers !== undefined) api.authorizers = body.authorizers.map((a) => (a.secret !== undefined ? { ...a, secret: '****' } : a));
+    if (body.defaultAuthorizer !== undefined) api.defaultAuthorizer = body.defaultAuthorizer;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

@@ -124,6 +124,8 @@ webhooks:
         cors: null,
         minimum_compression_size: null,
         binary_media_types: null,
+        authorizers: [],
+        default_authorizer: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({

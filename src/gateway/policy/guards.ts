@@ -10,49 +10,13 @@
  * builders read the grant to fill `requestContext` where AWS puts them.
  */
 import type { Api, Route } from '../../types.js';
-import type { RequestFacts } from '../event.js';
-import { compileApiKey, type ApiKeyDeps } from './api-keys.js';
-import { compileThrottle, type Throttles } from './throttle.js';
+import type { GuardCompiler, PolicyDeps, PolicyGrant, PolicyRequest, RouteGuard } from './guard-types.js';
+import { compileApiKey } from './api-keys.js';
+import { compileAuthorizer } from './authorizers.js';
+import { compileThrottle } from './throttle.js';
 import { compileRequestValidation } from './validation.js';
 
-/** What the checks admitted the request with, for the function's event. */
-export interface PolicyGrant {
-  /** What the route's authorizer passes on, placed as AWS places it (v1 `requestContext.authorizer`, v2 its `jwt` or `lambda`). */
-  authorizer?: Record<string, unknown>;
-  /** The id of the API key the request was admitted with (`requestContext.identity.apiKey` / usage counting). */
-  apiKeyId?: string;
-  /** The key as the caller sent it (aws-v1 `requestContext.identity.apiKey`, as API Gateway passes it). */
-  apiKey?: string;
-}
-
-/** The matched request a check sees. */
-export interface PolicyRequest {
-  req: RequestFacts;
-  route: Route;
-  /** basePath + the route's template, as written (`/shop/items/:id`). */
-  resource: string;
-  pathParameters: Record<string, string> | null;
-}
-
-export interface RouteGuard {
-  /** Throws PolicyRefusalError to refuse; otherwise may add to `grant`. */
-  check(request: PolicyRequest, grant: PolicyGrant): void | Promise<void>;
-}
-
-/**
- * What checks need beyond the API (the store for keys and shared counters, the
- * runtime for authorizer functions, a clock), given by the gateway's owner.
- * Each policy feature adds its optional fields.
- */
-export interface PolicyDeps {
-  /** The shared token buckets (./throttle.ts); absent: throttles are not enforced (tests of other features). */
-  throttles?: Throttles;
-  /** API keys and their usage plans (./api-keys.ts); absent: `apiKeyRequired` is not enforced (tests of other features). */
-  apiKeys?: ApiKeyDeps;
-}
-
-/** Builds one feature's check for a route, or null when the API and route leave that feature off. */
-export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteGuard | null;
+export type { AuthorizerGrant, GuardCompiler, PolicyDeps, PolicyGrant, PolicyRequest, RouteGuard } from './guard-types.js';
 
 /**
  * The features' compilers in the order their checks run, which is API Gateway's:
@@ -62,6 +26,7 @@ export type GuardCompiler = (api: Api, route: Route, deps: PolicyDeps) => RouteG
 const COMPILERS: readonly GuardCompiler[] = [
   (api, route, deps) => compileThrottle(api, route, deps.throttles),
   (api, route, deps) => compileApiKey(api, route, deps.apiKeys),
+  compileAuthorizer,
   compileRequestValidation,
 ];
 

@@ -3,8 +3,8 @@
  * routes answer. Typed by the component schemas (../schemas.ts).
  */
 import { invokePathOf } from '../../gateway/paths.js';
-import { routePolicyOf, type Api, type Route } from '../../types.js';
-import type { ApiView, RouteView } from '../../schema/apis.js';
+import { routePolicyOf, type Api, type Authorizer, type Route } from '../../types.js';
+import { SECRET_MASK, type ApiView, type AuthorizerView, type RouteView } from '../../schema/apis.js';
 
 export function apiView(api: Api, origin: string): ApiView {
   return {
@@ -20,10 +20,18 @@ export function apiView(api: Api, origin: string): ApiView {
     errorFormat: api.errorFormat,
     exposeErrors: api.exposeErrors,
     throttle: api.throttle,
+    authorizers: api.authorizers.map(authorizerView),
+    defaultAuthorizer: api.defaultAuthorizer,
     invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }
 
 export function routeView(route: Route): RouteView {
   return { ...routePolicyOf(route), id: route.id, method: route.method, path: route.path, function: route.function };
+}
+
+/** A JWT authorizer's shared secret is write-only: answers show the mask. */
+export function authorizerView(authorizer: Authorizer): AuthorizerView {
+  if (authorizer.type === 'jwt' && authorizer.secret !== undefined) return { ...authorizer, secret: SECRET_MASK };
+  return { ...authorizer };
 }

@@ -1,0 +1,115 @@
+/**
+ * A JWT authorizer as the gateway runs it, as an HTTP API's JWT authorizer
+ * does: the token from its identity source (a `Bearer ` prefix taken off), its
+ * signature by one of the keys (a JWKS URL, a given key set, or an HS256
+ * secret), `iss`, `exp` and `nbf` (with the authorizer's leeway, against the
+ * gateway's clock), and `aud` or `client_id` among the audiences; then the
+ * route's scopes against `scope` / `scp`. A missing or bad token is a 401 with
+ * `WWW-Authenticate: Bearer`, missing scopes a 403. jose does the JOSE work.
+ */
+import { createLocalJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { PolicyRefusalError } from '../../errors.js';
+import type { Clock } from '../../clock.js';
+import type { JwtAuthorizer } from '../../types.js';
+import { JWT_ALGORITHMS } from '../../types.js';
+import { RemoteKeySet, type RemoteKeySetDeps } from './jwks.js';
+
+const HMAC = JWT_ALGORITHMS.filter((a) => a.startsWith('HS'));
+const ASYMMETRIC = JWT_ALGORITHMS.filter((a) => !a.startsWith('HS'));
+/** The largest token looked at (API Gateway's own header limit is 10 KB). */
+const MAX_TOKEN_LENGTH = 16 * 1024;
+
+export interface JwtResult {
+  claims: JWTPayload;
+  /** The token's scopes (`scope`, space separated, or `scp`); null when it has none. */
+  scopes: string[] | null;
+}
+
+export type JwtCheckDeps = RemoteKeySetDeps;
+
+/** The error every unusable token gets: API Gateway says no more than "Unauthorized" either. */
+function unauthorized(why: string): PolicyRefusalError {
+  return new PolicyRefusalError('unauthorized', `Unauthorized: ${why}`, undefined, { 'www-authenticate': 'Bearer' });
+}
+
+export class JwtCheck {
+  private readonly key: JWTVerifyGetKey | Uint8Array;
+  private readonly algorithms: string[];
+  private readonly audience: ReadonlySet<string>;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly config: JwtAuthorizer,
+    deps: JwtCheckDeps,
+  ) {
+    this.clock = deps.clock;
+    this.audience = new Set(config.audience);
+    if (config.secret !== undefined) {
+      this.key = new TextEncoder().encode(config.secret);
+      this.algorithms = config.algorithms ?? HMAC;
+    } else {
+      // A key set never verifies an HMAC: that would let a public key serve as a shared secret.
+      this.key = config.keys !== undefined ? createLocalJWKSet(config.keys as never) : new RemoteKeySet(config.jwksUrl!, deps).getKey;
+      this.algorithms = (config.algorithms ?? ASYMMETRIC).filter((a) => !a.startsWith('HS'));
+    }
+  }
+
+  /** The token's claims and scopes; throws the 401 or 403. `value`: the identity source's value (absent: none sent). */
+  async verify(value: string | undefined, routeScopes: readonly string[] | undefined): Promise<JwtResult> {
+    if (value === undefined || value === '') throw unauthorized('no token');
+    if (value.length > MAX_TOKEN_LENGTH) throw unauthorized('the token is too long');
+    const token = /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, '') : value;
+    let claims: JWTPayload;
+    try {
+      const verified = await jwtVerify(token, this.key as JWTVerifyGetKey, {
+        issuer: this.config.issuer,
+        algorithms: this.algorithms,
+        clockTolerance: this.config.leewaySeconds ?? 0,
+        currentDate: new Date(this.clock.now()),
+        requiredClaims: ['exp'],
+      });
+      claims = verified.payload;
+    } catch (err) {
+      throw unauthorized(reasonOf(err));
+    }
+    if (!this.audienceMatches(claims)) throw unauthorized('the token is for another audience');
+    const scopes = scopesOf(claims);
+    if (routeScopes !== undefined && routeScopes.length > 0 && !routeScopes.some((s) => scopes?.includes(s))) {
+      throw new PolicyRefusalError('forbidden', 'Forbidden: the token has none of the scopes this route needs', { scopes: routeScopes });
+    }
+    return { claims, scopes };
+  }
+
+  /** As an HTTP API: `aud` (one or a list), or an access token's `client_id`, must be one of the audiences. */
+  private audienceMatches(claims: JWTPayload): boolean {
+    const aud = claims.aud;
+    if (typeof aud === 'string' && this.audience.has(aud)) return true;
+    if (Array.isArray(aud) && aud.some((a) => this.audience.has(a))) return true;
+    return typeof claims.client_id === 'string' && this.audience.has(claims.client_id);
+  }
+}
+
+function scopesOf(claims: JWTPayload): string[] | null {
+  const scope = claims.scope ?? claims.scp;
+  if (typeof scope === 'string') return scope.split(' ').filter((s) => s !== '');
+  if (Array.isArray(scope)) return scope.filter((s): s is string => typeof s === 'string');
+  return null;
+}
+
+/** jose's codes, worded for the caller without echoing the token. */
+function reasonOf(err: unknown): string {
+  switch ((err as { code?: string }).code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'the token has expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return `the token's ${(err as { claim?: string }).claim ?? 'claims'} claim is not accepted`;
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'the signature does not verify';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'no key matches the token';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return "the token's algorithm is not accepted";
+    default:
+      return 'the token is not valid';
+  }
+}
