@@ -28,6 +28,7 @@ import { readYamlDocument } from './yaml-read.js';
 import { corsFromFile, corsProblem } from './cors.js';
 import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
+import type { ErrorFormat } from '../types.js';
 import {
   ProjectError,
   sharedFileNote,
@@ -299,6 +300,8 @@ interface RawApi {
   cors?: FileCors | null;
   minimum_compression_size?: number | null;
   binary_media_types?: string[] | null;
+  error_format?: ErrorFormat | null;
+  expose_errors?: boolean | null;
 }
 type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
@@ -487,6 +490,8 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       cors,
       minimum_compression_size: api.minimum_compression_size ?? null,
       binary_media_types: api.binary_media_types ?? null,
+      error_format: api.error_format ?? null,
+      expose_errors: api.expose_errors ?? null,
     });
   }
 

@@ -115,6 +115,8 @@ export class FakeProjectApi implements ProjectApi {
       invokeUrl: `http://x/api/invoke/fn/${id}`,
       minimumCompressionSize: body.minimumCompressionSize ?? null,
       binaryMediaTypes: body.binaryMediaTypes ?? null,
+      errorFormat: body.errorFormat ?? 'switchyard',
+      exposeErrors: body.exposeErrors ?? false,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -127,6 +129,8 @@ export class FakeProjectApi implements ProjectApi {
     if (body.cors !== undefined) api.cors = body.cors;
     if (body.minimumCompressionSize !== undefined) api.minimumCompressionSize = body.minimumCompressionSize;
     if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
+    if (body.errorFormat !== undefined) api.errorFormat = body.errorFormat;
+    if (body.exposeErrors !== undefined) api.exposeErrors = body.exposeErrors;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

@@ -124,6 +124,8 @@ webhooks:
         cors: null,
         minimum_compression_size: null,
         binary_media_types: null,
+        error_format: null,
+        expose_errors: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({
