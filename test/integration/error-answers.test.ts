@@ -4,7 +4,9 @@
  * caller, who gets a generic answer with the code and the request id, and the
  * details are in the function's logs under that request id; `exposeErrors: true`
  * shows them; `errorFormat: aws` answers as API Gateway does, 502/504 for aws-v1
- * (REST API) functions and 500/503 for the others (HTTP API), 404 for no route.
+ * (REST API) functions and 500/503 for the others (HTTP API), 404 for no route,
+ * a throttle's 429 and a missing API key's 403 in API Gateway's words; every
+ * refusal is counted in switchyard_gateway_refusals_total.
  * SQLite, or PostgreSQL with TEST_STORE=postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +31,9 @@ const FUNCTIONS: Record<string, { format: Format; code: string; timeout_ms?: num
   'ea-ok': { format: 'switchyard', code: `exports.handler = async () => ({ statusCode: 200, body: { ok: true } });` },
 };
 
+// A bucket of one that refills once in 1000 s: the second call of a test is refused.
+const ONE_CALL = { rateLimit: 0.001, burstLimit: 1 };
+
 const routes = [
   { method: 'GET', path: '/throw', function: 'ea-throw' },
   { method: 'GET', path: '/v1/throw', function: 'ea-v1-throw' },
@@ -37,6 +42,8 @@ const routes = [
   { method: 'GET', path: '/v2/slow', function: 'ea-v2-slow' },
   { method: 'GET', path: '/v1/malformed', function: 'ea-v1-malformed' },
   { method: 'GET', path: '/ok', function: 'ea-ok' },
+  { method: 'GET', path: '/limited', function: 'ea-ok', throttle: ONE_CALL },
+  { method: 'GET', path: '/keyed', function: 'ea-ok', apiKeyRequired: true },
 ];
 
 let svc: RunningService;
@@ -210,9 +217,47 @@ describe("errorFormat aws: API Gateway's answers", () => {
     expect(res.json.error).toContain('order.total is not a function');
   });
 
+  it("answers a throttle's 429 Too Many Requests with Retry-After, and a missing API key 403 Forbidden", async () => {
+    expect((await call(ids.aws, '/limited')).status).toBe(200);
+    const throttled = await call(ids.aws, '/limited');
+    expect(throttled.status).toBe(429);
+    expect(throttled.json).toEqual({ message: 'Too Many Requests' });
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    expect(throttled.headers['x-request-id']).toBeTruthy();
+    const keyless = await call(ids.aws, '/keyed');
+    expect(keyless.status).toBe(403);
+    expect(keyless.json).toEqual({ message: 'Forbidden' });
+    // Switchyard's format keeps the codes.
+    expect((await call(ids.hidden, '/limited')).status).toBe(200);
+    const own = await call(ids.hidden, '/limited');
+    expect(own.status).toBe(429);
+    expect(own.json).toMatchObject({ code: 'throttled' });
+    expect((await call(ids.hidden, '/keyed')).json).toMatchObject({ code: 'invocation_forbidden' });
+  });
+
   it('leaves successful answers alone', async () => {
     const res = await call(ids.aws, '/ok');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ ok: true });
+  });
+});
+
+describe('switchyard_gateway_refusals_total', () => {
+  it('counts each refusal by API, route and reason, in either format', async () => {
+    const api = await createApi({ name: 'ea-counted', errorFormat: 'aws' });
+    expect((await call(api, '/limited')).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await call(api, '/limited')).status).toBe(429);
+    expect((await call(api, '/keyed')).status).toBe(403);
+    // Served answers and misses are not refusals.
+    expect((await call(api, '/ok')).status).toBe(200);
+    expect((await call(api, '/nowhere')).status).toBe(404);
+    const metrics = await svc.request('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    const series = metrics.text.split('\n').filter((l) => l.startsWith(`switchyard_gateway_refusals_total{api="${api}"`));
+    expect(series.sort()).toEqual([
+      `switchyard_gateway_refusals_total{api="${api}",route="GET /keyed",reason="forbidden"} 1`,
+      `switchyard_gateway_refusals_total{api="${api}",route="GET /limited",reason="throttled"} 2`,
+    ]);
+    expect(metrics.text).toContain('# TYPE switchyard_gateway_refusals_total counter');
   });
 });

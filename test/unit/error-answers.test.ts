@@ -140,6 +140,7 @@ describe('a refusal through the gateway', () => {
     binaryMediaTypes: null,
     errorFormat: 'switchyard',
     exposeErrors: false,
+    throttle: null,
     ...over,
   });
   const request = (): InvokeRequest => ({
