@@ -285,6 +285,13 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
         'route',
       ]),
     ),
+    refusals: registry.register(
+      new Counter('switchyard_gateway_refusals_total', "Invocations a route's policy refused before its function ran, by API, route and reason", [
+        'api',
+        'route',
+        'reason',
+      ]),
+    ),
     invocations: registry.register(
       new Counter('switchyard_function_invocations_total', 'Function invocations by function and outcome', [
         'function',

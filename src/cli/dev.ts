@@ -32,7 +32,7 @@ import { CliError, CommandFailedError } from './errors.js';
 import type { Output } from './output.js';
 import type { Plan, PlanChange, Project } from '../project/index.js';
 import { asCliError, InvalidProjectError, projectContext, type ProjectContext } from './project-context.js';
-import { describeChange, envReadLine, runProject, shownPath } from './project-run.js';
+import { describeChange, envReadLine, runProject, shownPath, type ApiDefaults } from './project-run.js';
 import { allowedFolders, withAllowOutsideOption, withEnvFromOption } from './project-flags.js';
 import { createServerApi, type FunctionStreamEvent } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
@@ -198,6 +198,9 @@ function namedIn(project: Project): Set<string> {
 
 const keyOf = (c: PlanChange) => (c.kind === 'route' ? `route ${c.api} ${c.name}` : `${c.kind} ${c.name}`);
 
+/** What dev turns on for every API whose file leaves it out (an explicit `expose_errors: false` stays). */
+const DEV_API_DEFAULTS: ApiDefaults = { expose_errors: true };
+
 interface DevSession {
   /** The project as last applied; null before the first apply. */
   previous: Project | null;
@@ -228,6 +231,8 @@ async function applyOnce(ctx: ProjectContext, project: DevProject, io: CliIO, se
       api: ctx.api,
       prune: true,
       dryRun: false,
+      // The developer is the caller here: a failing function's message and position are shown (docs/cli.md, "switchyard dev").
+      apiDefaults: DEV_API_DEFAULTS,
       select,
       onPlan: (_plan, envRead) => {
         // Said before the first apply that reads any, and again whenever a save changes them.

@@ -4,7 +4,7 @@
  * verbs so both print the same plan and report the same errors.
  */
 import { dirname, resolve } from 'node:path';
-import { applyPlan, checkPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type ProjectApi } from '../project/index.js';
+import { applyPlan, checkPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type Project, type ProjectApi, type ProjectApiDef } from '../project/index.js';
 import { functionReader } from './project-context.js';
 import { shownPath } from './shown-path.js';
 
@@ -18,11 +18,32 @@ export interface RunProjectOptions {
   api: ProjectApi;
   prune: boolean;
   dryRun: boolean;
+  /**
+   * Settings every API of the file takes when the file leaves them out: `switchyard dev`
+   * shows a failing function's error to the caller (expose_errors: true); apply uses the
+   * server's defaults.
+   */
+  apiDefaults?: ApiDefaults;
   /** Narrows the plan before it is shown and applied (dev keeps only some deletions). */
   select?(plan: Plan): Plan;
   /** Called with the plan, and the environment variables the file read, before anything is written. */
   onPlan?(plan: Plan, envRead: string[]): void;
   onChange?(change: PlanChange): void;
+}
+
+/** The API settings of the file a run may fill in where the file leaves them out (null in the loaded project). */
+export type ApiDefaults = Partial<{ [K in 'error_format' | 'expose_errors']: NonNullable<ProjectApiDef[K]> }>;
+
+/** The project with `defaults` filled in where an API leaves them out; what the file sets stays. */
+export function withApiDefaults(project: Project, defaults: ApiDefaults): Project {
+  return {
+    ...project,
+    apis: project.apis.map((api) => ({
+      ...api,
+      error_format: api.error_format ?? defaults.error_format ?? null,
+      expose_errors: api.expose_errors ?? defaults.expose_errors ?? null,
+    })),
+  };
 }
 
 export interface ProjectRun {
@@ -45,8 +66,9 @@ export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
     allowOutside,
     readFile: functionReader(root, allowOutside),
   });
-  const state = await readServerState(opts.api, loaded.project);
-  const full = planProject(loaded.project, state, { prune: opts.prune, file: shown });
+  const project = opts.apiDefaults ? withApiDefaults(loaded.project, opts.apiDefaults) : loaded.project;
+  const state = await readServerState(opts.api, project);
+  const full = planProject(project, state, { prune: opts.prune, file: shown });
   const plan = opts.select ? opts.select(full) : full;
   const envRead = loaded.env_used;
   opts.onPlan?.(plan, envRead);

@@ -5,7 +5,15 @@
  * function records stay in memory until a change for them is published.
  */
 import type { ChangeBus } from '../changes.js';
-import { InvalidRequestError, LoopStoppedError, MethodNotAllowedError, NoRouteError, SwitchyardError, apiNotFound } from '../errors.js';
+import {
+  InvalidRequestError,
+  LoopStoppedError,
+  MethodNotAllowedError,
+  NoRouteError,
+  PolicyRefusalError,
+  SwitchyardError,
+  apiNotFound,
+} from '../errors.js';
 import { MAX_HOPS, type RunDepths } from '../hops.js';
 import type { Metrics } from '../metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
@@ -16,10 +24,14 @@ import type { ConsoleLineSink, FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { scopeCookies } from './cookies.js';
 import { buildEventFor, mapResultFor } from './formats.js';
-import { mapFailure, type GatewayResponse } from './result.js';
+import type { GatewayResponse } from './result.js';
+import { awsErrorAnswer, failureAnswer, failureLogLine, type ErrorPolicy } from './error-answers.js';
 import { RouteTable } from './route-table.js';
 import { applyCors } from './policy/cors.js';
-import { compileGuards, runGuards, type PolicyDeps, type PolicyGrant, type RouteGuard } from './policy/guards.js';
+import { compileGuards, runGuards, type PolicyDeps, type PolicyGrant, type PolicyRequest, type RouteGuard } from './policy/guards.js';
+
+/** A missing function is the gateway's own finding, not a secret of the function: said in full in Switchyard's format. */
+const OWN_WORDS: ErrorPolicy = Object.freeze({ errorFormat: 'switchyard', exposeErrors: true });
 
 /**
  * A small read-through cache that cannot be poisoned by a fill racing an
@@ -168,23 +180,29 @@ export class Gateway {
     const table = cached ?? (await this.tables.get(req.apiId));
     if (!table) throw apiNotFound(req.apiId);
     const cors = table.cors;
-    if (cors === null) return this.serve(req, table, cached, started, depth);
-    const decision = cors.decide(req.method, req.rawHeaders);
+    const aws = table.errors.errorFormat === 'aws';
+    if (cors === null && !aws) return this.serve(req, table, cached, started, depth);
+    const decision = cors === null ? null : cors.decide(req.method, req.rawHeaders);
     // A preflight is answered here: no route is needed and no function runs.
-    if (decision.kind === 'preflight') return { status: decision.answer.status, headers: { ...decision.answer.headers }, body: null };
+    if (decision?.kind === 'preflight') return { status: decision.answer.status, headers: { ...decision.answer.headers }, body: null };
     let response: GatewayResponse;
     try {
       response = await this.serve(req, table, cached, started, depth);
     } catch (err) {
-      // No route, a wrong method, a refusal: the browser must still be let read the answer.
-      if (err instanceof SwitchyardError) {
-        const headers: Record<string, string | string[]> = { ...err.headers };
-        applyCors(headers, decision);
-        err.headers = headers as Record<string, string>;
+      // No route, a wrong method, a refusal: worded as API Gateway words them when the API asks for it.
+      const answer = aws ? awsErrorAnswer(err) : null;
+      if (answer === null) {
+        // The browser must still be let read the answer.
+        if (decision !== null && err instanceof SwitchyardError) {
+          const headers: Record<string, string | string[]> = { ...err.headers };
+          applyCors(headers, decision);
+          err.headers = headers as Record<string, string>;
+        }
+        throw err;
       }
-      throw err;
+      response = answer;
     }
-    applyCors(response.headers, decision);
+    if (decision !== null) applyCors(response.headers, decision);
     return response;
   }
 
@@ -206,16 +224,17 @@ export class Gateway {
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     const grant: PolicyGrant | null =
-      guards === undefined ? null : await runGuards(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters, match });
+      guards === undefined ? null : await this.guarded(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters, match });
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
     let outcomeCode = 'function_error';
     let logLines = 0;
     if (!fn) {
-      // The route outlived its function (deleted on another node mid-flight).
+      // The route outlived its function (deleted on another node mid-flight): the gateway's own words, no secret of the function.
       const message = `Function '${match.route.function}' does not exist`;
-      response = mapFailure('function_error', message, req.requestId);
+      const words = table.errors.errorFormat === 'aws' ? table.errors : OWN_WORDS;
+      response = failureAnswer(words, 'switchyard', 'function_error', message, req.requestId);
       this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
     } else {
       const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes, grant);
@@ -227,8 +246,7 @@ export class Gateway {
       } finally {
         if (tracked) this.hops!.leave(fn.name, req.requestId);
       }
-      logLines = outcome.logs.length;
-      if (logLines > 0) this.logSink.push(fn.name, outcome.logs, fn.version);
+      let logs = outcome.logs;
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId, table.binaryMediaTypes, req.rawHeaders);
@@ -238,16 +256,23 @@ export class Gateway {
         ok.metric.inc();
         if (response.invalid === undefined) ok.stats?.add();
         else {
+          const invalid = response.invalid;
           outcomeCode = 'invalid_result';
-          this.stats?.invocationFailed(fn.name, outcomeCode, String(response.invalid), req.requestId);
+          this.stats?.invocationFailed(fn.name, 'invalid_result', invalid, req.requestId);
+          response = failureAnswer(table.errors, fn.eventFormat, 'invalid_result', invalid, req.requestId);
+          logs = [...logs, failureLogLine('invalid_result', invalid, req.requestId)];
         }
       } else {
-        response = mapFailure(outcome.error.code, outcome.error.message, req.requestId);
+        response = failureAnswer(table.errors, fn.eventFormat, outcome.error.code, outcome.error.message, req.requestId);
+        // The details the answer may leave out are kept where the function's owner reads them.
+        logs = [...logs, failureLogLine(outcome.error.code, outcome.error.message, req.requestId)];
         this.stats?.invocationFailed(fn.name, outcome.error.code, outcome.error.message, req.requestId);
         this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
         if (outcome.error.code === 'function_timeout') this.metrics.timeouts.inc({ function: fn.name });
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
+      logLines = logs.length;
+      if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
     }
     if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
     this.record(req.apiId, match.route, match.resource, response.status, started);
@@ -266,6 +291,18 @@ export class Gateway {
       });
     }
     return response;
+  }
+
+  /** Runs a route's checks; a refusal is counted by reason before it is answered. */
+  private async guarded(guards: RouteGuard[], ctx: PolicyRequest): Promise<PolicyGrant> {
+    try {
+      return await runGuards(guards, ctx);
+    } catch (err) {
+      if (err instanceof PolicyRefusalError) {
+        this.metrics.refusals.inc({ api: ctx.req.apiId, route: `${ctx.route.method} ${ctx.resource}`, reason: err.reason });
+      }
+      throw err;
+    }
   }
 
   private okCounter(name: string): OkSeries {

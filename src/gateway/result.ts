@@ -1,13 +1,14 @@
 /**
  * Turns what a handler returned into the HTTP response the caller gets
- * (docs/functions.md, "The result"), and invocation failures into their error responses.
+ * (docs/functions.md, "The result"); an unusable result into its `invalid_result`
+ * answer (worded per API by error-answers.ts, as every invocation failure).
  * A function can set any header except `x-request-id` (ours, for tracing),
  * hop-by-hop / framing headers, which only the server may decide, and the
  * headers whose effect reaches past the answer to the whole origin or host
  * (docs/security.md, "What a function's answer cannot do"). Its cookies are
  * kept to its API's paths by the gateway (cookies.ts), which knows the API.
  */
-import { INVOCATION_ERROR_STATUS, type InvocationErrorCode } from '../errors.js';
+import { INVOCATION_ERROR_STATUS } from '../errors.js';
 
 export interface GatewayResponse {
   status: number;
@@ -64,14 +65,6 @@ export function invalidResult(message: string, requestId?: string): GatewayRespo
     headers: { 'content-type': JSON_CT },
     body: errorBody(message, 'invalid_result', requestId),
     invalid: message,
-  };
-}
-
-export function mapFailure(code: InvocationErrorCode, message: string, requestId: string): GatewayResponse {
-  return {
-    status: INVOCATION_ERROR_STATUS[code],
-    headers: { 'content-type': JSON_CT },
-    body: errorBody(message, code, requestId),
   };
 }
 

@@ -14,6 +14,7 @@
  * GET to that URL would (as with fastify's exposed HEAD routes).
  */
 import type { Api, Route } from '../types.js';
+import type { ErrorPolicy } from './error-answers.js';
 import { compileCors, type CorsPolicy } from './policy/cors.js';
 import { compileBinaryMediaTypes, type BinaryMediaTypes } from './policy/media-types.js';
 import { awsTemplate, invokePathOf, joinPath, safeDecode, templateSegment } from './paths.js';
@@ -102,12 +103,15 @@ export class RouteTable {
 
   /** The API's CORS policy, compiled once; null when it has none (no CORS work per request). */
   readonly cors: CorsPolicy | null;
+  /** How the gateway words its own answers for this API (./error-answers.ts). */
+  readonly errors: ErrorPolicy;
 
   constructor(api: Api) {
     this.cookieScope = invokePathOf(api.id, api.basePath);
     this.minimumCompressionSize = api.minimumCompressionSize ?? null;
     this.binaryMediaTypes = compileBinaryMediaTypes(api.binaryMediaTypes ?? null);
     this.cors = compileCors(api.cors);
+    this.errors = { errorFormat: api.errorFormat, exposeErrors: api.exposeErrors };
     for (const route of api.routes) this.add(route, joinPath(api.basePath, route.path));
   }
 

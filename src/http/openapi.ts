@@ -13,6 +13,26 @@ const errorAnswer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** An invocation error the gateway words itself: Switchyard's Error, or API Gateway's `{message}` for an API with errorFormat `aws`. */
+const gatewayAnswer = (description: string) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: {
+        oneOf: [
+          { $ref: '#/components/schemas/Error' },
+          {
+            type: 'object',
+            required: ['message'],
+            properties: { message: { type: 'string', description: "API Gateway's wording (`Internal server error`, `Not Found`, ...)" } },
+            description: 'The answer of an API whose errorFormat is `aws` (docs/securing-apis.md, "Error answers")',
+          },
+        ],
+      },
+    },
+  },
+});
+
 /** `ANY /api/invoke/fn/{apiId}/{path}`: one operation per method (`invokeGet`, `invokePost`, ...). */
 function invokePathItem() {
   const item: Record<string, unknown> = {
@@ -40,7 +60,9 @@ function invokePathItem() {
       summary: `Call the function a route binds (${method})`,
       description:
         "Public: no admin key. The function's result becomes the answer (status, headers and body are the function's). " +
-        'Errors of the gateway itself use the Error shape. docs/functions.md explains events and results.',
+        "Errors of the gateway itself use the Error shape, or API Gateway's `{message}` for an API whose errorFormat is " +
+        "`aws`; a function's error message reaches the caller only when its API sets exposeErrors. " +
+        'docs/functions.md explains events and results.',
       security: [],
       ...(method === 'GET' || method === 'HEAD' || method === 'OPTIONS'
         ? {}
@@ -51,12 +73,13 @@ function invokePathItem() {
           "The route's request model refused the request (request_invalid: `details.errors` names each failure); the function did not run",
         ),
         403: errorAnswer('A service worker script was asked for (service_worker_refused: functions cannot serve one)'),
-        404: errorAnswer('No such API, or no route matches (api_not_found, no_route)'),
+        404: gatewayAnswer('No such API, or no route matches (api_not_found, no_route; errorFormat aws: also a wrong method)'),
         405: errorAnswer('The route exists for other methods (method_not_allowed; `Allow` lists them)'),
         413: errorAnswer('Request body larger than the limit'),
-        502: errorAnswer('The function failed or returned an invalid result'),
-        503: errorAnswer('The server is shutting down'),
-        504: errorAnswer('The function ran past its timeout'),
+        500: gatewayAnswer('errorFormat aws: a function of the aws-v2 or switchyard format failed'),
+        502: gatewayAnswer('The function failed or returned an invalid result'),
+        503: gatewayAnswer('The server is shutting down (errorFormat aws: also a function of the aws-v2 or switchyard format timed out)'),
+        504: gatewayAnswer('The function ran past its timeout'),
       },
     };
   }

@@ -18,6 +18,7 @@ import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FI
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
 
+import { API_POLICY_DEFAULTS } from '../types.js';
 export interface ApplyOptions {
   /** Names the project file in problems (default `switchyard.yaml`). */
   file?: string;
@@ -179,7 +180,7 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
 
 /**
  * The API's optional settings to send (cors, minimumCompressionSize,
- * binaryMediaTypes): those the file sets, and those it leaves out that the
+ * binaryMediaTypes, errorFormat, exposeErrors): those the file sets, and those it leaves out that the
  * server has set (sent as null, to reset them), so a server older than them
  * takes a file that does not use them.
  */
@@ -194,6 +195,11 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   }
   if (desired.authorizers.length > 0 || (existing?.authorizers ?? []).length > 0) out.authorizers = desired.authorizers;
   if (desired.default_authorizer !== null || (existing?.defaultAuthorizer ?? null) !== null) out.defaultAuthorizer = desired.default_authorizer;
+  // The API takes no null for these two: left out of the file means their defaults.
+  const errorFormat = desired.error_format ?? API_POLICY_DEFAULTS.errorFormat;
+  if (desired.error_format !== null || (existing?.errorFormat ?? errorFormat) !== errorFormat) out.errorFormat = errorFormat;
+  const exposeErrors = desired.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors;
+  if (desired.expose_errors !== null || (existing?.exposeErrors ?? exposeErrors) !== exposeErrors) out.exposeErrors = exposeErrors;
   return out;
 }
 

@@ -21,6 +21,7 @@ import type { Authorizer } from '../types.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
+import { API_POLICY_DEFAULTS } from '../types.js';
 
 export interface ExportedProject {
   /** Relative path -> content: `switchyard.yaml` and `functions/<name>.<js|ts>`. */
@@ -114,6 +115,8 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       base_path: a.basePath,
       ...(a.minimumCompressionSize != null ? { minimum_compression_size: a.minimumCompressionSize } : {}),
       ...(a.binaryMediaTypes != null ? { binary_media_types: a.binaryMediaTypes } : {}),
+      ...(a.errorFormat !== undefined && a.errorFormat !== API_POLICY_DEFAULTS.errorFormat ? { error_format: a.errorFormat } : {}),
+      ...(a.exposeErrors !== undefined && a.exposeErrors !== API_POLICY_DEFAULTS.exposeErrors ? { expose_errors: a.exposeErrors } : {}),
       routes: a.routes.map((r) => ({
         method: r.method,
         path: r.path,

@@ -32,6 +32,7 @@ import { readYamlDocument } from './yaml-read.js';
 import { corsFromFile, corsProblem } from './cors.js';
 import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
+import type { ErrorFormat } from '../types.js';
 import {
   ProjectError,
   sharedFileNote,
@@ -305,6 +306,8 @@ interface RawApi {
   binary_media_types?: string[] | null;
   authorizers?: FileAuthorizer[];
   default_authorizer?: string | null;
+  error_format?: ErrorFormat | null;
+  expose_errors?: boolean | null;
 }
 type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
@@ -521,6 +524,8 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       binary_media_types: api.binary_media_types ?? null,
       authorizers: fromFile.authorizers,
       default_authorizer: defaultAuthorizer,
+      error_format: api.error_format ?? null,
+      expose_errors: api.expose_errors ?? null,
     });
   }
 

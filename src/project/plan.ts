@@ -19,6 +19,7 @@ import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
+import { API_POLICY_DEFAULTS } from '../types.js';
 import {
   ProjectError,
   type Project,
@@ -293,6 +294,8 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   if (canonical(api.binary_media_types) !== canonical(existing.binaryMediaTypes ?? null)) fields.push('binary_media_types');
   if (canonical(maskedAuthorizers(api.authorizers)) !== canonical(existing.authorizers ?? [])) fields.push('authorizers');
   if (api.default_authorizer !== (existing.defaultAuthorizer ?? null)) fields.push('default_authorizer');
+  if ((api.error_format ?? API_POLICY_DEFAULTS.errorFormat) !== (existing.errorFormat ?? API_POLICY_DEFAULTS.errorFormat)) fields.push('error_format');
+  if ((api.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors) !== (existing.exposeErrors ?? API_POLICY_DEFAULTS.exposeErrors)) fields.push('expose_errors');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));

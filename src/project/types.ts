@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { Authorizer, CorsConfig, RequestModel, RouteMethod } from '../types.js';
+import type { Authorizer, CorsConfig, ErrorFormat, RequestModel, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -92,12 +92,18 @@ export interface ProjectApiDef {
   authorizers: Authorizer[];
   /** The API's `defaultAuthorizer`; null (or left out): none. */
   default_authorizer: string | null;
+  /** The API's `errorFormat`; null: left out (the server's default, `switchyard`). */
+  error_format: ErrorFormat | null;
+  /** The API's `exposeErrors`; null: left out (false, but `switchyard dev` makes it true). */
+  expose_errors: boolean | null;
 }
 
 /** An API's optional settings as the file writes them (snake_case, like base_path). */
 export interface ProjectApiSettings {
   minimum_compression_size?: number | null;
   binary_media_types?: string[] | null;
+  error_format?: ErrorFormat | null;
+  expose_errors?: boolean | null;
 }
 
 /** A path of an API of the file: resolved against the server at apply time. */

@@ -204,8 +204,9 @@ export const RouteSchema = named(
 
 const errorFormatSchema = stringEnum(ERROR_FORMATS, {
   description:
-    "How the gateway words the answers it writes itself: `switchyard` ({error:{code,message,request_id}}) or `aws` " +
-    '(API Gateway\'s {"message":...}, a function failure 502 for aws-v1 functions and 500 otherwise)',
+    'How the gateway words the answers it writes itself (a function\'s failure, no route, a refusal): `switchyard` ' +
+    '({error, code, requestId}) or `aws` (API Gateway\'s {"message": ...}: a function failure 502 for aws-v1 functions ' +
+    'and 500 for the others, a timeout 504 or 503, a refusal 401, 403, 429 or 400, no route 404)',
 });
 const exposeErrorsSchema = Type.Boolean({
   description:

@@ -118,6 +118,8 @@ export class FakeProjectApi implements ProjectApi {
       // As the server answers them: secrets masked.
       authorizers: (body.authorizers ?? []).map((a) => (a.secret !== undefined ? { ...a, secret: '****' } : a)),
       defaultAuthorizer: body.defaultAuthorizer ?? null,
+      errorFormat: body.errorFormat ?? 'switchyard',
+      exposeErrors: body.exposeErrors ?? false,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -132,6 +134,8 @@ export class FakeProjectApi implements ProjectApi {
     if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
     if (body.authorizers !== undefined) api.authorizers = body.authorizers.map((a) => (a.secret !== undefined ? { ...a, secret: '****' } : a));
     if (body.defaultAuthorizer !== undefined) api.defaultAuthorizer = body.defaultAuthorizer;
+    if (body.errorFormat !== undefined) api.errorFormat = body.errorFormat;
+    if (body.exposeErrors !== undefined) api.exposeErrors = body.exposeErrors;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

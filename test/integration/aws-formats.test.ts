@@ -93,6 +93,8 @@ async function createApi(key: string, basePath: string, routes: Array<[string, s
     name: key,
     basePath,
     routes: routes.map(([method, path, fn]) => ({ method, path, function: fn })),
+    // The tests read why a result was refused, which only an API that exposes errors answers.
+    exposeErrors: true,
   });
   expect(res.status, res.text).toBe(201);
   apiIds[key] = res.json.id;

@@ -9,7 +9,9 @@
  *   the first (Ctrl-C), and one left by a killed dev is taken over;
  * - `npm run demo` (scripts/demo.mjs) on an up-to-date dist/ starts dev on
  *   the examples without building (it used to run the whole build first),
- *   and passes the options after `--` on.
+ *   and passes the options after `--` on;
+ * - dev shows a failing function's message to the caller (expose_errors on
+ *   for every API whose file leaves it out).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -178,6 +180,36 @@ describe('npm run demo', () => {
       } catch {
         // already gone
       }
+    }
+  }, 90_000);
+});
+
+describe('error answers under dev', () => {
+  it("shows a failing function's message to the caller, unless the file sets expose_errors: false", async () => {
+    const dir = writeProject(root, 'expose', {
+      'switchyard.yaml':
+        'functions:\n  failing:\n    file: fn.js\napis:\n' +
+        '  loud:\n    base_path: /loud\n    routes:\n      - { method: GET, path: /, function: failing }\n' +
+        '  quiet:\n    base_path: /quiet\n    expose_errors: false\n    routes:\n      - { method: GET, path: /, function: failing }\n',
+      'fn.js': "exports.handler = async () => { throw new Error('the cart is empty'); };",
+    });
+    const run = runCli(['dev', dir, '--port', '0'], { NO_COLOR: '1' });
+    try {
+      const url = await serverUrl(run);
+      await run.waitForOutput(/Watching .* for changes/, 30_000);
+      const apis = (await (await fetch(`${url}/api/apis`)).json()) as Array<{ id: string; name: string; exposeErrors: boolean }>;
+      const byName = new Map(apis.map((a) => [a.name, a]));
+      expect(byName.get('loud')?.exposeErrors).toBe(true);
+      expect(byName.get('quiet')?.exposeErrors).toBe(false);
+      const loud = await fetch(`${url}/api/invoke/fn/${byName.get('loud')!.id}/loud`);
+      expect(loud.status).toBe(502);
+      expect(((await loud.json()) as { error: string }).error).toContain('the cart is empty');
+      const quiet = await fetch(`${url}/api/invoke/fn/${byName.get('quiet')!.id}/quiet`);
+      expect(quiet.status).toBe(502);
+      expect(await quiet.text()).not.toContain('the cart is empty');
+    } finally {
+      run.kill();
+      await run.exit;
     }
   }, 90_000);
 });

@@ -36,6 +36,8 @@ async function createApi(key: string, basePath: string, routes: Array<[string, s
     name: key,
     basePath,
     routes: routes.map(([method, path, fn]) => ({ method, path, function: fn })),
+    // The tests read a failing function's message, which only an API that exposes errors answers.
+    exposeErrors: true,
   });
   expect(res.status, res.text).toBe(201);
   const byPath: Record<string, string> = {};

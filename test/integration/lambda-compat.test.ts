@@ -483,6 +483,8 @@ beforeAll(async () => {
       name: `compat ${name}`,
       basePath: '/',
       routes: h.routes.map(([method, path]) => ({ method, path, function: name })),
+      // The failing idioms are checked by the message they answer, which only an API that exposes errors shows.
+      exposeErrors: true,
     });
     expect(api.status, `${h.file}: ${api.text}`).toBe(201);
     apiIds[name] = api.json.id;

@@ -12,7 +12,8 @@ let apiId = '';
 
 beforeAll(async () => {
   svc = await startService();
-  const api = await svc.request('POST', '/api/apis', { name: 'lambda-handlers', basePath: '/', routes: [] });
+  // exposeErrors: a callback error is checked by the message it answers.
+  const api = await svc.request('POST', '/api/apis', { name: 'lambda-handlers', basePath: '/', routes: [], exposeErrors: true });
   expect(api.status, api.text).toBe(201);
   apiId = api.json.id;
 }, 60000);

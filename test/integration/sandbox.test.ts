@@ -33,6 +33,8 @@ beforeAll(async () => {
     name: 'sandbox',
     basePath: '/',
     routes: [{ method: 'GET', path: '/bystander', function: 'bystander' }],
+    // Failures are checked by the message and source position they answer, which only an API that exposes errors shows.
+    exposeErrors: true,
   });
   expect(api.status, api.text).toBe(201);
   apiId = api.json.id;

@@ -126,6 +126,8 @@ webhooks:
         binary_media_types: null,
         authorizers: [],
         default_authorizer: null,
+        error_format: null,
+        expose_errors: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({

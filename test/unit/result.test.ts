@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapFailure, mapResult } from '../../src/gateway/result.js';
+import { mapResult } from '../../src/gateway/result.js';
 
 const JSON_CT = 'application/json; charset=utf-8';
 const TEXT_CT = 'text/plain; charset=utf-8';
@@ -180,20 +180,5 @@ describe('mapResult: results without an integer statusCode', () => {
     [{ statusCode: 200.5 }, '{"statusCode":200.5}'],
   ])('%j -> 200 with the whole value as JSON', (value, text) => {
     expect(mapResult(value)).toEqual({ status: 200, headers: { 'content-type': JSON_CT }, body: text });
-  });
-});
-
-describe('mapFailure', () => {
-  it.each([
-    ['function_error', 502],
-    ['function_timeout', 504],
-    ['function_memory_limit', 502],
-    ['function_crashed', 502],
-    ['invalid_result', 502],
-  ] as const)('%s -> %d with {error, code, requestId}', (code, status) => {
-    const r = mapFailure(code, 'boom', 'req_9');
-    expect(r.status).toBe(status);
-    expect(r.headers).toEqual({ 'content-type': JSON_CT });
-    expect(JSON.parse(r.body as string)).toEqual({ error: 'boom', code, requestId: 'req_9' });
   });
 });
