@@ -43,6 +43,17 @@ export const AWS_REFUSALS: Record<RefusalReason, AwsAnswer> = {
   quota_exceeded: { status: 429, message: 'Limit Exceeded' },
   invalid_request: { status: 400, message: 'Invalid request body' },
 };
+/**
+ * A request validator's refusal as API Gateway words it: BAD_REQUEST_PARAMETERS
+ * (`Missing required request parameters: [a, b]`) when only parameters failed
+ * (they are checked before the body), else BAD_REQUEST_BODY.
+ */
+function invalidRequestAnswer(err: PolicyRefusalError): AwsAnswer {
+  const failures = (err.details as { errors?: Array<{ where?: unknown; path?: unknown }> } | undefined)?.errors;
+  if (!Array.isArray(failures) || failures.length === 0 || failures.some((f) => f.where === 'body')) return AWS_REFUSALS.invalid_request;
+  return { status: 400, message: `Missing required request parameters: [${failures.map((f) => String(f.path)).join(', ')}]` };
+}
+
 /** No route for the path, or none for the method: an HTTP API's answer to both. */
 const AWS_NOT_FOUND: AwsAnswer = { status: 404, message: 'Not Found' };
 
@@ -86,7 +97,7 @@ export function failureLogLine(code: InvocationErrorCode, message: string, reque
  */
 export function awsErrorAnswer(err: unknown): GatewayResponse | null {
   let answer: AwsAnswer;
-  if (err instanceof PolicyRefusalError) answer = AWS_REFUSALS[err.reason];
+  if (err instanceof PolicyRefusalError) answer = err.reason === 'invalid_request' ? invalidRequestAnswer(err) : AWS_REFUSALS[err.reason];
   else if (err instanceof NoRouteError || err instanceof MethodNotAllowedError) answer = AWS_NOT_FOUND;
   else return null;
   return {

@@ -104,6 +104,18 @@ describe('awsErrorAnswer', () => {
     expect(JSON.parse(r.body as string)).toEqual({ message });
   });
 
+  it("words a validator's refusal of parameters alone as API Gateway's BAD_REQUEST_PARAMETERS, and one of the body as BAD_REQUEST_BODY", () => {
+    const params = new PolicyRefusalError('invalid_request', undefined, {
+      errors: [
+        { where: 'querystring', path: 'limit', message: 'is required' },
+        { where: 'header', path: 'x-tenant', message: 'is required' },
+      ],
+    });
+    expect(JSON.parse(awsErrorAnswer(params)!.body as string)).toEqual({ message: 'Missing required request parameters: [limit, x-tenant]' });
+    const body = new PolicyRefusalError('invalid_request', undefined, { errors: [{ where: 'body', path: '/qty', message: 'must be integer' }] });
+    expect(awsErrorAnswer(body)).toMatchObject({ status: 400, body: JSON.stringify({ message: 'Invalid request body' }) });
+  });
+
   it('covers every refusal reason', () => {
     expect(Object.keys(AWS_REFUSALS).sort()).toEqual(Object.keys(REFUSAL_CODES).sort());
   });
