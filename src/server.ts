@@ -41,6 +41,7 @@ import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
 import { Throttles } from './gateway/policy/throttle.js';
 import { KeyDirectory } from './gateway/policy/api-keys.js';
+import { KeyUseCounter } from './gateway/policy/key-usage.js';
 import { ApiKeyService } from './keys/service.js';
 import type { FunctionRuntime } from './runtime/types.js';
 import { openStore } from './store/index.js';
@@ -118,6 +119,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
   const throttles = new Throttles({ limits: store, clock });
+  const keyUses = new KeyUseCounter({ limits: store, log });
   const gateway = new Gateway({
     store,
     runtime,
@@ -131,7 +133,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       clock,
       allowPrivateTargets: config.allowPrivateTargets,
       throttles,
-      apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, clock },
+      apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, uses: keyUses, clock },
     },
   });
   const webhookTarget = new WebhookTarget({
@@ -311,6 +313,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await invocations.close();
       changes.close();
       await logSink.flush();
+      await keyUses.flush();
       await stats.flusher.stop();
       await runtime.close(Math.max(0, deadline - Date.now()));
       dbClock?.stop();

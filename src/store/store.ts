@@ -190,6 +190,13 @@ export interface TokenTake {
   retryAfterMs: number;
 }
 
+/** Requests of one key on one UTC day (YYYY-MM-DD), counted by one process. */
+export interface KeyUse {
+  keyId: string;
+  day: string;
+  count: number;
+}
+
 /** A usage plan's quota as counted: the period's key (`DAY:2026-11-27`, ...) and its limit. */
 export interface QuotaWindow {
   period: string;
@@ -212,6 +219,11 @@ export interface LimitsPart {
    * in its period: false (and nothing counted) when the period's limit is reached.
    */
   countKeyUse(keyId: string, day: string, quota: QuotaWindow | null): Promise<boolean>;
+  /**
+   * Adds counted uses of keys whose plan has no quota (a process's batch,
+   * src/gateway/policy/key-usage.ts), in one transaction; a deleted key's are dropped.
+   */
+  addKeyUses(uses: readonly KeyUse[]): Promise<void>;
   /** The key's requests per day from `from` to `to` (inclusive, YYYY-MM-DD), days without any left out, oldest first. */
   keyUsage(keyId: string, from: string, to: string): Promise<Array<{ day: string; used: number }>>;
 }

@@ -193,6 +193,18 @@ describe('a route with apiKeyRequired', () => {
   });
 });
 
+describe('usage of a key whose plan has no quota', () => {
+  it('is counted in batches: every admitted request shows in the day\'s usage within a second or so', async () => {
+    const planId = await plan(svc, { name: 'unmetered', apiIds: [apiId] });
+    const k = await key(svc, { name: 'unmetered', usagePlanId: planId });
+    const statuses = await Promise.all(Array.from({ length: 7 }, () => statusOf(svc.url, apiId, '/private', k.value)));
+    expect(statuses).toEqual(Array(7).fill(200));
+    const today = new Date().toISOString().slice(0, 10);
+    const used = async () => (await svc.request('GET', `/api/api-keys/${k.id}/usage?from=${today}&to=${today}`)).json.days;
+    await expect.poll(used, { timeout: 10_000 }).toEqual([{ day: today, used: 7 }]);
+  });
+});
+
 describe('across two nodes of two processes each on one database', () => {
   let nodes: RunningService[] = [];
 

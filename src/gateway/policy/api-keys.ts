@@ -14,7 +14,9 @@
  * before the write answers, so a disabled or deleted key is refused at once
  * everywhere. The quota counts in one atomic statement per admitted request
  * (the store's countKeyUse), so a cluster never admits past it; the same
- * statement counts the key's use of the day.
+ * statement counts the key's use of the day. A key whose plan has no quota
+ * costs no write per request: its use of the day is counted in this process
+ * and written a second later (./key-usage.ts).
  */
 import type { ChangeBus } from '../../changes.js';
 import type { Clock } from '../../clock.js';
@@ -23,6 +25,7 @@ import { hashSecret } from '../../keys/secrets.js';
 import type { ApiKeysPart, LimitsPart, QuotaWindow } from '../../store/store.js';
 import type { Api, ApiKey, QuotaConfig, Route, UsagePlan } from '../../types.js';
 import type { RequestFacts } from '../event.js';
+import type { KeyUseCounter } from './key-usage.js';
 import type { Throttles } from './throttle.js';
 
 /** The longest `x-api-key` looked up; longer ones cannot be ours. */
@@ -72,6 +75,8 @@ export interface ApiKeyDeps {
   directory: KeyDirectory;
   throttles: Throttles;
   limits: Pick<LimitsPart, 'countKeyUse'>;
+  /** Counts the use of keys whose plan has no quota, written in batches. */
+  uses: KeyUseCounter;
   clock: Clock;
 }
 
@@ -105,7 +110,7 @@ export function compileApiKey(
   deps: ApiKeyDeps | undefined,
 ): { check(request: { req: RequestFacts }, grant: { apiKeyId?: string; apiKey?: string }): Promise<void> } | null {
   if (route.apiKeyRequired !== true || deps === undefined) return null;
-  const { directory, throttles, limits, clock } = deps;
+  const { directory, throttles, limits, uses, clock } = deps;
   return {
     async check({ req }, grant) {
       const secret = headerOf(req.rawHeaders, 'x-api-key');
@@ -115,10 +120,14 @@ export function compileApiKey(
       const { key, plan } = found;
       if (plan.throttle !== null) await throttles.admit(`key:${key.id}`, plan.throttle, 'API key');
       const now = clock.now();
-      const window = plan.quota === null ? null : quotaWindow(plan.quota, now);
-      if (!(await limits.countKeyUse(key.id, new Date(now).toISOString().slice(0, 10), window))) {
-        const seconds = Math.max(1, Math.ceil(((window?.endsAt ?? now) - now) / 1000));
-        throw new PolicyRefusalError('quota_exceeded', "The API key's quota for the period is spent", undefined, { 'Retry-After': String(seconds) });
+      const day = new Date(now).toISOString().slice(0, 10);
+      if (plan.quota === null) uses.add(key.id, day);
+      else {
+        const window = quotaWindow(plan.quota, now);
+        if (!(await limits.countKeyUse(key.id, day, window))) {
+          const seconds = Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+          throw new PolicyRefusalError('quota_exceeded', "The API key's quota for the period is spent", undefined, { 'Retry-After': String(seconds) });
+        }
       }
       grant.apiKeyId = key.id;
       grant.apiKey = secret;

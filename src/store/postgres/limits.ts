@@ -58,6 +58,18 @@ export function pgLimits({ db }: { db: PgDb }): LimitsPart {
       }
     },
 
+    async addKeyUses(uses) {
+      if (uses.length === 0) return;
+      // One statement for the batch; a key deleted since its uses were counted is left out.
+      await db.rows(
+        `INSERT INTO api_key_usage AS d (key_id, day, used)
+           SELECT u.key_id, u.day, u.used FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u (key_id, day, used)
+           WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = u.key_id)
+         ON CONFLICT (key_id, day) DO UPDATE SET used = d.used + excluded.used`,
+        [uses.map((u) => u.keyId), uses.map((u) => u.day), uses.map((u) => u.count)],
+      );
+    },
+
     async keyUsage(keyId, from, to) {
       const rows = await db.rows<{ day: string; used: string }>(
         'SELECT day, used FROM api_key_usage WHERE key_id = $1 AND day >= $2 AND day <= $3 ORDER BY day',

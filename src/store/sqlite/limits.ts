@@ -33,6 +33,10 @@ function prepare({ db }: SqliteDb) {
     countDay: p(`INSERT INTO api_key_usage (key_id, day, used) VALUES (?, ?, 1)
       ON CONFLICT (key_id, day) DO UPDATE SET used = used + 1`),
     usage: p('SELECT day, used FROM api_key_usage WHERE key_id = ? AND day >= ? AND day <= ? ORDER BY day'),
+    // A key deleted since its uses were counted has nothing left to add to.
+    addDay: p(`INSERT INTO api_key_usage (key_id, day, used)
+        SELECT @keyId, @day, @count WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = @keyId)
+      ON CONFLICT (key_id, day) DO UPDATE SET used = used + excluded.used`),
   };
 }
 
@@ -59,6 +63,13 @@ export function sqliteLimits({ db }: { db: SqliteDb }): LimitsPart {
         if (constraintOf(err) === 'foreign_key') return false;
         throw err;
       }
+    },
+
+    async addKeyUses(uses) {
+      if (uses.length === 0) return;
+      db.write(() => {
+        for (const use of uses) s.addDay.run(use);
+      });
     },
 
     async keyUsage(keyId, from, to) {
