@@ -10,12 +10,14 @@
  * and set by the plan's later `destinations` change, once the webhooks (and
  * functions) they name exist.
  */
-import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
+import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, UsagePlanBody, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
-import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
+import { routePolicyBody } from './throttle.js';
+import { routePolicyOf } from '../types.js';
+import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 
 export interface ApplyOptions {
   /** Names the project file in problems (default `switchyard.yaml`). */
@@ -191,6 +193,7 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   if (desired.binary_media_types !== null || (existing?.binaryMediaTypes ?? null) !== null) {
     out.binaryMediaTypes = desired.binary_media_types;
   }
+  if (desired.throttle !== null || (existing?.throttle ?? null) !== null) out.throttle = desired.throttle;
   return out;
 }
 
@@ -200,14 +203,31 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
  * a caller may narrow a plan to some deletions, as `switchyard dev` does).
  */
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
-  const routes = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function }));
+  // A route's policy as the file sets it (what it leaves out, none); a route the file does not name keeps the server's.
+  const routes: ApiBody['routes'] = desired.routes.map((r) => ({ method: r.method, path: r.path, function: r.function, ...routePolicyBody(r) }));
   if (existing) {
     const named = new Set(routes.map(routeKey));
     for (const r of existing.routes) {
-      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function });
+      if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ method: r.method, path: r.path, function: r.function, ...routePolicyOf(r) });
     }
   }
   return routes;
+}
+
+/** A usage plan's body: its APIs by id, looked up as the apply goes (they are written before it). */
+function usagePlanBody(plan: ProjectUsagePlan, apiId: (name: string) => string | undefined): UsagePlanBody {
+  const apiIds = plan.apis.map((name) => {
+    const id = apiId(name);
+    if (id === undefined) throw new Error(`usage_plans.${plan.name}.apis: API '${name}' does not exist on the server`);
+    return id;
+  });
+  return { name: plan.name, apiIds, throttle: plan.throttle, quota: plan.quota };
+}
+
+/** The usage plan calls of a ProjectApi, or an error saying the caller has none (a project with usage_plans needs them). */
+function planCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createUsagePlan' | 'updateUsagePlan' | 'deleteUsagePlan'>> {
+  if (!api.createUsagePlan || !api.updateUsagePlan || !api.deleteUsagePlan) throw new Error('this client cannot write usage plans');
+  return { createUsagePlan: api.createUsagePlan.bind(api), updateUsagePlan: api.updateUsagePlan.bind(api), deleteUsagePlan: api.deleteUsagePlan.bind(api) };
 }
 
 export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<ApplyResult> {
@@ -226,6 +246,7 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const apiId = (name: string) => apis.get(name)?.id;
   const invokeUrlOf = (name: string) => apis.get(name)?.invokeUrl;
   const writtenApis = new Set<string>();
+  const usagePlans = new Map((plan.current.usage_plans ?? []).map((p) => [p.name, p.id]));
   const functions = new Set(plan.current.functions.map((f) => f.name));
   const lookup = lookupOf(hooks, functions);
 
@@ -266,6 +287,16 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
           ? await api.updateApi(existing.id, { basePath: desired.base_path, routes, ...settings })
           : await api.createApi({ name: apiName, basePath: desired.base_path, routes, ...settings });
         apis.set(apiName, written);
+      }
+      done(change);
+    } else if (change.kind === 'usage_plan') {
+      const calls = planCalls(api);
+      const id = usagePlans.get(change.name);
+      if (change.action === 'delete') await calls.deleteUsagePlan(id!);
+      else {
+        const body = usagePlanBody(find(plan.desired.usage_plans ?? [], change.name), apiId);
+        if (change.action === 'create') usagePlans.set(change.name, (await calls.createUsagePlan(body)).id);
+        else await calls.updateUsagePlan(id!, body);
       }
       done(change);
     } else {

@@ -13,7 +13,9 @@ import type {
   RemoteAsync,
   RemoteFunction,
   RemoteSchedule,
+  RemoteUsagePlan,
   RemoteWebhook,
+  UsagePlanBody,
   WebhookBody,
 } from '../../src/project/index.js';
 
@@ -29,6 +31,7 @@ export class FakeProjectApi implements ProjectApi {
   functions = new Map<string, StoredFunction>();
   apis: RemoteApi[] = [];
   webhooks: Array<RemoteWebhook & { secret: string | null }> = [];
+  usagePlans: RemoteUsagePlan[] = [];
   writes: string[] = [];
   private seq = 0;
 
@@ -115,6 +118,7 @@ export class FakeProjectApi implements ProjectApi {
       invokeUrl: `http://x/api/invoke/fn/${id}`,
       minimumCompressionSize: body.minimumCompressionSize ?? null,
       binaryMediaTypes: body.binaryMediaTypes ?? null,
+      throttle: body.throttle ?? null,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -127,6 +131,7 @@ export class FakeProjectApi implements ProjectApi {
     if (body.cors !== undefined) api.cors = body.cors;
     if (body.minimumCompressionSize !== undefined) api.minimumCompressionSize = body.minimumCompressionSize;
     if (body.binaryMediaTypes !== undefined) api.binaryMediaTypes = body.binaryMediaTypes;
+    if (body.throttle !== undefined) api.throttle = body.throttle;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));
@@ -159,6 +164,27 @@ export class FakeProjectApi implements ProjectApi {
   async deleteWebhook(id: string) {
     this.writes.push(`delete webhook ${this.webhooks.find((w) => w.id === id)?.name}`);
     this.webhooks = this.webhooks.filter((w) => w.id !== id);
+  }
+  async listUsagePlans() {
+    return structuredClone(this.usagePlans);
+  }
+  async createUsagePlan(body: UsagePlanBody) {
+    this.writes.push(`create usage_plan ${body.name}`);
+    // The server refuses an id of no API.
+    for (const id of body.apiIds) if (!this.apis.some((a) => a.id === id)) throw new Error(`unknown api ${id}`);
+    const plan: RemoteUsagePlan = { id: `up_${++this.seq}`, ...structuredClone(body) };
+    this.usagePlans.push(plan);
+    return structuredClone(plan);
+  }
+  async updateUsagePlan(id: string, body: Partial<UsagePlanBody>) {
+    const plan = this.usagePlans.find((p) => p.id === id)!;
+    this.writes.push(`update usage_plan ${plan.name} ${Object.keys(body).sort().join(',')}`);
+    Object.assign(plan, structuredClone(body));
+    return structuredClone(plan);
+  }
+  async deleteUsagePlan(id: string) {
+    this.writes.push(`delete usage_plan ${this.usagePlans.find((p) => p.id === id)?.name}`);
+    this.usagePlans = this.usagePlans.filter((p) => p.id !== id);
   }
   async checkWebhook(body: Partial<WebhookBody>, id?: string): Promise<DryRunResult> {
     if (id === undefined) return { dry_run: true, action: 'create', changes: Object.keys(body) };

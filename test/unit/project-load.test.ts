@@ -124,6 +124,7 @@ webhooks:
         cors: null,
         minimum_compression_size: null,
         binary_media_types: null,
+        throttle: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({
