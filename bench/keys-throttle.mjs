@@ -4,10 +4,11 @@
 // test: compare the rows of one run.
 //
 // 1. Cost: one gateway (--processes 1, temp SQLite) serves the example hello
-//    function through two APIs: `plain` (no policy) and `keyed` (the route has
-//    apiKeyRequired and its own throttle; the key's usage plan has a throttle
-//    and a daily quota, all far above what this machine can send, so nothing
-//    is refused). Rounds alternate the two rows.
+//    function through one API per row: no policy; a route throttle; a route
+//    with apiKeyRequired and a key whose usage plan has a throttle and no
+//    quota; the same plus a daily quota and the route's own throttle. Every
+//    limit is far above what this machine can send, so nothing is refused.
+//    Rounds alternate the rows.
 // 2. Overshoot: a gateway with --processes 2 and a route throttled at
 //    --rate per second with a burst of 1, hammered for --overshoot-duration s;
 //    admitted (200) against allowed (burst + rate x the seconds from the first
@@ -44,18 +45,24 @@ async function measure(url, headers) {
 async function cost() {
   const gw = await startHelloGateway({ processes: 1 });
   try {
-    const keyed = await call(gw.base, 'POST', '/api/apis', {
-      name: 'keyed',
-      basePath: '/keyed',
-      routes: [{ method: 'GET', path: '/hello', function: 'hello', apiKeyRequired: true, throttle: HIGH }],
-    }, [201]);
-    const plan = await call(gw.base, 'POST', '/api/usage-plans', {
-      name: 'bench', apiIds: [keyed.id], throttle: HIGH, quota: { limit: 1_000_000_000, period: 'DAY' },
-    }, [201]);
-    const key = await call(gw.base, 'POST', '/api/api-keys', { name: 'bench', usagePlanId: plan.id }, [201]);
+    // One API per row, so each row's policy is all the route has.
+    const api = async (name, route) =>
+      (await call(gw.base, 'POST', '/api/apis', { name, basePath: `/${name}`, routes: [{ method: 'GET', path: '/hello', function: 'hello', ...route }] }, [201])).id;
+    const limited = await api('limited', { throttle: HIGH });
+    const keyedNoQuota = await api('keyednoquota', { apiKeyRequired: true });
+    const keyed = await api('keyed', { apiKeyRequired: true, throttle: HIGH });
+    const keyOn = async (name, apiIds, quota) => {
+      const plan = await call(gw.base, 'POST', '/api/usage-plans', { name, apiIds, throttle: HIGH, quota }, [201]);
+      return (await call(gw.base, 'POST', '/api/api-keys', { name, usagePlanId: plan.id }, [201])).value;
+    };
+    const throttleKey = await keyOn('throttle-only', [keyedNoQuota], null);
+    const fullKey = await keyOn('bench', [keyed], { limit: 1_000_000_000, period: 'DAY' });
+    const at = (id, name) => `${gw.base}/api/invoke/fn/${id}/${name}/hello`;
     const rows = [
       ['no policy', gw.url, {}],
-      ['API key + usage plan (throttle, quota) + route rate limit', `${gw.base}/api/invoke/fn/${keyed.id}/keyed/hello`, { 'x-api-key': key.value }],
+      ['route rate limit', at(limited, 'limited'), {}],
+      ['API key + usage plan (throttle, no quota)', at(keyedNoQuota, 'keyednoquota'), { 'x-api-key': throttleKey }],
+      ['API key + usage plan (throttle, quota) + route rate limit', at(keyed, 'keyed'), { 'x-api-key': fullKey }],
     ];
     for (const [, url, headers] of rows) for (let i = 0; i < 50; i++) await fetch(url, { headers }).then((r) => r.text());
     const results = rows.map(() => []);
