@@ -7,6 +7,7 @@
  */
 import type { ApiView, CorsInput, RouteView } from '../schema/apis.js';
 import type { DestinationInput, FunctionInput, FunctionView, ScheduleInput } from '../schema/functions.js';
+import type { UsagePlanView } from '../schema/api-keys.js';
 import type { ApiFunctionSettings, ApiWebhook, TriggerKey } from './types.js';
 import type { DryRunResult } from '../dry-run.js';
 
@@ -62,6 +63,12 @@ export interface ApiBody extends Partial<Pick<ApiView, ApiSettingKey>> {
   cors?: CorsInput | null;
 }
 
+/** A usage plan as the API answers it (src/schema/api-keys.ts). */
+export type RemoteUsagePlan = Omit<UsagePlanView, 'createdAt' | 'updatedAt'>;
+
+/** The body of POST /api/usage-plans (PUT takes the same fields, each optional). */
+export type UsagePlanBody = Pick<UsagePlanView, 'name' | 'apiIds' | 'throttle' | 'quota'>;
+
 /** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
 export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret'> & { secret?: string | null };
 
@@ -86,4 +93,14 @@ export interface ProjectApi {
   deleteWebhook(id: string): Promise<void>;
   /** Dry run of a webhook create (no `id`) or update. */
   checkWebhook(body: Partial<WebhookBody>, id?: string): Promise<DryRunResult>;
+
+  /**
+   * Usage plans (`usage_plans:` of the file). Optional: a caller without
+   * them takes every project that does not use them; `listUsagePlans` of a
+   * server older than usage plans answers none.
+   */
+  listUsagePlans?(): Promise<RemoteUsagePlan[]>;
+  createUsagePlan?(body: UsagePlanBody): Promise<RemoteUsagePlan>;
+  updateUsagePlan?(id: string, body: Partial<UsagePlanBody>): Promise<RemoteUsagePlan>;
+  deleteUsagePlan?(id: string): Promise<void>;
 }

@@ -10,13 +10,14 @@
  * and set by the plan's later `destinations` change, once the webhooks (and
  * functions) they name exist.
  */
-import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, WebhookBody } from './api.js';
+import type { ApiBody, FunctionBody, FunctionPatchBody, ProjectApi, RemoteApi, RemoteWebhook, UsagePlanBody, WebhookBody } from './api.js';
 import type { Plan, PlanChange } from './plan.js';
 import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
-import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectWebhook } from './types.js';
+import { routePolicyBody } from './throttle.js';
+import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 
 import { API_POLICY_DEFAULTS } from '../types.js';
 export interface ApplyOptions {
@@ -200,6 +201,7 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   if (desired.error_format !== null || (existing?.errorFormat ?? errorFormat) !== errorFormat) out.errorFormat = errorFormat;
   const exposeErrors = desired.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors;
   if (desired.expose_errors !== null || (existing?.exposeErrors ?? exposeErrors) !== exposeErrors) out.exposeErrors = exposeErrors;
+  if (desired.throttle !== null || (existing?.throttle ?? null) !== null) out.throttle = desired.throttle;
   return out;
 }
 
@@ -209,6 +211,7 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
  * a caller may narrow a plan to some deletions, as `switchyard dev` does).
  */
 function routesFor(desired: Project['apis'][number], existing: RemoteApi | undefined, deleted: Set<string>): ApiBody['routes'] {
+  // A route's policy as the file sets it (what it leaves out, none); a route the file does not name keeps the server's.
   const routes: ApiBody['routes'] = desired.routes.map((r) => ({
     method: r.method,
     path: r.path,
@@ -216,15 +219,31 @@ function routesFor(desired: Project['apis'][number], existing: RemoteApi | undef
     ...(r.request !== undefined ? { request: r.request } : {}),
     ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
     ...(r.authorization_scopes !== undefined ? { authorizationScopes: r.authorization_scopes } : {}),
+    ...routePolicyBody(r),
   }));
   if (existing) {
     const named = new Set(routes.map(routeKey));
     for (const r of existing.routes) {
-      // A kept route keeps its policy too: the PUT replaces every route.
       if (!named.has(routeKey(r)) && !deleted.has(routeKey(r))) routes.push({ ...routePolicyOf(r), method: r.method, path: r.path, function: r.function });
     }
   }
   return routes;
+}
+
+/** A usage plan's body: its APIs by id, looked up as the apply goes (they are written before it). */
+function usagePlanBody(plan: ProjectUsagePlan, apiId: (name: string) => string | undefined): UsagePlanBody {
+  const apiIds = plan.apis.map((name) => {
+    const id = apiId(name);
+    if (id === undefined) throw new Error(`usage_plans.${plan.name}.apis: API '${name}' does not exist on the server`);
+    return id;
+  });
+  return { name: plan.name, apiIds, throttle: plan.throttle, quota: plan.quota };
+}
+
+/** The usage plan calls of a ProjectApi, or an error saying the caller has none (a project with usage_plans needs them). */
+function planCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createUsagePlan' | 'updateUsagePlan' | 'deleteUsagePlan'>> {
+  if (!api.createUsagePlan || !api.updateUsagePlan || !api.deleteUsagePlan) throw new Error('this client cannot write usage plans');
+  return { createUsagePlan: api.createUsagePlan.bind(api), updateUsagePlan: api.updateUsagePlan.bind(api), deleteUsagePlan: api.deleteUsagePlan.bind(api) };
 }
 
 export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<ApplyResult> {
@@ -243,6 +262,7 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const apiId = (name: string) => apis.get(name)?.id;
   const invokeUrlOf = (name: string) => apis.get(name)?.invokeUrl;
   const writtenApis = new Set<string>();
+  const usagePlans = new Map((plan.current.usage_plans ?? []).map((p) => [p.name, p.id]));
   const functions = new Set(plan.current.functions.map((f) => f.name));
   const lookup = lookupOf(hooks, functions);
 
@@ -283,6 +303,16 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
           ? await api.updateApi(existing.id, { basePath: desired.base_path, routes, ...settings })
           : await api.createApi({ name: apiName, basePath: desired.base_path, routes, ...settings });
         apis.set(apiName, written);
+      }
+      done(change);
+    } else if (change.kind === 'usage_plan') {
+      const calls = planCalls(api);
+      const id = usagePlans.get(change.name);
+      if (change.action === 'delete') await calls.deleteUsagePlan(id!);
+      else {
+        const body = usagePlanBody(find(plan.desired.usage_plans ?? [], change.name), apiId);
+        if (change.action === 'create') usagePlans.set(change.name, (await calls.createUsagePlan(body)).id);
+        else await calls.updateUsagePlan(id!, body);
       }
       done(change);
     } else {

@@ -18,6 +18,7 @@ import type { ProjectApi, RemoteWebhook } from './api.js';
 import { corsToFile } from './cors.js';
 import { authorizersToFile } from './authorizers.js';
 import type { Authorizer } from '../types.js';
+import { routePolicyToFile, throttleToFile } from './throttle.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
@@ -63,7 +64,12 @@ class Placeholders {
 }
 
 export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
-  const [functions, apis, webhooks] = await Promise.all([api.listFunctions(), api.listApis(), api.listWebhooks()]);
+  const [functions, apis, webhooks, plans] = await Promise.all([
+    api.listFunctions(),
+    api.listApis(),
+    api.listWebhooks(),
+    api.listUsagePlans ? api.listUsagePlans() : [],
+  ]);
   const files: Record<string, string> = {};
   const placeholders = new Placeholders();
   const notes: string[] = [];
@@ -124,7 +130,9 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
         ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
         ...(r.authorizationScopes !== undefined ? { authorization_scopes: r.authorizationScopes } : {}),
         ...(r.request ? { request: r.request } : {}),
+        ...routePolicyToFile(r),
       })),
+      ...(a.throttle != null ? { throttle: throttleToFile(a.throttle) } : {}),
       ...(a.cors ? { cors: corsToFile(a.cors) } : {}),
       ...(a.authorizers && a.authorizers.length > 0
         ? {
@@ -146,6 +154,23 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     hookDoc[w.name] = webhookEntry(w, apiNames, invokeUrls, placeholders);
   }
 
+  // Usage plans name their APIs; API keys are secrets, never written to the file.
+  const planDoc: Record<string, unknown> = {};
+  for (const p of plans) {
+    if (p.name in planDoc) {
+      notes.push(`usage plan ${p.id} is not exported: another usage plan is named '${p.name}'`);
+      continue;
+    }
+    const names = p.apiIds.map((id) => apiNames.get(id)).filter((n): n is string => n !== undefined);
+    if (names.length < p.apiIds.length) notes.push(`usage_plans.${p.name}: ${p.apiIds.length - names.length} API id(s) that no exported API has are left out`);
+    planDoc[p.name] = {
+      apis: names,
+      ...(p.throttle ? { throttle: throttleToFile(p.throttle) } : {}),
+      ...(p.quota ? { quota: { limit: p.quota.limit, period: p.quota.period } } : {}),
+    };
+  }
+  if (plans.length > 0) notes.push('API keys are not exported: they are secrets, made on the server (POST /api/api-keys or the dashboard) and put on a usage plan there');
+
   const envVars = placeholders.list;
   const doc: Record<string, unknown> = { version: 1 };
   // The placeholders are the export's own: allowed, so the file applies once they are set.
@@ -153,6 +178,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   if (Object.keys(fnDoc).length > 0) doc.functions = fnDoc;
   if (Object.keys(apiDoc).length > 0) doc.apis = apiDoc;
   if (Object.keys(hookDoc).length > 0) doc.webhooks = hookDoc;
+  if (Object.keys(planDoc).length > 0) doc.usage_plans = planDoc;
   const yaml = new Document(doc);
   // Through the library: a name in the comment cannot end it, whatever it holds.
   yaml.commentBefore = [

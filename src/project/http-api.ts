@@ -6,7 +6,7 @@
  * server's status, code and details (status 0 when nothing answered).
  */
 import { createClient, nextPageAfter } from '../client/index.js';
-import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook, WebhookBody } from './api.js';
+import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteUsagePlan, RemoteWebhook, WebhookBody } from './api.js';
 import { ProjectApiError } from './types.js';
 
 export interface HttpProjectApiOptions {
@@ -95,5 +95,20 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
           ? client.POST('/api/webhooks', { params: { query: DRY_RUN }, body: body as WebhookBody })
           : client.PUT('/api/webhooks/{id}', { params: { ...id(hookId), query: DRY_RUN }, body }),
       ),
+
+    listUsagePlans: async () => {
+      try {
+        return await list<RemoteUsagePlan>('GET /api/usage-plans', (after) => client.GET('/api/usage-plans', { params: page(after) }));
+      } catch (err) {
+        // A server older than usage plans has none.
+        if (err instanceof ProjectApiError && err.status === 404) return [];
+        throw err;
+      }
+    },
+    createUsagePlan: (body) => value<RemoteUsagePlan>('POST /api/usage-plans', client.POST('/api/usage-plans', { body })),
+    updateUsagePlan: (planId, body) =>
+      value<RemoteUsagePlan>('PUT /api/usage-plans/{id}', client.PUT('/api/usage-plans/{id}', { params: id(planId), body })),
+    deleteUsagePlan: async (planId) =>
+      void (await send('DELETE /api/usage-plans/{id}', client.DELETE('/api/usage-plans/{id}', { params: id(planId) }))),
   };
 }

@@ -16,7 +16,7 @@ import { isAbsolute, normalize, sep } from 'node:path';
 import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
-import { OutsideProjectError, type FileCors, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
+import { OutsideProjectError, type FileCors, type FileThrottle, type FileUsagePlan, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 
@@ -408,6 +408,17 @@ export class ProjectBuilder {
     apis[api].routes!.push(route);
   }
 
+  /** A throttle for each route of the API that has none of its own (AWS's stage default applies per method or route). */
+  setRouteThrottles(api: string, throttle: FileThrottle): void {
+    for (const route of this.document.apis?.[api]?.routes ?? []) route.throttle ??= { ...throttle };
+  }
+
+  /** Usage plans; in result(), each covers only the APIs the import wrote (the others are listed). */
+  addUsagePlans(plans: Record<string, FileUsagePlan>): void {
+    if (Object.keys(plans).length === 0) return;
+    this.document.usage_plans = { ...this.document.usage_plans, ...plans };
+  }
+
   /** The API's `cors`, once it has routes (an API without routes is not written). */
   setCors(api: string, cors: FileCors): void {
     const entry = this.document.apis?.[api];
@@ -433,6 +444,14 @@ export class ProjectBuilder {
       if (fn.event_format === undefined) fn.event_format = 'aws-v2';
       if (Object.keys(fn.env ?? {}).length === 0) delete fn.env;
     }
+    for (const [name, plan] of Object.entries(this.document.usage_plans ?? {})) {
+      const missing = plan.apis.filter((a) => !this.document.apis![a]);
+      if (missing.length === 0) continue;
+      plan.apis = plan.apis.filter((a) => this.document.apis![a]);
+      this.notes.push(`usage_plans.${name}: API ${missing.join(', ')} has no route here; left out of the plan`);
+      if (plan.apis.length === 0) delete this.document.usage_plans![name];
+    }
+    if (this.document.usage_plans && Object.keys(this.document.usage_plans).length === 0) delete this.document.usage_plans;
     if (Object.keys(this.document.apis!).length === 0) delete this.document.apis;
     const reads = [...new Set(stringsOf(this.document).flatMap(envNames))].sort();
     const doc = new Document(this.document);

@@ -17,6 +17,7 @@
  */
 import { samApiCors, samHttpApiCors } from './import-cors.js';
 import { samRequest } from './import-request.js';
+import { samStageThrottle, samUsagePlan, samUsagePlans, type SamPlanResult } from './import-keys.js';
 import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
@@ -164,10 +165,24 @@ function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: str
   const rest = resource.Type === 'AWS::Serverless::Api';
   if (rest) apiSettings(b, logicalId, given, `${where}.Properties`, values);
   // Models are carried through the events' RequestModel that name them (import-request.ts).
-  const carried = rest ? ['Cors', 'Models', ...API_SETTINGS] : ['CorsConfiguration'];
+  const carried = rest ? ['Cors', 'Models', ...API_SETTINGS, 'Auth', 'MethodSettings'] : ['CorsConfiguration', 'DefaultRouteSettings'];
+  if (rest) authNote(given.Auth, `${where}.Properties.Auth`, b.notes);
   const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...carried].includes(k));
   if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
 }
+
+/** The keys of an Api's (or an Api event's) `Auth` the import carries. */
+const AUTH_CARRIED = ['ApiKeyRequired', 'UsagePlan'];
+
+/** The keys of an `Auth` that are not carried, in a note (never dropped silently). */
+function authNote(auth: unknown, where: string, notes: string[]): void {
+  if (auth === undefined) return;
+  const rest = isObj(auth) ? Object.keys(auth).filter((k) => !AUTH_CARRIED.includes(k)) : [];
+  if (rest.length > 0 || !isObj(auth)) notes.push(`${where}: ${isObj(auth) ? `${rest.join(', ')} ` : ''}not carried`);
+}
+
+/** `true` or `'true'` (a parameter's value is a string). */
+const isTrue = (v: unknown, values: Values) => v === true || values.resolve(v) === 'true';
 
 /** An Api's `Cors` or an HttpApi's `CorsConfiguration`; null when it has none. */
 function apiCors(type: unknown, props: Obj, where: string, notes: string[]): FileCors | null {
@@ -246,13 +261,22 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
       for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, settings, 'Globals.Api', values);
     }
-    const rest = Object.keys(settings).filter((k) => k !== corsKey && !(key === 'Api' && (API_SETTINGS.includes(k) || k === 'Models')));
+    const handled = key === 'Api' ? [...API_SETTINGS, 'Auth', 'MethodSettings', 'Models'] : key === 'HttpApi' ? ['DefaultRouteSettings'] : [];
+    if (key === 'Api') authNote(settings.Auth, 'Globals.Api.Auth', b.notes);
+    const rest = Object.keys(settings).filter((k) => k !== corsKey && !handled.includes(k));
     if (rest.length > 0 || !isObj(value)) {
       b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
     }
   }
   const ownCors = new Map<string, FileCors | null>();
   const apiKinds = new Map<string, 'Api' | 'HttpApi'>();
+  // Each REST API's Auth (Globals.Api.Auth under its own, as SAM merges them): ApiKeyRequired and UsagePlan.
+  const globalAuth = isObj(globalApi.Auth) ? globalApi.Auth : {};
+  const apiProps = (id: string): Obj => {
+    const r = (doc.Resources as Obj)[id];
+    return isObj(r) && isObj(r.Properties) ? r.Properties : {};
+  };
+  const authOf = (id: string): Obj => ({ ...globalAuth, ...(isObj(apiProps(id).Auth) ? (apiProps(id).Auth as Obj) : {}) });
 
   for (const [logicalId, resource] of Object.entries(doc.Resources)) {
     if (!isObj(resource)) continue;
@@ -348,7 +372,21 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
         event.Type === 'Api' && (p.RequestModel !== undefined || p.RequestParameters !== undefined)
           ? samRequest(p, apiModels.get(api) ?? globalModels, `${at}.Properties`, b.notes)
           : null;
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
+      // An Api event's Auth.ApiKeyRequired, over its API's.
+      const eventAuth = event.Type === 'Api' && isObj(p.Auth) ? p.Auth : {};
+      if (event.Type === 'Api') authNote(p.Auth, `${at}.Properties.Auth`, b.notes);
+      const keyRequired = event.Type === 'Api' && isTrue(eventAuth.ApiKeyRequired ?? authOf(api).ApiKeyRequired, values);
+      b.addRoute(
+        api,
+        {
+          method,
+          path: routePath(path),
+          function: b.functionFor(name, format),
+          ...(request ? { request } : {}),
+          ...(keyRequired ? { api_key_required: true } : {}),
+        },
+        at,
+      );
       apiKinds.set(api, event.Type);
     }
   }
@@ -356,5 +394,23 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     const cors = ownCors.get(api) ?? globalCors[kind];
     if (cors) b.setCors(api, cors);
   }
+  // The stage's default throttle (each route's own, as API Gateway applies it) and the usage plans of the REST APIs.
+  const plans = new Map<string, SamPlanResult>();
+  for (const [api, kind] of apiKinds) {
+    const own = apiProps(api);
+    const globalKey = kind === 'Api' ? 'MethodSettings' : 'DefaultRouteSettings';
+    const globals = isObj(doc.Globals) && isObj(doc.Globals[kind]) ? (doc.Globals[kind] as Obj) : {};
+    const throttle =
+      own[globalKey] !== undefined
+        ? samStageThrottle(own, `Resources.${api}.Properties`, b.notes)
+        : samStageThrottle(globals, `Globals.${kind}`, b.notes);
+    if (throttle) b.setRouteThrottles(api, throttle);
+    if (kind !== 'Api') continue;
+    const auth = authOf(api);
+    const where = isObj(own.Auth) && own.Auth.UsagePlan !== undefined ? `Resources.${api}.Properties.Auth.UsagePlan` : 'Globals.Api.Auth.UsagePlan';
+    const plan = samUsagePlan(auth.UsagePlan, where, b.notes);
+    if (plan) plans.set(api, plan);
+  }
+  b.addUsagePlans(samUsagePlans(plans));
   return b.result();
 }

@@ -16,6 +16,7 @@
 import { ProjectError, type FileCors } from './types.js';
 import { mergeCors, serverlessHttpApiCors, serverlessHttpCors } from './import-cors.js';
 import { serverlessRequest } from './import-request.js';
+import { serverlessUsagePlans } from './import-keys.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -136,6 +137,8 @@ interface HttpEvent {
   cors?: unknown;
   /** An `http` event's `request` (schemas, parameters), as written. */
   request?: unknown;
+  /** An `http` event's `private: true`: the route needs an API key. */
+  private?: boolean;
 }
 
 function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
@@ -152,12 +155,13 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
       return { kind, method: m[1], path: m[2] };
     }
     if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
-      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request'] : ['method', 'path'];
+      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request', 'private'] : ['method', 'path'];
       const ignored = Object.keys(spec).filter((k) => !carried.includes(k));
       if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
       const event: HttpEvent = { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
       if (kind === 'http' && spec.cors !== undefined && spec.cors !== false) event.cors = spec.cors;
       if (kind === 'http' && spec.request !== undefined) event.request = spec.request;
+      if (kind === 'http' && spec.private === true) event.private = true;
       return event;
     }
     notes.push(`${where}: needs method and path; not carried`);
@@ -274,6 +278,9 @@ function providerNotes(b: ProjectBuilder, provider: Obj, resources: unknown): vo
   }
 }
 
+/** `provider.apiGateway` keys the import reads. */
+const API_GATEWAY_CARRIED = ['binaryMediaTypes', 'minimumCompressionSize', 'apiKeys', 'usagePlan'];
+
 export function importServerless(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -309,7 +316,11 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const apiName = (kind: 'http' | 'httpApi') =>
     kinds.has('http') && kinds.has('httpApi') ? `${service}-${kind === 'http' ? 'rest' : 'http'}` : service;
   // The REST API's settings (`http` events): binary media types and compression.
-  if (isObj(provider.apiGateway)) b.setApiSettings(apiName('http'), provider.apiGateway, 'provider.apiGateway');
+  if (isObj(provider.apiGateway)) {
+    b.setApiSettings(apiName('http'), provider.apiGateway, 'provider.apiGateway');
+    const rest = Object.keys(provider.apiGateway).filter((k) => !API_GATEWAY_CARRIED.includes(k));
+    if (rest.length > 0) b.notes.push(`provider.apiGateway: ${rest.join(', ')} not carried`);
+  }
 
   const restCors = new Map<string, { cors: FileCors | undefined; with: number; without: number }>();
   const httpApiMethods = new Set<string>();
@@ -366,7 +377,14 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       if (path === undefined) return;
       const api = apiName(http.kind);
       const request = http.request === undefined ? null : serverlessRequest(http.request, globalSchemas, `${at}.http.request`, b.notes);
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
+      const route = {
+        method,
+        path: routePath(path),
+        function: b.functionFor(name, format),
+        ...(request ? { request } : {}),
+        ...(http.private ? { api_key_required: true } : {}),
+      };
+      b.addRoute(api, route, at);
       if (http.kind === 'http') {
         const cors = http.cors === undefined ? null : serverlessHttpCors(http.cors, method, `${at}.http.cors`, b.notes);
         const seen = restCors.get(api) ?? { cors: undefined, with: 0, without: 0 };
@@ -388,6 +406,10 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       );
     }
   }
+  // API keys and usage plans (older services write them on provider itself): plans of the REST API; keys named in the notes only.
+  const gateway = isObj(provider.apiGateway) ? provider.apiGateway : {};
+  const keys = { apiKeys: gateway.apiKeys ?? provider.apiKeys, usagePlan: gateway.usagePlan ?? provider.usagePlan };
+  b.addUsagePlans(serverlessUsagePlans(keys, service, apiName('http'), b.notes));
   const httpApiCors = isObj(provider.httpApi) ? provider.httpApi.cors : undefined;
   if (httpApiCors !== undefined && httpApiCors !== false && httpApiMethods.size > 0) {
     const cors = serverlessHttpApiCors(httpApiCors, [...httpApiMethods], 'provider.httpApi.cors', b.notes);

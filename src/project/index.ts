@@ -39,6 +39,8 @@ export type {
   FunctionPatchBody,
   ApiBody,
   WebhookBody,
+  RemoteUsagePlan,
+  UsagePlanBody,
   DryRunResult,
 } from './api.js';
 export {
@@ -55,6 +57,7 @@ export {
   type ProjectApiDef,
   type ProjectRoute,
   type ProjectWebhook,
+  type ProjectUsagePlan,
   type ProjectProblem,
 } from './types.js';
 export { PROJECT_DEFAULTS } from './defaults.js';

@@ -30,6 +30,7 @@ import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELD_DEFAULTS, WEBHO
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
 import { corsFromFile, corsProblem } from './cors.js';
+import { throttleFromFile } from './throttle.js';
 import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 import type { ErrorFormat } from '../types.js';
@@ -39,7 +40,10 @@ import {
   type FunctionEntry,
   type Project,
   type FileCors,
+  type FileThrottle,
+  type FileUsagePlan,
   type ProjectApiDef,
+  type ProjectUsagePlan,
   type ProjectFunction,
   type ProjectProblem,
   type ProjectWebhook,
@@ -308,6 +312,7 @@ interface RawApi {
   default_authorizer?: string | null;
   error_format?: ErrorFormat | null;
   expose_errors?: boolean | null;
+  throttle?: FileThrottle | null;
 }
 type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
@@ -317,6 +322,7 @@ interface RawProject {
   functions?: Record<string, RawFunction>;
   apis?: Record<string, RawApi>;
   webhooks?: Record<string, RawWebhook>;
+  usage_plans?: Record<string, FileUsagePlan>;
 }
 
 /** What `parseProject` returns besides the project: the variables `${env:}` read. */
@@ -526,6 +532,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       default_authorizer: defaultAuthorizer,
       error_format: api.error_format ?? null,
       expose_errors: api.expose_errors ?? null,
+      throttle: throttleFromFile(api.throttle),
     });
   }
 
@@ -565,5 +572,18 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     }
     webhooks.push(hook as ProjectWebhook);
   }
-  return { functions, apis, webhooks };
+
+  const project: Project = { functions, apis, webhooks };
+  if (raw.usage_plans !== undefined) project.usage_plans = usagePlans(raw.usage_plans, apiNames, problems);
+  return project;
+}
+
+/** `usage_plans:`: each plan's APIs must be APIs of this file (named, not by id). */
+function usagePlans(raw: Record<string, FileUsagePlan>, apiNames: Set<string>, problems: Problems): ProjectUsagePlan[] {
+  return Object.entries(raw).map(([name, plan]) => {
+    plan.apis.forEach((api, i) => {
+      if (!apiNames.has(api)) problems.add(['usage_plans', name, 'apis', i], `no API '${api}' in this file`);
+    });
+    return { name, apis: [...plan.apis], throttle: throttleFromFile(plan.throttle), quota: plan.quota ? { ...plan.quota } : null };
+  });
 }

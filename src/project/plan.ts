@@ -12,7 +12,7 @@
  * the webhooks are written.
  */
 import { createHash } from 'node:crypto';
-import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteWebhook } from './api.js';
+import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteUsagePlan, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
 import { maskedAuthorizers } from './authorizers.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
@@ -20,6 +20,7 @@ import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
+import { routePolicyChanges } from './throttle.js';
 import {
   ProjectError,
   type Project,
@@ -27,16 +28,17 @@ import {
   type ProjectFunction,
   type ProjectProblem,
   type ProjectRoute,
+  type ProjectUsagePlan,
   type ProjectWebhook,
 } from './types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
-export type ChangeKind = 'function' | 'api' | 'route' | 'webhook';
+export type ChangeKind = 'function' | 'api' | 'route' | 'webhook' | 'usage_plan';
 
 export interface PlanChange {
   action: ChangeAction;
   kind: ChangeKind;
-  /** Function, API or webhook name; for a route, `METHOD /path`. */
+  /** Function, API, webhook or usage plan name; for a route, `METHOD /path`. */
   name: string;
   /** For routes: the API's name. */
   api?: string;
@@ -178,7 +180,8 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   const functionWrites: PlanChange[] = [];
   const apiWrites: PlanChange[] = [];
   const webhookWrites: PlanChange[] = [];
-  const deletions: { webhooks: PlanChange[]; apis: PlanChange[]; functions: PlanChange[] } = { webhooks: [], apis: [], functions: [] };
+  const planWrites: PlanChange[] = [];
+  const deletions: { webhooks: PlanChange[]; plans: PlanChange[]; apis: PlanChange[]; functions: PlanChange[] } = { webhooks: [], plans: [], apis: [], functions: [] };
 
   const webhookNames = new Map(current.webhooks.map((w) => [w.id, w.name]));
   const webhookNameOf = (id: string) => webhookNames.get(id);
@@ -230,8 +233,22 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     }
   }
 
+  // Usage plans name APIs: written once the APIs exist.
+  const currentPlans = groupByName(current.usage_plans ?? []);
+  for (const plan of desired.usage_plans ?? []) {
+    const existing = byName(currentPlans, plan.name, `usage_plans.${plan.name}`, file, problems);
+    if (!existing) planWrites.push({ action: 'create', kind: 'usage_plan', name: plan.name });
+    else {
+      const fields = usagePlanChanges(plan, existing, (id) => apiNames.get(id));
+      if (fields.length > 0) planWrites.push({ action: 'update', kind: 'usage_plan', name: plan.name, fields });
+    }
+  }
+
   if (prune) {
     const named = (items: Array<{ name: string }>) => new Set(items.map((i) => i.name));
+    // Before the APIs they name. A plan that API keys are on is refused by the server (409 usage_plan_in_use).
+    const plans = named(desired.usage_plans ?? []);
+    for (const p of current.usage_plans ?? []) if (!plans.has(p.name)) deletions.plans.push({ action: 'delete', kind: 'usage_plan', name: p.name });
     const hooks = named(desired.webhooks);
     const apis = named(desired.apis);
     const fns = named(desired.functions);
@@ -254,8 +271,10 @@ export function planProject(desired: Project, current: ServerState, options: Pla
       ...functionWrites,
       ...apiWrites,
       ...webhookWrites,
+      ...planWrites,
       ...destinationWrites,
       ...deletions.webhooks,
+      ...deletions.plans,
       ...deletions.apis,
       ...deletions.functions,
     ],
@@ -296,6 +315,7 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   if (api.default_authorizer !== (existing.defaultAuthorizer ?? null)) fields.push('default_authorizer');
   if ((api.error_format ?? API_POLICY_DEFAULTS.errorFormat) !== (existing.errorFormat ?? API_POLICY_DEFAULTS.errorFormat)) fields.push('error_format');
   if ((api.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors) !== (existing.exposeErrors ?? API_POLICY_DEFAULTS.exposeErrors)) fields.push('expose_errors');
+  if (canonical(api.throttle) !== canonical(existing.throttle ?? null)) fields.push('throttle');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));
@@ -308,11 +328,22 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
       if (canonical(r.request ?? null) !== canonical(cur.request ?? null)) changed.push('request');
       if ((cur.authorizer ?? null) !== (r.authorizer ?? null)) changed.push('authorizer');
       if (canonical(cur.authorizationScopes ?? []) !== canonical(r.authorization_scopes ?? [])) changed.push('authorization_scopes');
+      changed.push(...routePolicyChanges(r, cur));
       if (changed.length > 0) out.push(routeChange('update', r, changed));
     }
   }
   if (prune) for (const r of existing.routes) if (!want.has(routeKey(r))) out.push(routeChange('delete', r));
   return out;
+}
+
+/** The keys of a usage plan (as the file writes them) that differ from the server's; its APIs compared by name. */
+export function usagePlanChanges(plan: ProjectUsagePlan, current: RemoteUsagePlan, apiNameOf: (id: string) => string | undefined): string[] {
+  const fields: string[] = [];
+  const apis = current.apiIds.map((id) => apiNameOf(id) ?? id).sort();
+  if (!same([...plan.apis].sort(), apis)) fields.push('apis');
+  if (!same(plan.throttle, current.throttle ?? null)) fields.push('throttle');
+  if (!same(plan.quota, current.quota ?? null)) fields.push('quota');
+  return fields;
 }
 
 /** `+ function hello`, `~ function hello (code, timeout_ms)`, `- route GET /x (api users)`; one line per change. */
@@ -321,7 +352,12 @@ export function renderPlan(plan: Plan): string {
   const sign = { create: '+', update: '~', delete: '-' } as const;
   const lines = plan.changes.map((c) => {
     let line = `${sign[c.action]} ${c.kind} ${c.name}`;
-    if (c.kind === 'route') line += ` (api ${c.api})${c.action === 'delete' ? '' : ` -> ${c.function}`}`;
+    if (c.kind === 'route') {
+      line += ` (api ${c.api})${c.action === 'delete' ? '' : ` -> ${c.function}`}`;
+      // A change of the function says itself (`-> fn`); a change of the route's policy names the keys.
+      const policy = (c.fields ?? []).filter((f) => f !== 'function');
+      if (policy.length > 0) line += ` (${policy.join(', ')})`;
+    }
     else if (c.destinations) line += ' (async destinations, once they exist)';
     else if (c.fields) line += ` (${c.fields.join(', ')})`;
     return line;

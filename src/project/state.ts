@@ -4,7 +4,7 @@
  * names, the server itself compares them: a `?dry_run=true` update carrying
  * only those values answers whether it would change them, and writes nothing.
  */
-import type { ProjectApi, RemoteApi, RemoteFunction, RemoteWebhook } from './api.js';
+import type { ProjectApi, RemoteApi, RemoteFunction, RemoteUsagePlan, RemoteWebhook } from './api.js';
 import type { Project } from './types.js';
 import { maskUrl } from '../webhooks/masking.js';
 
@@ -12,6 +12,8 @@ export interface ServerState {
   functions: RemoteFunction[];
   apis: RemoteApi[];
   webhooks: RemoteWebhook[];
+  /** Absent when the caller's ProjectApi has no usage plans: read as none. */
+  usage_plans?: RemoteUsagePlan[];
   /** Names of functions whose env values (same keys) differ from the file's. */
   env_differs: string[];
   /** Webhook name -> write-only fields (`headers`, `secret`, credentials of `target_url`) whose values differ from the file's. */
@@ -21,8 +23,14 @@ export interface ServerState {
 const sameKeys = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
 
 export async function readServerState(api: ProjectApi, desired?: Project): Promise<ServerState> {
-  const [functions, apis, webhooks] = await Promise.all([api.listFunctions(), api.listApis(), api.listWebhooks()]);
+  const [functions, apis, webhooks, plans] = await Promise.all([
+    api.listFunctions(),
+    api.listApis(),
+    api.listWebhooks(),
+    api.listUsagePlans ? api.listUsagePlans() : undefined,
+  ]);
   const state: ServerState = { functions, apis, webhooks, env_differs: [], write_only_differs: {} };
+  if (plans) state.usage_plans = plans;
   if (!desired) return state;
 
   // By name once: a find per function is quadratic in a project of thousands.

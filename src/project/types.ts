@@ -8,7 +8,7 @@
  * a webhook or a function of the file (`{webhook: name}`, `{function: name}`)
  * where the API takes `{type, id|name}`.
  */
-import type { Authorizer, CorsConfig, ErrorFormat, RequestModel, RouteMethod } from '../types.js';
+import type { Authorizer, CorsConfig, ErrorFormat, QuotaConfig, RequestModel, RouteMethod, ThrottleConfig } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
@@ -66,6 +66,32 @@ export interface ProjectRoute {
   authorizer?: string;
   /** A JWT authorizer's scopes for the route. */
   authorization_scopes?: string[];
+  /** The route's own token bucket, as the file writes it (throttle.ts maps it to the API's `throttle`). */
+  throttle?: FileThrottle;
+  /** The route's `apiKeyRequired`: callers send an API key (`x-api-key`) of a usage plan covering the API. */
+  api_key_required?: boolean;
+}
+
+/** `throttle:` of an API, a route or a usage plan as the file writes it (schema/switchyard.schema.json `$defs/throttle`). */
+export interface FileThrottle {
+  rate_limit: number;
+  burst_limit: number;
+}
+
+/** A usage plan of the file: its APIs by name (ids are not portable), the throttle and quota each of its keys gets. */
+export interface ProjectUsagePlan {
+  name: string;
+  apis: string[];
+  /** In the API's form; null: none. */
+  throttle: ThrottleConfig | null;
+  quota: QuotaConfig | null;
+}
+
+/** `usage_plans.<name>` as written. API keys are never in the file: they are secrets, made at runtime. */
+export interface FileUsagePlan {
+  apis: string[];
+  throttle?: FileThrottle | null;
+  quota?: QuotaConfig | null;
 }
 
 /** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */
@@ -96,6 +122,8 @@ export interface ProjectApiDef {
   error_format: ErrorFormat | null;
   /** The API's `exposeErrors`; null: left out (false, but `switchyard dev` makes it true). */
   expose_errors: boolean | null;
+  /** The API's `throttle` (one bucket for all its routes), in the API's form; null (or left out): none. */
+  throttle: ThrottleConfig | null;
 }
 
 /** An API's optional settings as the file writes them (snake_case, like base_path). */
@@ -104,6 +132,7 @@ export interface ProjectApiSettings {
   binary_media_types?: string[] | null;
   error_format?: ErrorFormat | null;
   expose_errors?: boolean | null;
+  throttle?: FileThrottle | null;
 }
 
 /** A path of an API of the file: resolved against the server at apply time. */
@@ -145,12 +174,15 @@ export interface ProjectDocument {
   functions?: Record<string, FunctionEntry>;
   apis?: Record<string, { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null } & ProjectApiSettings>;
   webhooks?: Record<string, Record<string, unknown>>;
+  usage_plans?: Record<string, FileUsagePlan>;
 }
 
 export interface Project {
   functions: ProjectFunction[];
   apis: ProjectApiDef[];
   webhooks: ProjectWebhook[];
+  /** Absent in projects built before usage plans: read as none. */
+  usage_plans?: ProjectUsagePlan[];
 }
 
 /** One problem of a project file: where, and why. */

@@ -13,7 +13,9 @@ import type {
   RemoteAsync,
   RemoteFunction,
   RemoteSchedule,
+  RemoteUsagePlan,
   RemoteWebhook,
+  UsagePlanBody,
   WebhookBody,
 } from '../../src/project/index.js';
 
@@ -29,6 +31,7 @@ export class FakeProjectApi implements ProjectApi {
   functions = new Map<string, StoredFunction>();
   apis: RemoteApi[] = [];
   webhooks: Array<RemoteWebhook & { secret: string | null }> = [];
+  usagePlans: RemoteUsagePlan[] = [];
   writes: string[] = [];
   private seq = 0;
 
@@ -120,6 +123,7 @@ export class FakeProjectApi implements ProjectApi {
       defaultAuthorizer: body.defaultAuthorizer ?? null,
       errorFormat: body.errorFormat ?? 'switchyard',
       exposeErrors: body.exposeErrors ?? false,
+      throttle: body.throttle ?? null,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -136,6 +140,7 @@ export class FakeProjectApi implements ProjectApi {
     if (body.defaultAuthorizer !== undefined) api.defaultAuthorizer = body.defaultAuthorizer;
     if (body.errorFormat !== undefined) api.errorFormat = body.errorFormat;
     if (body.exposeErrors !== undefined) api.exposeErrors = body.exposeErrors;
+    if (body.throttle !== undefined) api.throttle = body.throttle;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));
@@ -168,6 +173,27 @@ export class FakeProjectApi implements ProjectApi {
   async deleteWebhook(id: string) {
     this.writes.push(`delete webhook ${this.webhooks.find((w) => w.id === id)?.name}`);
     this.webhooks = this.webhooks.filter((w) => w.id !== id);
+  }
+  async listUsagePlans() {
+    return structuredClone(this.usagePlans);
+  }
+  async createUsagePlan(body: UsagePlanBody) {
+    this.writes.push(`create usage_plan ${body.name}`);
+    // The server refuses an id of no API.
+    for (const id of body.apiIds) if (!this.apis.some((a) => a.id === id)) throw new Error(`unknown api ${id}`);
+    const plan: RemoteUsagePlan = { id: `up_${++this.seq}`, ...structuredClone(body) };
+    this.usagePlans.push(plan);
+    return structuredClone(plan);
+  }
+  async updateUsagePlan(id: string, body: Partial<UsagePlanBody>) {
+    const plan = this.usagePlans.find((p) => p.id === id)!;
+    this.writes.push(`update usage_plan ${plan.name} ${Object.keys(body).sort().join(',')}`);
+    Object.assign(plan, structuredClone(body));
+    return structuredClone(plan);
+  }
+  async deleteUsagePlan(id: string) {
+    this.writes.push(`delete usage_plan ${this.usagePlans.find((p) => p.id === id)?.name}`);
+    this.usagePlans = this.usagePlans.filter((p) => p.id !== id);
   }
   async checkWebhook(body: Partial<WebhookBody>, id?: string): Promise<DryRunResult> {
     if (id === undefined) return { dry_run: true, action: 'create', changes: Object.keys(body) };

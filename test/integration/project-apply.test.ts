@@ -350,3 +350,41 @@ webhooks:
     expect(exported.files['switchyard.yaml']).toMatch(/on_failure:\s+webhook: t-alerts/);
   });
 });
+
+describe('throttles, api_key_required and usage plans', () => {
+  const KEYED = `
+functions:
+  k-hello:
+    file: hello.js
+apis:
+  k-shop:
+    base_path: /kshop
+    throttle: { rate_limit: 1000, burst_limit: 1000 }
+    routes:
+      - { method: GET, path: /items, function: k-hello, api_key_required: true }
+      - { method: GET, path: /health, function: k-hello, throttle: { rate_limit: 100, burst_limit: 100 } }
+usage_plans:
+  k-gold:
+    apis: [k-shop]
+    quota: { limit: 1000, period: DAY }
+`;
+  it('applies them: a key made on the server for the plan opens the route; a second plan is empty; export writes them back', async () => {
+    const dir = projectDir({ 'switchyard.yaml': KEYED, 'hello.js': 'export const handler = async () => ({ statusCode: 200, body: "hi" });' });
+    await applyPlan(await plan(dir), api);
+    expect((await invoke('k-shop', '/items')).status).toBe(403);
+    expect((await invoke('k-shop', '/health')).status).toBe(200);
+    const plans = (await svc.request('GET', '/api/usage-plans')).json as Array<{ id: string; name: string }>;
+    const gold = plans.find((p) => p.name === 'k-gold')!;
+    const key = (await svc.request('POST', '/api/api-keys', { name: 'k-client', usagePlanId: gold.id })).json as { value: string };
+    const found = (await api.listApis()).find((a) => a.name === 'k-shop')!;
+    const res = await fetch(`${found.invokeUrl}/items`, { headers: { 'x-api-key': key.value } });
+    expect(res.status).toBe(200);
+    expect((await plan(dir)).changes).toEqual([]);
+
+    const exported = await exportProject(api);
+    const yaml = exported.files['switchyard.yaml'];
+    expect(yaml).toContain('api_key_required: true');
+    expect(yaml).toMatch(/k-gold:\s+apis:\s+- k-shop/);
+    expect(yaml).not.toContain(key.value);
+  });
+});

@@ -128,6 +128,7 @@ webhooks:
         default_authorizer: null,
         error_format: null,
         expose_errors: null,
+        throttle: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({
