@@ -17,6 +17,7 @@
  */
 import { samApiCors, samHttpApiCors } from './import-cors.js';
 import { samRequest } from './import-request.js';
+import { SamAuthorizers } from './import-authorizers.js';
 import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
@@ -164,9 +165,10 @@ function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: str
   const rest = resource.Type === 'AWS::Serverless::Api';
   if (rest) apiSettings(b, logicalId, given, `${where}.Properties`, values);
   // Models are carried through the events' RequestModel that name them (import-request.ts).
-  const carried = rest ? ['Cors', 'Models', ...API_SETTINGS] : ['CorsConfiguration'];
+  // Auth is read with the API's first route (import-authorizers.ts).
+  const carried = rest ? ['Cors', 'Models', 'Auth', ...API_SETTINGS] : ['CorsConfiguration', 'Auth'];
   const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...carried].includes(k));
-  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
+  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; stages and domains have no counterpart)`);
 }
 
 /** An Api's `Cors` or an HttpApi's `CorsConfiguration`; null when it has none. */
@@ -220,6 +222,9 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     }
   }
 
+  // Each API's Auth (authorizers), read with its first route.
+  const samAuth = new SamAuthorizers(doc, functionNames, (v) => values.resolve(v), b.notes);
+
   // Each REST API's Models, for the events' RequestModel (Globals.Api's for an API without its own).
   const globalApi = isObj(doc.Globals) && isObj(doc.Globals.Api) ? doc.Globals.Api : {};
   const globalModels = isObj(globalApi.Models) ? globalApi.Models : {};
@@ -246,9 +251,10 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
       for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, settings, 'Globals.Api', values);
     }
-    const rest = Object.keys(settings).filter((k) => k !== corsKey && !(key === 'Api' && (API_SETTINGS.includes(k) || k === 'Models')));
+    const authKey = (k: string) => k === 'Auth' && (key === 'Api' || key === 'HttpApi');
+    const rest = Object.keys(settings).filter((k) => k !== corsKey && !authKey(k) && !(key === 'Api' && (API_SETTINGS.includes(k) || k === 'Models')));
     if (rest.length > 0 || !isObj(value)) {
-      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
+      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; stages have no counterpart)`);
     }
   }
   const ownCors = new Map<string, FileCors | null>();
@@ -348,7 +354,8 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
         event.Type === 'Api' && (p.RequestModel !== undefined || p.RequestParameters !== undefined)
           ? samRequest(p, apiModels.get(api) ?? globalModels, `${at}.Properties`, b.notes)
           : null;
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
+      const auth = samAuth.route(api, event.Type, p.Auth, `${at}.Properties`);
+      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}), ...auth }, at);
       apiKinds.set(api, event.Type);
     }
   }
@@ -356,5 +363,6 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     const cors = ownCors.get(api) ?? globalCors[kind];
     if (cors) b.setCors(api, cors);
   }
+  samAuth.finish(b);
   return b.result();
 }

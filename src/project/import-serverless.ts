@@ -16,6 +16,7 @@
 import { ProjectError, type FileCors } from './types.js';
 import { mergeCors, serverlessHttpApiCors, serverlessHttpCors } from './import-cors.js';
 import { serverlessRequest } from './import-request.js';
+import { ServerlessAuthorizers } from './import-authorizers.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -136,6 +137,8 @@ interface HttpEvent {
   cors?: unknown;
   /** An `http` event's `request` (schemas, parameters), as written. */
   request?: unknown;
+  /** The event's `authorizer`, as written. */
+  authorizer?: unknown;
 }
 
 function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
@@ -152,12 +155,13 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
       return { kind, method: m[1], path: m[2] };
     }
     if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
-      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request'] : ['method', 'path'];
+      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request', 'authorizer'] : ['method', 'path', 'authorizer'];
       const ignored = Object.keys(spec).filter((k) => !carried.includes(k));
       if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
       const event: HttpEvent = { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
       if (kind === 'http' && spec.cors !== undefined && spec.cors !== false) event.cors = spec.cors;
       if (kind === 'http' && spec.request !== undefined) event.request = spec.request;
+      if (spec.authorizer !== undefined) event.authorizer = spec.authorizer;
       return event;
     }
     notes.push(`${where}: needs method and path; not carried`);
@@ -302,6 +306,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
   providerNotes(b, provider, doc.resources);
+  const authorizers = new ServerlessAuthorizers(provider, doc.functions, (value, where) => vars.resolve(value, where), b.notes);
 
   const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
   const kinds = new Set<string>();
@@ -366,7 +371,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       if (path === undefined) return;
       const api = apiName(http.kind);
       const request = http.request === undefined ? null : serverlessRequest(http.request, globalSchemas, `${at}.http.request`, b.notes);
-      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}) }, at);
+      const auth = http.authorizer === undefined ? {} : http.kind === 'http' ? authorizers.httpEvent(http.authorizer, `${at}.http`) : authorizers.httpApiEvent(http.authorizer, `${at}.httpApi`);
+      b.addRoute(api, { method, path: routePath(path), function: b.functionFor(name, format), ...(request ? { request } : {}), ...auth }, at);
       if (http.kind === 'http') {
         const cors = http.cors === undefined ? null : serverlessHttpCors(http.cors, method, `${at}.http.cors`, b.notes);
         const seen = restCors.get(api) ?? { cors: undefined, with: 0, without: 0 };
@@ -393,5 +399,6 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
     const cors = serverlessHttpApiCors(httpApiCors, [...httpApiMethods], 'provider.httpApi.cors', b.notes);
     if (cors) b.setCors(apiName('httpApi'), cors);
   }
+  authorizers.finish(b, kinds.has('http') ? apiName('http') : undefined, kinds.has('httpApi') ? apiName('httpApi') : undefined);
   return b.result();
 }

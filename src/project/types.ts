@@ -10,6 +10,7 @@
  */
 import type { Authorizer, CorsConfig, RequestModel, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
+import type { FileAuthorizer } from './authorizers.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
@@ -137,7 +138,10 @@ export interface ProjectDocument {
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
   functions?: Record<string, FunctionEntry>;
-  apis?: Record<string, { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null } & ProjectApiSettings>;
+  apis?: Record<
+    string,
+    { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null; authorizers?: FileAuthorizer[]; default_authorizer?: string | null } & ProjectApiSettings
+  >;
   webhooks?: Record<string, Record<string, unknown>>;
 }
 
