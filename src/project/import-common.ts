@@ -17,7 +17,7 @@ import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
 import { OutsideProjectError, type FileCors, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
-import type { FileAuthorizer } from './authorizers.js';
+import type { FileAuthorizer } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 

@@ -10,7 +10,7 @@
  */
 import type { Authorizer, CorsConfig, RequestModel, RouteMethod } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
-import type { FileAuthorizer } from './authorizers.js';
+import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
@@ -67,6 +67,26 @@ export interface ProjectRoute {
   authorizer?: string;
   /** A JWT authorizer's scopes for the route. */
   authorization_scopes?: string[];
+}
+
+/** One authorizer of an API as the file writes it (authorizers.ts maps it to the API's form). */
+export interface FileAuthorizer {
+  name: string;
+  type: 'jwt' | 'function';
+  issuer?: string;
+  audience?: string[];
+  jwks_url?: string;
+  keys?: { keys: Record<string, unknown>[] };
+  secret?: string;
+  algorithms?: AuthorizerInput['algorithms'];
+  identity_source?: string;
+  leeway_seconds?: number;
+  function?: string;
+  payload_format_version?: '1.0' | '2.0';
+  kind?: 'TOKEN' | 'REQUEST';
+  identity_sources?: string[];
+  result_ttl_seconds?: number;
+  enable_simple_responses?: boolean;
 }
 
 /** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */
