@@ -9,26 +9,10 @@ import { authorizersOf } from '../gateway/policy/authorizer-config.js';
 import { InvalidRequestError } from '../errors.js';
 import { SECRET_MASK, type AuthorizerInput } from '../schema/apis.js';
 import type { Authorizer } from '../types.js';
+import type { FileAuthorizer } from './types.js';
 
-/** One authorizer as the file writes it. */
-export interface FileAuthorizer {
-  name: string;
-  type: 'jwt' | 'function';
-  issuer?: string;
-  audience?: string[];
-  jwks_url?: string;
-  keys?: { keys: Record<string, unknown>[] };
-  secret?: string;
-  algorithms?: AuthorizerInput['algorithms'];
-  identity_source?: string;
-  leeway_seconds?: number;
-  function?: string;
-  payload_format_version?: '1.0' | '2.0';
-  kind?: 'TOKEN' | 'REQUEST';
-  identity_sources?: string[];
-  result_ttl_seconds?: number;
-  enable_simple_responses?: boolean;
-}
+/** One authorizer as the file writes it (src/project/types.ts, where the document type can name it too). */
+export type { FileAuthorizer };
 
 /** File key -> API key, in the API's order. */
 const KEYS: [keyof FileAuthorizer, keyof AuthorizerInput][] = [

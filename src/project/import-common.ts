@@ -17,6 +17,7 @@ import { Document } from 'yaml';
 import { validateRoutePath } from '../gateway/paths.js';
 import type { EventFormat, RouteMethod } from '../types.js';
 import { OutsideProjectError, type FileCors, type FileThrottle, type FileUsagePlan, type ProjectApiSettings, type ProjectDocument, type ProjectProblem, type ProjectRoute } from './types.js';
+import type { FileAuthorizer } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 
@@ -423,6 +424,14 @@ export class ProjectBuilder {
   setCors(api: string, cors: FileCors): void {
     const entry = this.document.apis?.[api];
     if (entry) entry.cors = cors;
+  }
+
+  /** The API's `authorizers` and `default_authorizer`, once it has routes (import-authorizers.ts checks them first). */
+  setAuthorizers(api: string, authorizers: FileAuthorizer[], defaultAuthorizer: string | null): void {
+    const entry = this.document.apis?.[api];
+    if (!entry || authorizers.length === 0) return;
+    entry.authorizers = authorizers;
+    if (defaultAuthorizer !== null) entry.default_authorizer = defaultAuthorizer;
   }
 
   result(): ImportResult {

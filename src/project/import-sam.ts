@@ -18,6 +18,7 @@
 import { samApiCors, samHttpApiCors } from './import-cors.js';
 import { samRequest } from './import-request.js';
 import { samStageThrottle, samUsagePlan, samUsagePlans, type SamPlanResult } from './import-keys.js';
+import { SamAuthorizers } from './import-authorizers.js';
 import { ProjectError, type FileCors } from './types.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
@@ -165,20 +166,10 @@ function apiNote(b: ProjectBuilder, where: string, resource: Obj, logicalId: str
   const rest = resource.Type === 'AWS::Serverless::Api';
   if (rest) apiSettings(b, logicalId, given, `${where}.Properties`, values);
   // Models are carried through the events' RequestModel that name them (import-request.ts).
-  const carried = rest ? ['Cors', 'Models', ...API_SETTINGS, 'Auth', 'MethodSettings'] : ['CorsConfiguration', 'DefaultRouteSettings'];
-  if (rest) authNote(given.Auth, `${where}.Properties.Auth`, b.notes);
+  // Auth is read with the API's first route (import-authorizers.ts): its authorizers there, ApiKeyRequired and UsagePlan below.
+  const carried = rest ? ['Cors', 'Models', 'Auth', 'MethodSettings', ...API_SETTINGS] : ['CorsConfiguration', 'Auth', 'DefaultRouteSettings'];
   const dropped = props.filter((k) => !['Name', 'Description', 'Tags', 'PropagateTags', ...carried].includes(k));
-  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; authorizers, stages and domains have no counterpart)`);
-}
-
-/** The keys of an Api's (or an Api event's) `Auth` the import carries. */
-const AUTH_CARRIED = ['ApiKeyRequired', 'UsagePlan'];
-
-/** The keys of an `Auth` that are not carried, in a note (never dropped silently). */
-function authNote(auth: unknown, where: string, notes: string[]): void {
-  if (auth === undefined) return;
-  const rest = isObj(auth) ? Object.keys(auth).filter((k) => !AUTH_CARRIED.includes(k)) : [];
-  if (rest.length > 0 || !isObj(auth)) notes.push(`${where}: ${isObj(auth) ? `${rest.join(', ')} ` : ''}not carried`);
+  if (dropped.length > 0) b.notes.push(`${where}: ${dropped.join(', ')} not carried (the API's routes come from the functions' events; stages and domains have no counterpart)`);
 }
 
 /** `true` or `'true'` (a parameter's value is a string). */
@@ -235,6 +226,9 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     }
   }
 
+  // Each API's Auth (authorizers), read with its first route.
+  const samAuth = new SamAuthorizers(doc, functionNames, (v) => values.resolve(v), b.notes);
+
   // Each REST API's Models, for the events' RequestModel (Globals.Api's for an API without its own).
   const globalApi = isObj(doc.Globals) && isObj(doc.Globals.Api) ? doc.Globals.Api : {};
   const globalModels = isObj(globalApi.Models) ? globalApi.Models : {};
@@ -261,11 +255,10 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       const apis = Object.entries(doc.Resources).filter(([, r]) => isObj(r) && r.Type === 'AWS::Serverless::Api').map(([id]) => id);
       for (const api of ['ServerlessRestApi', ...apis]) apiSettings(b, api, settings, 'Globals.Api', values);
     }
-    const handled = key === 'Api' ? [...API_SETTINGS, 'Auth', 'MethodSettings', 'Models'] : key === 'HttpApi' ? ['DefaultRouteSettings'] : [];
-    if (key === 'Api') authNote(settings.Auth, 'Globals.Api.Auth', b.notes);
+    const handled = key === 'Api' ? [...API_SETTINGS, 'Auth', 'MethodSettings', 'Models'] : key === 'HttpApi' ? ['Auth', 'DefaultRouteSettings'] : [];
     const rest = Object.keys(settings).filter((k) => k !== corsKey && !handled.includes(k));
     if (rest.length > 0 || !isObj(value)) {
-      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; authorizers and stages have no counterpart)`);
+      b.notes.push(`Globals.${key}: ${isObj(value) ? `${rest.join(', ')} ` : ''}not carried (routes come from the functions' events; stages have no counterpart)`);
     }
   }
   const ownCors = new Map<string, FileCors | null>();
@@ -372,10 +365,10 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
         event.Type === 'Api' && (p.RequestModel !== undefined || p.RequestParameters !== undefined)
           ? samRequest(p, apiModels.get(api) ?? globalModels, `${at}.Properties`, b.notes)
           : null;
-      // An Api event's Auth.ApiKeyRequired, over its API's.
+      // An Api event's Auth.ApiKeyRequired, over its API's; its authorizer keys (import-authorizers.ts), which lists the Auth keys neither reads.
       const eventAuth = event.Type === 'Api' && isObj(p.Auth) ? p.Auth : {};
-      if (event.Type === 'Api') authNote(p.Auth, `${at}.Properties.Auth`, b.notes);
       const keyRequired = event.Type === 'Api' && isTrue(eventAuth.ApiKeyRequired ?? authOf(api).ApiKeyRequired, values);
+      const auth = samAuth.route(api, event.Type, p.Auth, `${at}.Properties`);
       b.addRoute(
         api,
         {
@@ -384,6 +377,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
           function: b.functionFor(name, format),
           ...(request ? { request } : {}),
           ...(keyRequired ? { api_key_required: true } : {}),
+          ...auth,
         },
         at,
       );
@@ -412,5 +406,6 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     if (plan) plans.set(api, plan);
   }
   b.addUsagePlans(samUsagePlans(plans));
+  samAuth.finish(b);
   return b.result();
 }

@@ -17,6 +17,7 @@ import { ProjectError, type FileCors } from './types.js';
 import { mergeCors, serverlessHttpApiCors, serverlessHttpCors } from './import-cors.js';
 import { serverlessRequest } from './import-request.js';
 import { serverlessUsagePlans } from './import-keys.js';
+import { ServerlessAuthorizers } from './import-authorizers.js';
 import { parseCfnYaml } from './cfn-yaml.js';
 import {
   ProjectBuilder,
@@ -139,6 +140,8 @@ interface HttpEvent {
   request?: unknown;
   /** An `http` event's `private: true`: the route needs an API key. */
   private?: boolean;
+  /** The event's `authorizer`, as written. */
+  authorizer?: unknown;
 }
 
 function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null {
@@ -155,13 +158,14 @@ function httpEvent(event: Obj, where: string, notes: string[]): HttpEvent | null
       return { kind, method: m[1], path: m[2] };
     }
     if (isObj(spec) && typeof spec.method === 'string' && typeof spec.path === 'string') {
-      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request', 'private'] : ['method', 'path'];
+      const carried = kind === 'http' ? ['method', 'path', 'cors', 'request', 'private', 'authorizer'] : ['method', 'path', 'authorizer'];
       const ignored = Object.keys(spec).filter((k) => !carried.includes(k));
       if (ignored.length > 0) notes.push(`${where}: ${ignored.join(', ')} not carried (Switchyard routes have method and path)`);
       const event: HttpEvent = { kind, method: spec.method, path: spec.path === '*' ? '/{proxy+}' : spec.path };
       if (kind === 'http' && spec.cors !== undefined && spec.cors !== false) event.cors = spec.cors;
       if (kind === 'http' && spec.request !== undefined) event.request = spec.request;
       if (kind === 'http' && spec.private === true) event.private = true;
+      if (spec.authorizer !== undefined) event.authorizer = spec.authorizer;
       return event;
     }
     notes.push(`${where}: needs method and path; not carried`);
@@ -309,6 +313,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
   providerNotes(b, provider, doc.resources);
+  const authorizers = new ServerlessAuthorizers(provider, doc.functions, (value, where) => vars.resolve(value, where), b.notes);
 
   const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
   const kinds = new Set<string>();
@@ -377,12 +382,14 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
       if (path === undefined) return;
       const api = apiName(http.kind);
       const request = http.request === undefined ? null : serverlessRequest(http.request, globalSchemas, `${at}.http.request`, b.notes);
+      const auth = http.authorizer === undefined ? {} : http.kind === 'http' ? authorizers.httpEvent(http.authorizer, `${at}.http`) : authorizers.httpApiEvent(http.authorizer, `${at}.httpApi`);
       const route = {
         method,
         path: routePath(path),
         function: b.functionFor(name, format),
         ...(request ? { request } : {}),
         ...(http.private ? { api_key_required: true } : {}),
+        ...auth,
       };
       b.addRoute(api, route, at);
       if (http.kind === 'http') {
@@ -415,5 +422,6 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
     const cors = serverlessHttpApiCors(httpApiCors, [...httpApiMethods], 'provider.httpApi.cors', b.notes);
     if (cors) b.setCors(apiName('httpApi'), cors);
   }
+  authorizers.finish(b, kinds.has('http') ? apiName('http') : undefined, kinds.has('httpApi') ? apiName('httpApi') : undefined);
   return b.result();
 }

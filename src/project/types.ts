@@ -10,6 +10,7 @@
  */
 import type { Authorizer, CorsConfig, ErrorFormat, QuotaConfig, RequestModel, RouteMethod, ThrottleConfig } from '../types.js';
 import type { FunctionInput } from '../schema/functions.js';
+import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
@@ -94,6 +95,26 @@ export interface FileUsagePlan {
   quota?: QuotaConfig | null;
 }
 
+/** One authorizer of an API as the file writes it (authorizers.ts maps it to the API's form). */
+export interface FileAuthorizer {
+  name: string;
+  type: 'jwt' | 'function';
+  issuer?: string;
+  audience?: string[];
+  jwks_url?: string;
+  keys?: { keys: Record<string, unknown>[] };
+  secret?: string;
+  algorithms?: AuthorizerInput['algorithms'];
+  identity_source?: string;
+  leeway_seconds?: number;
+  function?: string;
+  payload_format_version?: '1.0' | '2.0';
+  kind?: 'TOKEN' | 'REQUEST';
+  identity_sources?: string[];
+  result_ttl_seconds?: number;
+  enable_simple_responses?: boolean;
+}
+
 /** `cors:` of an API as the file writes it (snake_case; the API's own form is camelCase, cors.ts maps them) (schema/switchyard.schema.json `$defs/cors`). */
 export interface FileCors {
   allow_origins: string[];
@@ -172,7 +193,10 @@ export interface ProjectDocument {
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
   functions?: Record<string, FunctionEntry>;
-  apis?: Record<string, { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null } & ProjectApiSettings>;
+  apis?: Record<
+    string,
+    { base_path: string; routes?: ProjectRoute[]; cors?: FileCors | null; authorizers?: FileAuthorizer[]; default_authorizer?: string | null } & ProjectApiSettings
+  >;
   webhooks?: Record<string, Record<string, unknown>>;
   usage_plans?: Record<string, FileUsagePlan>;
 }

@@ -295,7 +295,7 @@ describe('switchyard import', () => {
     const { notes, unresolved } = JSON.parse(r.stdout) as { notes: string[]; unresolved: Array<{ where: string }> };
     expect(notes).toEqual([
       'Globals.Function: Layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
-      "Globals.Api: TracingEnabled not carried (routes come from the functions' events; authorizers and stages have no counterpart)",
+      "Globals.Api: TracingEnabled not carried (routes come from the functions' events; stages have no counterpart)",
       'Resources.getAllItemsFunction.Properties, Resources.getByIdFunction.Properties: Policies not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
       'Resources.putItemFunction.Properties: Role not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',
       'Resources.SampleTable: AWS::Serverless::SimpleTable is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
