@@ -17,30 +17,14 @@
 // Options: --duration <s> (5)  --connections <n> (50)  --rounds <n> (2)
 //          --rate <n> (200)  --overshoot-duration <s> (10)
 import autocannon from 'autocannon';
-import { parseArgs } from 'node:util';
 import { startHelloGateway } from './hello-gateway.mjs';
 import { call } from './nodes.js';
+import { HIGH, meanOf, measure, readOptions, warm } from './policy-common.mjs';
 
-const { values: opt } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '2' },
-    rate: { type: 'string', default: '200' },
-    'overshoot-duration': { type: 'string', default: '10' },
-  },
-});
-const DURATION = Number(opt.duration);
-const CONNECTIONS = Number(opt.connections);
-const ROUNDS = Number(opt.rounds);
-const RATE = Number(opt.rate);
-const OVERSHOOT_S = Number(opt['overshoot-duration']);
-const HIGH = { rateLimit: 1_000_000, burstLimit: 1_000_000 };
-
-async function measure(url, headers) {
-  const r = await autocannon({ url, connections: CONNECTIONS, pipelining: 1, duration: DURATION, headers });
-  return { rps: r.requests.mean, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors };
-}
+const opt = readOptions({ duration: 5, connections: 50, rounds: 2 }, { rate: 200, 'overshoot-duration': 10 });
+const CONNECTIONS = opt.connections;
+const RATE = opt.rate;
+const OVERSHOOT_S = opt['overshoot-duration'];
 
 async function cost() {
   const gw = await startHelloGateway({ processes: 1 });
@@ -59,24 +43,19 @@ async function cost() {
     const fullKey = await keyOn('bench', [keyed], { limit: 1_000_000_000, period: 'DAY' });
     const at = (id, name) => `${gw.base}/api/invoke/fn/${id}/${name}/hello`;
     const rows = [
-      ['no policy', gw.url, {}],
-      ['route rate limit', at(limited, 'limited'), {}],
-      ['API key + usage plan (throttle, no quota)', at(keyedNoQuota, 'keyednoquota'), { 'x-api-key': throttleKey }],
-      ['API key + usage plan (throttle, quota) + route rate limit', at(keyed, 'keyed'), { 'x-api-key': fullKey }],
+      { name: 'no policy', url: gw.url },
+      { name: 'route rate limit', url: at(limited, 'limited') },
+      { name: 'API key + usage plan (throttle, no quota)', url: at(keyedNoQuota, 'keyednoquota'), headers: { 'x-api-key': throttleKey } },
+      { name: 'API key + usage plan (throttle, quota) + route rate limit', url: at(keyed, 'keyed'), headers: { 'x-api-key': fullKey } },
     ];
-    for (const [, url, headers] of rows) for (let i = 0; i < 50; i++) await fetch(url, { headers }).then((r) => r.text());
+    await warm(rows);
     const results = rows.map(() => []);
-    for (let round = 0; round < ROUNDS; round++) for (const [i, [, url, headers]] of rows.entries()) results[i].push(await measure(url, headers));
-    console.log(`\nThe hello route, autocannon ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds per row, --processes 1\n`);
+    for (let round = 0; round < opt.rounds; round++) for (const [i, row] of rows.entries()) results[i].push(await measure(row, opt));
+    console.log(`\nThe hello route, autocannon ${CONNECTIONS} connections, ${opt.duration} s x ${opt.rounds} rounds per row, --processes 1\n`);
     console.log('| | req/s | p50 ms | p99 ms | cost |');
     console.log('|---|---|---|---|---|');
-    const means = rows.map((_, i) => {
-      const rs = results[i];
-      if (rs.some((r) => r.bad > 0)) throw new Error(`${rows[i][0]}: non-2xx answers or errors`);
-      const mean = (k) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
-      return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99') };
-    });
-    for (const [i, [name]] of rows.entries()) {
+    const means = rows.map((row, i) => meanOf(row.name, results[i]));
+    for (const [i, { name }] of rows.entries()) {
       const m = means[i];
       const pct = i === 0 ? '' : `${(((means[0].rps - m.rps) / means[0].rps) * 100).toFixed(1)} %`;
       console.log(`| ${name} | ${Math.round(m.rps)} | ${m.p50.toFixed(1)} | ${m.p99.toFixed(1)} | ${pct} |`);
