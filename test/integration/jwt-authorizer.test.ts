@@ -207,6 +207,32 @@ describe('a JWT authorizer with a JWKS URL', () => {
     expect(jwks.requests.length).toBe(fetchesBefore + 1);
     served = [rsa, ec, ed, rotated];
   });
+
+  it('remembers a verified token for at most 5 minutes: a key taken out of the JWKS stops admitting its tokens then', async () => {
+    // Past the fetch cooldown of the test before, whose rotation left rsa out of the keys the gateway holds.
+    await svc.request('PUT', '/api/_test/clock', { advance_ms: 31_000 });
+    now = await clockNow();
+    const token = await sign(rsa, good({ exp: now + 3600 }));
+    expect((await call('/me', token)).status).toBe(200);
+    // The key server drops rsa, and the gateway learns it (a new kid makes it fetch again).
+    const next = await makeKey('rsa-3', 'RS256');
+    served = [next];
+    await svc.request('PUT', '/api/_test/clock', { advance_ms: 31_000 });
+    now = await clockNow();
+    expect((await call('/me', await sign(next, good()))).status).toBe(200);
+    // A token of rsa that was never seen is refused; the one verified before is remembered.
+    expect((await call('/me', await sign(rsa, good({ sub: 'someone-new' })))).status).toBe(401);
+    expect((await call('/me', token)).status).toBe(200);
+    await svc.request('PUT', '/api/_test/clock', { advance_ms: 5 * 60_000 + 1000 });
+    now = await clockNow();
+    const forgotten = await call('/me', token);
+    expect(forgotten.status, forgotten.text).toBe(401);
+    served = [rsa, ec, ed, next];
+    // Past the fetch cooldown, so a later test's rsa token fetches the keys again.
+    await svc.request('PUT', '/api/_test/clock', { advance_ms: 31_000 });
+    now = await clockNow();
+    expect((await call('/me', await sign(rsa, good()))).status).toBe(200);
+  });
 });
 
 describe('a JWT authorizer with a shared secret', () => {

@@ -6,6 +6,12 @@
  * gateway's clock), and `aud` or `client_id` among the audiences; then the
  * route's scopes against `scope` / `scp`. A missing or bad token is a 401 with
  * `WWW-Authenticate: Bearer`, missing scopes a 403. jose does the JOSE work.
+ *
+ * A token that verified is remembered (VERIFIED_TTL_MS at most, never past its
+ * `exp`): checking an RS256 signature costs more than the rest of a small
+ * request, and a client sends the same token many times. Its `exp` and `nbf`
+ * are still judged on every request. The price: a key taken out of the JWKS
+ * stops admitting the tokens it already verified within that time.
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { PolicyRefusalError } from '../../errors.js';
@@ -18,6 +24,16 @@ const HMAC = JWT_ALGORITHMS.filter((a) => a.startsWith('HS'));
 const ASYMMETRIC = JWT_ALGORITHMS.filter((a) => !a.startsWith('HS'));
 /** The largest token looked at (API Gateway's own header limit is 10 KB). */
 const MAX_TOKEN_LENGTH = 16 * 1024;
+/** How long a verified token is remembered, at most. */
+export const VERIFIED_TTL_MS = 5 * 60_000;
+/** Tokens remembered per authorizer before it starts over. */
+const MAX_VERIFIED = 10_000;
+
+interface Verified {
+  claims: JWTPayload;
+  /** Epoch ms after which the token is not taken from memory (its exp, or sooner). */
+  until: number;
+}
 
 export interface JwtResult {
   claims: JWTPayload;
@@ -37,6 +53,7 @@ export class JwtCheck {
   private readonly algorithms: string[];
   private readonly audience: ReadonlySet<string>;
   private readonly clock: Clock;
+  private readonly verified = new Map<string, Verified>();
 
   constructor(
     private readonly config: JwtAuthorizer,
@@ -59,6 +76,29 @@ export class JwtCheck {
     if (value === undefined || value === '') throw unauthorized('no token');
     if (value.length > MAX_TOKEN_LENGTH) throw unauthorized('the token is too long');
     const token = /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, '') : value;
+    const claims = this.remembered(token) ?? (await this.verifyToken(token));
+    const scopes = scopesOf(claims);
+    if (routeScopes !== undefined && routeScopes.length > 0 && !routeScopes.some((s) => scopes?.includes(s))) {
+      throw new PolicyRefusalError('forbidden', 'Forbidden: the token has none of the scopes this route needs', { scopes: routeScopes });
+    }
+    return { claims, scopes };
+  }
+
+  /** The claims of a token verified before, while it is still within its exp and nbf (leeway included); else null. */
+  private remembered(token: string): JWTPayload | null {
+    const hit = this.verified.get(token);
+    if (hit === undefined) return null;
+    const now = this.clock.now();
+    const leeway = (this.config.leewaySeconds ?? 0) * 1000;
+    if (now > hit.until || (typeof hit.claims.nbf === 'number' && now + leeway < hit.claims.nbf * 1000)) {
+      // Past its time: verified afresh, which answers why it is refused.
+      this.verified.delete(token);
+      return null;
+    }
+    return hit.claims;
+  }
+
+  private async verifyToken(token: string): Promise<JWTPayload> {
     let claims: JWTPayload;
     try {
       const verified = await jwtVerify(token, this.key as JWTVerifyGetKey, {
@@ -73,11 +113,12 @@ export class JwtCheck {
       throw unauthorized(reasonOf(err));
     }
     if (!this.audienceMatches(claims)) throw unauthorized('the token is for another audience');
-    const scopes = scopesOf(claims);
-    if (routeScopes !== undefined && routeScopes.length > 0 && !routeScopes.some((s) => scopes?.includes(s))) {
-      throw new PolicyRefusalError('forbidden', 'Forbidden: the token has none of the scopes this route needs', { scopes: routeScopes });
-    }
-    return { claims, scopes };
+    const now = this.clock.now();
+    // exp is required, so a number here; a token not yet valid (nbf) is verified when it is.
+    const until = Math.min((claims.exp as number) * 1000 + (this.config.leewaySeconds ?? 0) * 1000, now + VERIFIED_TTL_MS);
+    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+    this.verified.set(token, { claims, until });
+    return claims;
   }
 
   /** As an HTTP API: `aud` (one or a list), or an access token's `client_id`, must be one of the audiences. */
