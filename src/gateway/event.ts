@@ -66,7 +66,13 @@ export interface EventMatch {
   resource: string;
 }
 
-export function buildEvent(req: RequestFacts, match: EventMatch, authorizer: Record<string, unknown> | null = null): InvocationEvent {
+/** `parsedBody`: the JSON body as the route's request validation parsed it, reused instead of parsed again. */
+export function buildEvent(
+  req: RequestFacts,
+  match: EventMatch,
+  authorizer: Record<string, unknown> | null = null,
+  parsedBody?: { value: unknown },
+): InvocationEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   const raw = req.rawHeaders;
@@ -88,7 +94,10 @@ export function buildEvent(req: RequestFacts, match: EventMatch, authorizer: Rec
   const multiQuery = q?.multi ?? null;
 
   const path = req.path === '' ? '/' : req.path;
-  const { body, isBase64Encoded } = decodeBody(req.body, headers['content-type']);
+  const { body, isBase64Encoded } =
+    parsedBody !== undefined && isJsonContentType(headers['content-type'])
+      ? { body: parsedBody.value, isBase64Encoded: false }
+      : decodeBody(req.body, headers['content-type']);
   const event: InvocationEvent = {
     httpMethod: req.method,
     path,

@@ -27,7 +27,7 @@ export function buildEventFor(
   grant: PolicyGrant | null = null,
 ): object {
   const authorizer = grant?.authorizer === undefined ? null : authorizerContext(format, grant.authorizer);
-  if (format === 'switchyard') return buildEvent(req, match, authorizer);
+  if (format === 'switchyard') return buildEvent(req, match, authorizer, grant?.parsedBody);
   if (format === 'aws-v2') return buildAwsV2Event(req, match, authorizer);
   const event = buildAwsV1Event(req, match, binary, authorizer);
   // A REST API passes the key a request was admitted with (an HTTP API has no keys).

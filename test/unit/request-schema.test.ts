@@ -111,7 +111,7 @@ describe('the route check', () => {
     const querystrings = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`q${i}`, true]));
     const guard = compileRequestValidation(api, route({ querystrings }))!;
     try {
-      guard.check(req({}));
+      guard.check(req({}), {});
       throw new Error('admitted');
     } catch (err) {
       expect(err).toBeInstanceOf(PolicyRefusalError);
@@ -123,8 +123,15 @@ describe('the route check', () => {
 
   it('takes header names in any case and a body within the nesting bound only', () => {
     const guard = compileRequestValidation(api, route({ headers: { 'X-Tenant': true }, body: {} }))!;
-    expect(() => guard.check(req({ rawHeaders: ['x-TENANT', 'acme'], body: Buffer.from('{}') }))).not.toThrow();
+    expect(() => guard.check(req({ rawHeaders: ['x-TENANT', 'acme'], body: Buffer.from('{}') }), {})).not.toThrow();
     const deep = '['.repeat(200) + ']'.repeat(200);
-    expect(() => guard.check(req({ rawHeaders: ['X-Tenant', 'acme'], body: Buffer.from(deep) }))).toThrow(/too deep/);
+    expect(() => guard.check(req({ rawHeaders: ['X-Tenant', 'acme'], body: Buffer.from(deep) }), {})).toThrow(/too deep/);
+  });
+
+  it('hands the body it parsed on, so the event builder does not parse it again', () => {
+    const guard = compileRequestValidation(api, route({ body: { type: 'object', required: ['sku'] } }))!;
+    const grant: { parsedBody?: { value: unknown } } = {};
+    guard.check(req({ body: Buffer.from('{"sku":"ABC-1234"}') }), grant);
+    expect(grant.parsedBody).toEqual({ value: { sku: 'ABC-1234' } });
   });
 });

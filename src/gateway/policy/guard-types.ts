@@ -33,6 +33,8 @@ export interface PolicyGrant {
   apiKeyId?: string;
   /** The key as the caller sent it (aws-v1 `requestContext.identity.apiKey`, as API Gateway passes it). */
   apiKey?: string;
+  /** The JSON body as request validation parsed it (`switchyard` events reuse it instead of parsing it again). */
+  parsedBody?: { value: unknown };
 }
 
 /** The matched request a check sees. */

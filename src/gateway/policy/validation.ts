@@ -24,8 +24,12 @@ interface CheckedRequest {
   req: RequestFacts;
   route: Route;
 }
+/** What the check hands on: the body it parsed, so the event builder does not parse it again (guard-types.ts PolicyGrant). */
+interface ParsedBodyGrant {
+  parsedBody?: { value: unknown };
+}
 interface Guard {
-  check(request: CheckedRequest): void;
+  check(request: CheckedRequest, grant: ParsedBodyGrant): void;
 }
 
 /** One failure, as the refusal's `details.errors` lists it. */
@@ -46,8 +50,8 @@ function requiredNames(map: Record<string, boolean> | undefined, lower: boolean)
     .map((name) => (lower ? name.toLowerCase() : name));
 }
 
-/** The body's failure, or null when the schema accepts it. */
-function bodyFailure(validate: ValidateFunction, buf: Buffer | null): RequestFailure | null {
+/** The body's failure, or its parsed value when the schema accepts it. */
+function checkBody(validate: ValidateFunction, buf: Buffer | null): RequestFailure | { value: unknown } {
   if (buf === null || buf.length === 0) return { where: 'body', path: '', message: 'is required: send a JSON body' };
   if (!isUtf8(buf)) return { where: 'body', path: '', message: 'is not JSON (not UTF-8 text)' };
   const text = buf.toString('utf8');
@@ -58,7 +62,7 @@ function bodyFailure(validate: ValidateFunction, buf: Buffer | null): RequestFai
   } catch {
     return { where: 'body', path: '', message: 'is not valid JSON' };
   }
-  if (validate(value)) return null;
+  if (validate(value)) return { value };
   const error = (validate.errors as ErrorObject[])[0];
   let path = error.instancePath;
   const params = error.params as Record<string, unknown>;
@@ -87,7 +91,7 @@ class RequestValidation implements Guard {
     this.headers = requiredNames(model.headers, true);
   }
 
-  check({ req }: CheckedRequest): void {
+  check({ req }: CheckedRequest, grant: ParsedBodyGrant): void {
     const failures: RequestFailure[] = [];
     if (this.queries.length > 0) {
       const query = parseQuery(req.rawQuery)?.single;
@@ -108,8 +112,9 @@ class RequestValidation implements Guard {
     }
     // The body is read only once the parameters passed: AWS answers a missing parameter first too.
     if (failures.length === 0 && this.body !== null) {
-      const failure = bodyFailure(this.body, req.body);
-      if (failure !== null) failures.push(failure);
+      const checked = checkBody(this.body, req.body);
+      if ('where' in checked) failures.push(checked);
+      else grant.parsedBody = checked;
     }
     if (failures.length === 0) return;
     const listed = failures.slice(0, MAX_FAILURES);
