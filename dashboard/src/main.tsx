@@ -8,6 +8,7 @@ import { ApiDetail, ApisView } from './views/apis.js';
 import { EventsView } from './views/events.js';
 import { FunctionDetail } from './views/function-detail.js';
 import { FunctionsView } from './views/functions.js';
+import { KeysView } from './views/keys.js';
 import { OverviewView } from './views/overview.js';
 import { DeliveryView, WebhookDetail, WebhooksView } from './views/webhooks.js';
 import './styles.css';
@@ -16,6 +17,7 @@ const NAV: { label: string; path: string; views: Route['view'][] }[] = [
   { label: 'Overview', path: 'overview', views: ['overview'] },
   { label: 'Functions', path: 'functions', views: ['functions', 'function'] },
   { label: 'APIs', path: 'apis', views: ['apis', 'api'] },
+  { label: 'API keys', path: 'keys', views: ['keys'] },
   { label: 'Webhooks', path: 'webhooks', views: ['webhooks', 'webhook', 'delivery'] },
   { label: 'Events', path: 'events', views: ['events'] },
 ];
@@ -40,6 +42,8 @@ function View({ route }: { route: Route }) {
       return <DeliveryView key={route.id} id={route.id} />;
     case 'events':
       return <EventsView />;
+    case 'keys':
+      return <KeysView />;
     default:
       return (
         <section>

@@ -14,6 +14,7 @@ export type Route =
   | { view: 'webhook'; id: string | null }
   | { view: 'delivery'; id: string }
   | { view: 'events' }
+  | { view: 'keys' }
   | { view: 'not-found'; path: string };
 
 /** A segment as written, or null when its percent-escapes are malformed (`%E0%A4%A`). */
@@ -45,6 +46,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'webhooks') return second ? { view: 'webhook', id: second === 'new' ? null : second } : { view: 'webhooks' };
   if (first === 'deliveries' && second) return { view: 'delivery', id: second };
   if (first === 'events' && !second) return { view: 'events' };
+  if (first === 'keys' && !second) return { view: 'keys' };
   return { view: 'not-found', path: parts.join('/') };
 }
 
