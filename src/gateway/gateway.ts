@@ -206,6 +206,20 @@ export class Gateway {
     return response;
   }
 
+  /**
+   * The CORS headers an answer of the API carries when it is written before the
+   * gateway ran (a body over the limit, refused while it is read), so a browser
+   * can read that answer too; {} for an unknown API or one without CORS.
+   */
+  async corsHeadersFor(apiId: string, method: string, rawHeaders: string[]): Promise<Record<string, string>> {
+    const table = this.tables.peek(apiId) ?? (await this.tables.get(apiId));
+    const decision = table?.cors?.decide(method, rawHeaders) ?? null;
+    if (decision === null || decision.kind === 'preflight') return {};
+    const headers: Record<string, string | string[]> = {};
+    applyCors(headers, decision);
+    return headers as Record<string, string>;
+  }
+
   /** Matches the route and runs its function: the rest of `handle`, once the API's table is in hand. */
   private async serve(req: InvokeRequest, found: RouteTable, cached: RouteTable | undefined, started: number, depth: number): Promise<GatewayResponse> {
     let table: RouteTable | null = found;

@@ -216,6 +216,15 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     res.end(req.method === 'HEAD' ? undefined : (out ?? undefined));
   }
 
+  /** The CORS headers of the API a refused body was sent to; none when the URL or the API cannot be read. */
+  async function corsOfTooLarge(req: IncomingMessage): Promise<Record<string, string>> {
+    try {
+      return await gateway.corsHeadersFor(splitInvokeUrl(req.url!).apiId, req.method!, req.rawHeaders);
+    } catch {
+      return {};
+    }
+  }
+
   function finish(req: IncomingMessage, res: ServerResponse, requestId: string, started: number): void {
     if (log.isLevelEnabled('debug') || res.statusCode >= 500) {
       log[res.statusCode >= 500 ? 'warn' : 'debug'](
@@ -247,7 +256,11 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body));
     return answered.then(
       () => finish(req, res, requestId, started),
-      (err: unknown) => {
+      async (err: unknown) => {
+        if (err instanceof PayloadTooLargeError) {
+          // Refused before the gateway ran: its API's CORS headers still let a browser read why.
+          err.headers = { ...err.headers, ...(await corsOfTooLarge(req)) };
+        }
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
         sendError(res, requestId, err, err instanceof PayloadTooLargeError);
         finish(req, res, requestId, started);

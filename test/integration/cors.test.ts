@@ -45,8 +45,8 @@ async function createApi(body: Record<string, unknown>): Promise<string> {
   return res.json.id;
 }
 
-const call = (id: string, method: string, path: string, headers: string[] = []) =>
-  rawRequest(svc.url, method, `/api/invoke/fn/${id}${path}`, headers);
+const call = (id: string, method: string, path: string, headers: string[] = [], body?: Buffer) =>
+  rawRequest(svc.url, method, `/api/invoke/fn/${id}${path}`, headers, body);
 
 beforeAll(async () => {
   svc = await startService();
@@ -203,6 +203,19 @@ describe('headers on answers', () => {
     expect(JSON.parse(res.body.toString()).code).toBe(code);
     expect(corsOf(res.headers)).toEqual({ origin: APP, credentials: 'true', expose: 'x-total', vary: 'Origin' });
     if (status === 405) expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('puts them on a body refused before the gateway runs (413, over the body limit)', async () => {
+    const res = await call(apiId, 'POST', '/hello', ['origin', APP, 'content-type', 'text/plain'], Buffer.alloc(1024 * 1024 + 1, 120));
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body.toString()).code).toBe('payload_too_large');
+    expect(corsOf(res.headers)).toEqual({ origin: APP, credentials: 'true', expose: 'x-total', vary: 'Origin' });
+    // An origin the API does not allow, or an API without a policy, gets none.
+    const other = await call(apiId, 'POST', '/hello', ['origin', OTHER], Buffer.alloc(1024 * 1024 + 1, 120));
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    const plain = await call(plainId, 'POST', '/hello', ['origin', APP], Buffer.alloc(1024 * 1024 + 1, 120));
+    expect(plain.status).toBe(413);
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('gives an origin not allowed no Access-Control-* header, and its own CORS headers are dropped', async () => {
