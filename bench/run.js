@@ -18,6 +18,7 @@
 //   --deliveries <n> (10000)  --webhooks <n> (100000)  --cutoff <s> (90)
 //   --bare-only          measure only the node:http baseline (no build needed)
 //   --no-webhooks        skip the webhook parts (engine, cron, nodes)
+//   --no-policy          skip the gateway policy goals (bench/policy.mjs)
 //   --no-postgres        skip every PostgreSQL figure; without it the run fails
 //                        at once when PostgreSQL does not answer
 //   --postgres-url <url> the server to use (default BENCH_DATABASE_URL or
@@ -65,6 +66,7 @@ const { values: opt } = parseArgs({
     cutoff: { type: 'string', default: String(WEBHOOK_DEFAULTS.cutoff) },
     'bare-only': { type: 'boolean', default: false },
     'no-webhooks': { type: 'boolean', default: false },
+    'no-policy': { type: 'boolean', default: false },
     'no-postgres': { type: 'boolean', default: false },
     'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     'no-write': { type: 'boolean', default: false },
@@ -494,8 +496,22 @@ async function main() {
     functionRuns = code === 0 ? text.trim() : null;
   }
 
+  // Issue 23's policy goals: the same hello route with and without policy, in one run (bench/policy.mjs, runnable alone).
+  let policy = null;
+  if (!opt['bare-only'] && !opt['no-policy']) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'policy.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    const exit = await new Promise((done) => child.once('exit', done));
+    process.stdout.write(text);
+    policy = exit === 0 ? text.split('\n').filter((l) => /^(PASS|FAIL) goal:/.test(l)) : null;
+  }
+
   const checks = [];
   const notes = [];
+  // A goal missed is a figure to read, not a broken run: noted, as the script itself exits 0.
+  if (policy) notes.push(...policy.map((l) => `bench/policy.mjs: ${l}`));
+  else if (!opt['bare-only'] && !opt['no-policy']) checks.push('FAILED: bench/policy.mjs did not finish');
   if (functionRuns) notes.push(`bench/functions.js: ${functionRuns.replace(/\n\s*/g, '; ')}`);
   else if (!opt['bare-only'] && !opt['no-webhooks']) checks.push('FAILED: bench/functions.js did not finish');
   for (const c of [...(webhooks?.checks ?? []), ...(nodes ?? []).flatMap((r) => r.checks)]) (c.startsWith('FAILED') ? checks : notes).push(c);
