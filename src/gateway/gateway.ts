@@ -238,7 +238,7 @@ export class Gateway {
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     const grant: PolicyGrant | null =
-      guards === undefined ? null : await this.guarded(guards, { req, route: match.route, resource: match.resource, pathParameters: match.pathParameters, match });
+      guards === undefined ? null : await this.guarded(guards, { req, route: match.route, resource: match.resource, match });
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;

@@ -194,7 +194,7 @@ describe('a route with apiKeyRequired', () => {
 });
 
 describe('usage of a key whose plan has no quota', () => {
-  it('is counted in batches: every admitted request shows in the day\'s usage within a second or so', async () => {
+  it('counts every admitted request in the day\'s usage (written in batches: within a second or so)', async () => {
     const planId = await plan(svc, { name: 'unmetered', apiIds: [apiId] });
     const k = await key(svc, { name: 'unmetered', usagePlanId: planId });
     const statuses = await Promise.all(Array.from({ length: 7 }, () => statusOf(svc.url, apiId, '/private', k.value)));

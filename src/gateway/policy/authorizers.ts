@@ -13,6 +13,7 @@ import { createGuardedAgent } from '../../net/ssrf.js';
 import { NO_AUTHORIZER, type Api, type Authorizer, type Route } from '../../types.js';
 import { parseQuery, type RequestFacts } from '../event.js';
 import { parseIdentitySource, type IdentitySource } from './authorizer-config.js';
+import { BoundedMap } from './bounded-map.js';
 import type { GuardCompiler, PolicyDeps, RouteGuard } from './guard-types.js';
 import { FunctionAuthorizerCheck } from './function-authorizer.js';
 import { JwtCheck } from './jwt.js';
@@ -30,23 +31,6 @@ export function identityValue(source: IdentitySource, req: RequestFacts): string
     if (raw[i].length === lower.length && raw[i].toLowerCase() === lower) value = value === undefined ? raw[i + 1] : `${value},${raw[i + 1]}`;
   }
   return value;
-}
-
-/** A Map that forgets its oldest entry past `max` (APIs deleted or changed leave theirs behind). */
-export class BoundedMap<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-  delete(key: string): void {
-    this.map.delete(key);
-  }
 }
 
 /** A check built for one authorizer of one API, kept while the authorizer stays as it is. */

@@ -19,6 +19,7 @@ import type { FunctionAuthorizer } from '../../types.js';
 import { buildAwsV1Event } from '../aws-event-v1.js';
 import { buildAwsV2Event } from '../aws-event-v2.js';
 import { parseIdentitySource, type IdentitySource } from './authorizer-config.js';
+import { BoundedMap } from './bounded-map.js';
 import type { AuthorizerGrant, PolicyDeps, PolicyRequest } from './guard-types.js';
 import { judgePolicy, methodArn, statementsOf, type PolicyStatement } from './iam-policy.js';
 
@@ -53,7 +54,7 @@ const UNAUTHORIZED = /^(?:Error: )?Unauthorized(?: \(.*\))?$/;
 
 export class FunctionAuthorizerCheck {
   private readonly sources: IdentitySource[];
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new BoundedMap<Cached>(MAX_CACHED_ANSWERS);
   private readonly ttlMs: number;
 
   constructor(
@@ -92,9 +93,7 @@ export class FunctionAuthorizerCheck {
   }
 
   private remember(key: string, answer: Answer, now: number): void {
-    this.cache.delete(key);
     this.cache.set(key, { answer, expires: now + this.ttlMs });
-    if (this.cache.size > MAX_CACHED_ANSWERS) this.cache.delete(this.cache.keys().next().value!);
   }
 
   private async run(request: PolicyRequest, arn: string, values: string[]): Promise<Answer> {

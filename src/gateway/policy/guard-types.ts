@@ -41,9 +41,8 @@ export interface PolicyGrant {
 export interface PolicyRequest {
   req: RequestFacts;
   route: Route;
-  /** basePath + the route's template, as written (`/shop/items/:id`). */
+  /** basePath + the route's template, as written (`/shop/items/:id`): the refusal metric's label. */
   resource: string;
-  pathParameters: Record<string, string> | null;
   /** The match as the AWS event formats read it (function authorizers build AWS's authorizer events from it). */
   match: AwsEventMatch;
 }

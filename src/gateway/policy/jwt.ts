@@ -18,6 +18,7 @@ import { PolicyRefusalError } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { JwtAuthorizer } from '../../types.js';
 import { JWT_ALGORITHMS } from '../../types.js';
+import { BoundedMap } from './bounded-map.js';
 import { RemoteKeySet, type RemoteKeySetDeps } from './jwks.js';
 
 const HMAC = JWT_ALGORITHMS.filter((a) => a.startsWith('HS'));
@@ -26,7 +27,7 @@ const ASYMMETRIC = JWT_ALGORITHMS.filter((a) => !a.startsWith('HS'));
 const MAX_TOKEN_LENGTH = 16 * 1024;
 /** How long a verified token is remembered, at most. */
 export const VERIFIED_TTL_MS = 5 * 60_000;
-/** Tokens remembered per authorizer before it starts over. */
+/** Tokens remembered per authorizer; the oldest is forgotten past it. */
 const MAX_VERIFIED = 10_000;
 
 interface Verified {
@@ -53,7 +54,7 @@ export class JwtCheck {
   private readonly algorithms: string[];
   private readonly audience: ReadonlySet<string>;
   private readonly clock: Clock;
-  private readonly verified = new Map<string, Verified>();
+  private readonly verified = new BoundedMap<Verified>(MAX_VERIFIED);
 
   constructor(
     private readonly config: JwtAuthorizer,
@@ -116,7 +117,6 @@ export class JwtCheck {
     const now = this.clock.now();
     // exp is required, so a number here; a token not yet valid (nbf) is verified when it is.
     const until = Math.min((claims.exp as number) * 1000 + (this.config.leewaySeconds ?? 0) * 1000, now + VERIFIED_TTL_MS);
-    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
     this.verified.set(token, { claims, until });
     return claims;
   }

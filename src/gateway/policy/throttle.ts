@@ -128,10 +128,12 @@ export function compileThrottle(api: Api, route: Route, throttles: Throttles | u
   const own = route.throttle ?? null;
   const shared = api.throttle ?? null;
   if (!throttles || (own === null && shared === null)) return null;
+  const ownBucket = `route:${route.id}`;
+  const sharedBucket = `api:${api.id}`;
   return {
     async check() {
-      if (own !== null) await throttles.admit(`route:${route.id}`, own, 'route');
-      if (shared !== null) await throttles.admit(`api:${api.id}`, shared, 'API');
+      if (own !== null) await throttles.admit(ownBucket, own, 'route');
+      if (shared !== null) await throttles.admit(sharedBucket, shared, 'API');
     },
   };
 }
