@@ -16,7 +16,7 @@ import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
-import { routePolicyBody } from './throttle.js';
+import { routePolicyBody } from './route-policy.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 
 import { API_POLICY_DEFAULTS } from '../types.js';
@@ -216,9 +216,6 @@ function routesFor(desired: Project['apis'][number], existing: RemoteApi | undef
     method: r.method,
     path: r.path,
     function: r.function,
-    ...(r.request !== undefined ? { request: r.request } : {}),
-    ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
-    ...(r.authorization_scopes !== undefined ? { authorizationScopes: r.authorization_scopes } : {}),
     ...routePolicyBody(r),
   }));
   if (existing) {

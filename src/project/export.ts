@@ -18,7 +18,8 @@ import type { ProjectApi, RemoteWebhook } from './api.js';
 import { corsToFile } from './cors.js';
 import { authorizersToFile } from './authorizers.js';
 import type { Authorizer } from '../types.js';
-import { routePolicyToFile, throttleToFile } from './throttle.js';
+import { routePolicyToFile } from './route-policy.js';
+import { throttleToFile } from './throttle.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
@@ -127,9 +128,6 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
         method: r.method,
         path: r.path,
         function: r.function,
-        ...(r.authorizer !== undefined ? { authorizer: r.authorizer } : {}),
-        ...(r.authorizationScopes !== undefined ? { authorization_scopes: r.authorizationScopes } : {}),
-        ...(r.request ? { request: r.request } : {}),
         ...routePolicyToFile(r),
       })),
       ...(a.throttle != null ? { throttle: throttleToFile(a.throttle) } : {}),

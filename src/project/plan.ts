@@ -20,7 +20,7 @@ import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
-import { routePolicyChanges } from './throttle.js';
+import { routePolicyChanges } from './route-policy.js';
 import {
   ProjectError,
   type Project,
@@ -325,9 +325,6 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
     else {
       const changed: string[] = [];
       if (cur.function !== r.function) changed.push('function');
-      if (canonical(r.request ?? null) !== canonical(cur.request ?? null)) changed.push('request');
-      if ((cur.authorizer ?? null) !== (r.authorizer ?? null)) changed.push('authorizer');
-      if (canonical(cur.authorizationScopes ?? []) !== canonical(r.authorization_scopes ?? [])) changed.push('authorization_scopes');
       changed.push(...routePolicyChanges(r, cur));
       if (changed.length > 0) out.push(routeChange('update', r, changed));
     }
