@@ -15,6 +15,13 @@ describe('jsonTextTooDeep', () => {
     expect(jsonTextTooDeep(text)).toBe(false);
   });
 
+  it('counts objects and arrays together: neither kind alone is over the bound', () => {
+    const half = MAX_JSON_DEPTH / 2 + 1;
+    const mixed = '{"a":['.repeat(half) + ']}'.repeat(half);
+    expect(jsonTextTooDeep(mixed)).toBe(true);
+    expect(jsonTextTooDeep('{"a":['.repeat(MAX_JSON_DEPTH / 2) + ']}'.repeat(MAX_JSON_DEPTH / 2))).toBe(false);
+  });
+
   it('counts depth, not the number of brackets', () => {
     expect(jsonTextTooDeep('[' + '[],'.repeat(10_000) + '[]]')).toBe(false);
   });
