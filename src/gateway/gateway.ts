@@ -237,8 +237,11 @@ export class Gateway {
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
-    const grant: PolicyGrant | null =
-      guards === undefined ? null : await this.guarded(guards, { req, route: match.route, resource: match.resource, match });
+    let grant: PolicyGrant | null = null;
+    if (guards !== undefined) {
+      const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
+      grant = checked instanceof Promise ? await checked : checked;
+    }
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
     let response: GatewayResponse;
@@ -307,16 +310,25 @@ export class Gateway {
     return response;
   }
 
-  /** Runs a route's checks; a refusal is counted by reason before it is answered. */
-  private async guarded(guards: RouteGuard[], ctx: PolicyRequest): Promise<PolicyGrant> {
+  /** Runs a route's checks (synchronously when none has to wait); a refusal is counted by reason before it is answered. */
+  private guarded(guards: RouteGuard[], ctx: PolicyRequest): PolicyGrant | Promise<PolicyGrant> {
+    let checked: PolicyGrant | Promise<PolicyGrant>;
     try {
-      return await runGuards(guards, ctx);
+      checked = runGuards(guards, ctx);
     } catch (err) {
-      if (err instanceof PolicyRefusalError) {
-        this.metrics.refusals.inc({ api: ctx.req.apiId, route: `${ctx.route.method} ${ctx.resource}`, reason: err.reason });
-      }
-      throw err;
+      throw this.counted(err, ctx);
     }
+    if (!(checked instanceof Promise)) return checked;
+    return checked.catch((err: unknown) => {
+      throw this.counted(err, ctx);
+    });
+  }
+
+  private counted(err: unknown, ctx: PolicyRequest): unknown {
+    if (err instanceof PolicyRefusalError) {
+      this.metrics.refusals.inc({ api: ctx.req.apiId, route: `${ctx.route.method} ${ctx.resource}`, reason: err.reason });
+    }
+    return err;
   }
 
   private okCounter(name: string): OkSeries {

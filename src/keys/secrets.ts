@@ -5,7 +5,7 @@
  * find a key by its hash in one indexed read. The first characters are kept
  * in clear (`prefix`) so a person can tell keys apart in lists and logs.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'sy_';
 /** `sy_` and the first 5 random characters: 30 bits, never enough to find the key by. */
@@ -17,5 +17,5 @@ export function newSecret(): { secret: string; prefix: string; hash: string } {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }

@@ -209,6 +209,9 @@ describe('a TOKEN authorizer (payload 1.0)', () => {
     expect((await call('/v1/pets', { authorization: 'allow' })).status).toBe(200);
     const other = await call('/v1/other', { authorization: 'allow' });
     expect(other.status, other.text).toBe(403);
+    // Each ARN's verdict holds on the next requests with the same kept answer, in either order.
+    expect((await call('/v1/pets', { authorization: 'allow' })).status).toBe(200);
+    expect((await call('/v1/other', { authorization: 'allow' })).status).toBe(403);
     // `allow-all` says <api>/* : every route.
     expect((await call('/v1/other', { authorization: 'allow-all' })).status).toBe(200);
     expect((await call('/v1/pets', { authorization: 'allow-all' })).status).toBe(200);

@@ -35,9 +35,15 @@ const MAX_ENTRIES = 10_000;
 
 type Found = { key: ApiKey; plan: UsagePlan | null } | null;
 
+/** A directory entry: the read under way, and once it answered, what it found (read at once from then on). */
+interface Entry {
+  read: Promise<Found>;
+  found?: Found;
+}
+
 /** This process's keys by secret hash, emptied by every `keys` change. */
 export class KeyDirectory {
-  private readonly entries = new Map<string, Promise<Found>>();
+  private readonly entries = new Map<string, Entry>();
   private generation = 0;
 
   constructor(private readonly deps: { store: Pick<ApiKeysPart, 'apiKeyByHash'>; changes: ChangeBus }) {
@@ -46,22 +52,25 @@ export class KeyDirectory {
     });
   }
 
-  lookup(secret: string): Promise<Found> {
+  /** The key and its plan: at once when this process has read it since the last change, else a promise. */
+  lookup(secret: string): Found | Promise<Found> {
     const hash = hashSecret(secret);
     const known = this.entries.get(hash);
-    if (known) return known;
+    if (known !== undefined) return known.found !== undefined ? known.found : known.read;
     const generation = this.generation;
-    const found = this.deps.store.apiKeyByHash(hash);
+    const read = this.deps.store.apiKeyByHash(hash);
+    const entry: Entry = { read };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(hash, found);
+    this.entries.set(hash, entry);
     // A read that fails, or that a change overtook, is not kept.
-    found.then(
-      () => {
+    read.then(
+      (found) => {
         if (this.generation !== generation) this.entries.delete(hash);
+        else entry.found = found;
       },
       () => this.entries.delete(hash),
     );
-    return found;
+    return read;
   }
 
   private clear(): void {
@@ -108,29 +117,62 @@ export function compileApiKey(
   api: Api,
   route: Route,
   deps: ApiKeyDeps | undefined,
-): { check(request: { req: RequestFacts }, grant: { apiKeyId?: string; apiKey?: string }): Promise<void> } | null {
+): { check(request: { req: RequestFacts }, grant: { apiKeyId?: string; apiKey?: string }): void | Promise<void> } | null {
   if (route.apiKeyRequired !== true || deps === undefined) return null;
   const { directory, throttles, limits, uses, clock } = deps;
-  return {
-    async check({ req }, grant) {
-      const secret = headerOf(req.rawHeaders, 'x-api-key');
-      if (secret === null || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) throw forbidden();
-      const found = await directory.lookup(secret);
-      if (found === null || !found.key.enabled || found.plan === null || !found.plan.apiIds.includes(api.id)) throw forbidden();
-      const { key, plan } = found;
-      if (plan.throttle !== null) await throttles.admit(`key:${key.id}`, plan.throttle, 'API key');
-      const now = clock.now();
-      const day = new Date(now).toISOString().slice(0, 10);
-      if (plan.quota === null) uses.add(key.id, day);
-      else {
-        const window = quotaWindow(plan.quota, now);
-        if (!(await limits.countKeyUse(key.id, day, window))) {
-          const seconds = Math.max(1, Math.ceil((window.endsAt - now) / 1000));
-          throw new PolicyRefusalError('quota_exceeded', "The API key's quota for the period is spent", undefined, { 'Retry-After': String(seconds) });
-        }
+  const days = new UtcDay();
+
+  /** The plan's quota, then the grant: the part after the key is known and its throttle passed. */
+  function count(key: ApiKey, plan: UsagePlan, secret: string, grant: { apiKeyId?: string; apiKey?: string }): void | Promise<void> {
+    const now = clock.now();
+    const day = days.of(now);
+    if (plan.quota === null) {
+      uses.add(key.id, day);
+      grant.apiKeyId = key.id;
+      grant.apiKey = secret;
+      return;
+    }
+    const window = quotaWindow(plan.quota, now);
+    return limits.countKeyUse(key.id, day, window).then((counted) => {
+      if (!counted) {
+        const seconds = Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+        throw new PolicyRefusalError('quota_exceeded', "The API key's quota for the period is spent", undefined, { 'Retry-After': String(seconds) });
       }
       grant.apiKeyId = key.id;
       grant.apiKey = secret;
+    });
+  }
+
+  function admit(found: Found, secret: string, grant: { apiKeyId?: string; apiKey?: string }): void | Promise<void> {
+    if (found === null || !found.key.enabled || found.plan === null || !found.plan.apiIds.includes(api.id)) throw forbidden();
+    const { key, plan } = found;
+    const throttled = plan.throttle === null ? undefined : throttles.admit(`key:${key.id}`, plan.throttle, 'API key');
+    return throttled === undefined ? count(key, plan, secret, grant) : throttled.then(() => count(key, plan, secret, grant));
+  }
+
+  return {
+    // Without a promise while the key is known to this process, its throttle has tokens here and its plan has no quota.
+    check({ req }, grant) {
+      const secret = headerOf(req.rawHeaders, 'x-api-key');
+      if (secret === null || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) throw forbidden();
+      const found = directory.lookup(secret);
+      return found instanceof Promise ? found.then((f) => admit(f, secret, grant)) : admit(found, secret, grant);
     },
   };
+}
+
+/** The UTC day (YYYY-MM-DD) of a time, made once per day rather than per request. */
+class UtcDay {
+  private text = '';
+  private from = 0;
+  private until = 0;
+
+  of(now: number): string {
+    if (now < this.from || now >= this.until) {
+      this.from = now - (now % DAY_MS);
+      this.until = this.from + DAY_MS;
+      this.text = new Date(this.from).toISOString().slice(0, 10);
+    }
+    return this.text;
+  }
 }

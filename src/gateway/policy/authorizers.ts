@@ -14,9 +14,9 @@ import { NO_AUTHORIZER, type Api, type Authorizer, type Route } from '../../type
 import { parseQuery, type RequestFacts } from '../event.js';
 import { parseIdentitySource, type IdentitySource } from './authorizer-config.js';
 import { BoundedMap } from './bounded-map.js';
-import type { GuardCompiler, PolicyDeps, RouteGuard } from './guard-types.js';
+import type { AuthorizerGrant, GuardCompiler, PolicyDeps, PolicyGrant, RouteGuard } from './guard-types.js';
 import { FunctionAuthorizerCheck } from './function-authorizer.js';
-import { JwtCheck } from './jwt.js';
+import { JwtCheck, type JwtResult } from './jwt.js';
 
 /** The value of an identity source in a request; undefined when the request has none. */
 export function identityValue(source: IdentitySource, req: RequestFacts): string | undefined {
@@ -97,19 +97,28 @@ export const compileAuthorizer: GuardCompiler = (api: Api, route: Route, deps: P
     if (source === null) return refuseAll(`authorizer '${name}' reads an identity source this gateway cannot read`);
     const check = checksFor(deps).checkFor(api, config) as JwtCheck;
     const scopes = route.authorizationScopes;
+    const admit = (grant: PolicyGrant, { claims, scopes: tokenScopes }: JwtResult): void => {
+      grant.authorizer = { kind: 'jwt', claims: claims as Record<string, unknown>, scopes: tokenScopes };
+    };
     return {
-      async check(request, grant) {
-        const { claims, scopes: tokenScopes } = await check.verify(identityValue(source, request.req), scopes);
-        grant.authorizer = { kind: 'jwt', claims: claims as Record<string, unknown>, scopes: tokenScopes };
+      // Without a promise for a token this process verified before (jwt.ts).
+      check(request, grant) {
+        const verified = check.verify(identityValue(source, request.req), scopes);
+        return verified instanceof Promise ? verified.then((result) => admit(grant, result)) : admit(grant, verified);
       },
     };
   }
   const sources = config.identitySources.map(parseIdentitySource);
   if (sources.includes(null)) return refuseAll(`authorizer '${name}' reads an identity source this gateway cannot read`);
   const check = checksFor(deps).checkFor(api, config) as FunctionAuthorizerCheck;
+  const admit = (grant: PolicyGrant, authorizer: AuthorizerGrant): void => {
+    grant.authorizer = authorizer;
+  };
   return {
-    async check(request, grant) {
-      grant.authorizer = await check.check(request, (source) => identityValue(source, request.req));
+    // Without a promise for an identity whose answer is kept (function-authorizer.ts).
+    check(request, grant) {
+      const granted = check.check(request, (source) => identityValue(source, request.req));
+      return granted instanceof Promise ? granted.then((result) => admit(grant, result)) : admit(grant, granted);
     },
   };
 };

@@ -41,7 +41,16 @@ interface Answer {
 interface Cached {
   answer: Answer;
   expires: number;
+  /**
+   * The policy's verdict per ARN judged so far: judging is a pure function of
+   * the statements and the ARN, and the same caller mostly calls the same
+   * routes, so a kept answer is judged once per ARN, not once per request.
+   */
+  verdicts: Map<string, boolean>;
 }
+
+/** ARNs whose verdict one kept answer remembers; past it, it starts over. */
+const MAX_VERDICTS = 64;
 
 export type FunctionAuthorizerDeps = Required<Pick<PolicyDeps, 'runtime' | 'functions' | 'logSink'>> & { clock: Clock };
 
@@ -65,7 +74,8 @@ export class FunctionAuthorizerCheck {
     this.ttlMs = config.resultTtlSeconds * 1000;
   }
 
-  async check(request: PolicyRequest, identityValue: (source: IdentitySource) => string | undefined): Promise<AuthorizerGrant> {
+  /** The grant, or throws the refusal; at once (no promise) for an identity whose answer is kept. */
+  check(request: PolicyRequest, identityValue: (source: IdentitySource) => string | undefined): AuthorizerGrant | Promise<AuthorizerGrant> {
     const values: string[] = [];
     for (const source of this.sources) {
       const value = identityValue(source);
@@ -74,26 +84,18 @@ export class FunctionAuthorizerCheck {
     }
     const { req } = request;
     const arn = methodArn(req.apiId, req.method, req.path === '' ? '/' : req.path);
-    const key = values.join('\u0000');
+    const key = values.length === 1 ? values[0]! : values.join('\u0000');
     const now = this.deps.clock.now();
-    let answer: Answer;
-    let latencyMs = 0;
     const hit = this.ttlMs > 0 ? this.cache.get(key) : undefined;
-    if (hit !== undefined && hit.expires > now) {
-      answer = hit.answer;
-    } else {
-      const started = performance.now();
-      answer = await this.run(request, arn, values);
-      latencyMs = Math.round(performance.now() - started);
-      if (this.ttlMs > 0) this.remember(key, answer, now);
-    }
-    const allowed = answer.statements === null ? answer.isAuthorized : judgePolicy(answer.statements, arn) === 'allow';
-    if (!allowed) throw new PolicyRefusalError('forbidden', 'Forbidden');
-    return { kind: 'function', principalId: answer.principalId, context: answer.context, latencyMs };
-  }
-
-  private remember(key: string, answer: Answer, now: number): void {
-    this.cache.set(key, { answer, expires: now + this.ttlMs });
+    if (hit !== undefined && hit.expires > now) return grantOf(hit.answer, allowedBy(hit, arn), 0);
+    const started = performance.now();
+    return this.run(request, arn, values).then((answer) => {
+      const latencyMs = Math.round(performance.now() - started);
+      if (this.ttlMs === 0) return grantOf(answer, judged(answer, arn), latencyMs);
+      const kept: Cached = { answer, expires: now + this.ttlMs, verdicts: new Map() };
+      this.cache.set(key, kept);
+      return grantOf(answer, allowedBy(kept, arn), latencyMs);
+    });
   }
 
   private async run(request: PolicyRequest, arn: string, values: string[]): Promise<Answer> {
@@ -142,6 +144,27 @@ export class FunctionAuthorizerCheck {
     if (statements === null) return null;
     return { principalId, statements, isAuthorized: false, context };
   }
+}
+
+/** Whether an answer admits a request for `arn`: a simple answer's verdict, or its policy judged for the ARN. */
+function judged(answer: Answer, arn: string): boolean {
+  return answer.statements === null ? answer.isAuthorized : judgePolicy(answer.statements, arn) === 'allow';
+}
+
+/** judged() of a kept answer, remembered per ARN. */
+function allowedBy(kept: Cached, arn: string): boolean {
+  let allowed = kept.verdicts.get(arn);
+  if (allowed === undefined) {
+    allowed = judged(kept.answer, arn);
+    if (kept.verdicts.size >= MAX_VERDICTS) kept.verdicts.clear();
+    kept.verdicts.set(arn, allowed);
+  }
+  return allowed;
+}
+
+function grantOf(answer: Answer, allowed: boolean, latencyMs: number): AuthorizerGrant {
+  if (!allowed) throw new PolicyRefusalError('forbidden', 'Forbidden');
+  return { kind: 'function', principalId: answer.principalId, context: answer.context, latencyMs };
 }
 
 /** `context` may hold strings, numbers and booleans only (API Gateway refuses others). */

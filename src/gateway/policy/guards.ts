@@ -40,9 +40,23 @@ export function compileGuards(api: Api, route: Route, deps: PolicyDeps): RouteGu
   return guards;
 }
 
-/** Runs a route's checks in order; the first refusal throws. */
-export async function runGuards(guards: readonly RouteGuard[], request: PolicyRequest): Promise<PolicyGrant> {
+/**
+ * Runs a route's checks in order; the first refusal throws. While every check
+ * answers at once (a cached key, a remembered token, tokens in hand: nearly
+ * every request) this is synchronous, so a guarded request waits on no
+ * promise; from the first check that has to wait, the rest run after it.
+ */
+export function runGuards(guards: readonly RouteGuard[], request: PolicyRequest): PolicyGrant | Promise<PolicyGrant> {
   const grant: PolicyGrant = {};
-  for (const guard of guards) await guard.check(request, grant);
+  for (let i = 0; i < guards.length; i++) {
+    const pending = guards[i]!.check(request, grant);
+    if (pending !== undefined) return runRest(pending as Promise<void>, guards, i + 1, request, grant);
+  }
+  return grant;
+}
+
+async function runRest(pending: Promise<void>, guards: readonly RouteGuard[], from: number, request: PolicyRequest, grant: PolicyGrant): Promise<PolicyGrant> {
+  await pending;
+  for (let i = from; i < guards.length; i++) await guards[i]!.check(request, grant);
   return grant;
 }

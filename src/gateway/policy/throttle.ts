@@ -47,6 +47,10 @@ function retryAfter(ms: number): Record<string, string> {
   return { 'Retry-After': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
+function refuseAfter(waitMs: number, what: string): void {
+  if (waitMs > 0) throw new PolicyRefusalError('throttled', `Too many requests for this ${what}: retry after Retry-After seconds`, undefined, retryAfter(waitMs));
+}
+
 /** A shared bucket as one process sees it: the tokens it holds and the take under way. */
 class LeasedBucket {
   private held = 0;
@@ -59,8 +63,19 @@ class LeasedBucket {
     private readonly deps: { limits: LimitsPart; clock: Clock },
   ) {}
 
-  /** 0 when a token was spent; else the milliseconds until one is back. */
-  async spend(): Promise<number> {
+  /**
+   * 0 when a token was spent; else the milliseconds until one is back. At once
+   * (no promise) while this process holds a token, as for nearly every request.
+   */
+  spend(): number | Promise<number> {
+    if (this.held > 0 && this.deps.clock.now() < this.heldUntil) {
+      this.held--;
+      return 0;
+    }
+    return this.spendAfterTake();
+  }
+
+  private async spendAfterTake(): Promise<number> {
     // Bounded: each pass either spends, is refused, or waited on a take that gave its tokens to others.
     for (let pass = 0; pass < 8; pass++) {
       if (this.held > 0 && this.deps.clock.now() < this.heldUntil) {
@@ -106,10 +121,15 @@ export class Throttles {
 
   constructor(private readonly deps: { limits: LimitsPart; clock: Clock }) {}
 
-  /** Spends one token of the named bucket or refuses with 429 and Retry-After. */
-  async admit(name: string, throttle: ThrottleConfig, what: string): Promise<void> {
-    const waitMs = await this.bucket(name, throttle).spend();
-    if (waitMs > 0) throw new PolicyRefusalError('throttled', `Too many requests for this ${what}: retry after Retry-After seconds`, undefined, retryAfter(waitMs));
+  /**
+   * Spends one token of the named bucket or refuses with 429 and Retry-After:
+   * at once (undefined, or the refusal thrown) when this process holds a token,
+   * else a promise.
+   */
+  admit(name: string, throttle: ThrottleConfig, what: string): void | Promise<void> {
+    const spent = this.bucket(name, throttle).spend();
+    if (typeof spent === 'number') return refuseAfter(spent, what);
+    return spent.then((waitMs) => refuseAfter(waitMs, what));
   }
 
   private bucket(name: string, throttle: ThrottleConfig): LeasedBucket {
@@ -124,16 +144,17 @@ export class Throttles {
 }
 
 /** The route's and the API's throttles, checked in that order; null when neither is set (or nothing enforces them). */
-export function compileThrottle(api: Api, route: Route, throttles: Throttles | undefined): { check(): Promise<void> } | null {
+export function compileThrottle(api: Api, route: Route, throttles: Throttles | undefined): { check(): void | Promise<void> } | null {
   const own = route.throttle ?? null;
   const shared = api.throttle ?? null;
   if (!throttles || (own === null && shared === null)) return null;
   const ownBucket = `route:${route.id}`;
   const sharedBucket = `api:${api.id}`;
+  const admitShared = (): void | Promise<void> => (shared === null ? undefined : throttles.admit(sharedBucket, shared, 'API'));
   return {
-    async check() {
-      if (own !== null) await throttles.admit(ownBucket, own, 'route');
-      if (shared !== null) await throttles.admit(sharedBucket, shared, 'API');
+    check() {
+      const first = own === null ? undefined : throttles.admit(ownBucket, own, 'route');
+      return first === undefined ? admitShared() : first.then(admitShared);
     },
   };
 }
