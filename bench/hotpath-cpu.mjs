@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startHelloGateway } from './hello-gateway.mjs';
+import { childrenOf, cpuUs } from './proc-cpu.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: opt } = parseArgs({
@@ -39,26 +40,9 @@ const CLI = opt.cli ? path.resolve(opt.cli) : path.join(ROOT, 'dist', 'cli.js');
 const DURATION = Number(opt.duration);
 const CONNECTIONS = Number(opt.connections);
 const ROUNDS = Number(opt.rounds);
-const TICK_US = 1e6 / 100; // USER_HZ
 /** The timed load's [start, end] in µs of the monotonic clock the profiles use. */
 let window = [0, Infinity];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** utime + stime of one process, in µs. */
-function cpuUs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_US;
-}
-
-function childrenOf(pid) {
-  const out = [];
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    const text = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
-    if (text) out.push(...text.split(' ').map(Number));
-  }
-  return out;
-}
 
 async function load(url, pids, perfFile) {
   const common = { url, connections: CONNECTIONS, pipelining: 1 };

@@ -7,6 +7,7 @@
 import autocannon from 'autocannon';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import http from 'node:http';
+import { cpuUs } from './proc-cpu.mjs';
 import { parseArgs } from 'node:util';
 
 /**
@@ -30,10 +31,16 @@ export function readOptions(defaults, extra = {}) {
 /** A limit far above what one machine sends: nothing is ever refused, so a row measures the check, not refusals. */
 export const HIGH = { rateLimit: 1_000_000, burstLimit: 1_000_000 };
 
-/** One row for `duration` s: mean req/s, p50/p99 in ms, and how many answers were not 2xx or failed. */
-export async function measure({ url, method = 'GET', body, headers = {} }, { connections, duration }) {
+/**
+ * One row for `duration` s: mean req/s, p50/p99 in ms, and how many answers
+ * were not 2xx or failed; with `pids`, also `cpu`: the CPU those processes
+ * spent per request (µs, /proc), the steadier figure on a shared machine.
+ */
+export async function measure({ url, method = 'GET', body, headers = {} }, { connections, duration }, pids = null) {
+  const before = pids?.map(cpuUs);
   const r = await autocannon({ url, method, body, headers, connections, pipelining: 1, duration });
-  return { rps: r.requests.mean, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors };
+  const cpu = pids === null ? null : pids.reduce((sum, pid, i) => sum + cpuUs(pid) - before[i], 0) / r.requests.total;
+  return { rps: r.requests.mean, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors, cpu };
 }
 
 /** 50 requests per row before any measurement (isolates, compiled checks, the JWKS and authorizer caches); any non-200 stops the run. */
@@ -51,7 +58,7 @@ export async function warm(rows) {
 export function meanOf(name, results) {
   if (results.some((r) => r.bad > 0)) throw new Error(`${name}: non-2xx answers or errors`);
   const mean = (k) => results.reduce((s, r) => s + r[k], 0) / results.length;
-  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99') };
+  return { rps: mean('rps'), p50: mean('p50'), p99: mean('p99'), cpu: results[0].cpu === null ? null : mean('cpu') };
 }
 
 /** The issuer and audience the token carries and a JWT authorizer of the benchmarks checks. */
