@@ -4,43 +4,14 @@
  * node on the database. Past a bucket the request is refused with 429 and
  * `Retry-After` (whole seconds until a token is back, at least 1).
  *
- * Why leases. The bucket's state lives in the store (rate_buckets: one atomic
- * upsert refills it and takes tokens, ../../store/sqlite/limits.ts), so no
- * process can admit a token another one took. A round trip per request would
- * be the simplest correct design; instead each process takes tokens in small
- * batches and spends them locally (a lease), which removes most round trips
- * on busy buckets. The bounds, for P processes in the cluster:
- * - A batch is at most 1 % of a second's rate (and of a quarter of the burst),
- *   at least 1: buckets below 100 requests per second take one token per
- *   request, exactly as a round trip per request would.
- * - Tokens are taken from the shared bucket before they are spent, so over any
- *   window the requests admitted are at most the tokens the bucket gave in it
- *   plus what the processes held when it opened: at most P batches, i.e.
- *   P x 0.01 s of rate. Over 10 s that is P x 0.1 % above burst + 10 x rate:
- *   the 2 % bound holds up to 20 processes in the cluster.
- * - A lease unspent after LEASE_MS is dropped (never returned): its tokens are
- *   lost, so the error of leasing is to admit slightly fewer, never more.
- * - One take at a time per bucket and process: concurrent requests that find
- *   the lease empty wait for that take rather than each taking a batch.
- * Time is the service's clock (the database's on PostgreSQL), so buckets
- * refill alike on every node; in tests a manual clock moves them.
+ * The buckets are the store's, spent through leases (src/limits/leased-buckets.ts
+ * says how, and the bound on what the processes of a cluster admit together).
  */
 import type { Clock } from '../../clock.js';
 import { PolicyRefusalError } from '../../errors.js';
-import type { LimitsPart, TokenTake } from '../../store/store.js';
+import { LeasedBuckets } from '../../limits/leased-buckets.js';
+import type { LimitsPart } from '../../store/store.js';
 import type { Api, Route, ThrottleConfig } from '../../types.js';
-
-/** How long a process may keep tokens it took and has not spent. */
-export const LEASE_MS = 1000;
-/** Local views of buckets kept per process. */
-const MAX_BUCKETS = 10_000;
-/** A batch is at most this share of a second's rate. */
-const BATCH_SECONDS = 0.01;
-
-/** The tokens one process takes from a bucket at a time. */
-export function batchOf(throttle: ThrottleConfig): number {
-  return Math.max(1, Math.min(Math.floor(throttle.rateLimit * BATCH_SECONDS), Math.floor(throttle.burstLimit / 4)));
-}
 
 /** The answer's Retry-After: whole seconds, at least 1. */
 function retryAfter(ms: number): Record<string, string> {
@@ -51,95 +22,23 @@ function refuseAfter(waitMs: number, what: string): void {
   if (waitMs > 0) throw new PolicyRefusalError('throttled', `Too many requests for this ${what}: retry after Retry-After seconds`, undefined, retryAfter(waitMs));
 }
 
-/** A shared bucket as one process sees it: the tokens it holds and the take under way. */
-class LeasedBucket {
-  private held = 0;
-  private heldUntil = 0;
-  private taking: Promise<TokenTake> | null = null;
-
-  constructor(
-    private readonly name: string,
-    private readonly throttle: ThrottleConfig,
-    private readonly deps: { limits: LimitsPart; clock: Clock },
-  ) {}
-
-  /**
-   * 0 when a token was spent; else the milliseconds until one is back. At once
-   * (no promise) while this process holds a token, as for nearly every request.
-   */
-  spend(): number | Promise<number> {
-    if (this.held > 0 && this.deps.clock.now() < this.heldUntil) {
-      this.held--;
-      return 0;
-    }
-    return this.spendAfterTake();
-  }
-
-  private async spendAfterTake(): Promise<number> {
-    // Bounded: each pass either spends, is refused, or waited on a take that gave its tokens to others.
-    for (let pass = 0; pass < 8; pass++) {
-      if (this.held > 0 && this.deps.clock.now() < this.heldUntil) {
-        this.held--;
-        return 0;
-      }
-      const taking = this.taking ?? this.take();
-      const took = await taking;
-      if (took.taken === 0) return took.retryAfterMs;
-    }
-    // Others kept spending the batches this request waited for: it takes one token for itself.
-    const own = await this.deps.limits.takeTokens(this.name, this.throttle, 1, this.deps.clock.now());
-    return own.taken > 0 ? 0 : own.retryAfterMs;
-  }
-
-  private take(): Promise<TokenTake> {
-    const now = this.deps.clock.now();
-    const taking = this.deps.limits.takeTokens(this.name, this.throttle, batchOf(this.throttle), now).then(
-      (took) => {
-        this.taking = null;
-        // Whatever was still held is dropped: a process holds at most one batch (the bound above).
-        this.held = took.taken;
-        this.heldUntil = now + LEASE_MS;
-        return took;
-      },
-      (err: unknown) => {
-        this.taking = null;
-        throw err;
-      },
-    );
-    this.taking = taking;
-    return taking;
-  }
-}
-
-/**
- * This process's view of the shared buckets, by name (`api:<id>`, `route:<id>`,
- * `key:<id>`). A bucket whose settings change starts a new local view; the
- * shared state (tokens) carries over.
- */
+/** The gateway's throttles: a token of the named shared bucket per request, or a 429 with Retry-After. */
 export class Throttles {
-  private readonly buckets = new Map<string, { throttle: ThrottleConfig; bucket: LeasedBucket }>();
+  private readonly buckets: LeasedBuckets;
 
-  constructor(private readonly deps: { limits: LimitsPart; clock: Clock }) {}
+  constructor(deps: { limits: LimitsPart; clock: Clock }) {
+    this.buckets = new LeasedBuckets(deps);
+  }
 
   /**
-   * Spends one token of the named bucket or refuses with 429 and Retry-After:
-   * at once (undefined, or the refusal thrown) when this process holds a token,
-   * else a promise.
+   * Spends one token of the named bucket (`api:<id>`, `route:<id>`, `key:<id>`)
+   * or refuses with 429 and Retry-After: at once (undefined, or the refusal
+   * thrown) when this process holds a token, else a promise.
    */
   admit(name: string, throttle: ThrottleConfig, what: string): void | Promise<void> {
-    const spent = this.bucket(name, throttle).spend();
+    const spent = this.buckets.spend(name, throttle);
     if (typeof spent === 'number') return refuseAfter(spent, what);
     return spent.then((waitMs) => refuseAfter(waitMs, what));
-  }
-
-  private bucket(name: string, throttle: ThrottleConfig): LeasedBucket {
-    const known = this.buckets.get(name);
-    if (known && known.throttle.rateLimit === throttle.rateLimit && known.throttle.burstLimit === throttle.burstLimit) return known.bucket;
-    const bucket = new LeasedBucket(name, throttle, this.deps);
-    // Bounded (a bucket per API key): starting over only drops the tokens the views held.
-    if (this.buckets.size >= MAX_BUCKETS) this.buckets.clear();
-    this.buckets.set(name, { throttle, bucket });
-    return bucket;
   }
 }
 
