@@ -65,6 +65,8 @@ export interface Config {
   logRetention: number;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
+  /** Held deliveries a webhook keeps at most; past it the oldest are discarded (counted). */
+  maxHeld: number;
   /**
    * `SWITCHYARD_TEST_HOOKS=1`: a hand-moved clock (`PUT /api/_test/clock`) for
    * schedule tests. Never for production.
@@ -245,7 +247,13 @@ export const OPTIONS: readonly ConfigOption[] = [
     env: 'SWITCHYARD_DELIVERY_RETENTION_DAYS',
     flag: '--delivery-retention-days',
     default: '30',
-    help: 'Finished webhook deliveries older than this are pruned.',
+    help: 'Finished and held webhook deliveries older than this are pruned.',
+  },
+  {
+    env: 'SWITCHYARD_MAX_HELD',
+    flag: '--max-held',
+    default: '1000000',
+    help: 'Held deliveries one webhook keeps at most (while disabled, paused or its breaker is open); past it the oldest are discarded.',
   },
   {
     env: 'SWITCHYARD_MAX_FUNCTIONS',
@@ -549,6 +557,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
+    maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
   });
 }

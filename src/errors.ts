@@ -41,9 +41,11 @@ export const ERRORS = {
   delivery_not_found: { status: 404, message: 'No delivery has that id' },
   api_key_not_found: { status: 404, message: 'No API key has that id' },
   usage_plan_not_found: { status: 404, message: 'No usage plan has that id' },
+  recovery_not_found: { status: 404, message: 'No recovery job has that id' },
   delivery_pending: { status: 409, message: 'The delivery is still pending' },
   delivery_busy: { status: 409, message: 'The delivery is being attempted right now' },
   invocation_not_failed: { status: 409, message: 'Only a failed invocation can be retried' },
+  recovery_finished: { status: 409, message: 'The recovery job is no longer running' },
   api_in_use: { status: 409, message: 'Webhooks use the API as their mock endpoint' },
   usage_plan_in_use: { status: 409, message: 'API keys are on the usage plan' },
   function_exists: { status: 409, message: 'A function of that name exists' },
@@ -272,6 +274,7 @@ export const usagePlanNotFound = (id: string) => new NotFoundError('usage_plan_n
 export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
 export const deliveryNotFound = (id: string, gone = false) =>
   new NotFoundError('delivery_not_found', `Delivery '${id}' ${gone ? 'no longer exists' : 'does not exist'}`);
+export const recoveryNotFound = (id: string) => new NotFoundError('recovery_not_found', `Recovery '${id}' does not exist`);
 export const invocationNotFound = (name: string, id: string) =>
   new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
 

@@ -199,6 +199,10 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
     /** Per webhook measured so far: its current limit of attempts in flight on this node. */
     limits: (): Iterable<readonly [string, number]> => [],
     pending: [] as Array<readonly [string, number]>,
+    /** Held deliveries per webhook, the largest counts (refreshed by src/webhooks/health/monitor.ts). */
+    held: [] as Array<readonly [string, number]>,
+    /** Webhooks whose breaker is not closed: 1 open, 2 half open (refreshed the same way). */
+    breakers: [] as Array<readonly [string, number]>,
   };
   // GET /metrics: scrapes share one collection, at most one a second, at most MAX_WAITING_SCRAPES waiting (shared-collection.ts).
   const local: SharedCollection<string> = new SharedCollection({
@@ -267,6 +271,31 @@ export function createMetrics(clockOffsetMs: () => number = () => 0) {
         'webhook',
         () => webhookLoad.pending,
       ),
+    ),
+    webhookHeld: registry.register(
+      new LabeledGauge(
+        'switchyard_webhook_held_deliveries',
+        'Held deliveries per webhook id (not attempted while the webhook is disabled, paused or its breaker open), the 200 largest counts (refreshed every 5 s; webhooks with none are not listed)',
+        'webhook',
+        () => webhookLoad.held,
+      ),
+    ),
+    webhookBreakers: registry.register(
+      new LabeledGauge(
+        'switchyard_webhook_breaker_state',
+        "Webhooks whose circuit breaker is not closed: 1 open, 2 half open (a probe in flight); closed ones are not listed (refreshed every 5 s)",
+        'webhook',
+        () => webhookLoad.breakers,
+      ),
+    ),
+    webhookHealthEvents: registry.register(
+      new Counter('switchyard_webhook_health_events_total', 'Webhooks paused, resumed and disabled (as their operational events), and probes that failed', ['event']),
+    ),
+    webhookHeldDiscarded: registry.register(
+      new Counter('switchyard_webhook_held_discarded_total', 'Held deliveries discarded: by the held bound (oldest first) or by an operator', ['reason']),
+    ),
+    webhookDeferred: registry.register(
+      new Counter('switchyard_webhook_deferred_total', "Claimed deliveries put back unsent: a webhook's rate limit had no token, or its target's Retry-After had not passed", ['reason']),
     ),
     schedulerLag: registry.register(
       new Histogram('switchyard_scheduler_lateness_seconds', 'How late a cron slot was claimed after its time'),

@@ -49,6 +49,7 @@ import type { Store } from './store/store.js';
 import { createStats } from './stats/index.js';
 import { InvocationHub } from './streams/invocations.js';
 import { EventBus } from './webhooks/events.js';
+import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
 
@@ -148,11 +149,14 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
     clock,
   });
+  // The engine asks it before each attempt: held webhooks, breakers, rate limits, Retry-After.
+  const health = createEndpointHealth({ store, clock, changes, target: webhookTarget, due, events, metrics, log, maxHeld: config.maxHeld });
   const deliveries = createDeliveryPipeline({
     config,
     store,
     clock,
     targets: { webhook: webhookTarget, function: functionTarget },
+    gate: health.gate,
     due,
     metrics,
     stats: stats.collector,
@@ -165,6 +169,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     clock,
     engine: deliveries.engine,
     target: webhookTarget,
+    health,
     events,
     due,
     metrics,

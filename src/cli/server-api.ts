@@ -65,7 +65,8 @@ export interface Delivery {
   webhook_id: string;
   trigger: string;
   event: string | null;
-  status: 'pending' | 'succeeded' | 'failed';
+  /** `held`: kept unsent while the webhook is disabled, paused or its breaker open; `discarded`: a held one dropped. */
+  status: 'pending' | 'held' | 'succeeded' | 'failed' | 'discarded';
   error: string | null;
   scheduled_for: string | null;
   next_attempt_at: string | null;

@@ -16,7 +16,7 @@ import type { Logger } from '../types.js';
 import { EventLoopLoad, TargetLimits } from './concurrency-limit.js';
 import type { DueSignal } from './due-signal.js';
 import { TypedEvents, type DeliveryEventMap } from './events.js';
-import { openGate, type DeliveryGate } from './health.js';
+import { openGate, type DeliveryGate, type GateAnswer } from './health.js';
 import { InflightAttempts } from './inflight.js';
 import { AttemptRecorder } from './recorder.js';
 import type { AttemptContext, AttemptResult, DeliveryTarget, DeliveryTargets } from './target.js';
@@ -113,6 +113,8 @@ export class DeliveryEngine {
   private readonly recorder: AttemptRecorder;
   private readonly limits: TargetLimits;
   private readonly eventLoop = new EventLoopLoad();
+  /** Targets the gate asked this engine not to claim before a time (ms): a rate limit's next token, a Retry-After. */
+  private readonly blocked = new Map<string, number>();
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.store = deps.store;
@@ -231,7 +233,7 @@ export class DeliveryEngine {
         try {
           const now = iso(this.clock.now());
           const held = this.inflight.beforeClaim();
-          const shares = { default: this.limits.bounds.initial, byTarget: this.limits.measured() };
+          const shares = { default: this.limits.bounds.initial, byTarget: this.claimShares() };
           const batch = await this.store.claimDueDeliveries(this.owner, now, this.leaseMs, room, shares);
           for (const delivery of batch) {
             // The share may have shrunk while the claim ran (attempts timing out meanwhile freed
@@ -284,17 +286,21 @@ export class DeliveryEngine {
     }
   }
 
-  /** False when the delivery is already being attempted here (its lease ran out under a long attempt), or the gate defers it. */
+  /** False when the delivery is already being attempted here (its lease ran out under a long attempt), or the gate turned it away. */
   private dispatch(delivery: Delivery): boolean {
     if (this.inflight.has(delivery.id)) return false;
-    if (this.gate !== null) {
+    let attempted: Promise<Delivery | null>;
+    if (this.gate === null) attempted = this.attempt(delivery, false);
+    else {
       const answer = this.gate.check(delivery);
-      if (answer !== 'go') {
-        this.store.extendLease(delivery.id, this.owner, iso(answer.deferUntil)).catch(() => false);
+      if (answer instanceof Promise) attempted = answer.then((a) => (a === 'go' ? this.attempt(delivery, false) : this.turnAway(delivery, a)));
+      else if (answer === 'go') attempted = this.attempt(delivery, false);
+      else {
+        void this.turnAway(delivery, answer);
         return false;
       }
     }
-    const run = this.attempt(delivery, false)
+    const run = attempted
       .catch((err) => {
         this.log.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly');
         this.giveBack(delivery.id);
@@ -304,6 +310,42 @@ export class DeliveryEngine {
       });
     this.inflight.add(delivery.id, delivery.target, run);
     return true;
+  }
+
+  /** A delivery the gate did not let go: held, or deferred (with its whole target, when the gate says so). */
+  private async turnAway(delivery: Delivery, answer: Exclude<GateAnswer, 'go'>): Promise<null> {
+    try {
+      if (answer === 'hold') {
+        if (!(await this.store.holdDelivery(delivery.id, this.owner))) this.giveBack(delivery.id, 250, false);
+        return null;
+      }
+      if (answer.wholeTarget) {
+        // Its due time stays: it keeps its place in line, and this engine claims nothing of the target before then.
+        this.blocked.set(delivery.target, Math.max(answer.deferUntil, this.blocked.get(delivery.target) ?? 0));
+        await this.store.releaseLease(delivery.id, this.owner);
+      } else await this.store.deferDelivery(delivery.id, this.owner, iso(answer.deferUntil));
+    } catch (err) {
+      this.log.warn({ err, delivery: delivery.id }, 'could not hold or defer a delivery; its lease runs out instead');
+    }
+    return null;
+  }
+
+  /**
+   * The claim's shares: the adaptive ones, the gate's where it limits a target
+   * (the smaller wins), and none for a target blocked here until a time.
+   */
+  private claimShares(): ReadonlyMap<string, number> {
+    const measured = this.limits.measured();
+    const gated = this.gate?.shares?.();
+    if (this.blocked.size === 0 && (gated === undefined || gated.size === 0)) return measured;
+    const shares = new Map(measured);
+    if (gated) for (const [target, n] of gated) shares.set(target, Math.min(n, shares.get(target) ?? this.limits.bounds.initial));
+    const now = this.clock.now();
+    for (const [target, until] of this.blocked) {
+      if (until <= now) this.blocked.delete(target);
+      else shares.set(target, 0);
+    }
+    return shares;
   }
 
   /**
@@ -329,8 +371,10 @@ export class DeliveryEngine {
   // ---- one attempt
 
   private context(delivery: Delivery, final: boolean): AttemptContext {
+    const number = delivery.attempts.length + 1;
     return {
-      number: delivery.attempts.length + 1,
+      number,
+      retryNumber: Math.max(1, number - delivery.retryBase),
       final,
       leaseMs: this.leaseMs,
       extendLease: (untilMs) => this.store.extendLease(delivery.id, this.owner, iso(untilMs)),
@@ -356,6 +400,8 @@ export class DeliveryEngine {
       const { latencyMs, overloaded } = result.load;
       this.limits.sample(delivery.target, latencyMs, overloaded, this.inflight.of(delivery.target), this.eventLoop.saturated());
     }
+    // The gate counts what it let through (a person's attempts are not the target's health).
+    if (!final) this.gate?.observe?.(delivery, result);
 
     const number = ctx.number;
     const status: DeliveryStatus = result.succeeded ? 'succeeded' : result.retryInMs !== null && !final ? 'pending' : 'failed';

@@ -8,6 +8,11 @@ import type { Delivery, DeliveryRequest, DeliveryResponse } from './types.js';
 export interface AttemptContext {
   /** 1-based number of this attempt. */
   readonly number: number;
+  /**
+   * Its place in the retry schedule: `number`, less the attempts made before a
+   * recovery last reopened the delivery (which gets its retries again).
+   */
+  readonly retryNumber: number;
   /** A final attempt, asked for by a person (test-fire, manual retry): never retried. */
   readonly final: boolean;
   /** The lease the engine took, in ms from the claim. */
@@ -39,6 +44,8 @@ export interface AttemptResult {
   load?: { latencyMs: number; overloaded: boolean };
   /** Work that must follow the recorded attempt, awaited before the engine reports it (a webhook gone: disable it). */
   afterRecorded?: () => Promise<void>;
+  /** The target asked for nothing before this clock time (a Retry-After): for the whole target, not this delivery only. */
+  targetNotBefore?: number;
 }
 
 export interface DeliveryTarget<D extends Delivery = Delivery> {

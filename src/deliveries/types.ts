@@ -19,7 +19,17 @@
 
 /** Webhooks: test, schedule, event, destination. Functions: async, schedule, event, destination. */
 export type DeliveryTrigger = 'test' | 'schedule' | 'event' | 'async' | 'destination';
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+/**
+ * `held`: a webhook delivery kept without an attempt while its webhook may not
+ * be sent to (disabled, paused, its circuit breaker open); released to
+ * `pending` in publish order when it may again. `discarded`: a held delivery
+ * an operator (or the held bound) dropped; finished, never attempted again.
+ * Function deliveries are only ever pending, succeeded or failed.
+ */
+export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'discarded'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** What an attempt leaves a delivery in. */
+export type AttemptStatus = 'pending' | 'succeeded' | 'failed';
 export type DeliveryKind = 'webhook' | 'function';
 
 export interface Attempt {
@@ -84,6 +94,12 @@ interface DeliveryFields {
   response: DeliveryResponse | null;
   /** When the next attempt is due; null once finished. */
   nextAttemptAt: string | null;
+  /**
+   * Attempts made before the delivery was last reopened by a recovery: its
+   * retry schedule counts from there (a recovered delivery gets its retries
+   * again), while attempt numbers keep counting from the first.
+   */
+  retryBase: number;
   createdAt: string;
   completedAt: string | null;
 }
@@ -114,12 +130,14 @@ export interface NewDelivery {
   eventData: unknown;
   /** First attempt due at (ISO). */
   nextAttemptAt: string;
+  /** Stored `held` instead of `pending` (its webhook may not be sent to now). */
+  held?: boolean;
 }
 
 /** What one attempt changed, written together with the attempt record. */
 export interface AttemptOutcome {
   attempt: Attempt;
-  status: DeliveryStatus;
+  status: AttemptStatus;
   /** Next attempt time when `status` is pending. */
   nextAttemptAt: string | null;
   error: string | null;

@@ -15,7 +15,10 @@ import type { Plan, PlanChange } from './plan.js';
 import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
-import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
+import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
+
+/** A webhook's endpoint-health settings: newer than the rest of its fields. */
+const HEALTH_KEYS: readonly string[] = ['breaker', 'rate_limit', 'auto_disable'];
 import { routePolicyBody } from './route-policy.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 
@@ -82,7 +85,10 @@ function webhookBody(
     if (key === 'target_url') full.target_url = webhookTargetUrl(hook, invokeUrlOf) ?? PENDING_API_URL + (hook.target?.path ?? '');
     else if (key === 'mock_endpoint') full.mock_endpoint = hook.mock_endpoint && mockId ? { api_id: mockId, path: hook.mock_endpoint.path } : null;
     // Write-only, and sent only when set: last, as it always was.
-    else if (key !== 'secret') full[key] = hook[key];
+    else if (key === 'secret') continue;
+    // Sent only when not the default, so that a server older than endpoint health takes a project that leaves it alone.
+    else if (HEALTH_KEYS.includes(key) && !fields && isDefault(hook[key], WEBHOOK_FIELD_DEFAULTS[key])) continue;
+    else full[key] = hook[key];
   }
   if (hook.secret !== null) full.secret = hook.secret;
   if (!fields) return full as WebhookBody;

@@ -18,7 +18,15 @@ import { maskedAuthorizers } from './authorizers.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
-import { FUNCTION_FIELDS, WEBHOOK_FIELDS } from './fields.js';
+import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
+import { defaultBurst } from '../webhooks/types.js';
+
+/** A rate limit as the server keeps it: a file may leave its burst to the server's default. */
+function withBurst(limit: unknown): unknown {
+  if (limit === null || typeof limit !== 'object') return limit;
+  const l = limit as { per_second: number; burst?: number };
+  return { per_second: l.per_second, burst: l.burst ?? defaultBurst(l.per_second) };
+}
 import { API_POLICY_DEFAULTS } from '../types.js';
 import { routePolicyChanges } from './route-policy.js';
 import {
@@ -141,9 +149,15 @@ export function webhookChanges(
     events: () => !same([...hook.events].sort(), [...current.events].sort()),
     secret: () => (hook.secret === null && current.has_secret) || (hook.secret !== null && !current.has_secret) || writeOnly.includes('secret'),
   };
-  return WEBHOOK_FIELDS.filter((key) =>
-    key in differs ? differs[key]() : !same((hook as Record<string, unknown>)[key], (current as Record<string, unknown>)[key]),
-  );
+  return WEBHOOK_FIELDS.filter((key) => {
+    if (key in differs) return differs[key]();
+    const wanted = (hook as Record<string, unknown>)[key];
+    const remote = (current as Record<string, unknown>)[key];
+    // A server older than the field has it at its default.
+    if (remote === undefined) return !isDefault(wanted, WEBHOOK_FIELD_DEFAULTS[key]);
+    if (key === 'rate_limit') return !same(withBurst(wanted), withBurst(remote));
+    return !same(wanted, remote);
+  });
 }
 
 /** Items by name (APIs and webhooks may share names on the server), built once: a scan per name is quadratic. */

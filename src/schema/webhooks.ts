@@ -5,8 +5,8 @@
  * that the answers' types (views: ../views/webhooks.ts) and the inputs' types
  * (what the webhook service is handed) are derived from them (`Static`).
  */
-import { WEBHOOK_METHODS } from '../webhooks/types.js';
-import { RUN_STATUSES } from './functions.js';
+import { DELIVERY_STATUSES } from '../deliveries/types.js';
+import { BREAKER_STATES, DISABLED_REASONS, RECOVERABLE_STATUSES, RECOVERY_STATES, WEBHOOK_METHODS } from '../webhooks/types.js';
 import {
   Type,
   anyObject,
@@ -29,6 +29,42 @@ export const DELIVERY_TRIGGERS = ['test', 'schedule', 'event', 'destination'] as
 
 // Answers.
 
+export const BreakerSettingsSchema = named(
+  'BreakerSettings',
+  Type.Object(
+    {
+      enabled: Type.Boolean({ description: 'False: never paused for failing (default true)' }),
+      min_attempts: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Attempts in the window before it may open (default 20)' }),
+      failure_ratio: Type.Number({ minimum: 0.01, maximum: 1, description: 'Share of those that failed to open it (default 0.5)' }),
+      window_s: Type.Integer({ minimum: 5, maximum: 3600, description: 'The sliding window, in seconds (default 60)' }),
+    },
+    { description: 'When the circuit breaker opens: pauses sending, holds deliveries, probes with one every 5 s, doubling up to 5 min' },
+  ),
+);
+
+export const RateLimitSchema = named(
+  'RateLimit',
+  Type.Object(
+    {
+      per_second: Type.Number({ minimum: 0.01, maximum: 100_000, description: 'Sends per second, for the whole cluster' }),
+      burst: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Sends that may go at once after a pause (default a tenth of a second of the rate, at least 1)' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const AutoDisableSchema = named(
+  'AutoDisable',
+  Type.Object(
+    {
+      enabled: Type.Boolean({ description: 'False: never disabled for failing (a 410 Gone still disables it)' }),
+      after_s: Type.Integer({ minimum: 60, maximum: 90 * 86_400, description: 'Disabled once every attempt has failed for this long (default 432000: 5 days)' }),
+      min_span_s: Type.Integer({ minimum: 0, maximum: 90 * 86_400, description: 'and the failed attempts span at least this (default 43200: 12 h)' }),
+    },
+    { description: 'When a webhook whose every attempt fails is disabled; its deliveries after that are held, not dropped' },
+  ),
+);
+
 export const WebhookSchema = named(
   'Webhook',
   Type.Object({
@@ -47,6 +83,16 @@ export const WebhookSchema = named(
     retry: Type.Object({ max_attempts: Type.Integer(), schedule_s: Type.Optional(Type.Array(Type.Integer())) }),
     timeout_ms: Type.Integer(),
     next_fire_at: nullableInstant(),
+    paused: Type.Boolean({ description: 'Paused by an operator (`POST /api/webhooks/{id}/pause`): its deliveries are held until it is resumed' }),
+    paused_at: nullableInstant(),
+    disabled_reason: Type.Unsafe<(typeof DISABLED_REASONS)[number] | null>({
+      type: ['string', 'null'],
+      enum: [...DISABLED_REASONS, null],
+      description: 'Why Switchyard disabled it: `gone` (its target answered 410), `failing` (every attempt failed for the auto-disable span); null when enabled or disabled by hand',
+    }),
+    breaker: refTo(BreakerSettingsSchema),
+    rate_limit: Type.Union([Type.Null(), refTo(RateLimitSchema)], { description: 'Sends per second for the whole cluster; null: no limit' }),
+    auto_disable: refTo(AutoDisableSchema),
     created_at: instant(),
     updated_at: instant(),
     secret: Type.Optional(Type.String({ description: 'Only in the answer that generated or set it' })),
@@ -65,8 +111,25 @@ export const WebhookSchema = named(
           pending: Type.Integer({ description: 'Deliveries still pending, those retrying included' }),
           retrying: Type.Integer({ description: 'Pending deliveries whose latest attempt failed: waiting for their next attempt' }),
           window: Type.Integer({ description: 'How many of the newest deliveries were counted' }),
+          state: stringEnum(BREAKER_STATES, {
+            description: 'The circuit breaker: `closed` sends; `open` holds every delivery until its next probe; `half_open` has one probe in flight',
+          }),
+          since: nullableInstant({ description: 'When the breaker entered its state; null before the first attempt' }),
+          failure_ratio: Type.Number({ description: "Failed attempts over attempts in the breaker's sliding window (0 when none)" }),
+          window_attempts: Type.Number({ description: "Attempts in the breaker's sliding window (the previous fixed window weighted)" }),
+          held: Type.Integer({ description: 'Deliveries held now (not attempted while the webhook may not be sent to)' }),
+          held_discarded: Type.Integer({ description: 'Held deliveries dropped by the held bound so far, oldest first' }),
+          next_probe_at: nullableInstant({ description: 'Open: when the next probe may go' }),
+          probe_delivery_id: nullableString({ description: 'Half open: the delivery sent as the probe' }),
+          not_before: nullableInstant({ description: "A target's Retry-After: nothing is sent to it before this time" }),
+          failing_since: nullableInstant({ description: 'The first failed attempt since the last one that succeeded (the auto-disable span counts from here)' }),
+          last_success_at: nullableInstant(),
+          last_failure_at: nullableInstant(),
         },
-        { description: "Only in `GET /api/webhooks`: counted over the webhook's `window` (20) newest deliveries" },
+        {
+          description:
+            "In `GET /api/webhooks` and `GET /api/webhooks/{id}`: outcomes counted over the webhook's `window` (20) newest deliveries, and its endpoint health (breaker, held deliveries, Retry-After)",
+        },
       ),
     ),
   }),
@@ -106,7 +169,9 @@ const deliveryProperties = {
     description: "`destination`: a function's invocation record (its `async.on_success` / `on_failure`), sent as the payload",
   }),
   event: nullableString(),
-  status: stringEnum(RUN_STATUSES),
+  status: stringEnum(DELIVERY_STATUSES, {
+    description: '`held`: kept without an attempt while its webhook may not be sent to; `discarded`: a held one dropped',
+  }),
   error: nullableString(),
   scheduled_for: nullableInstant(),
   next_attempt_at: nullableInstant(),
@@ -139,7 +204,30 @@ export const PublishedEventSchema = named(
   }),
 );
 
+export const RecoverySchema = named(
+  'Recovery',
+  Type.Object({
+    id: string(),
+    webhook_id: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'Null for a bulk retry across webhooks' }),
+    status: stringEnum(RECOVERY_STATES, { description: '`running` until every selected delivery was resent (`done`), or it was cancelled' }),
+    total: Type.Integer({ description: 'Deliveries the filter selected when the job was created' }),
+    resent: Type.Integer({ description: 'Deliveries resent so far (each at most once)' }),
+    progress: Type.Number({ description: 'Resent and passed-over deliveries over total, 0 to 1' }),
+    filter: Type.Object({
+      since: instant(),
+      until: instant(),
+      statuses: Type.Array(stringEnum(RECOVERABLE_STATUSES)),
+      events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
+      webhook_ids: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
+    }),
+    created_at: instant(),
+    updated_at: instant(),
+    finished_at: nullableInstant(),
+  }),
+);
+
 export type WebhookView = Static<typeof WebhookSchema>;
+export type RecoveryView = Static<typeof RecoverySchema>;
 export type AttemptView = Static<typeof AttemptSchema>;
 export type AttemptDetailView = Static<typeof AttemptDetailSchema>;
 export type DeliveryView = Static<typeof DeliverySchema>;
@@ -180,6 +268,30 @@ const fields = {
     { additionalProperties: false },
   ),
   timeout_ms: Type.Integer({ minimum: 1000, maximum: 60000 }),
+  breaker: Type.Object(
+    {
+      enabled: Type.Optional(Type.Boolean()),
+      min_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+      failure_ratio: Type.Optional(Type.Number({ minimum: 0.01, maximum: 1 })),
+      window_s: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
+    },
+    { additionalProperties: false, description: 'Circuit breaker thresholds; fields left out keep their defaults' },
+  ),
+  rate_limit: Type.Object(
+    {
+      per_second: Type.Number({ minimum: 0.01, maximum: 100_000 }),
+      burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    },
+    { additionalProperties: false, description: 'Sends per second for the whole cluster (all processes and nodes)' },
+  ),
+  auto_disable: Type.Object(
+    {
+      enabled: Type.Optional(Type.Boolean()),
+      after_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 90 * 86_400 })),
+      min_span_s: Type.Optional(Type.Integer({ minimum: 0, maximum: 90 * 86_400 })),
+    },
+    { additionalProperties: false, description: 'Disable after sustained failure; fields left out keep their defaults' },
+  ),
 };
 
 /** Absent, or null: cleared or back to the default. */
@@ -195,6 +307,9 @@ const optionalFields = {
   secret: orNull(fields.secret),
   retry: orNull(fields.retry),
   timeout_ms: orNull(fields.timeout_ms),
+  breaker: orNull(fields.breaker),
+  rate_limit: orNull(fields.rate_limit),
+  auto_disable: orNull(fields.auto_disable),
 };
 
 export const createWebhookBody = Type.Object(
@@ -250,4 +365,48 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   secret: null,
   retry: { max_attempts: 8 },
   timeout_ms: 15_000,
+  breaker: { enabled: true, min_attempts: 20, failure_ratio: 0.5, window_s: 60 },
+  rate_limit: null,
+  auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
 } satisfies InputDefaults<WebhookInput>;
+
+/** `POST /api/webhooks/{id}/recover`: which of its finished deliveries to resend. */
+export const recoverBody = Type.Object(
+  {
+    since: instant({ description: 'Deliveries created at or after this instant' }),
+    until: Type.Optional(instant({ description: 'and at or before this one (default: now)' })),
+    statuses: Type.Optional(
+      Type.Array(stringEnum(RECOVERABLE_STATUSES), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Which finished deliveries (default `["failed"]`; `succeeded` replays, `discarded` undoes a discard)',
+      }),
+    ),
+    events: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Only deliveries of these events' })),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /api/deliveries/retry`: a bulk retry across webhooks. */
+export const bulkRetryBody = Type.Object(
+  {
+    ...recoverBody.properties,
+    webhook_ids: Type.Optional(
+      Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Only these webhooks (default: every one)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /api/webhooks/{id}/held/discard`: which held deliveries to drop. */
+export const discardHeldBody = Type.Object(
+  {
+    events: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Only deliveries of these events' })),
+    before: Type.Optional(instant({ description: 'Only deliveries created before this instant' })),
+  },
+  { additionalProperties: false },
+);
+
+export type RecoverInput = Static<typeof recoverBody>;
+export type BulkRetryInput = Static<typeof bulkRetryBody>;
+export type DiscardHeldInput = Static<typeof discardHeldBody>;

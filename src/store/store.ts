@@ -25,7 +25,8 @@ import type {
   RoutePolicy,
   StoredLogLine,
 } from '../types.js';
-import type { NewWebhook, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
+import type { NewRecovery, NewWebhook, Recovery, RecoveryFilter, TargetHealth, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
+import type { HealthSample, HealthTransition } from './shared/target-health.js';
 import type { AttemptOutcome, AttemptRecord, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
 /** A route to write; its policy fields (RoutePolicy) as given, absent ones at their defaults. */
@@ -81,7 +82,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -359,7 +360,7 @@ export interface ClaimShares {
  * processes on one database never fire a slot twice or send a delivery twice
  * at once.
  */
-export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart {}
+export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart, HeldPart, TargetHealthPart {}
 
 /** Webhooks and their event subscriptions. */
 export interface WebhooksPart {
@@ -380,10 +381,11 @@ export interface WebhooksPart {
   /** Webhooks whose mock endpoint points at the API (an API delete answers 409 while any exist). */
   webhooksUsingApi(apiId: string): Promise<Webhook[]>;
   /**
-   * Enabled webhooks subscribed to `event`: listed by name, or by `*` unless
-   * the event is an operational `switchyard.*` one.
+   * Webhooks subscribed to `event` (listed by name, or by `*` unless the event
+   * is an operational `switchyard.*` one), each with whether its deliveries are
+   * held now: disabled, paused, or its breaker not closed.
    */
-  webhooksForEvent(event: string): Promise<Webhook[]>;
+  subscribersOf(event: string): Promise<Array<{ webhook: Webhook; hold: boolean }>>;
 }
 
 /** Due schedule slots of webhooks and functions, claimed once across nodes. */
@@ -421,8 +423,8 @@ export interface DeliveriesPart {
    * it out, as each one holds up to 16 KiB of body.
    */
   getDeliveryDetail(id: string): Promise<Delivery | null>;
-  /** Newest first; `page.after` is a delivery id (older than it). */
-  listDeliveries(webhookId: string, page: Page): Promise<Delivery[]>;
+  /** Newest first; `page.after` is a delivery id (older than it); of one status when given. */
+  listDeliveries(webhookId: string, page: Page, status?: DeliveryStatus | null): Promise<Delivery[]>;
   /** A function's invocations (function-target deliveries), newest first, of one status when given. */
   listFunctionDeliveries(functionName: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]>;
   /**
@@ -474,6 +476,100 @@ export interface DeliveriesPart {
   countPendingDeliveries(): Promise<number>;
   /** Pending deliveries per webhook id, the `limit` deepest queues, deepest first (per-webhook metric). */
   pendingByWebhook(limit: number): Promise<Array<[string, number]>>;
-  /** Deletes finished deliveries created before `before`; returns how many. */
+  /** Deletes finished and held deliveries created before `before` (retention applies to held ones too); returns how many. */
   pruneDeliveries(before: string): Promise<number>;
+}
+
+/**
+ * Held deliveries (status `held`): kept without attempts while their webhook
+ * may not be sent to, released in publish order (insertion order) when it may.
+ */
+export interface HeldPart {
+  /** The targets' pending deliveries that no one leases now become held; returns how many. */
+  holdDeliveries(targets: readonly string[], now: string): Promise<number>;
+  /** One delivery `owner` leases becomes held (the gate found its webhook closed); false when not leased by it. */
+  holdDelivery(id: string, owner: string): Promise<boolean>;
+  /** Gives back `owner`'s lease and moves the delivery's due time to at least `until` (a rate limit, a Retry-After). */
+  deferDelivery(id: string, owner: string, until: string): Promise<boolean>;
+  /** Up to `limit` of the target's held deliveries, oldest first, become pending and due `now`; returns how many. */
+  releaseHeld(target: string, now: string, limit: number): Promise<number>;
+  /** Webhooks with held deliveries that may be sent to now (enabled, not paused, breaker closed), at most `limit`. */
+  releasableWebhooks(limit: number): Promise<string[]>;
+  /**
+   * Held deliveries of the webhook matching the filter (events named, created
+   * before `before`) become `discarded` with `reason` as their error; returns how many.
+   */
+  discardHeld(webhookId: string, filter: { events?: readonly string[] | null; before?: string | null }, now: string, reason: string): Promise<number>;
+  /**
+   * Every webhook holding more than `max`: its oldest held beyond the bound
+   * become `discarded`, counted in its health row (`heldDiscarded`). Returns them.
+   */
+  trimHeld(max: number, now: string): Promise<Array<{ webhookId: string; discarded: number }>>;
+  /** Held deliveries per webhook named (absent: none). */
+  countHeld(webhookIds: readonly string[]): Promise<Map<string, number>>;
+  /** Held deliveries of every webhook (a gauge). */
+  countHeldDeliveries(): Promise<number>;
+  /** Held deliveries per webhook id, the `limit` largest counts first (a gauge per webhook). */
+  heldByWebhook(limit: number): Promise<Array<[string, number]>>;
+}
+
+/**
+ * Endpoint health rows (src/store/shared/target-health.ts): the breaker of each
+ * webhook, the counts of each target origin, failure streaks, probes, and a
+ * target's Retry-After. Each transition is taken under the row's lock, so one
+ * process of the cluster takes it and reports it.
+ */
+export interface TargetHealthPart {
+  /**
+   * Adds the samples (one process's counts since its last report) to the
+   * webhooks' and their origins' rows and takes what they call for: breakers
+   * opening, webhooks disabled for failing (enabled = false, disabled_reason
+   * 'failing'). Returns those transitions (each once in the cluster).
+   */
+  recordTargetHealth(samples: readonly HealthSample[], now: number): Promise<HealthTransition[]>;
+  /** The rows of these keys (`webhook:<id>`, `origin:<origin>`); absent: none yet. */
+  targetHealth(keys: readonly string[]): Promise<Map<string, TargetHealth>>;
+  /** The webhooks' breakers that are not closed, at most `limit` (a gauge, the dashboard's overview). */
+  breakersNotClosed(limit: number): Promise<TargetHealth[]>;
+  /** Keys of breakers whose probe is due at `now` (open, or half open past its probe's time), at most `limit`. */
+  dueProbes(now: number, limit: number): Promise<string[]>;
+  /**
+   * Starts the probe of a breaker whose probe is due: its webhook's oldest held
+   * delivery becomes pending and due now, and is the breaker's probe until
+   * `until`. The delivery's id; null when the probe is not due (another process
+   * started it) or nothing is held to probe with.
+   */
+  startProbe(key: string, now: number, until: number): Promise<string | null>;
+  /** The probe's outcome (./shared/target-health.ts probeEnded); null when `deliveryId` is not the breaker's probe now. */
+  finishProbe(key: string, deliveryId: string, succeeded: boolean, now: number): Promise<HealthTransition | null>;
+  /**
+   * Closes the webhook's breaker by hand and forgets its failure streak (it was
+   * enabled or resumed by a person); true when it was not closed.
+   */
+  resetTargetHealth(webhookId: string, now: number): Promise<boolean>;
+  /** Moves the webhook's not-before time to `until` when that is later (a target's Retry-After). */
+  setNotBefore(webhookId: string, until: number, now: number): Promise<void>;
+}
+
+/** Recovery jobs: resends of a webhook's (or every webhook's) finished deliveries by filter, run in chunks by any node. */
+export interface RecoveriesPart {
+  /** How many deliveries the filter selects now (a dry run; createRecovery counts the same). */
+  countRecoverable(filter: RecoveryFilter): Promise<number>;
+  /** Creates a running job with its total counted in the same transaction. */
+  createRecovery(recovery: NewRecovery): Promise<Recovery>;
+  getRecovery(id: string): Promise<Recovery | null>;
+  /** Newest first; of one webhook when given (null: every job); `page.after` is a job id. */
+  listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]>;
+  /** Leases one running job whose lease is free or expired to `owner` until `now + leaseMs`. */
+  claimRecovery(owner: string, now: string, leaseMs: number): Promise<Recovery | null>;
+  /**
+   * One chunk of a job `owner` leases: up to `chunk` selected deliveries past
+   * its cursor are reopened (pending, due `now`, their retry schedule started
+   * again), and the cursor and count move in the same transaction, so a job
+   * never reopens a delivery twice, whatever restarts. Done when none is left.
+   * Null when the lease was lost.
+   */
+  advanceRecovery(id: string, owner: string, now: string, chunk: number, leaseMs: number): Promise<Recovery | null>;
+  /** Stops a running job (its resends so far stay); null when it does not exist, or is no longer running. */
+  cancelRecovery(id: string, now: string): Promise<Recovery | null>;
 }

@@ -1,9 +1,11 @@
 /**
  * Event fan-out: `POST /api/events`, functions' `emit(event, data)` and the
- * service's own `switchyard.*` events all end here. Each enabled webhook
- * subscribed to the event gets a delivery row (the outbox) before anything is
- * sent, and each subscribed function a function-target delivery (an `event`
- * invocation); the delivery engine takes it from there.
+ * service's own `switchyard.*` events all end here. Each webhook subscribed
+ * to the event gets a delivery row (the outbox) before anything is sent:
+ * pending, or held when the webhook may not be sent to now (disabled, paused,
+ * its breaker open), to be released in publish order when it may; each
+ * subscribed function gets a function-target delivery (an `event`
+ * invocation). The delivery engine takes it from there.
  */
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
@@ -62,11 +64,13 @@ export class EventBus {
   }
 
   private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {
-    const webhooks = await this.deps.store.webhooksForEvent(event);
-    if (webhooks.length === 0) return [];
+    const subscribers = await this.deps.store.subscribersOf(event);
+    if (subscribers.length === 0) return [];
     const now = new Date(this.deps.clock.now()).toISOString();
     const ids: string[] = [];
-    for (const webhook of webhooks) {
+    let due = false;
+    for (const { webhook, hold } of subscribers) {
+      due ||= !hold;
       const delivery = await this.deps.store.createDelivery({
         webhookId: webhook.id,
         trigger: 'event',
@@ -76,10 +80,12 @@ export class EventBus {
         event,
         eventData: data ?? null,
         nextAttemptAt: now,
+        // A webhook that may not be sent to now (disabled, paused, its breaker open) keeps it for later.
+        held: hold,
       });
       ids.push(delivery.id);
     }
-    this.deps.wake();
+    if (due) this.deps.wake();
     return ids;
   }
 

@@ -1,8 +1,10 @@
 /**
  * Assembles the webhook half of Switchyard around the delivery pipeline: the
- * scheduler (webhook and function slots), the management service, and the
- * operational events its target raises (a delivery failed for good, a webhook
- * disabled). server.ts starts it after listening and stops it first.
+ * scheduler (webhook and function slots), the management service, endpoint
+ * health (built by server.ts before the pipeline, whose gate it is), the
+ * recovery jobs, and the operational events its target raises (a delivery
+ * failed for good, a webhook disabled). server.ts starts it after listening
+ * and stops it first.
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -16,7 +18,10 @@ import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
 import type { EventBus } from './events.js';
+import { newLeaseOwner } from '../deliveries/lease-owner.js';
+import type { EndpointHealth } from './health/index.js';
 import { followWebhookOutcomes } from './outcomes.js';
+import { RecoveryRunner } from './recovery.js';
 import { WebhookService } from './service.js';
 import type { WebhookTarget } from './target.js';
 
@@ -65,6 +70,8 @@ export interface WebhooksDeps {
   engine: DeliveryEngine;
   /** The engine's webhook target: the scheduler hands it the webhooks it just read. */
   target: WebhookTarget;
+  /** Endpoint health (./health/index.ts): started and stopped with the webhooks. */
+  health: EndpointHealth;
   events: EventBus;
   due: DueSignal;
   metrics: Metrics;
@@ -74,7 +81,7 @@ export interface WebhooksDeps {
 }
 
 export function createWebhooks(deps: WebhooksDeps) {
-  const { config, store, clock, engine, target, events, metrics, log } = deps;
+  const { config, store, clock, engine, target, health, events, metrics, log } = deps;
   followWebhookOutcomes(
     { events: engine.events, target, log },
     {
@@ -91,7 +98,9 @@ export function createWebhooks(deps: WebhooksDeps) {
         });
       },
       disabled(webhook) {
-        log.warn({ webhook: webhook.id }, 'webhook disabled: its target answered 410 Gone');
+        log.warn({ webhook: webhook.id }, 'webhook disabled: its target answered 410 Gone; what it still had to send is held');
+        health.monitor.announce(webhook.id).catch(() => undefined);
+        metrics.webhookHealthEvents.inc({ event: 'disabled' });
         events.emitOperational('switchyard.webhook.disabled', { webhook_id: webhook.id, name: webhook.name, reason: 'gone' });
       },
     },
@@ -105,23 +114,31 @@ export function createWebhooks(deps: WebhooksDeps) {
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
     functionSlot: deps.functionSlot,
   });
+  const recoveries = new RecoveryRunner({ store, clock, owner: newLeaseOwner(), due: deps.due, log });
   const service = new WebhookService({
     store,
     clock,
     engine,
     allowPrivateTargets: config.allowPrivateTargets,
     wakeScheduler: () => scheduler.wake(),
+    health: health.monitor,
+    recoveries,
   });
 
   return {
     service,
     events,
     scheduler,
+    health,
     start(): void {
       scheduler.start();
+      health.start();
+      recoveries.start();
     },
     async stop(): Promise<void> {
       await scheduler.stop();
+      await recoveries.stop();
+      await health.stop();
     },
   };
 }

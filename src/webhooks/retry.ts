@@ -43,6 +43,12 @@ export function parseRetryAfter(header: string | undefined, nowMs: number): numb
   return Math.max(0, at - nowMs);
 }
 
+/** A `Retry-After` header as a wait in ms, at most 24 h; null when absent or unreadable. */
+export function retryAfterMs(header: string | undefined, nowMs: number): number | null {
+  const ms = parseRetryAfter(header, nowMs);
+  return ms === null ? null : Math.min(ms, RETRY_AFTER_CAP_MS);
+}
+
 /**
  * Milliseconds until the attempt after `attemptNumber` (1-based, the one that
  * just failed), or null when it was the last one allowed.

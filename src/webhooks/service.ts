@@ -5,18 +5,40 @@
  */
 import type { Clock } from '../clock.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
-import { ConflictError, InvalidRequestError, deliveryNotFound, webhookNotFound } from '../errors.js';
+import { ConflictError, InvalidRequestError, deliveryNotFound, recoveryNotFound, webhookNotFound } from '../errors.js';
 import { checkUrlTarget } from '../net/ssrf.js';
 import { nextFires, parseCron, validTimezone } from '../scheduler/cron.js';
 import { firstFire } from '../scheduler/scheduler.js';
-import { WEBHOOK_INPUT_DEFAULTS, type WebhookInput, type WebhookUpdate } from '../schema/webhooks.js';
+import {
+  WEBHOOK_INPUT_DEFAULTS,
+  type BulkRetryInput,
+  type DiscardHeldInput,
+  type RecoverInput,
+  type WebhookInput,
+  type WebhookUpdate,
+} from '../schema/webhooks.js';
+import { failureRatio, webhookKey, windowCounts } from '../store/shared/target-health.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';
 import { unmaskHeaders, unmaskUrl } from './masking.js';
 import { generateSecret, isValidSecret } from './signing.js';
-import { HEALTH_WINDOW, type NewWebhook, type Webhook, type WebhookHealth, type WebhookPatch } from './types.js';
-import type { Delivery } from '../deliveries/types.js';
+import {
+  HEALTH_WINDOW,
+  NO_DELIVERIES,
+  type HealthReport,
+  type NewWebhook,
+  type Recovery,
+  type RecoveryFilter,
+  type TargetHealth,
+  type Webhook,
+  type WebhookHealth,
+  type WebhookPatch,
+} from './types.js';
+import type { Delivery, DeliveryStatus } from '../deliveries/types.js';
+import { autoDisableOf, breakerOf, rateLimitOf } from './health/settings.js';
+import type { HealthMonitor } from './health/monitor.js';
+import type { RecoveryRunner } from './recovery.js';
 
 /** The API schema's defaults (what a field left out means), as the service reads them. */
 export const WEBHOOK_DEFAULTS = {
@@ -36,7 +58,16 @@ export interface WebhookServiceDeps {
   allowPrivateTargets: boolean;
   /** Tells the scheduler that schedules changed. */
   wakeScheduler(): void;
+  /** Holds and releases deliveries, tells the other processes and the operational events (health/monitor.ts). */
+  health: HealthMonitor;
+  /** Runs recovery jobs; woken when one is created. */
+  recoveries: RecoveryRunner;
 }
+
+/** What a delivery answer's `message` says when a person discarded it. */
+const DISCARDED_BY_HAND = 'discarded by an operator while held';
+/** Fields whose change the delivery side must learn of at once (the gate caches them). */
+const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable'] as const;
 
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
@@ -181,6 +212,11 @@ export class WebhookService {
       },
       timeoutMs: input.timeout_ms ?? WEBHOOK_DEFAULTS.timeoutMs,
       nextFireAt: firstFire(cron, timezone, enabled, this.deps.clock.now()),
+      pausedAt: null,
+      disabledReason: null,
+      breaker: breakerOf(input.breaker),
+      rateLimit: rateLimitOf(input.rate_limit),
+      autoDisable: autoDisableOf(input.auto_disable),
     };
     return { fields, reveal: secret.reveal };
   }
@@ -201,20 +237,155 @@ export class WebhookService {
     return this.deps.store.listWebhooks(page);
   }
 
-  /** Each webhook's health over its HEALTH_WINDOW newest deliveries, for the list (one query for the page). */
-  async health(webhooks: Webhook[]): Promise<Map<string, WebhookHealth>> {
-    return this.deps.store.webhookHealth(
-      webhooks.map((w) => w.id),
-      HEALTH_WINDOW,
-    );
+  /**
+   * Each webhook's health: the outcomes of its HEALTH_WINDOW newest deliveries
+   * and its endpoint health (breaker, held, Retry-After), three queries for a
+   * whole page.
+   */
+  async health(webhooks: Webhook[]): Promise<Map<string, HealthReport>> {
+    const ids = webhooks.map((w) => w.id);
+    const [outcomes, rows, held] = await Promise.all([
+      this.deps.store.webhookHealth(ids, HEALTH_WINDOW),
+      this.deps.store.targetHealth(ids.map(webhookKey)),
+      this.deps.store.countHeld(ids),
+    ]);
+    const now = this.deps.clock.now();
+    return new Map(webhooks.map((w) => [w.id, healthReport(w, outcomes.get(w.id), rows.get(webhookKey(w.id)) ?? null, held.get(w.id) ?? 0, now)]));
   }
 
   async update(id: string, input: WebhookUpdate): Promise<{ webhook: Webhook; secret?: string }> {
-    const { patch, secret } = await this.prepareUpdate(id, input);
+    const { current, patch, secret } = await this.prepareUpdate(id, input);
+    const enabling = patch.enabled === true && !current.enabled;
+    const disabling = patch.enabled === false && current.enabled;
+    // Enabled again by a person: why Switchyard disabled it no longer holds.
+    if (enabling) patch.disabledReason = null;
     const webhook = await this.deps.store.updateWebhook(id, patch);
     if (!webhook) throw webhookNotFound(id);
     this.deps.wakeScheduler();
+    const { health } = this.deps;
+    if (disabling) await health.hold(id);
+    if (enabling) await this.deps.store.resetTargetHealth(id, this.deps.clock.now());
+    if (SENDING_FIELDS.some((f) => f in patch && !sameJson(patch[f], current[f]))) await health.announce(id);
+    if (disabling) await health.tell('disabled', id, { reason: 'operator' });
+    if (enabling) {
+      await health.tell('resumed', id, { reason: 'enabled' });
+      this.releaseLater(id);
+    }
     return { webhook, secret: secret?.reveal };
+  }
+
+  /**
+   * `POST /api/webhooks/{id}/pause`: its deliveries are held (those in flight
+   * finish) until it is resumed. Pausing a paused webhook changes nothing.
+   */
+  async pause(id: string): Promise<Webhook> {
+    const current = await this.get(id);
+    if (current.pausedAt !== null) return current;
+    const webhook = await this.deps.store.updateWebhook(id, { pausedAt: this.iso() });
+    if (!webhook) throw webhookNotFound(id);
+    await this.deps.health.hold(id);
+    await this.deps.health.announce(id);
+    await this.deps.health.tell('paused', id, { reason: 'operator' });
+    return webhook;
+  }
+
+  /**
+   * `POST /api/webhooks/{id}/resume`: sending again, its breaker closed by hand,
+   * its held deliveries released in publish order (at its rate limit, when it has one).
+   */
+  async resume(id: string): Promise<Webhook> {
+    const current = await this.get(id);
+    const webhook = current.pausedAt === null ? current : await this.deps.store.updateWebhook(id, { pausedAt: null });
+    if (!webhook) throw webhookNotFound(id);
+    const reopened = await this.deps.store.resetTargetHealth(id, this.deps.clock.now());
+    if (current.pausedAt === null && !reopened) return webhook;
+    await this.deps.health.announce(id);
+    await this.deps.health.tell('resumed', id, { reason: 'operator' });
+    this.releaseLater(id);
+    return webhook;
+  }
+
+  /** Held deliveries go in the background: a large backlog takes several statements, and the sweep would finish it anyway. */
+  private releaseLater(id: string): void {
+    this.deps.health.release(id).catch(() => undefined);
+  }
+
+  /** `POST /api/webhooks/{id}/held/discard`: drops held deliveries by filter (`dryRun`: counts them). */
+  async discardHeld(id: string, input: DiscardHeldInput, dryRun: boolean): Promise<number> {
+    await this.get(id);
+    for (const event of input.events ?? []) this.checkEvents([event]);
+    const filter = { events: input.events ?? null, before: input.before ?? null };
+    if (dryRun) return this.countHeldMatching(id, filter);
+    return this.deps.store.discardHeld(id, filter, this.iso(), DISCARDED_BY_HAND);
+  }
+
+  private async countHeldMatching(id: string, filter: { events: string[] | null; before: string | null }): Promise<number> {
+    let n = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.deps.store.listDeliveries(id, { limit: 1000, after }, 'held');
+      for (const d of page) if ((filter.events === null || filter.events.includes(d.event ?? '')) && (filter.before === null || d.createdAt < filter.before)) n++;
+      if (page.length < 1000) return n;
+      after = page[page.length - 1].id;
+    }
+  }
+
+  /** `POST /api/webhooks/{id}/recover`: a job that resends the webhook's finished deliveries the filter selects (`dryRun`: their count). */
+  async recover(id: string, input: RecoverInput, dryRun: boolean): Promise<Recovery | number> {
+    await this.get(id);
+    return this.startRecovery(id, this.recoveryFilter(input, [id]), dryRun);
+  }
+
+  /** `POST /api/deliveries/retry`: the same across webhooks (every one, or those named). */
+  async bulkRetry(input: BulkRetryInput, dryRun: boolean): Promise<Recovery | number> {
+    for (const [i, webhookId] of (input.webhook_ids ?? []).entries()) {
+      if (!(await this.deps.store.getWebhook(webhookId))) {
+        throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' does not exist`, { field: `webhook_ids[${i}]` });
+      }
+    }
+    return this.startRecovery(null, this.recoveryFilter(input, input.webhook_ids ?? null), dryRun);
+  }
+
+  private recoveryFilter(input: RecoverInput, webhookIds: string[] | null): RecoveryFilter {
+    const until = input.until ?? this.iso();
+    if (Date.parse(input.since) > Date.parse(until)) {
+      throw new InvalidRequestError(`since (${input.since}) is after until (${until})`, { field: 'since' });
+    }
+    if (input.events) this.checkEvents(input.events);
+    return {
+      webhookIds,
+      since: new Date(input.since).toISOString(),
+      until: new Date(until).toISOString(),
+      statuses: input.statuses ?? ['failed'],
+      events: input.events ?? null,
+    };
+  }
+
+  private async startRecovery(webhookId: string | null, filter: RecoveryFilter, dryRun: boolean): Promise<Recovery | number> {
+    if (dryRun) return this.deps.store.countRecoverable(filter);
+    const recovery = await this.deps.store.createRecovery({ webhookId, filter });
+    this.deps.recoveries.wake();
+    return recovery;
+  }
+
+  async getRecovery(id: string): Promise<Recovery> {
+    const recovery = await this.deps.store.getRecovery(id);
+    if (!recovery) throw recoveryNotFound(id);
+    return recovery;
+  }
+
+  /** A webhook's recovery jobs (null: every job, bulk retries included), newest first. */
+  async listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]> {
+    if (webhookId !== null) await this.get(webhookId);
+    return this.deps.store.listRecoveries(webhookId, page);
+  }
+
+  /** Stops a running job; what it resent stays resent. */
+  async cancelRecovery(id: string): Promise<Recovery> {
+    const cancelled = await this.deps.store.cancelRecovery(id, this.iso());
+    if (cancelled) return cancelled;
+    const existing = await this.getRecovery(id);
+    throw new ConflictError('recovery_finished', `Recovery '${id}' is ${existing.status}; only a running one can be cancelled`);
   }
 
   private async prepareUpdate(
@@ -257,6 +428,9 @@ export class WebhookService {
       };
     }
     if (input.timeout_ms !== undefined) patch.timeoutMs = input.timeout_ms ?? WEBHOOK_DEFAULTS.timeoutMs;
+    if (input.breaker !== undefined) patch.breaker = breakerOf(input.breaker, current.breaker);
+    if (input.rate_limit !== undefined) patch.rateLimit = rateLimitOf(input.rate_limit, current.rateLimit);
+    if (input.auto_disable !== undefined) patch.autoDisable = autoDisableOf(input.auto_disable, current.autoDisable);
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret !== undefined) {
       secret = this.resolveSecret(input.secret);
@@ -316,9 +490,9 @@ export class WebhookService {
     return delivery;
   }
 
-  async listDeliveries(webhookId: string, page: Page): Promise<Delivery[]> {
+  async listDeliveries(webhookId: string, page: Page, status: DeliveryStatus | null = null): Promise<Delivery[]> {
     await this.get(webhookId);
-    return this.deps.store.listDeliveries(webhookId, page);
+    return this.deps.store.listDeliveries(webhookId, page, status);
   }
 
   /** One more attempt of a finished delivery: same webhook-id, same bytes. */
@@ -345,3 +519,25 @@ export class WebhookService {
   }
 }
 
+
+/** A webhook's health as its answer shows it. */
+function healthReport(w: Webhook, outcomes: WebhookHealth | undefined, row: TargetHealth | null, held: number, now: number): HealthReport {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const windowMs = w.breaker.windowS * 1000;
+  return {
+    ...NO_DELIVERIES,
+    ...outcomes,
+    state: row?.state ?? 'closed',
+    since: iso(row?.since ?? null),
+    failureRatio: row ? Math.round(failureRatio(row, windowMs, now) * 1000) / 1000 : 0,
+    windowAttempts: row ? Math.round(windowCounts(row, windowMs, now).attempts * 10) / 10 : 0,
+    held,
+    heldDiscarded: row?.heldDiscarded ?? 0,
+    nextProbeAt: row?.state === 'open' ? iso(row.probeAt) : null,
+    probeDeliveryId: row?.state === 'half_open' ? row.probeDeliveryId : null,
+    notBefore: row?.notBefore !== null && row?.notBefore !== undefined && row.notBefore > now ? iso(row.notBefore) : null,
+    failingSince: iso(row?.failingSince ?? null),
+    lastSuccessAt: iso(row?.lastSuccessAt ?? null),
+    lastFailureAt: iso(row?.lastFailureAt ?? null),
+  };
+}

@@ -3,7 +3,9 @@
  * (through its mock endpoint when it has one), signs each attempt, sends it
  * and classifies the answer (retry.ts), telling the engine how long the
  * target took and whether it looked overloaded. A 410 Gone disables the
- * webhook once the attempt is recorded.
+ * webhook once the attempt is recorded (what it still had to send is held);
+ * a 429 or 503 with Retry-After tells the engine's gate when the target as a
+ * whole may be tried again.
  */
 import type { Clock } from '../clock.js';
 import type { AttemptContext, AttemptResult, DeliveryTarget } from '../deliveries/target.js';
@@ -14,7 +16,7 @@ import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
 import type { Logger } from '../types.js';
 import { buildRequest, USER_AGENT } from './render.js';
-import { classify, honoursRetryAfter, nextDelayMs } from './retry.js';
+import { classify, honoursRetryAfter, nextDelayMs, retryAfterMs } from './retry.js';
 import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
 import { sign } from './signing.js';
 import type { Webhook } from './types.js';
@@ -69,7 +71,8 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
   private readonly agent;
   private readonly random: () => number;
   private readonly userAgent: string;
-  private readonly webhooks = new Map<string, { at: number; webhook: Promise<Webhook | null> }>();
+  /** Webhooks read lately, each with its value once read (`peek`): WEBHOOK_CACHE_MS, or until a change for it. */
+  private readonly webhooks = new Map<string, { at: number; webhook: Promise<Webhook | null>; value?: Webhook | null }>();
   private readonly disabling = new Set<string>();
 
   constructor(private readonly deps: WebhookTargetDeps) {
@@ -85,7 +88,19 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
   /** A webhook as just read elsewhere (the scheduler's claim): its deliveries need not read it again for WEBHOOK_CACHE_MS. */
   remember(webhook: Webhook): void {
     if (this.webhooks.size > 10_000) this.webhooks.clear();
-    this.webhooks.set(webhook.id, { at: Date.now(), webhook: Promise.resolve(webhook) });
+    this.webhooks.set(webhook.id, { at: Date.now(), webhook: Promise.resolve(webhook), value: webhook });
+  }
+
+  /** Drops what is cached of a webhook (a change for it), or of every webhook. */
+  forget(id?: string): void {
+    if (id === undefined) this.webhooks.clear();
+    else this.webhooks.delete(id);
+  }
+
+  /** The webhook as read at most WEBHOOK_CACHE_MS ago, without waiting; undefined when that needs a read. */
+  peek(id: string): Webhook | null | undefined {
+    const hit = this.webhooks.get(id);
+    return hit && Date.now() - hit.at < WEBHOOK_CACHE_MS ? hit.value : undefined;
   }
 
   /** The webhook, as read at most WEBHOOK_CACHE_MS ago. */
@@ -95,8 +110,16 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     if (hit && now - hit.at < WEBHOOK_CACHE_MS) return hit.webhook;
     if (this.webhooks.size > 10_000) this.webhooks.clear();
     const webhook = this.store.getWebhook(id);
-    this.webhooks.set(id, { at: now, webhook });
-    webhook.catch(() => this.webhooks.delete(id));
+    const entry: { at: number; webhook: Promise<Webhook | null>; value?: Webhook | null } = { at: now, webhook };
+    this.webhooks.set(id, entry);
+    webhook.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.webhooks.get(id) === entry) this.webhooks.delete(id);
+      },
+    );
     return webhook;
   }
 
@@ -138,9 +161,9 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     const status = answered?.status;
     const verdict = classify(answered ? { status: answered.status } : { error: (result as SendFailure).error });
     let retryInMs: number | null = null;
+    const retryAfter = answered && honoursRetryAfter(status) ? headerValue(answered.headers, 'retry-after') : undefined;
     if (verdict === 'retry' && !ctx.final) {
-      const retryAfter = answered && honoursRetryAfter(status) ? headerValue(answered.headers, 'retry-after') : undefined;
-      retryInMs = nextDelayMs(ctx.number, webhook.retry, retryAfter, this.random, this.clock.now());
+      retryInMs = nextDelayMs(ctx.retryNumber, webhook.retry, retryAfter, this.random, this.clock.now());
     }
     const out: AttemptResult = {
       startedMs,
@@ -156,6 +179,9 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     if (fresh && request !== null) out.request = request;
     if (latencyMs >= 0) out.load = { latencyMs, overloaded: status === undefined || OVERLOAD_STATUSES.has(status) };
     if (verdict === 'disable') out.afterRecorded = () => this.disable(webhook);
+    // A 429 or 503 that says when to come back is about the target, not this one delivery.
+    const waitMs = retryAfterMs(retryAfter, this.clock.now());
+    if (waitMs !== null && waitMs > 0) out.targetNotBefore = this.clock.now() + waitMs;
     return out;
   }
 
@@ -195,9 +221,11 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     try {
       const current = await this.store.getWebhook(webhook.id);
       if (!current?.enabled) return;
-      const updated = await this.store.updateWebhook(webhook.id, { enabled: false, nextFireAt: null });
+      const updated = await this.store.updateWebhook(webhook.id, { enabled: false, nextFireAt: null, disabledReason: 'gone' });
       if (updated) {
         this.remember(updated);
+        // What was still to be sent waits for the webhook to be enabled again.
+        await this.store.holdDeliveries([webhook.id], new Date(this.clock.now()).toISOString());
         this.events.emit('webhook:disabled', { webhook: updated });
       } else this.webhooks.delete(webhook.id);
     } catch (err) {

@@ -26,6 +26,47 @@ export interface RetryPolicy {
   scheduleS: number[] | null;
 }
 
+/**
+ * When a webhook's circuit breaker opens (src/store/shared/breaker.ts): at
+ * least `minAttempts` attempts in the sliding `windowS` and at least
+ * `failureRatio` of them failed. Off: the webhook is never paused for failing
+ * (its target origin's breaker still applies).
+ */
+export interface BreakerSettings {
+  enabled: boolean;
+  minAttempts: number;
+  /** 0.01 to 1. */
+  failureRatio: number;
+  windowS: number;
+}
+
+export const BREAKER_DEFAULTS: Readonly<BreakerSettings> = Object.freeze({ enabled: true, minAttempts: 20, failureRatio: 0.5, windowS: 60 });
+
+/** Sends per second for the whole cluster (a token bucket shared by every process), and how many may go at once after a pause. */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+/** The burst a rate limit gets when none is given: a tenth of a second's sends, so a 10 s window sees at most 1 % more than the rate. */
+export const defaultBurst = (perSecond: number): number => Math.max(1, Math.ceil(perSecond / 10));
+
+/**
+ * A webhook is disabled once every attempt has failed for `afterS` and its
+ * failed attempts span at least `minSpanS` (so a server that was off meanwhile
+ * does not count as days of failure).
+ */
+export interface AutoDisable {
+  afterS: number;
+  minSpanS: number;
+}
+
+export const AUTO_DISABLE_DEFAULTS: Readonly<AutoDisable> = Object.freeze({ afterS: 5 * 86_400, minSpanS: 12 * 3_600 });
+
+/** Why Switchyard disabled a webhook: a 410 Gone, or failing for the auto-disable span. */
+export const DISABLED_REASONS = ['gone', 'failing'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
 export interface Webhook {
   id: string;
   name: string;
@@ -44,8 +85,26 @@ export interface Webhook {
   timeoutMs: number;
   /** Next slot (UTC ISO), null without cron or when disabled. */
   nextFireAt: string | null;
+  /** When an operator paused it: its deliveries are held until it is resumed. Null: not paused. */
+  pausedAt: string | null;
+  /** Set when Switchyard disabled it; null when enabled or disabled by hand. */
+  disabledReason: DisabledReason | null;
+  breaker: BreakerSettings;
+  /** Null: no limit. */
+  rateLimit: RateLimit | null;
+  /** Null: never disabled for failing (a 410 still disables it). */
+  autoDisable: AutoDisable | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The origin (`https://host:port`) whose breaker a webhook shares with the other webhooks sending there. */
+export function originOf(targetUrl: string): string {
+  try {
+    return new URL(targetUrl).origin;
+  } catch {
+    return targetUrl;
+  }
 }
 
 export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt'>;
@@ -70,3 +129,117 @@ export interface WebhookHealth {
 
 export const NO_DELIVERIES: WebhookHealth = Object.freeze({ lastOutcome: null, failuresInARow: 0, pending: 0, retrying: 0 });
 
+
+/**
+ * Circuit breaker states (as Svix and resilience libraries name them): closed
+ * sends; open holds every delivery and waits for its next probe; half_open has
+ * one probe in flight and holds the rest.
+ */
+export const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
+export type BreakerState = (typeof BREAKER_STATES)[number];
+
+/**
+ * A target's health as stored (table `target_health`): its circuit breaker, its
+ * failure streak, its Retry-After. One per webhook (`webhook:<id>`) and one per
+ * target origin (`origin:<origin>`), whose breaker opens only while several
+ * webhooks send there. Times are epoch ms. The sliding window is two fixed
+ * windows, the previous one weighted by how much of it the window still covers.
+ */
+export interface TargetHealth {
+  key: string;
+  webhookId: string | null;
+  origin: string | null;
+  state: BreakerState;
+  /** When the state was entered. */
+  since: number;
+  windowStart: number;
+  attempts: number;
+  failures: number;
+  prevAttempts: number;
+  prevFailures: number;
+  /** Open: when the next probe may go. */
+  probeAt: number | null;
+  /** The wait before the probe after the next failed one (5 s, doubling, up to 5 min). */
+  probeDelayMs: number;
+  /** Half open: the delivery sent as the probe, and until when it is waited for. */
+  probeDeliveryId: string | null;
+  probeUntil: number | null;
+  /** The first failure since the last success (null: the last attempt succeeded, or none yet). */
+  failingSince: number | null;
+  lastFailureAt: number | null;
+  lastSuccessAt: number | null;
+  /** A target's Retry-After: nothing is sent to it before this time. */
+  notBefore: number | null;
+  /** Held deliveries dropped by the held bound so far (the oldest first); webhook rows only. */
+  heldDiscarded: number;
+}
+
+/** What a webhook's endpoint health adds to its answer (GET /api/webhooks[/{id}]). */
+export interface EndpointHealth {
+  /** The webhook's own row; null before its first attempt. */
+  own: TargetHealth | null;
+  /** Its target origin's row, when one is kept. */
+  origin: TargetHealth | null;
+  /** Deliveries held now. */
+  held: number;
+}
+
+/** Statuses a recovery resends: failed ones by default, succeeded ones to replay, discarded ones to undo a discard. */
+export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded'] as const;
+export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
+
+/** Which deliveries a recovery resends. Created between `since` and `until` (ISO), in these statuses, of these events. */
+export interface RecoveryFilter {
+  /** Null: every webhook's (a bulk retry). */
+  webhookIds: string[] | null;
+  since: string;
+  until: string;
+  statuses: RecoverableStatus[];
+  /** Null: every event and trigger; else only `event` deliveries of these names. */
+  events: string[] | null;
+}
+
+export const RECOVERY_STATES = ['running', 'done', 'cancelled'] as const;
+export type RecoveryState = (typeof RECOVERY_STATES)[number];
+
+/**
+ * A recovery job (`rcv_...`): resends the deliveries its filter selected when
+ * it was created, in id order, a chunk at a time, each once. `total` is the
+ * count at creation; `resent` counts the deliveries reopened so far (a
+ * delivery deleted or resent by hand meanwhile is passed over).
+ */
+export interface Recovery {
+  id: string;
+  /** The webhook of `POST /api/webhooks/{id}/recover`; null for a bulk retry across webhooks. */
+  webhookId: string | null;
+  filter: RecoveryFilter;
+  status: RecoveryState;
+  total: number;
+  resent: number;
+  /** The last delivery id handled (resumes from here after a restart). */
+  cursor: string;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export interface NewRecovery {
+  webhookId: string | null;
+  filter: RecoveryFilter;
+}
+
+/** A webhook's health as its answer shows it: the outcomes of its newest deliveries and its endpoint health, times as ISO. */
+export interface HealthReport extends WebhookHealth {
+  state: BreakerState;
+  since: string | null;
+  failureRatio: number;
+  windowAttempts: number;
+  held: number;
+  heldDiscarded: number;
+  nextProbeAt: string | null;
+  probeDeliveryId: string | null;
+  notBefore: string | null;
+  failingSince: string | null;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+}

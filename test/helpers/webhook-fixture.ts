@@ -1,5 +1,14 @@
 /** A webhook as the store takes it, for tests that build the pipeline by hand: POST to `targetUrl`, every event, no schedule. */
-import type { NewWebhook } from '../../src/webhooks/types.js';
+import { AUTO_DISABLE_DEFAULTS, BREAKER_DEFAULTS, type NewWebhook } from '../../src/webhooks/types.js';
+
+/** The endpoint-health fields of a new webhook at their defaults (as the service fills them). */
+export const HEALTH_FIELDS = Object.freeze({
+  pausedAt: null,
+  disabledReason: null,
+  breaker: { ...BREAKER_DEFAULTS },
+  rateLimit: null,
+  autoDisable: { ...AUTO_DISABLE_DEFAULTS },
+}) satisfies Partial<NewWebhook>;
 
 export function newWebhook(targetUrl: string, patch: Partial<NewWebhook> = {}): NewWebhook {
   return {
@@ -17,6 +26,7 @@ export function newWebhook(targetUrl: string, patch: Partial<NewWebhook> = {}): 
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 5000,
     nextFireAt: null,
+    ...HEALTH_FIELDS,
     ...patch,
   };
 }

@@ -4,6 +4,7 @@
  * on one database file, catch-up to the latest missed slot only.
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { HEALTH_FIELDS } from '../helpers/webhook-fixture.js';
 import { ManualClock } from '../../src/clock.js';
 import { Scheduler, firstFire } from '../../src/scheduler/scheduler.js';
 import { openStore } from '../../src/store/index.js';
@@ -36,6 +37,7 @@ function webhookFields(clock: ManualClock, over: Partial<NewWebhook> = {}): NewW
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 15000,
     nextFireAt: firstFire(cron, timezone, enabled, clock.now()),
+    ...HEALTH_FIELDS,
     ...over,
   };
 }

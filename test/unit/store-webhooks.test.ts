@@ -4,6 +4,7 @@
  * The races use separate connections, and separate OS processes, on one file.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HEALTH_FIELDS } from '../helpers/webhook-fixture.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../src/errors.js';
 import pg from 'pg';
 import { openStore } from '../../src/store/index.js';
@@ -34,6 +35,7 @@ function hook(extra: Partial<NewWebhook> = {}): NewWebhook {
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 15000,
     nextFireAt: null,
+    ...HEALTH_FIELDS,
     ...extra,
   };
 }
@@ -167,29 +169,33 @@ for (const b of backends()) {
         expect(ids(await store.listWebhooks({ limit: 10 }))).toEqual([second.id]);
       });
 
-      it('finds subscribers by event name; * takes everything but switchyard.* events', async () => {
+      it('finds subscribers by event name; * takes everything but switchyard.* events; disabled ones are held', async () => {
         const named = await store.createWebhook(hook({ events: ['order.created'] }));
         const star = await store.createWebhook(hook({ events: ['*'] }));
         const ops = await store.createWebhook(hook({ events: ['switchyard.api.created'] }));
         const both = await store.createWebhook(hook({ events: ['*', 'switchyard.delivery.failed'] }));
-        await store.createWebhook(hook({ events: ['order.created', '*'], enabled: false }));
+        const off = await store.createWebhook(hook({ events: ['order.created', '*'], enabled: false }));
         await store.createWebhook(hook({ events: [] }));
+        /** [id, held] of each subscriber. */
+        const subs = async (event: string) => (await store.subscribersOf(event)).map((x) => [x.webhook.id, x.hold]);
 
-        expect(ids(await store.webhooksForEvent('order.created'))).toEqual([named.id, star.id, both.id]);
-        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([star.id, both.id]);
-        expect(ids(await store.webhooksForEvent('switchyard.api.created'))).toEqual([ops.id]);
-        expect(ids(await store.webhooksForEvent('switchyard.delivery.failed'))).toEqual([both.id]);
-        expect(ids(await store.webhooksForEvent('switchyard.function.deleted'))).toEqual([]);
+        expect(await subs('order.created')).toEqual([[named.id, false], [star.id, false], [both.id, false], [off.id, true]]);
+        expect(await subs('user.signup')).toEqual([[star.id, false], [both.id, false], [off.id, true]]);
+        expect(await subs('switchyard.api.created')).toEqual([[ops.id, false]]);
+        expect(await subs('switchyard.delivery.failed')).toEqual([[both.id, false]]);
+        expect(await subs('switchyard.function.deleted')).toEqual([]);
 
-        // Subscriptions follow updates and deletes.
+        // Subscriptions follow updates and deletes; a paused webhook is held too.
         await store.updateWebhook(named.id, { events: ['user.signup'] });
         await store.updateWebhook(star.id, { name: 'kept subscriptions' });
-        expect(ids(await store.webhooksForEvent('order.created'))).toEqual([star.id, both.id]);
-        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([named.id, star.id, both.id]);
+        expect(await subs('order.created')).toEqual([[star.id, false], [both.id, false], [off.id, true]]);
+        expect(await subs('user.signup')).toEqual([[named.id, false], [star.id, false], [both.id, false], [off.id, true]]);
         await store.updateWebhook(both.id, { enabled: false });
+        await store.updateWebhook(named.id, { pausedAt: T(1) });
         await store.deleteWebhook(star.id);
-        expect(ids(await store.webhooksForEvent('user.signup'))).toEqual([named.id]);
-        expect(ids(await store.webhooksForEvent('switchyard.delivery.failed'))).toEqual([]);
+        await store.deleteWebhook(off.id);
+        expect(await subs('user.signup')).toEqual([[named.id, true], [both.id, true]]);
+        expect(await subs('switchyard.delivery.failed')).toEqual([[both.id, true]]);
       });
 
       it('reports due webhooks and the earliest next fire time of enabled ones', async () => {
@@ -705,7 +711,7 @@ for (const b of backends()) {
           expect(await s.getDelivery(d.id)).toBeNull();
           expect(await s.getDelivery(kept.id)).not.toBeNull();
           expect(await s.countPendingDeliveries()).toBe(1);
-          expect(ids(await s.webhooksForEvent('order.created'))).toEqual([keep.id]);
+          expect((await s.subscribersOf('order.created')).map((x) => x.webhook.id)).toEqual([keep.id]);
           // d would be due again at T(5) had it survived.
           expect(ids(await s.claimDueDeliveries('v', T(10), 60_000, 10))).toEqual([kept.id]);
           expect(await b.query(url, 'SELECT * FROM delivery_attempts')).toEqual([]);
@@ -729,7 +735,7 @@ for (const b of backends()) {
         try {
           expect(await second.getWebhook(wh.id)).toEqual(wh);
           expect(await second.nextFireAt()).toBe(T(60));
-          expect(ids(await second.webhooksForEvent('a.b'))).toEqual([wh.id]);
+          expect((await second.subscribersOf('a.b')).map((x) => x.webhook.id)).toEqual([wh.id]);
           const [again] = await second.claimDueDeliveries('new-process', T(1), 60_000, 10);
           expect(again).toEqual(before);
           expect(again.eventData).toEqual([1, 'two', { three: null }]);

@@ -14,7 +14,25 @@ import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/migrations/sqlite.js';
 import type { NewFunction, Store } from '../../src/store/store.js';
 import type { Api, CorsConfig, FunctionLogLine } from '../../src/types.js';
-import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+import { backends, removeTempDatabases, type StoreBackend } from '../helpers/store-backends.js';
+import { newWebhook } from '../helpers/webhook-fixture.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { Webhook } from '../../src/webhooks/types.js';
+
+/** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
+async function undoEndpointHealth(b: StoreBackend, url: string): Promise<void> {
+  for (const sql of [
+    'DROP TABLE recoveries',
+    'DROP TABLE target_health',
+    'DROP INDEX webhooks_by_origin',
+    'DROP INDEX deliveries_held',
+    ...['paused_at', 'disabled_reason', 'health_json', 'target_origin'].map((c) => `ALTER TABLE webhooks DROP COLUMN ${c}`),
+    'ALTER TABLE deliveries DROP COLUMN retry_base',
+    'DELETE FROM schema_migrations WHERE version = 18',
+  ]) {
+    await b.exec(url, sql);
+  }
+}
 
 function fn(name: string, extra: Partial<NewFunction> = {}): NewFunction {
   return {
@@ -504,6 +522,7 @@ for (const b of backends()) {
         await first.close();
       }
       // Back to the schema of migration 14 (cors, before compression), the API as it was then.
+      await undoEndpointHealth(b, url);
       for (const table of ['rate_buckets', 'quota_usage', 'api_key_usage', 'api_keys', 'usage_plans']) await b.exec(url, `DROP TABLE ${table}`);
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
@@ -520,6 +539,7 @@ for (const b of backends()) {
           [15, 'api_compression_binary_types'],
           [16, 'api_route_policy'],
           [17, 'api_keys_usage_plans_throttles'],
+          [18, 'endpoint_health'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
@@ -550,6 +570,37 @@ for (const b of backends()) {
         expect(api).toMatchObject({ errorFormat: 'switchyard', exposeErrors: false, minimumCompressionSize: 10 });
         const updated = await again.updateApi(api.id, { errorFormat: 'aws' });
         expect(updated).toMatchObject({ errorFormat: 'aws', exposeErrors: false, minimumCompressionSize: 10, routes: api.routes });
+      } finally {
+        await again.close();
+      }
+    });
+
+    it("migration 18 gives a database at migration 17 endpoint health: webhooks keep their fields, get their origin and default settings, deliveries stay pending", async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      let webhook: Webhook;
+      let delivery: Delivery;
+      try {
+        webhook = await first.createWebhook({ ...newWebhook('HTTPS://user:pw@Hooks.Example.COM:443/in?x=1#y'), name: 'older' });
+        delivery = await first.createDelivery({ webhookId: webhook.id, trigger: 'event', scheduledFor: null, event: 'e', eventData: 1, nextAttemptAt: new Date().toISOString() });
+      } finally {
+        await first.close();
+      }
+      await undoEndpointHealth(b, url);
+      const again = await openStore(url);
+      try {
+        const [row] = await b.query(url, `SELECT target_origin FROM webhooks WHERE id = '${webhook.id}'`);
+        expect(row.target_origin).toBe('https://hooks.example.com');
+        expect(await again.getWebhook(webhook.id)).toMatchObject({
+          name: 'older',
+          pausedAt: null,
+          disabledReason: null,
+          breaker: { enabled: true, minAttempts: 20, failureRatio: 0.5, windowS: 60 },
+          rateLimit: null,
+          autoDisable: { afterS: 432_000, minSpanS: 43_200 },
+        });
+        expect(await again.getDelivery(delivery.id)).toMatchObject({ status: 'pending', retryBase: 0 });
+        expect(await again.countHeldDeliveries()).toBe(0);
       } finally {
         await again.close();
       }

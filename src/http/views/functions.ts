@@ -83,7 +83,8 @@ export function functionInvocationView(d: Delivery): FunctionInvocationView {
     // Set on every function-target delivery, the only ones this is given.
     function: d.functionName as string,
     trigger: { ...detail, type: d.trigger as FunctionInvocationView['trigger']['type'] },
-    status: d.status,
+    // Only webhook deliveries are ever held or discarded.
+    status: d.status as FunctionInvocationView['status'],
     attempts: d.attempts.map((a) => ({
       attempt: a.attempt,
       started_at: a.startedAt,

@@ -6,10 +6,11 @@
  */
 import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
 import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
-import { HEALTH_WINDOW, type Webhook, type WebhookHealth } from '../../webhooks/types.js';
-import type { AttemptView, DeliveryDetailView, DeliveryView, WebhookView } from '../../schema/webhooks.js';
+import { HEALTH_WINDOW, type HealthReport, type Recovery, type Webhook } from '../../webhooks/types.js';
+import { autoDisableView, breakerView, rateLimitView } from '../../webhooks/health/settings.js';
+import type { AttemptView, DeliveryDetailView, DeliveryView, RecoveryView, WebhookView } from '../../schema/webhooks.js';
 
-export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: WebhookHealth } = {}): WebhookView {
+export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: HealthReport } = {}): WebhookView {
   return {
     id: w.id,
     name: w.name,
@@ -28,6 +29,12 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
       : { max_attempts: w.retry.maxAttempts },
     timeout_ms: w.timeoutMs,
     next_fire_at: w.nextFireAt,
+    paused: w.pausedAt !== null,
+    paused_at: w.pausedAt,
+    disabled_reason: w.disabledReason,
+    breaker: breakerView(w.breaker),
+    rate_limit: rateLimitView(w.rateLimit),
+    auto_disable: autoDisableView(w.autoDisable),
     created_at: w.createdAt,
     updated_at: w.updatedAt,
     ...(extra.secret ? { secret: extra.secret } : {}),
@@ -40,6 +47,18 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
             pending: extra.health.pending,
             retrying: extra.health.retrying,
             window: HEALTH_WINDOW,
+            state: extra.health.state,
+            since: extra.health.since,
+            failure_ratio: extra.health.failureRatio,
+            window_attempts: extra.health.windowAttempts,
+            held: extra.health.held,
+            held_discarded: extra.health.heldDiscarded,
+            next_probe_at: extra.health.nextProbeAt,
+            probe_delivery_id: extra.health.probeDeliveryId,
+            not_before: extra.health.notBefore,
+            failing_since: extra.health.failingSince,
+            last_success_at: extra.health.lastSuccessAt,
+            last_failure_at: extra.health.lastFailureAt,
           },
         }
       : {}),
@@ -86,4 +105,27 @@ function attemptView(a: Attempt): AttemptView {
 
 function maskedResponse(r: DeliveryResponse | null) {
   return r && { ...r, headers: maskHeaders(r.headers) };
+}
+
+/** A recovery job, with its progress (resent and passed-over deliveries are both done with). */
+export function recoveryView(r: Recovery): RecoveryView {
+  const handled = r.status === 'done' ? r.total : Math.min(r.total, r.resent);
+  return {
+    id: r.id,
+    webhook_id: r.webhookId,
+    status: r.status,
+    total: r.total,
+    resent: r.resent,
+    progress: r.total === 0 ? 1 : Math.round((handled / r.total) * 1000) / 1000,
+    filter: {
+      since: r.filter.since,
+      until: r.filter.until,
+      statuses: r.filter.statuses,
+      events: r.filter.events,
+      webhook_ids: r.filter.webhookIds,
+    },
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    finished_at: r.finishedAt,
+  };
 }

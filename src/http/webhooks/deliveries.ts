@@ -8,6 +8,16 @@ import type { TypedApp } from '../typed.js';
 import { deliveryDetailView, deliveryView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { idParams } from '../../schema/webhooks.js';
+import { DELIVERY_STATUSES } from '../../deliveries/types.js';
+import { Type, stringEnum } from '../../schema/kit.js';
+
+const deliveryListQuery = Type.Object(
+  {
+    ...pageQuerySchema.properties,
+    status: Type.Optional(stringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status (`held`: waiting to be sent)' })),
+  },
+  { additionalProperties: false },
+);
 
 export function listDeliveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.get(
@@ -16,15 +26,15 @@ export function listDeliveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDep
       schema: {
         tags: ['webhooks'],
         operationId: 'listDeliveries',
-        summary: 'Deliveries of a webhook, newest first',
+        summary: 'Deliveries of a webhook, newest first (`?status=held`: the ones waiting to be sent)',
         params: idParams,
-        querystring: pageQuerySchema,
+        querystring: deliveryListQuery,
         response: { 200: { description: 'A page of deliveries', headers: LINK_HEADER, ...listOf('Delivery') }, ...ERRORS_BY_ID },
       },
     },
     async function listDeliveries(request, reply) {
       const page = readPage(request.query);
-      const items = await webhooks.listDeliveries(request.params.id, page);
+      const items = await webhooks.listDeliveries(request.params.id, page, request.query.status ?? null);
       return pageOf(items, page, request, reply, (d) => d.id).map(deliveryView);
     },
   );

@@ -1,18 +1,23 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
- * /api/webhooks[/:id[/test|/deliveries]], /api/deliveries/:id[/retry], /api/events;
- * one registration per operation (webhooks.ts, deliveries.ts, events.ts).
+ * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
+ * /api/deliveries/:id[/retry], /api/deliveries/retry, /api/recoveries[/:id[/cancel]], /api/events;
+ * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { typed } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { getDeliveryRoute, listDeliveriesRoute, retryDeliveryRoute } from './deliveries.js';
 import { publishEventRoute } from './events.js';
+import { bulkRetryRoute, cancelRecoveryRoute, getRecoveryRoute, listRecoveriesRoute, recoverWebhookRoute } from './recoveries.js';
 import {
   createWebhookRoute,
   deleteWebhookRoute,
+  discardHeldRoute,
   getWebhookRoute,
   listWebhooksRoute,
+  pauseWebhookRoute,
+  resumeWebhookRoute,
   testWebhookRoute,
   updateWebhookRoute,
 } from './webhooks.js';
@@ -25,9 +30,17 @@ const OPERATIONS = [
   updateWebhookRoute,
   deleteWebhookRoute,
   testWebhookRoute,
+  pauseWebhookRoute,
+  resumeWebhookRoute,
+  discardHeldRoute,
+  recoverWebhookRoute,
   listDeliveriesRoute,
   getDeliveryRoute,
   retryDeliveryRoute,
+  bulkRetryRoute,
+  getRecoveryRoute,
+  listRecoveriesRoute,
+  cancelRecoveryRoute,
   publishEventRoute,
 ];
 

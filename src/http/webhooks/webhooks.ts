@@ -8,9 +8,8 @@ import { dryRunQuerySchema } from '../../schema/dry-run.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
-import { NO_DELIVERIES } from '../../webhooks/types.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { createWebhookBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
+import { createWebhookBody, discardHeldBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
@@ -40,7 +39,7 @@ export function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps)
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhooks',
-        summary: 'List webhooks (oldest first), each with its health over its 20 newest deliveries',
+        summary: 'List webhooks (oldest first), each with its health: its 20 newest deliveries, its breaker, what it holds',
         querystring: pageQuerySchema,
         response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
       },
@@ -50,7 +49,7 @@ export function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps)
       const items = pageOf(await webhooks.list(page), page, request, reply, (w) => w.id);
       // One query for the whole page: a list of N webhooks never costs N reads of deliveries.
       const health = await webhooks.health(items);
-      return items.map((w) => webhookView(w, { health: health.get(w.id) ?? NO_DELIVERIES }));
+      return items.map((w) => webhookView(w, { health: health.get(w.id) }));
     },
   );
 }
@@ -62,14 +61,15 @@ export function getWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): 
       schema: {
         tags: ['webhooks'],
         operationId: 'getWebhook',
-        summary: 'Get a webhook with its next 5 fire times',
+        summary: 'Get a webhook with its next 5 fire times and its health',
         params: idParams,
         response: { 200: { description: 'The webhook with `next_fires`', ...ref('Webhook') }, ...ERRORS_BY_ID },
       },
     },
     async function getWebhook(request) {
       const webhook = await webhooks.get(request.params.id);
-      return webhookView(webhook, { nextFires: webhooks.upcoming(webhook) });
+      const health = await webhooks.health([webhook]);
+      return webhookView(webhook, { nextFires: webhooks.upcoming(webhook), health: health.get(webhook.id) });
     },
   );
 }
@@ -131,6 +131,72 @@ export function testWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps):
     },
     async function testWebhook(request) {
       return deliveryView(await webhooks.test(request.params.id));
+    },
+  );
+}
+
+export function pauseWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks/:id/pause',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'pauseWebhook',
+        summary: 'Pause sending: new and pending deliveries are held (those in flight finish) until resumed',
+        params: idParams,
+        response: { 200: { description: 'The webhook, paused', ...ref('Webhook') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function pauseWebhook(request) {
+      return webhookView(await webhooks.pause(request.params.id));
+    },
+  );
+}
+
+export function resumeWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks/:id/resume',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'resumeWebhook',
+        summary: 'Resume sending (also closes an open circuit breaker): held deliveries are released in publish order',
+        params: idParams,
+        response: { 200: { description: 'The webhook, sending again', ...ref('Webhook') }, ...ERRORS_BY_ID },
+      },
+    },
+    async function resumeWebhook(request) {
+      return webhookView(await webhooks.resume(request.params.id));
+    },
+  );
+}
+
+export function discardHeldRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks/:id/held/discard',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'discardHeldDeliveries',
+        summary: 'Discard held deliveries (all, or those of some events or created before a time) instead of sending them',
+        params: idParams,
+        querystring: dryRunQuerySchema,
+        body: discardHeldBody,
+        response: {
+          200: {
+            description: 'How many were discarded (with `?dry_run=true`: would be)',
+            type: 'object',
+            required: ['discarded', 'dry_run'],
+            properties: { discarded: { type: 'integer' }, dry_run: { type: 'boolean' } },
+          },
+          ...ERRORS_BY_ID_WITH_BODY,
+        },
+      },
+    },
+    async function discardHeldDeliveries(request) {
+      const dryRun = request.query.dry_run === 'true';
+      const discarded = await webhooks.discardHeld(request.params.id, request.body ?? {}, dryRun);
+      return { discarded, dry_run: dryRun };
     },
   );
 }

@@ -453,4 +453,62 @@ CREATE TABLE rate_buckets (
 );
 `,
   },
+  {
+    version: 18,
+    name: 'endpoint_health',
+    // As on SQLite; the backfill of target_origin with a regular expression.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN paused_at TIMESTAMPTZ;
+ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT;
+ALTER TABLE webhooks ADD COLUMN health_json TEXT;
+ALTER TABLE webhooks ADD COLUMN target_origin TEXT COLLATE "C";
+UPDATE webhooks SET target_origin = lower(regexp_replace(target_url, '^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^@/?#]*@)?([^/?#]*).*$', '\\1\\2'));
+UPDATE webhooks SET target_origin = regexp_replace(regexp_replace(target_origin, '^(https://.*):443$', '\\1'), '^(http://.*):80$', '\\1');
+CREATE INDEX webhooks_by_origin ON webhooks (target_origin);
+
+ALTER TABLE deliveries ADD COLUMN retry_base INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX deliveries_held ON deliveries (target, id) WHERE status = 'held';
+
+CREATE TABLE target_health (
+  key               TEXT COLLATE "C" PRIMARY KEY,
+  webhook_id        TEXT COLLATE "C" REFERENCES webhooks (id) ON DELETE CASCADE,
+  origin            TEXT COLLATE "C",
+  state             TEXT    NOT NULL DEFAULT 'closed',
+  since             BIGINT  NOT NULL,
+  window_start      BIGINT  NOT NULL,
+  attempts          BIGINT  NOT NULL DEFAULT 0,
+  failures          BIGINT  NOT NULL DEFAULT 0,
+  prev_attempts     BIGINT  NOT NULL DEFAULT 0,
+  prev_failures     BIGINT  NOT NULL DEFAULT 0,
+  probe_at          BIGINT,
+  probe_delay_ms    BIGINT  NOT NULL DEFAULT 5000,
+  probe_delivery_id TEXT COLLATE "C",
+  probe_until       BIGINT,
+  failing_since     BIGINT,
+  last_failure_at   BIGINT,
+  last_success_at   BIGINT,
+  not_before        BIGINT,
+  held_discarded    BIGINT  NOT NULL DEFAULT 0
+);
+CREATE INDEX target_health_probes ON target_health (probe_at) WHERE state <> 'closed';
+
+CREATE TABLE recoveries (
+  id          TEXT COLLATE "C" PRIMARY KEY,
+  webhook_id  TEXT COLLATE "C" REFERENCES webhooks (id) ON DELETE CASCADE,
+  filter_json TEXT        NOT NULL,
+  status      TEXT        NOT NULL,
+  total       BIGINT      NOT NULL,
+  resent      BIGINT      NOT NULL DEFAULT 0,
+  cursor      TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_owner TEXT,
+  lease_until TIMESTAMPTZ,
+  error       TEXT,
+  created_at  TIMESTAMPTZ NOT NULL,
+  updated_at  TIMESTAMPTZ NOT NULL,
+  finished_at TIMESTAMPTZ
+);
+CREATE INDEX recoveries_by_webhook ON recoveries (webhook_id, id);
+CREATE INDEX recoveries_running ON recoveries (lease_until) WHERE status = 'running';
+`,
+  },
 ];

@@ -500,4 +500,77 @@ CREATE TABLE rate_buckets (
 );
 `,
   },
+  {
+    version: 18,
+    name: 'endpoint_health',
+    // Endpoint health (src/webhooks/health-gate.ts). Webhooks: paused_at (an operator's
+    // pause), disabled_reason (set when Switchyard disabled it), health_json (breaker,
+    // rate limit and auto-disable settings; null: the defaults) and target_origin (the
+    // origin whose breaker it shares; new writes take URL.origin, existing rows get the
+    // same by text: scheme and host lower-cased, user info, path and a default port cut off).
+    // Deliveries: status 'held' and 'discarded' (no CHECK to change), retry_base (the
+    // attempts before a recovery reopened it), and an index of the held ones per target
+    // in insertion order, so release, trim and count never read another status.
+    // target_health: one row per webhook and per origin (times in epoch ms).
+    // recoveries: resend jobs, leased like deliveries so any node runs and resumes them.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN paused_at TEXT;
+ALTER TABLE webhooks ADD COLUMN disabled_reason TEXT;
+ALTER TABLE webhooks ADD COLUMN health_json TEXT;
+ALTER TABLE webhooks ADD COLUMN target_origin TEXT;
+UPDATE webhooks SET target_origin = substr(target_url, instr(target_url, '://') + 3);
+UPDATE webhooks SET target_origin = substr(target_origin, 1, instr(target_origin, '/') - 1) WHERE instr(target_origin, '/') > 0;
+UPDATE webhooks SET target_origin = substr(target_origin, 1, instr(target_origin, '?') - 1) WHERE instr(target_origin, '?') > 0;
+UPDATE webhooks SET target_origin = substr(target_origin, 1, instr(target_origin, '#') - 1) WHERE instr(target_origin, '#') > 0;
+UPDATE webhooks SET target_origin = substr(target_origin, instr(target_origin, '@') + 1) WHERE instr(target_origin, '@') > 0;
+UPDATE webhooks SET target_origin = lower(substr(target_url, 1, instr(target_url, '://') + 2) || target_origin);
+UPDATE webhooks SET target_origin = substr(target_origin, 1, length(target_origin) - 4) WHERE target_origin LIKE 'https://%:443';
+UPDATE webhooks SET target_origin = substr(target_origin, 1, length(target_origin) - 3) WHERE target_origin LIKE 'http://%:80';
+CREATE INDEX webhooks_by_origin ON webhooks (target_origin);
+
+ALTER TABLE deliveries ADD COLUMN retry_base INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX deliveries_held ON deliveries (target) WHERE status = 'held';
+
+CREATE TABLE target_health (
+  key               TEXT    PRIMARY KEY,
+  webhook_id        TEXT    REFERENCES webhooks (id) ON DELETE CASCADE,
+  origin            TEXT,
+  state             TEXT    NOT NULL DEFAULT 'closed',
+  since             INTEGER NOT NULL,
+  window_start      INTEGER NOT NULL,
+  attempts          INTEGER NOT NULL DEFAULT 0,
+  failures          INTEGER NOT NULL DEFAULT 0,
+  prev_attempts     INTEGER NOT NULL DEFAULT 0,
+  prev_failures     INTEGER NOT NULL DEFAULT 0,
+  probe_at          INTEGER,
+  probe_delay_ms    INTEGER NOT NULL DEFAULT 5000,
+  probe_delivery_id TEXT,
+  probe_until       INTEGER,
+  failing_since     INTEGER,
+  last_failure_at   INTEGER,
+  last_success_at   INTEGER,
+  not_before        INTEGER,
+  held_discarded    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX target_health_probes ON target_health (probe_at) WHERE state <> 'closed';
+
+CREATE TABLE recoveries (
+  id          TEXT    PRIMARY KEY,
+  webhook_id  TEXT    REFERENCES webhooks (id) ON DELETE CASCADE,
+  filter_json TEXT    NOT NULL,
+  status      TEXT    NOT NULL,
+  total       INTEGER NOT NULL,
+  resent      INTEGER NOT NULL DEFAULT 0,
+  cursor      TEXT    NOT NULL DEFAULT '',
+  lease_owner TEXT,
+  lease_until TEXT,
+  error       TEXT,
+  created_at  TEXT    NOT NULL,
+  updated_at  TEXT    NOT NULL,
+  finished_at TEXT
+);
+CREATE INDEX recoveries_by_webhook ON recoveries (webhook_id, id);
+CREATE INDEX recoveries_running ON recoveries (lease_until) WHERE status = 'running';
+`,
+  },
 ];

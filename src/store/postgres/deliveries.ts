@@ -23,8 +23,8 @@ import { attemptJsonSql, attemptsOfSql, constraintOf, type DeliveryWithAttemptsR
 
 const withAttempts = (r: DeliveryWithAttemptsRow): Delivery => toDelivery(r, r.attempts);
 
-const INSERT_SQL = `INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}, status)
-  VALUES (${NEW_DELIVERY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, 'pending') RETURNING *`;
+const INSERT_SQL = `INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')})
+  VALUES (${NEW_DELIVERY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`;
 
 /** The recorded deliveries with their attempts: the statement snapshot's plus the ones it inserted (`added`). */
 const READ_BACK = `SELECT d.*, (
@@ -112,18 +112,13 @@ export function pgDeliveries(deps: { db: PgDb }): DeliveriesPart {
       return row ? withAttempts(row) : null;
     },
 
-    async listDeliveries(webhookId, page) {
-      const rows =
-        page.after === undefined
-          ? await db.rows<DeliveryWithAttemptsRow>(
-              `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2`,
-              [webhookId, page.limit],
-            )
-          : await db.rows<DeliveryWithAttemptsRow>(
-              `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d WHERE d.webhook_id = $1 AND d.id < $2
-               ORDER BY d.id DESC LIMIT $3`,
-              [webhookId, page.after, page.limit],
-            );
+    async listDeliveries(webhookId, page, status = null) {
+      const rows = await db.rows<DeliveryWithAttemptsRow>(
+        `SELECT d.*, ${attemptsOfSql('d')} FROM deliveries d
+         WHERE d.webhook_id = $1 AND ($2::text IS NULL OR d.status = $2) AND ($3::text IS NULL OR d.id < $3)
+         ORDER BY d.id DESC LIMIT $4`,
+        [webhookId, status, page.after ?? null, page.limit],
+      );
       return rows.map(withAttempts);
     },
 
@@ -235,7 +230,7 @@ export function pgDeliveries(deps: { db: PgDb }): DeliveriesPart {
     },
 
     async pruneDeliveries(before) {
-      // Attempts go with them: ON DELETE CASCADE.
+      // Attempts go with them: ON DELETE CASCADE. Held ones count as finished here: retention applies to them too.
       return db.changes(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < $1`, [before]);
     },
   };

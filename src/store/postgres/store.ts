@@ -13,6 +13,9 @@ import { pgApis } from './apis.js';
 import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
+import { pgHeld } from './held.js';
+import { pgRecoveries } from './recoveries.js';
+import { pgTargetHealth } from './target-health.js';
 import { pgFunctions } from './functions.js';
 import { pgInvocationEvents } from './invocation-events.js';
 import { pgLimits } from './limits.js';
@@ -64,6 +67,9 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...webhooks,
     ...pgSchedules({ db }),
     ...pgDeliveries({ db }),
+    ...pgHeld({ db }),
+    ...pgTargetHealth({ db }),
+    ...pgRecoveries({ db }),
     ...pgStats({ db }),
     ...pgInvocationEvents({ db }),
     ...pgLimits({ db }),

@@ -8,6 +8,7 @@ import type { Page } from '../../types.js';
 import type { NewWebhook } from '../../webhooks/types.js';
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
+import { SENDABLE } from '../shared/held.js';
 import { patchedWebhook, toWebhook, WEBHOOK_COLUMNS, webhookColumns, type WebhookRow } from '../shared/webhook-rows.js';
 import type { WebhooksPart } from '../store.js';
 import { constraintOf, type PgDb } from './db.js';
@@ -110,14 +111,15 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       return (await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE mock_api_id = $1 ORDER BY id', [apiId])).map(toWebhook);
     },
 
-    async webhooksForEvent(event) {
-      const rows = await db.rows<WebhookRow>(
-        `SELECT * FROM webhooks WHERE enabled AND id IN (
+    async subscribersOf(event) {
+      // Disabled webhooks too: their deliveries are held, not dropped.
+      const rows = await db.rows<WebhookRow & { hold: boolean }>(
+        `SELECT w.*, NOT ${SENDABLE('w')} AS hold FROM webhooks w WHERE w.id IN (
            SELECT webhook_id FROM webhook_events WHERE event IN ($1, $2)
-         ) ORDER BY id`,
+         ) ORDER BY w.id`,
         [event, wildcardFor(event)],
       );
-      return rows.map(toWebhook);
+      return rows.map((row) => ({ webhook: toWebhook(row), hold: row.hold }));
     },
   };
 }

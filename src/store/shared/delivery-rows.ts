@@ -35,6 +35,8 @@ export interface DeliveryRow {
   request_json: string | null;
   response_json: string | null;
   attempt_count: number;
+  /** Attempts before the latest recovery reopened it (0 on rows before migration 18's default). */
+  retry_base: number;
   next_attempt_at: string | null;
   lease_owner: string | null;
   lease_until: string | null;
@@ -58,10 +60,10 @@ export interface AttemptRow {
 /** The attempt columns lists and the engine read: all but response_json, up to 16 KiB of body each. */
 export const ATTEMPT_COLUMNS = 'delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id';
 
-/** The columns a new delivery writes, in insert order (status, pending, is the statement's). */
+/** The columns a new delivery writes, in insert order. */
 export const NEW_DELIVERY_COLUMNS = [
   'id', 'target', 'webhook_id', 'function_name', 'schedule_id', 'trigger', 'trigger_json', 'scheduled_for', 'event',
-  'event_data_json', 'next_attempt_at', 'created_at',
+  'event_data_json', 'next_attempt_at', 'created_at', 'status',
 ] as const;
 
 export function newDeliveryColumns(d: NewDelivery, id: string, now: string): Record<(typeof NEW_DELIVERY_COLUMNS)[number], unknown> {
@@ -78,6 +80,7 @@ export function newDeliveryColumns(d: NewDelivery, id: string, now: string): Rec
     event_data_json: jsonOrNull(d.eventData),
     next_attempt_at: d.nextAttemptAt,
     created_at: now,
+    status: d.held === true ? 'held' : 'pending',
   };
 }
 
@@ -155,6 +158,7 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     request: parseOrNull<DeliveryRequest>(r.request_json),
     response: parseOrNull<DeliveryResponse>(r.response_json),
     nextAttemptAt: r.next_attempt_at,
+    retryBase: Number(r.retry_base ?? 0),
     createdAt: r.created_at,
     completedAt: r.completed_at,
   } as Delivery;

@@ -8,7 +8,8 @@
  * A pending delivery whose latest attempt failed (its `error` is that
  * attempt's) counts as a failure now, not as "not finished": a target that is
  * down shows as failing from its first failed attempt, not only once the
- * retries are spent, which can be hours later.
+ * retries are spent, which can be hours later. Held and discarded deliveries
+ * were not attempted: they are no outcome (the held count is its own figure).
  */
 import type { WebhookHealth } from '../../webhooks/types.js';
 
@@ -31,8 +32,8 @@ export const HEALTH_FROM_RECENT = `,
     CAST(SUM(CASE WHEN status = 'retrying' THEN 1 ELSE 0 END) AS INTEGER) AS retrying,
     CAST(SUM(CASE WHEN status IN ('failed', 'retrying') AND (first_ok IS NULL OR n < first_ok) THEN 1 ELSE 0 END) AS INTEGER) AS failures_in_a_row,
     CASE
-      WHEN MIN(CASE WHEN status <> 'pending' THEN n END) IS NULL THEN NULL
-      WHEN MIN(CASE WHEN status <> 'pending' THEN n END) = MIN(first_ok) THEN 'succeeded'
+      WHEN MIN(CASE WHEN status IN ('succeeded', 'failed', 'retrying') THEN n END) IS NULL THEN NULL
+      WHEN MIN(CASE WHEN status IN ('succeeded', 'failed', 'retrying') THEN n END) = MIN(first_ok) THEN 'succeeded'
       ELSE 'failed'
     END AS last_outcome
   FROM marked GROUP BY webhook_id`;

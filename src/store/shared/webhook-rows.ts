@@ -3,7 +3,19 @@
  * domain objects of src/webhooks/types.ts. JSON-valued fields are TEXT
  * columns suffixed `_json`; SQL NULL maps to null.
  */
-import type { NewWebhook, Webhook, WebhookMethod, WebhookPatch } from '../../webhooks/types.js';
+import {
+  AUTO_DISABLE_DEFAULTS,
+  BREAKER_DEFAULTS,
+  originOf,
+  type AutoDisable,
+  type BreakerSettings,
+  type DisabledReason,
+  type NewWebhook,
+  type RateLimit,
+  type Webhook,
+  type WebhookMethod,
+  type WebhookPatch,
+} from '../../webhooks/types.js';
 import { jsonOrNull, parseOrNull } from './rows.js';
 
 export interface WebhookRow {
@@ -25,14 +37,27 @@ export interface WebhookRow {
   schedule_json: string | null;
   timeout_ms: number;
   next_fire_at: string | null;
+  paused_at: string | null;
+  disabled_reason: string | null;
+  /** The breaker, rate limit and auto-disable settings (HealthSettings); null: the defaults (rows before migration 18). */
+  health_json: string | null;
+  target_origin: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** What health_json holds. */
+interface HealthSettings {
+  breaker: BreakerSettings;
+  rateLimit: RateLimit | null;
+  autoDisable: AutoDisable | null;
 }
 
 /** The columns every webhook insert and update writes, in the order of webhookColumns' keys. */
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -54,6 +79,10 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     schedule_json: jsonOrNull(w.retry.scheduleS),
     timeout_ms: w.timeoutMs,
     next_fire_at: w.nextFireAt ?? null,
+    paused_at: w.pausedAt ?? null,
+    disabled_reason: w.disabledReason ?? null,
+    health_json: JSON.stringify({ breaker: w.breaker, rateLimit: w.rateLimit, autoDisable: w.autoDisable } satisfies HealthSettings),
+    target_origin: originOf(w.targetUrl),
   };
 }
 
@@ -74,6 +103,9 @@ export function toWebhook(r: WebhookRow): Webhook {
     retry: { maxAttempts: r.max_attempts, scheduleS: parseOrNull<number[]>(r.schedule_json) },
     timeoutMs: r.timeout_ms,
     nextFireAt: r.next_fire_at,
+    pausedAt: r.paused_at,
+    disabledReason: r.disabled_reason as DisabledReason | null,
+    ...healthSettingsOf(r.health_json),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -86,4 +118,13 @@ export function patchedWebhook(row: WebhookRow, patch: WebhookPatch): NewWebhook
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   return next;
+}
+
+function healthSettingsOf(json: string | null): HealthSettings {
+  const stored = parseOrNull<Partial<HealthSettings>>(json) ?? {};
+  return {
+    breaker: { ...BREAKER_DEFAULTS, ...stored.breaker },
+    rateLimit: stored.rateLimit ?? null,
+    autoDisable: stored.autoDisable === undefined ? { ...AUTO_DISABLE_DEFAULTS } : stored.autoDisable,
+  };
 }

@@ -32,11 +32,13 @@ const APPLY_OUTCOME = `UPDATE deliveries SET status = @status, error = @error, r
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insert: p(`INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}, status)
-      VALUES (${NEW_DELIVERY_COLUMNS.map((c) => `@${c}`).join(', ')}, 'pending') RETURNING *`),
+    insert: p(`INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')})
+      VALUES (${NEW_DELIVERY_COLUMNS.map((c) => `@${c}`).join(', ')}) RETURNING *`),
     get: p('SELECT * FROM deliveries WHERE id = ?'),
-    listFirst: p('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?'),
-    listAfter: p('SELECT * FROM deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+    listFirst: p(`SELECT * FROM deliveries WHERE webhook_id = @webhook AND (@status IS NULL OR status = @status)
+      ORDER BY id DESC LIMIT @limit`),
+    listAfter: p(`SELECT * FROM deliveries WHERE webhook_id = @webhook AND (@status IS NULL OR status = @status) AND id < @after
+      ORDER BY id DESC LIMIT @limit`),
     listOfFunctionFirst: p(`SELECT * FROM deliveries WHERE function_name = @fn AND (@status IS NULL OR status = @status)
       ORDER BY id DESC LIMIT @limit`),
     listOfFunctionAfter: p(`SELECT * FROM deliveries WHERE function_name = @fn AND (@status IS NULL OR status = @status)
@@ -66,7 +68,7 @@ function prepare({ db }: SqliteDb) {
     countPending: p(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending'`).pluck(),
     pendingByWebhook: p(`SELECT target, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_pending_by_webhook
       WHERE status = 'pending' GROUP BY target ORDER BY n DESC, target LIMIT ?`).raw(),
-    // Attempts go with them: ON DELETE CASCADE.
+    // Attempts go with them: ON DELETE CASCADE. Held ones count as finished here: retention applies to them too.
     prune: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?`),
   };
 }
@@ -133,11 +135,10 @@ export function sqliteDeliveries(deps: { db: SqliteDb }): DeliveriesPart {
       });
     },
 
-    async listDeliveries(webhookId, page) {
+    async listDeliveries(webhookId, page, status = null) {
       return db.read(() => {
-        const rows = (
-          page.after === undefined ? s.listFirst.all(webhookId, page.limit) : s.listAfter.all(webhookId, page.after, page.limit)
-        ) as DeliveryRow[];
+        const params = { webhook: webhookId, status, limit: page.limit };
+        const rows = (page.after === undefined ? s.listFirst.all(params) : s.listAfter.all({ ...params, after: page.after })) as DeliveryRow[];
         return withAttemptsMany(rows);
       });
     },

@@ -15,11 +15,14 @@ import type { BackgroundCheckpointer } from './checkpointer.js';
 import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteFunctions } from './functions.js';
+import { sqliteHeld } from './held.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
 import { sqliteLimits } from './limits.js';
 import { sqliteLogs } from './logs.js';
+import { sqliteRecoveries } from './recoveries.js';
 import { sqliteSchedules } from './schedules.js';
 import { sqliteStats } from './stats.js';
+import { sqliteTargetHealth } from './target-health.js';
 import { sqliteWebhooks } from './webhooks.js';
 
 export interface SqliteStoreOptions {
@@ -62,6 +65,9 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...webhooks,
     ...sqliteSchedules({ db }),
     ...sqliteDeliveries({ db }),
+    ...sqliteHeld({ db }),
+    ...sqliteTargetHealth({ db }),
+    ...sqliteRecoveries({ db }),
     ...sqliteStats({ db }),
     ...sqliteInvocationEvents({ db }),
     ...sqliteLimits({ db }),

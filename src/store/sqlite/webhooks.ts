@@ -7,6 +7,7 @@ import type { Page } from '../../types.js';
 import type { NewWebhook } from '../../webhooks/types.js';
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
+import { SENDABLE } from '../shared/held.js';
 import { checkRoom } from '../shared/limits.js';
 import { patchedWebhook, toWebhook, WEBHOOK_COLUMNS, webhookColumns, type WebhookRow } from '../shared/webhook-rows.js';
 import type { WebhooksPart } from '../store.js';
@@ -34,10 +35,10 @@ function prepare({ db }: SqliteDb) {
     count: p('SELECT COUNT(*) FROM webhooks').pluck(),
     insertEvent: p('INSERT OR IGNORE INTO webhook_events (event, webhook_id) VALUES (?, ?)'),
     deleteEvents: p('DELETE FROM webhook_events WHERE webhook_id = ?'),
-    // `+enabled` keeps the planner off the (enabled, next_fire_at) index: the subscription list is the narrow side.
-    forEvent: p(`SELECT * FROM webhooks WHERE +enabled = 1 AND id IN (
+    // Disabled webhooks too: their deliveries are held, not dropped.
+    forEvent: p(`SELECT w.*, NOT ${SENDABLE('w')} AS hold FROM webhooks w WHERE w.id IN (
         SELECT webhook_id FROM webhook_events WHERE event IN (@event, @star)
-      ) ORDER BY id`),
+      ) ORDER BY w.id`),
   };
 }
 
@@ -104,8 +105,9 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
       return (s.usingApi.all(apiId) as WebhookRow[]).map(toWebhook);
     },
 
-    async webhooksForEvent(event) {
-      return (s.forEvent.all({ event, star: wildcardFor(event) }) as WebhookRow[]).map(toWebhook);
+    async subscribersOf(event) {
+      const rows = s.forEvent.all({ event, star: wildcardFor(event) }) as Array<WebhookRow & { hold: number }>;
+      return rows.map((row) => ({ webhook: toWebhook(row), hold: row.hold === 1 }));
     },
   };
 }
