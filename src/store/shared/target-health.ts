@@ -343,7 +343,17 @@ export function planHealth(facts: HealthFacts, samples: readonly HealthSample[],
     }
     // Tripped: the origin's own state stays closed; its webhooks' breakers open.
     const counts = windowCounts(origin.row, ORIGIN_RULES.breaker.windowS * 1000, now);
-    put({ ...origin.row, windowStart: now - (now % (ORIGIN_RULES.breaker.windowS * 1000)), attempts: 0, failures: 0, prevAttempts: 0, prevFailures: 0 });
+    put({
+      ...origin.row,
+      state: 'closed',
+      probeAt: null,
+      probeDelayMs: PROBE_FIRST_MS,
+      windowStart: now - (now % (ORIGIN_RULES.breaker.windowS * 1000)),
+      attempts: 0,
+      failures: 0,
+      prevAttempts: 0,
+      prevFailures: 0,
+    });
     for (const [id, w] of shared) {
       if (!w.rules.breaker.enabled) continue;
       const wkey = webhookKey(id);
