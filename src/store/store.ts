@@ -572,4 +572,8 @@ export interface RecoveriesPart {
   advanceRecovery(id: string, owner: string, now: string, chunk: number, leaseMs: number): Promise<Recovery | null>;
   /** Stops a running job (its resends so far stay); null when it does not exist, or is no longer running. */
   cancelRecovery(id: string, now: string): Promise<Recovery | null>;
+  /** The owners of running jobs' leases, expired ones included (restart takeover, as leaseOwners). */
+  recoveryLeaseOwners(): Promise<string[]>;
+  /** Gives back every job lease of `owner` (a dead process of this host); returns how many. */
+  releaseRecoveryLeases(owner: string): Promise<number>;
 }

@@ -18,7 +18,7 @@ import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
 import type { EventBus } from './events.js';
-import { newLeaseOwner } from '../deliveries/lease-owner.js';
+import { isDeadOwnerOnThisHost, newLeaseOwner } from '../deliveries/lease-owner.js';
 import type { EndpointHealth } from './health/index.js';
 import { followWebhookOutcomes } from './outcomes.js';
 import { RecoveryRunner } from './recovery.js';
@@ -114,7 +114,8 @@ export function createWebhooks(deps: WebhooksDeps) {
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
     functionSlot: deps.functionSlot,
   });
-  const recoveries = new RecoveryRunner({ store, clock, owner: newLeaseOwner(), due: deps.due, log });
+  const owner = newLeaseOwner();
+  const recoveries = new RecoveryRunner({ store, clock, owner, isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner), due: deps.due, log });
   const service = new WebhookService({
     store,
     clock,

@@ -22,6 +22,8 @@ export interface RecoveryRunnerDeps {
   clock: Clock;
   /** This process's lease owner name (src/deliveries/lease-owner.ts). */
   owner: string;
+  /** Owners certainly gone (a predecessor of this host killed with -9): their jobs are taken over at once, not when the lease ends. */
+  isDeadOwner?(owner: string): boolean;
   due: DueSignal;
   log: Logger;
 }
@@ -37,6 +39,21 @@ export class RecoveryRunner {
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), TICK_MS);
     this.timer.unref();
+    void this.releaseDeadOwners().then(() => this.wake());
+  }
+
+  private async releaseDeadOwners(): Promise<void> {
+    const isDead = this.deps.isDeadOwner;
+    if (!isDead) return;
+    try {
+      for (const owner of await this.deps.store.recoveryLeaseOwners()) {
+        if (isDead(owner) && (await this.deps.store.releaseRecoveryLeases(owner)) > 0) {
+          this.deps.log.warn({ owner }, 'took over the recovery jobs of a gone process of this host');
+        }
+      }
+    } catch (err) {
+      this.deps.log.warn({ err }, "could not take over a gone process's recovery jobs; they resume when their leases run out");
+    }
   }
 
   async stop(): Promise<void> {

@@ -102,6 +102,17 @@ export function pgRecoveries(deps: { db: PgDb }): RecoveriesPart {
       });
     },
 
+    async recoveryLeaseOwners() {
+      const rows = await db.rows<{ lease_owner: string }>(
+        `SELECT DISTINCT lease_owner FROM recoveries WHERE status = 'running' AND lease_owner IS NOT NULL`,
+      );
+      return rows.map((r) => r.lease_owner);
+    },
+
+    async releaseRecoveryLeases(owner) {
+      return db.changes(`UPDATE recoveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND status = 'running'`, [owner]);
+    },
+
     async cancelRecovery(id, now) {
       const [row] = await db.rows<RecoveryRow>(
         `UPDATE recoveries SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL, updated_at = $2

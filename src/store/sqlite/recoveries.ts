@@ -38,6 +38,8 @@ function prepare({ db }: SqliteDb) {
     finish: p(`UPDATE recoveries SET cursor = @cursor, resent = resent + @resent, status = 'done', finished_at = @now,
         lease_owner = NULL, lease_until = NULL, updated_at = @now
       WHERE id = @id AND lease_owner = @owner AND status = 'running' RETURNING *`),
+    owners: p(`SELECT DISTINCT lease_owner FROM recoveries WHERE status = 'running' AND lease_owner IS NOT NULL`).pluck(),
+    release: p(`UPDATE recoveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND status = 'running'`),
     cancel: p(`UPDATE recoveries SET status = 'cancelled', finished_at = @now, lease_owner = NULL, lease_until = NULL, updated_at = @now
       WHERE id = @id AND status = 'running' RETURNING *`),
   };
@@ -111,6 +113,14 @@ export function sqliteRecoveries(deps: { db: SqliteDb }): RecoveriesPart {
     async cancelRecovery(id, now) {
       const row = s.cancel.get({ id, now }) as RecoveryRow | undefined;
       return row ? toRecovery(row) : null;
+    },
+
+    async recoveryLeaseOwners() {
+      return s.owners.all() as string[];
+    },
+
+    async releaseRecoveryLeases(owner) {
+      return s.release.run(owner).changes;
     },
   };
 }
