@@ -13,9 +13,17 @@
 // With `--delay-ms N` it answers each request N ms after reading it: a target
 // that takes time, as real ones do, so throughput is bound by how many
 // deliveries are in flight rather than by CPU.
+//
+// `--port N` listens on that port (a target that was down comes up where the
+// webhook points); `--times` keeps each request's arrival time (Date.now()),
+// listed by {type: 'times'}, for rate limits measured at the receiver.
 import http from 'node:http';
 
 const trackIds = process.argv.includes('--track-ids');
+const keepTimes = process.argv.includes('--times');
+const portArg = process.argv.indexOf('--port');
+const port = portArg === -1 ? 0 : Number(process.argv[portArg + 1]);
+const times = [];
 const delayArg = process.argv.indexOf('--delay-ms');
 const delayMs = delayArg === -1 ? 0 : Number(process.argv[delayArg + 1]);
 if (!Number.isInteger(delayMs) || delayMs < 0) throw new Error(`--delay-ms must be a whole number >= 0`);
@@ -52,6 +60,7 @@ const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     received++;
+    if (keepTimes) times.push(Date.now());
     if (trackIds) track(req.headers['webhook-id'] ?? '(none)');
     if (delayMs > 0) setTimeout(answer, delayMs, res);
     else answer(res);
@@ -60,7 +69,7 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 server.maxRequestsPerSocket = 0;
-server.listen(0, '127.0.0.1', () => {
+server.listen(port, '127.0.0.1', () => {
   process.send?.({ type: 'listening', port: server.address().port });
 });
 process.on('message', (m) => {
@@ -70,6 +79,7 @@ process.on('message', (m) => {
     process.send?.({ type: 'marked' });
   } else if (m?.type === 'stats') process.send?.({ type: 'stats', received, unique: seen.size, duplicates, phase });
   else if (m?.type === 'ids') process.send?.({ type: 'ids', ids: [...seen] });
+  else if (m?.type === 'times') process.send?.({ type: 'times', times });
 });
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => {

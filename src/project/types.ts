@@ -19,15 +19,30 @@ export type TriggerKey = 'schedules' | 'events' | 'async';
 /** A function's settings as the API takes them (src/schema/functions.ts), each given. */
 export type ApiFunctionSettings = Required<Omit<FunctionInput, 'handler' | TriggerKey>>;
 
+/** A webhook's answer fields that only people read (times, health, whether it is paused now): never planned or exported. */
+type WebhookAnswerOnly =
+  | 'next_fire_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'secret'
+  | 'next_fires'
+  | 'health'
+  | 'paused'
+  | 'paused_at'
+  | 'disabled_reason';
+/** A webhook's endpoint-health settings: absent on servers older than them, read as the defaults. */
+export type WebhookHealthKey = 'breaker' | 'rate_limit' | 'auto_disable';
+
 /**
  * A webhook as the API answers it (src/schema/webhooks.ts), less what only
- * people read (times, health). `timezone` and `events` are never null in an
- * answer (the document allows it for older clients' sake).
+ * people read. `timezone` and `events` are never null in an answer (the
+ * document allows it for older clients' sake).
  */
-export type ApiWebhook = Omit<WebhookView, 'next_fire_at' | 'created_at' | 'updated_at' | 'secret' | 'next_fires' | 'health' | 'timezone' | 'events'> & {
-  timezone: string;
-  events: string[];
-};
+export type ApiWebhook = Omit<WebhookView, WebhookAnswerOnly | WebhookHealthKey | 'timezone' | 'events'> &
+  Partial<Pick<WebhookView, WebhookHealthKey>> & {
+    timezone: string;
+    events: string[];
+  };
 
 /** A function of the file: the API's settings (defaults filled), its file, its triggers by name. */
 export type ProjectFunction = ApiFunctionSettings & {
@@ -165,7 +180,7 @@ export interface ApiPathRef {
 }
 
 /** A webhook of the file: the API's fields (defaults filled), but where it goes and its secret. */
-export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url' | 'mock_endpoint'> & {
+export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url' | 'mock_endpoint' | WebhookHealthKey> & Pick<WebhookView, WebhookHealthKey> & {
   /** Exactly one of `target_url` and `target` is set. */
   target_url: string | null;
   /** Sent to the API's invoke URL (the server's `invokeUrl`) + `path`. */

@@ -485,8 +485,8 @@ export interface DeliveriesPart {
  * may not be sent to, released in publish order (insertion order) when it may.
  */
 export interface HeldPart {
-  /** The targets' pending deliveries that no one leases now become held; returns how many. */
-  holdDeliveries(targets: readonly string[], now: string): Promise<number>;
+  /** Up to `limit` of the target's pending deliveries that no one leases now become held; returns how many. */
+  holdDeliveries(target: string, now: string, limit: number): Promise<number>;
   /** One delivery `owner` leases becomes held (the gate found its webhook closed); false when not leased by it. */
   holdDelivery(id: string, owner: string): Promise<boolean>;
   /** Gives back `owner`'s lease and moves the delivery's due time to at least `until` (a rate limit, a Retry-After). */

@@ -22,6 +22,8 @@ import { sign } from './signing.js';
 import type { Webhook } from './types.js';
 
 const WEBHOOK_CACHE_MS = 1000;
+/** Deliveries a disabled webhook's hold moves per statement. */
+const HOLD_STEP = 5000;
 /**
  * Answers that say "too much" (rate limited, or a proxy in front of the target
  * gave up on it): like a timeout or a refused connection, they lower the
@@ -224,8 +226,9 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
       const updated = await this.store.updateWebhook(webhook.id, { enabled: false, nextFireAt: null, disabledReason: 'gone' });
       if (updated) {
         this.remember(updated);
-        // What was still to be sent waits for the webhook to be enabled again.
-        await this.store.holdDeliveries([webhook.id], new Date(this.clock.now()).toISOString());
+        // What was still to be sent waits for the webhook to be enabled again, held a step at a time.
+        const now = new Date(this.clock.now()).toISOString();
+        while ((await this.store.holdDeliveries(webhook.id, now, HOLD_STEP)) === HOLD_STEP) await new Promise((r) => setImmediate(r));
         this.events.emit('webhook:disabled', { webhook: updated });
       } else this.webhooks.delete(webhook.id);
     } catch (err) {

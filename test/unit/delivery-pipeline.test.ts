@@ -42,7 +42,7 @@ for (const backend of backends()) {
       await store.close();
     });
 
-    it('defers a delivery the gate holds: its lease is kept, nothing is sent until then', async () => {
+    it('defers a delivery the gate puts off: its lease given back with the later due time, nothing is sent until then', async () => {
       const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name: 'held', payloadTemplate: {} }));
       const d = await store.createDelivery({
         webhookId: wh.id,
@@ -57,7 +57,7 @@ for (const backend of backends()) {
       const gate: DeliveryGate = {
         check(delivery) {
           asked.push(delivery);
-          return clock.now() < until ? { deferUntil: until } : 'go';
+          return clock.now() < until ? { deferUntil: until, wholeTarget: false } : 'go';
         },
       };
       const target = new WebhookTarget({
@@ -75,8 +75,9 @@ for (const backend of backends()) {
       await pause(300);
       expect(receiver.requests).toHaveLength(0);
       expect(asked.map((x) => x.id)).toEqual([d.id]);
-      // Still leased by this engine: another owner cannot take it meanwhile.
+      // Not due before then: no owner claims it meanwhile.
       expect(await store.claimDueDeliveries('owner-b', iso(clock.now()), 90_000, 10)).toHaveLength(0);
+      expect((await store.getDelivery(d.id))!.nextAttemptAt).toBe(iso(until));
 
       clock.advance(60_001);
       const done = await waitFor(async () => {

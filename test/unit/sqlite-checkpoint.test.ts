@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HEALTH_FIELDS } from '../helpers/webhook-fixture.js';
 import { openStore } from '../../src/store/index.js';
 import { waitFor } from '../helpers/receiver.js';
 
@@ -21,7 +22,7 @@ describe('SQLite WAL checkpoints', () => {
       const webhook = await store.createWebhook({
         name: 'w', targetUrl: 'https://example.com/hook', method: 'POST', headers: {}, payloadTemplate: {}, cron: null,
         timezone: 'UTC', mockEndpoint: null, events: [], enabled: true, secret: null,
-        retry: { maxAttempts: 8, scheduleS: null }, timeoutMs: 5000, nextFireAt: null,
+        retry: { maxAttempts: 8, scheduleS: null }, timeoutMs: 5000, nextFireAt: null, ...HEALTH_FIELDS,
       });
       // Let the checkpoint of the migrations land first, then measure the file.
       await new Promise((r) => setTimeout(r, 500));

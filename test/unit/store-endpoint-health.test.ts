@@ -77,7 +77,7 @@ for (const b of backends()) {
         const a = await store.createDelivery(dlv(w.id));
         const b2 = await store.createDelivery(dlv(w.id));
         await store.claimDueDeliveries('w', iso(T0 + 1), 60_000, 1);
-        expect(await store.holdDeliveries([w.id], iso(T0 + 2))).toBe(1);
+        expect(await store.holdDeliveries(w.id, iso(T0 + 2), 100)).toBe(1);
         expect((await store.getDelivery(b2.id))!.status).toBe('held');
         expect((await store.getDelivery(a.id))!.status).toBe('pending');
         expect(await store.holdDelivery(a.id, 'someone-else')).toBe(false);

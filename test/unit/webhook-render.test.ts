@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HEALTH_FIELDS } from '../helpers/webhook-fixture.js';
 import { applyMockRule, buildRequest, renderPayload, templateMentions, type RenderVars } from '../../src/webhooks/render.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
@@ -122,6 +123,7 @@ describe('buildRequest', () => {
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 15000,
     nextFireAt: null,
+    ...HEALTH_FIELDS,
     createdAt: '2024-01-01T00:00:00.000Z',
     updatedAt: '2024-01-01T00:00:00.000Z',
   };
@@ -144,6 +146,7 @@ describe('buildRequest', () => {
     request: null,
     response: null,
     nextAttemptAt: '2024-02-01T09:00:00.000Z',
+    retryBase: 0,
     createdAt: '2024-02-01T09:00:00.400Z',
     completedAt: null,
   };

@@ -10,12 +10,12 @@ import type { PgDb } from './db.js';
 export function pgHeld(deps: { db: PgDb }): HeldPart {
   const { db } = deps;
   return {
-    async holdDeliveries(targets, now) {
-      if (targets.length === 0) return 0;
+    async holdDeliveries(target, now, limit) {
       return db.changes(
         `UPDATE deliveries SET status = 'held'
-         WHERE target = ANY($1::text[]) AND status = 'pending' AND (lease_until IS NULL OR lease_until < $2)`,
-        [targets, now],
+         WHERE id IN (SELECT id FROM deliveries WHERE target = $1 AND status = 'pending' AND (lease_until IS NULL OR lease_until < $2)
+                      LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+        [target, now, Math.min(limit, RELEASE_CHUNK)],
       );
     },
 

@@ -11,7 +11,8 @@ function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
     holdOf: p(`UPDATE deliveries SET status = 'held'
-      WHERE target = @target AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now)`),
+      WHERE rowid IN (SELECT rowid FROM deliveries INDEXED BY deliveries_pending_by_webhook
+        WHERE target = @target AND status = 'pending' AND (lease_until IS NULL OR lease_until < @now) LIMIT @limit)`),
     holdOne: p(`UPDATE deliveries SET status = 'held', lease_owner = NULL, lease_until = NULL
       WHERE id = @id AND lease_owner = @owner AND status = 'pending'`),
     defer: p(`UPDATE deliveries SET lease_owner = NULL, lease_until = NULL,
@@ -46,8 +47,8 @@ export function sqliteHeld(deps: { db: SqliteDb }): HeldPart {
   const { db } = deps;
   const s = prepare(db);
   return {
-    async holdDeliveries(targets, now) {
-      return db.write(() => targets.reduce((n, target) => n + s.holdOf.run({ target, now }).changes, 0));
+    async holdDeliveries(target, now, limit) {
+      return s.holdOf.run({ target, now, limit: Math.min(limit, RELEASE_CHUNK) }).changes;
     },
 
     async holdDelivery(id, owner) {

@@ -30,7 +30,7 @@ const SWEEP_MS = 2000;
 const TRIM_MS = 30_000;
 /** How long a probe is waited for before another may start (a process that died mid-probe). */
 export const PROBE_WAIT_MS = 120_000;
-/** Held deliveries released per statement; the rest follow after the engine had a turn. */
+/** Held deliveries released (or held) per statement; the rest follow after the engine had a turn. */
 const RELEASE_STEP = 5000;
 
 /** Why a webhook stopped or started sending, as its operational event says. */
@@ -125,9 +125,15 @@ export class HealthMonitor implements HealthReports {
 
   // ---- what the webhook service asks for
 
-  /** The webhook's pending deliveries no one sends now are held (it was paused or disabled). */
+  /** The webhook's pending deliveries no one sends now are held (it was paused or disabled), in steps as release goes. */
   async hold(webhookId: string): Promise<number> {
-    return this.deps.store.holdDeliveries([webhookId], this.iso());
+    let total = 0;
+    for (;;) {
+      const n = await this.deps.store.holdDeliveries(webhookId, this.iso(), RELEASE_STEP);
+      total += n;
+      if (n < RELEASE_STEP) return total;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /**
