@@ -27,10 +27,11 @@ export interface RetryPolicy {
 }
 
 /**
- * When a webhook's circuit breaker opens (src/store/shared/breaker.ts): at
- * least `minAttempts` attempts in the sliding `windowS` and at least
- * `failureRatio` of them failed. Off: the webhook is never paused for failing
- * (its target origin's breaker still applies).
+ * When a webhook's circuit breaker opens (src/store/shared/target-health.ts):
+ * at least `minAttempts` attempts in the sliding `windowS` and at least
+ * `failureRatio` of them failed, or `minAttempts` failed in a row however
+ * slowly they came (a webhook with little traffic never fills a window). Off:
+ * the webhook is never paused for its own failures (its origin's still pause it).
  */
 export interface BreakerSettings {
   enabled: boolean;
@@ -157,6 +158,8 @@ export interface TargetHealth {
   failures: number;
   prevAttempts: number;
   prevFailures: number;
+  /** Failed attempts since the last one that succeeded: a target with little traffic opens on these, whatever the window. */
+  consecutiveFailures: number;
   /** Open: when the next probe may go. */
   probeAt: number | null;
   /** The wait before the probe after the next failed one (5 s, doubling, up to 5 min). */

@@ -64,6 +64,18 @@ describe('the sliding window', () => {
     expect(mostlyOk.row.state).toBe('closed');
   });
 
+  it('opens on failures in a row however slowly they come, and a success starts the count again', () => {
+    let h = fresh();
+    // One failure a minute: never 10 in one window, but 10 in a row.
+    for (let i = 0; i < 9; i++) h = addSample(h, sample(1, 1, T0 + i * 60_000), RULES, T0 + i * 60_000, true).row;
+    expect(h).toMatchObject({ state: 'closed', consecutiveFailures: 9 });
+    const tenth = addSample(h, sample(1, 1, T0 + 540_000), RULES, T0 + 540_000, true);
+    expect(tenth.row.state).toBe('open');
+    expect(tenth.transitions).toEqual([expect.objectContaining({ kind: 'opened', failureRatio: 1, attempts: 10 })]);
+    const reset = addSample(h, sample(1, 0, T0 + 540_000), RULES, T0 + 540_000, true).row;
+    expect(reset).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+  });
+
   it('never opens a breaker that is off, nor one it may not open', () => {
     const off = { ...RULES, breaker: { ...RULES.breaker, enabled: false } };
     expect(addSample(fresh(), sample(50, 50, T0), off, T0, true).row.state).toBe('closed');

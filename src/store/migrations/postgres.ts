@@ -480,6 +480,7 @@ CREATE TABLE target_health (
   failures          BIGINT  NOT NULL DEFAULT 0,
   prev_attempts     BIGINT  NOT NULL DEFAULT 0,
   prev_failures     BIGINT  NOT NULL DEFAULT 0,
+  consecutive_failures BIGINT NOT NULL DEFAULT 0,
   probe_at          BIGINT,
   probe_delay_ms    BIGINT  NOT NULL DEFAULT 5000,
   probe_delivery_id TEXT COLLATE "C",

@@ -542,6 +542,7 @@ CREATE TABLE target_health (
   failures          INTEGER NOT NULL DEFAULT 0,
   prev_attempts     INTEGER NOT NULL DEFAULT 0,
   prev_failures     INTEGER NOT NULL DEFAULT 0,
+  consecutive_failures INTEGER NOT NULL DEFAULT 0,
   probe_at          INTEGER,
   probe_delay_ms    INTEGER NOT NULL DEFAULT 5000,
   probe_delivery_id TEXT,

@@ -58,6 +58,7 @@ export interface TargetHealthRow {
   failures: number | string;
   prev_attempts: number | string;
   prev_failures: number | string;
+  consecutive_failures: number | string;
   probe_at: number | string | null;
   probe_delay_ms: number | string;
   probe_delivery_id: string | null;
@@ -72,7 +73,7 @@ export interface TargetHealthRow {
 /** The columns of a row, in the order TARGET_HEALTH_COLUMNS lists them. */
 export const TARGET_HEALTH_COLUMNS = [
   'key', 'webhook_id', 'origin', 'state', 'since', 'window_start', 'attempts', 'failures', 'prev_attempts', 'prev_failures',
-  'probe_at', 'probe_delay_ms', 'probe_delivery_id', 'probe_until', 'failing_since', 'last_failure_at', 'last_success_at',
+  'consecutive_failures', 'probe_at', 'probe_delay_ms', 'probe_delivery_id', 'probe_until', 'failing_since', 'last_failure_at', 'last_success_at',
   'not_before', 'held_discarded',
 ] as const;
 
@@ -92,6 +93,7 @@ export function toTargetHealth(r: TargetHealthRow): TargetHealth {
     failures: num(r.failures),
     prevAttempts: num(r.prev_attempts),
     prevFailures: num(r.prev_failures),
+    consecutiveFailures: num(r.consecutive_failures ?? 0),
     probeAt: numOrNull(r.probe_at),
     probeDelayMs: num(r.probe_delay_ms),
     probeDeliveryId: r.probe_delivery_id,
@@ -116,6 +118,7 @@ export function targetHealthColumns(h: TargetHealth): Record<(typeof TARGET_HEAL
     failures: h.failures,
     prev_attempts: h.prevAttempts,
     prev_failures: h.prevFailures,
+    consecutive_failures: h.consecutiveFailures,
     probe_at: h.probeAt,
     probe_delay_ms: h.probeDelayMs,
     probe_delivery_id: h.probeDeliveryId,
@@ -141,6 +144,7 @@ export function newTargetHealth(key: string, owner: { webhookId: string | null; 
     failures: 0,
     prevAttempts: 0,
     prevFailures: 0,
+    consecutiveFailures: 0,
     probeAt: null,
     probeDelayMs: PROBE_FIRST_MS,
     probeDeliveryId: null,
@@ -199,6 +203,10 @@ export function addSample(
   h.failures += sample.failures;
   if (sample.lastSuccessAt !== null && (h.lastSuccessAt === null || sample.lastSuccessAt > h.lastSuccessAt)) h.lastSuccessAt = sample.lastSuccessAt;
   if (sample.lastFailureAt !== null && (h.lastFailureAt === null || sample.lastFailureAt > h.lastFailureAt)) h.lastFailureAt = sample.lastFailureAt;
+  // Failures in a row: the sample's order within itself is not kept, so after a success in it
+  // only its last attempt is known to have failed (counting fewer opens later, never sooner).
+  if (sample.attempts > sample.failures) h.consecutiveFailures = sample.lastFailureAt !== null && sample.lastSuccessAt !== null && sample.lastFailureAt > sample.lastSuccessAt ? 1 : 0;
+  else h.consecutiveFailures += sample.failures;
   // The streak: from the first failure after the last success.
   if (h.lastFailureAt === null || (h.lastSuccessAt !== null && h.lastSuccessAt >= h.lastFailureAt)) h.failingSince = null;
   else if (h.failingSince === null || (h.lastSuccessAt !== null && h.failingSince <= h.lastSuccessAt)) {
@@ -209,12 +217,15 @@ export function addSample(
   const transitions: HealthTransition[] = [];
   if (h.state === 'closed' && mayOpen && rules.breaker.enabled) {
     const { attempts, failures } = windowCounts(h, windowMs, now);
-    if (attempts >= rules.breaker.minAttempts && failures / attempts >= rules.breaker.failureRatio) {
+    const windowTrips = attempts >= rules.breaker.minAttempts && failures / attempts >= rules.breaker.failureRatio;
+    if (windowTrips || h.consecutiveFailures >= rules.breaker.minAttempts) {
       h.state = 'open';
       h.since = now;
       h.probeDelayMs = PROBE_FIRST_MS;
       h.probeAt = now + PROBE_FIRST_MS;
-      transitions.push({ kind: 'opened', key: h.key, webhookId: h.webhookId, origin: h.origin, failureRatio: failures / attempts, attempts, probeAt: h.probeAt, byOrigin: false });
+      // Opened by the streak: every one of those attempts failed.
+      const [ratio, counted] = windowTrips ? [failures / attempts, attempts] : [1, h.consecutiveFailures];
+      transitions.push({ kind: 'opened', key: h.key, webhookId: h.webhookId, origin: h.origin, failureRatio: ratio, attempts: counted, probeAt: h.probeAt, byOrigin: false });
     }
   }
   const disable = rules.autoDisable;
@@ -260,6 +271,7 @@ export function probeEnded(h: TargetHealth, deliveryId: string, succeeded: boole
       failures: 0,
       prevAttempts: 0,
       prevFailures: 0,
+      consecutiveFailures: 0,
       probeAt: null,
       probeDelayMs: PROBE_FIRST_MS,
       probeDeliveryId: null,
@@ -274,7 +286,17 @@ export function probeEnded(h: TargetHealth, deliveryId: string, succeeded: boole
 
 /** A breaker closed by hand (a webhook enabled or resumed): nothing held back by it any more. */
 export function closedByHand(h: TargetHealth, now: number): TargetHealth {
-  return { ...h, state: 'closed', since: now, probeAt: null, probeDelayMs: PROBE_FIRST_MS, probeDeliveryId: null, probeUntil: null, failingSince: null };
+  return {
+    ...h,
+    state: 'closed',
+    since: now,
+    probeAt: null,
+    probeDelayMs: PROBE_FIRST_MS,
+    probeDeliveryId: null,
+    probeUntil: null,
+    failingSince: null,
+    consecutiveFailures: 0,
+  };
 }
 
 /** A breaker opened from outside its own counts (its origin failing): the same state as addSample's opening. */
@@ -353,6 +375,7 @@ export function planHealth(facts: HealthFacts, samples: readonly HealthSample[],
       failures: 0,
       prevAttempts: 0,
       prevFailures: 0,
+      consecutiveFailures: 0,
     });
     for (const [id, w] of shared) {
       if (!w.rules.breaker.enabled) continue;
