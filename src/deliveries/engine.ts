@@ -400,9 +400,6 @@ export class DeliveryEngine {
       const { latencyMs, overloaded } = result.load;
       this.limits.sample(delivery.target, latencyMs, overloaded, this.inflight.of(delivery.target), this.eventLoop.saturated());
     }
-    // The gate counts what it let through (a person's attempts are not the target's health).
-    if (!final) this.gate?.observe?.(delivery, result);
-
     const number = ctx.number;
     const status: DeliveryStatus = result.succeeded ? 'succeeded' : result.retryInMs !== null && !final ? 'pending' : 'failed';
     const nextAttemptAt = status === 'pending' ? iso(this.clock.now() + result.retryInMs!) : null;
@@ -448,6 +445,9 @@ export class DeliveryEngine {
     if (status === 'failed') {
       this.log.info({ delivery: delivery.id, [delivery.kind]: subjectOf(delivery), attempt: number, error }, `${target.noun} failed`);
     }
+    // The gate counts what it let through (a person's attempts are not the target's health), once the
+    // outcome is recorded: what it does next (hold a failed probe's delivery) must find it recorded.
+    if (!final) this.gate?.observe?.(delivery, result);
     if (result.afterRecorded) await result.afterRecorded();
     if (recorded === true) return null;
     if (status === 'failed') this.events.emit('delivery:failed', { delivery: recorded });

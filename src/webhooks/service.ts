@@ -307,7 +307,7 @@ export class WebhookService {
 
   /** Held deliveries go in the background: a large backlog takes several statements, and the sweep would finish it anyway. */
   private releaseLater(id: string): void {
-    this.deps.health.release(id).catch(() => undefined);
+    this.deps.health.resend(id).catch(() => undefined);
   }
 
   /** `POST /api/webhooks/{id}/held/discard`: drops held deliveries by filter (`dryRun`: counts them). */
@@ -347,7 +347,9 @@ export class WebhookService {
   }
 
   private recoveryFilter(input: RecoverInput, webhookIds: string[] | null): RecoveryFilter {
-    const until = input.until ?? this.iso();
+    // The bounds are compared with the deliveries' ids, which carry this machine's time of creation
+    // (src/ids.ts), so "now" is that clock's too, not the service's (a test clock stands still).
+    const until = input.until ?? new Date().toISOString();
     if (Date.parse(input.since) > Date.parse(until)) {
       throw new InvalidRequestError(`since (${input.since}) is after until (${until})`, { field: 'since' });
     }

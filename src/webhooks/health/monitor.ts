@@ -159,6 +159,18 @@ export class HealthMonitor implements HealthReports {
     return total;
   }
 
+  /**
+   * The webhook may send again (its breaker closed, resumed, enabled): what
+   * it still has to send goes out now, in publish order. Deliveries waiting
+   * for a retry of an attempt made while it was failing (in flight when it
+   * stopped, or a failed probe) are held first, so they go in their place in
+   * line instead of on their own schedule, hours later for some.
+   */
+  async resend(webhookId: string): Promise<number> {
+    await this.hold(webhookId);
+    return this.release(webhookId);
+  }
+
   /** Tells every process to drop what it cached of the webhook (resolves once this node's processes did). */
   async announce(webhookId: string): Promise<void> {
     await this.deps.changes.publish({ kind: 'webhook', id: webhookId });
@@ -247,7 +259,7 @@ export class HealthMonitor implements HealthReports {
         await this.announce(id);
         log.info({ webhook: id }, 'probe succeeded: circuit breaker closed, releasing held deliveries');
         await this.tell('resumed', id, { reason: 'probe_succeeded' });
-        await this.release(id);
+        await this.resend(id);
         return;
       }
       case 'disable': {
