@@ -255,7 +255,7 @@ type Setter = (key: keyof Form) => (e: { currentTarget: { value: string } }) => 
 function MockEndpointFields({ form, set, marked }: { form: Form; set: Setter; marked(id: string): { 'aria-invalid'?: true } }) {
   const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: 1000 } } })), []);
   return (
-    <fieldset class="grid mock">
+    <fieldset class="grid group">
       <legend>Mock endpoint (its answer fills the payload's data)</legend>
       <Field label="Mock API" id="wh-mock-api">
         <select id="wh-mock-api" {...marked('wh-mock-api')} value={form.mock_api} onChange={set('mock_api')}>
