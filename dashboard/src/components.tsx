@@ -33,6 +33,19 @@ export function fieldOf(error: ApiError | null): string | null {
   return typeof field === 'string' ? field : null;
 }
 
+/** Marks an input whose field the server refused: `throttle.burstLimit` marks the burst, `throttle` both of its inputs. */
+export function invalidIf(error: ApiError | null, field: string) {
+  const named = fieldOf(error);
+  return named && (named.startsWith(field) || field.startsWith(named)) ? true : undefined;
+}
+
+/** The items of a comma-separated field (event names, numbers), blanks dropped. */
+export const commaList = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
 /** The API's error shape as the API sent it: message, code, the field named, the request id of a 500. */
 export function ErrorBox({ error }: { error: ApiError | null }) {
   if (!error) return null;

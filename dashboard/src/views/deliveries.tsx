@@ -1,14 +1,16 @@
 /**
- * Deliveries: a webhook's newest (followed live), and one delivery's page
- * with its request, each attempt's response, its timing and retry.
+ * Deliveries: a webhook's newest (followed live), the table its held ones
+ * share, and one delivery's page with its request, each attempt's response,
+ * its timing and retry.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { AttemptsTable, ErrorBox, Json, toApiError, when } from '../components.js';
 import { useLiveLoad, type LiveState } from '../live.js';
 import { href } from '../router.js';
 
+type Delivery = Schemas['Delivery'];
 type DeliveryDetail = Schemas['DeliveryDetail'];
 type AttemptDetail = Schemas['AttemptDetail'];
 
@@ -21,10 +23,58 @@ function LiveBadge({ state }: { state: LiveState }) {
   );
 }
 
-/** The webhook's newest deliveries, read again whenever the stream reports one of its attempts. */
-export function Deliveries({ id, fired }: { id: string; fired: string | null }) {
+/** Deliveries as rows: a webhook's newest, or those it holds. */
+export function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Delivery</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td>
+                <a href={href('deliveries', d.id)}>{d.id}</a>
+              </td>
+              <td>
+                {d.trigger}
+                {d.event ? ` (${d.event})` : ''}
+              </td>
+              <td>
+                <span class={`badge ${d.status}`}>{d.status}</span>
+              </td>
+              <td>{d.attempts.length}</td>
+              <td>{when(d.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The webhook's newest deliveries, read again whenever the stream reports one
+ * of its attempts; `onChange` is told when a read finds them changed (the
+ * page's health figures move with its attempts).
+ */
+export function Deliveries({ id, fired, onChange }: { id: string; fired: string | null; onChange(): void }) {
+  const seen = useRef<string | null>(null);
   const { data, error, reload, live } = useLiveLoad(
-    () => call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 50 } } })),
+    async () => {
+      const list = await call(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 50 } } }));
+      const now = JSON.stringify(list);
+      if (seen.current !== null && seen.current !== now) onChange();
+      seen.current = now;
+      return list;
+    },
     { webhook: id },
     () => true,
     [id],
@@ -44,36 +94,7 @@ export function Deliveries({ id, fired }: { id: string; fired: string | null }) 
       <ErrorBox error={live.error} />
       <ErrorBox error={error} />
       {data && data.length === 0 && <p>No deliveries yet.</p>}
-      {data && data.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Delivery</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={href('deliveries', d.id)}>{d.id}</a>
-                  </td>
-                  <td>{d.trigger}</td>
-                  <td>
-                    <span class={`badge ${d.status}`}>{d.status}</span>
-                  </td>
-                  <td>{d.attempts.length}</td>
-                  <td>{when(d.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {data && data.length > 0 && <DeliveryTable deliveries={data} />}
     </section>
   );
 }

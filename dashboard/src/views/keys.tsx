@@ -7,17 +7,11 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ConfirmDelete, ErrorBox, Field, fieldOf, toApiError, useLoad, when } from '../components.js';
+import { ConfirmDelete, ErrorBox, Field, invalidIf, toApiError, useLoad, when } from '../components.js';
 import { quotaPeriodValues } from '../schema-enums.js';
 
 type Key = Schemas['ApiKey'];
 type Plan = Schemas['UsagePlan'];
-
-/** Marks an input whose field the server refused: `throttle.burstLimit` marks the burst, `throttle` both of its inputs. */
-function invalidIf(error: ApiError | null, field: string) {
-  const named = fieldOf(error);
-  return named && (named.startsWith(field) || field.startsWith(named)) ? true : undefined;
-}
 
 /** A number field's value: absent when empty, so the server names the missing one. */
 const num = (text: string) => (text.trim() === '' ? undefined : Number(text));

@@ -1,6 +1,7 @@
 /**
- * One webhook's page: test-fire and enable/disable, its settings form
- * (webhook-form.tsx), its deliveries (deliveries.tsx) and delete.
+ * One webhook's page: test-fire and enable/disable, its endpoint health with
+ * pause, resume, held deliveries and recovery (webhook-health.tsx), its
+ * settings form (webhook-form.tsx), its deliveries (deliveries.tsx) and delete.
  */
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
@@ -9,6 +10,7 @@ import { ConfirmDelete, ErrorBox, toApiError, useLoad, when } from '../component
 import { href, navigate } from '../router.js';
 import { Deliveries } from './deliveries.js';
 import { WebhookForm, type SaveNotice } from './webhook-form.js';
+import { HealthCard, RecoverCard } from './webhook-health.js';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
@@ -31,10 +33,12 @@ export function WebhookDetail({ id }: { id: string | null }) {
     );
   }
   const webhook = (loaded.data ?? null) as Webhook | null;
-  return <WebhookPage key={webhook?.updated_at ?? 'new'} webhook={webhook} onSaved={(w) => (id ? loaded.setData(w) : navigate('webhooks', w.id))} />;
+  // A write answers without health and fire times: shown with the last ones until the webhook is read again.
+  const onSaved = (w: Webhook) => (id ? (loaded.setData({ ...webhook, ...w }), loaded.reload()) : navigate('webhooks', w.id));
+  return <WebhookPage key={webhook?.updated_at ?? 'new'} webhook={webhook} onSaved={onSaved} refresh={loaded.reload} />;
 }
 
-function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w: Webhook): void }) {
+function WebhookPage({ webhook, onSaved, refresh }: { webhook: Webhook | null; onSaved(w: Webhook): void; refresh(): void }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [handedOver] = useState(() => {
     const mine = afterSave && afterSave.id === webhook?.id ? afterSave : null;
@@ -46,6 +50,7 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
     <section aria-labelledby="webhook-title">
       <h1 id="webhook-title">{webhook ? webhook.name : 'New webhook'}</h1>
       {webhook && <WebhookActions webhook={webhook} fired={fired} onFired={setFired} setError={setError} onSaved={onSaved} />}
+      {webhook && <HealthCard webhook={webhook} onSaved={onSaved} refresh={refresh} />}
       <WebhookForm
         webhook={webhook}
         error={error}
@@ -56,7 +61,8 @@ function WebhookPage({ webhook, onSaved }: { webhook: Webhook | null; onSaved(w:
           onSaved(saved);
         }}
       />
-      {webhook && <Deliveries id={webhook.id} fired={fired?.id ?? null} />}
+      {webhook && <Deliveries id={webhook.id} fired={fired?.id ?? null} onChange={refresh} />}
+      {webhook && <RecoverCard webhook={webhook} />}
       {webhook && (
         <div class="card">
           <ConfirmDelete

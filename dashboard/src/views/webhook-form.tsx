@@ -2,11 +2,13 @@
  * A webhook's settings form, for a new webhook or an existing one: the API's
  * own validation messages, with the input that `details.field` names marked
  * invalid and focused. The methods offered come from the API's schema.
+ * Endpoint health's settings (breaker, rate limit, auto-disable) are fields
+ * of their own, sent as the API's objects.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
-import { ErrorBox, Field, fieldOf, parseJson, toApiError, useLoad } from '../components.js';
+import { ErrorBox, Field, commaList, fieldOf, parseJson, toApiError, useLoad } from '../components.js';
 import { webhookMethodValues } from '../schema-enums.js';
 
 type Webhook = Schemas['Webhook'];
@@ -30,6 +32,15 @@ interface Form {
   mock_path: string;
   enabled: boolean;
   new_secret: boolean;
+  breaker_on: boolean;
+  min_attempts: string;
+  failure_ratio: string;
+  window_s: string;
+  per_second: string;
+  burst: string;
+  auto_disable_on: boolean;
+  after_s: string;
+  min_span_s: string;
 }
 
 const formOf = (w: Webhook | null): Form => ({
@@ -48,6 +59,15 @@ const formOf = (w: Webhook | null): Form => ({
   mock_path: w?.mock_endpoint?.path ?? '',
   enabled: w?.enabled ?? true,
   new_secret: false,
+  breaker_on: w?.breaker.enabled ?? true,
+  min_attempts: w ? String(w.breaker.min_attempts) : '',
+  failure_ratio: w ? String(w.breaker.failure_ratio) : '',
+  window_s: w ? String(w.breaker.window_s) : '',
+  per_second: w?.rate_limit ? String(w.rate_limit.per_second) : '',
+  burst: w?.rate_limit ? String(w.rate_limit.burst) : '',
+  auto_disable_on: w?.auto_disable.enabled ?? true,
+  after_s: w ? String(w.auto_disable.after_s) : '',
+  min_span_s: w ? String(w.auto_disable.min_span_s) : '',
 });
 
 /**
@@ -68,6 +88,13 @@ const INPUT_OF_FIELD: Array<[string, string]> = [
   ['timeout_ms', 'wh-timeout'],
   ['mock_endpoint.path', 'wh-mock-path'],
   ['mock_endpoint', 'wh-mock-api'],
+  ['breaker.min_attempts', 'wh-min-attempts'],
+  ['breaker.failure_ratio', 'wh-failure-ratio'],
+  ['breaker.window_s', 'wh-window'],
+  ['rate_limit.per_second', 'wh-rate'],
+  ['rate_limit.burst', 'wh-burst'],
+  ['auto_disable.after_s', 'wh-after'],
+  ['auto_disable.min_span_s', 'wh-min-span'],
 ];
 
 function inputOf(error: ApiError | null): string | null {
@@ -83,19 +110,16 @@ function inputOf(error: ApiError | null): string | null {
 const count = (text: string): number | undefined => {
   const t = text.trim();
   if (!t) return undefined;
-  return (/^-?[0-9]+$/.test(t) ? Number(t) : t) as number;
+  return (/^-?[0-9]+(\.[0-9]+)?$/.test(t) ? Number(t) : t) as number;
 };
 const counts = (text: string): number[] | undefined => {
-  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = commaList(text);
   return items.length ? items.map((item) => count(item)!) : undefined;
 };
 
 /** The API body of the form: what a create or an update sends (an update's `retry: null` resets a stored schedule). */
 function bodyOf(form: Form, webhook: Webhook | null) {
-  const events = form.events
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const events = commaList(form.events);
   return {
     name: form.name,
     target_url: form.target_url,
@@ -114,6 +138,10 @@ function bodyOf(form: Form, webhook: Webhook | null) {
     mock_endpoint: form.mock_api ? { api_id: form.mock_api, path: form.mock_path.trim() } : null,
     ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
     ...(form.new_secret ? { secret: 'generate' } : {}),
+    // Each object is sent whole: a field left out of one is reset to its default.
+    breaker: { enabled: form.breaker_on, min_attempts: count(form.min_attempts), failure_ratio: count(form.failure_ratio), window_s: count(form.window_s) },
+    rate_limit: form.per_second || form.burst ? { per_second: count(form.per_second)!, burst: count(form.burst) } : null,
+    auto_disable: { enabled: form.auto_disable_on, after_s: count(form.after_s), min_span_s: count(form.min_span_s) },
   };
 }
 
@@ -221,6 +249,7 @@ export function WebhookForm({
         </Field>
       </div>
       <MockEndpointFields form={form} set={set} marked={marked} />
+      <HealthFields form={form} setForm={setForm} set={set} marked={marked} />
       {!webhook && (
         <div class="field checkbox">
           <label>
@@ -250,12 +279,13 @@ export function WebhookForm({
 }
 
 type Setter = (key: keyof Form) => (e: { currentTarget: { value: string } }) => void;
+type Marker = (id: string) => { 'aria-invalid'?: true };
 
 /** The mock endpoint: an API of this server (the list is read here) and a path on it. */
-function MockEndpointFields({ form, set, marked }: { form: Form; set: Setter; marked(id: string): { 'aria-invalid'?: true } }) {
+function MockEndpointFields({ form, set, marked }: { form: Form; set: Setter; marked: Marker }) {
   const apis = useLoad(() => call(api.GET('/api/apis', { params: { query: { limit: 1000 } } })), []);
   return (
-    <fieldset class="grid mock">
+    <fieldset class="grid group">
       <legend>Mock endpoint (its answer fills the payload's data)</legend>
       <Field label="Mock API" id="wh-mock-api">
         <select id="wh-mock-api" {...marked('wh-mock-api')} value={form.mock_api} onChange={set('mock_api')}>
@@ -273,5 +303,43 @@ function MockEndpointFields({ form, set, marked }: { form: Form; set: Setter; ma
         <input id="wh-mock-path" {...marked('wh-mock-path')} value={form.mock_path} onInput={set('mock_path')} placeholder="/orders/latest" disabled={!form.mock_api} />
       </Field>
     </fieldset>
+  );
+}
+
+/** Endpoint health's settings: when the breaker opens, a rate limit, when a webhook that keeps failing is disabled. */
+function HealthFields({ form, setForm, set, marked }: { form: Form; setForm(f: Form): void; set: Setter; marked: Marker }) {
+  const check = (key: 'breaker_on' | 'auto_disable_on', label: string) => (
+    <div class="field checkbox">
+      <label>
+        <input type="checkbox" checked={form[key]} onChange={(e) => setForm({ ...form, [key]: e.currentTarget.checked })} /> {label}
+      </label>
+    </div>
+  );
+  const number = (key: 'min_attempts' | 'failure_ratio' | 'window_s' | 'per_second' | 'burst' | 'after_s' | 'min_span_s', id: string, label: string, placeholder: string) => (
+    <Field label={label} id={id}>
+      <input id={id} {...marked(id)} inputMode="decimal" value={form[key]} onInput={set(key)} placeholder={placeholder} />
+    </Field>
+  );
+  return (
+    <>
+      <fieldset class="grid group">
+        <legend>Circuit breaker (holds deliveries while the target fails, then probes it)</legend>
+        {check('breaker_on', 'Circuit breaker on')}
+        {number('min_attempts', 'wh-min-attempts', 'Opens after attempts (at least)', '20')}
+        {number('failure_ratio', 'wh-failure-ratio', 'Failure ratio that opens it (0.01 to 1)', '0.5')}
+        {number('window_s', 'wh-window', 'Window (seconds)', '60')}
+      </fieldset>
+      <fieldset class="grid group">
+        <legend>Rate limit (for the whole cluster)</legend>
+        {number('per_second', 'wh-rate', 'Sends per second', 'no limit')}
+        {number('burst', 'wh-burst', 'Burst', 'a tenth of the rate')}
+      </fieldset>
+      <fieldset class="grid group">
+        <legend>Auto-disable (when every attempt keeps failing)</legend>
+        {check('auto_disable_on', 'Auto-disable on')}
+        {number('after_s', 'wh-after', 'After failing for (seconds)', '432000 (5 days)')}
+        {number('min_span_s', 'wh-min-span', 'Failures spanning at least (seconds)', '43200 (12 h)')}
+      </fieldset>
+    </>
   );
 }

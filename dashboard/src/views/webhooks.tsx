@@ -1,5 +1,6 @@
 /**
- * Webhooks: the list with each one's health (from its newest deliveries).
+ * Webhooks: the list with each one's health (from its newest deliveries) and
+ * endpoint health (breaker, held deliveries).
  * One webhook's page is webhook-detail.tsx (its settings form: webhook-form.tsx),
  * its deliveries and one delivery's page are deliveries.tsx.
  */
@@ -7,6 +8,7 @@ import type { Schemas } from '../../../src/client/index.js';
 import { api, call } from '../api.js';
 import { ErrorBox, useLoad, when } from '../components.js';
 import { href } from '../router.js';
+import { BreakerSummary } from './webhook-health.js';
 
 export { WebhookDetail } from './webhook-detail.js';
 export { DeliveryView } from './deliveries.js';
@@ -15,7 +17,7 @@ type Webhook = Schemas['Webhook'];
 
 /** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
 function HealthCells({ health }: { health: Webhook['health'] }) {
-  if (!health) return <td colSpan={3}>—</td>;
+  if (!health) return <td colSpan={5}>—</td>;
   return (
     <>
       <td class="last-outcome">
@@ -31,6 +33,13 @@ function HealthCells({ health }: { health: Webhook['health'] }) {
       </td>
       <td class="failures-in-a-row">{health.failures_in_a_row}</td>
       <td class="pending-count">{health.pending}</td>
+      <td class="breaker">
+        <BreakerSummary health={health} />
+      </td>
+      <td class="held-count">
+        {health.held}
+        {health.held_discarded > 0 && ` (${health.held_discarded} discarded)`}
+      </td>
     </>
   );
 }
@@ -52,7 +61,7 @@ export function WebhooksView() {
           <table>
             <caption class="hint">
               Health counts the newest {data[0].health?.window ?? 20} deliveries of each webhook; a pending one whose latest attempt
-              failed (retrying) counts as failed.
+              failed (retrying) counts as failed. Held: deliveries kept unsent while it is paused, disabled or its breaker open.
             </caption>
             <thead>
               <tr>
@@ -63,6 +72,8 @@ export function WebhooksView() {
                 <th scope="col">Last outcome</th>
                 <th scope="col">Failures in a row</th>
                 <th scope="col">Pending</th>
+                <th scope="col">Circuit breaker</th>
+                <th scope="col">Held</th>
               </tr>
             </thead>
             <tbody>
@@ -76,7 +87,11 @@ export function WebhooksView() {
                       {w.method} {w.target_url}
                     </code>
                   </td>
-                  <td>{w.enabled ? 'yes' : 'no'}</td>
+                  <td class="enabled">
+                    {w.enabled ? 'yes' : 'no'}
+                    {w.disabled_reason && ` (${w.disabled_reason})`}
+                    {w.paused && ', paused'}
+                  </td>
                   <td>{when(w.next_fire_at)}</td>
                   <HealthCells health={w.health} />
                 </tr>
