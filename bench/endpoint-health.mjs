@@ -8,7 +8,9 @@
 //            run of --deliveries (200,000) deliveries, then up: every delivery
 //            must arrive (counted by webhook-id at the receiver), none twice,
 //            the held ones released in publish order (the order of their
-//            first arrival against their ids, which follow publish order),
+//            first arrival against their ids, which follow publish order;
+//            attempts in flight at once, up to a webhook's share of 500, may
+//            overtake each other on the wire),
 //            and the first held delivery must leave within 5 s of the breaker
 //            closing (its probe succeeding).
 //   release  A disabled webhook holding --held (10,000) deliveries, enabled
@@ -224,9 +226,11 @@ async function lost() {
     };
     console.log('  lost:', results.lost);
     goal(stats.unique === n && stats.duplicates === 0, `nothing lost with the target down for the whole run: ${stats.unique} of ${n} arrived, ${stats.duplicates} twice`);
+    // Released and claimed in publish order; what overtakes on the wire is what is in flight at once,
+    // at most a webhook's largest share of a node's attempts (500, src/deliveries/concurrency-limit.ts).
     goal(
-      order.maxShift <= 100,
-      `held deliveries released in publish order: ${results.lost.inOrderPairs} % of neighbours in order, none more than ${order.maxShift} places from its own (attempts in flight at once overtake each other)`,
+      order.maxShift <= 500,
+      `held deliveries released in publish order: ${results.lost.inOrderPairs} % of neighbours arrived in order, none more than ${order.maxShift} places from its own (at most 500: attempts in flight at once overtake each other)`,
     );
     goal(results.lost.firstReleasedAfterCloseS <= 5, `the first held delivery left ${results.lost.firstReleasedAfterCloseS} s after the breaker closed (at most 5 s)`);
   } finally {

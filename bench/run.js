@@ -19,6 +19,9 @@
 //   --bare-only          measure only the node:http baseline (no build needed)
 //   --no-webhooks        skip the webhook parts (engine, cron, nodes)
 //   --no-policy          skip the gateway policy goals (bench/policy.mjs)
+//   --no-health          skip endpoint health's goals (bench/endpoint-health.mjs:
+//                        a 200,000-delivery outage, rate limits on 2 x 2 processes;
+//                        about 10 minutes on 2 cores)
 //   --no-postgres        skip every PostgreSQL figure; without it the run fails
 //                        at once when PostgreSQL does not answer
 //   --postgres-url <url> the server to use (default BENCH_DATABASE_URL or
@@ -67,6 +70,7 @@ const { values: opt } = parseArgs({
     'bare-only': { type: 'boolean', default: false },
     'no-webhooks': { type: 'boolean', default: false },
     'no-policy': { type: 'boolean', default: false },
+    'no-health': { type: 'boolean', default: false },
     'no-postgres': { type: 'boolean', default: false },
     'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     'no-write': { type: 'boolean', default: false },
@@ -507,11 +511,24 @@ async function main() {
     policy = exit === 0 ? text.split('\n').filter((l) => /^(PASS|FAIL) goal:/.test(l)) : null;
   }
 
+  // Endpoint health's goals (bench/endpoint-health.mjs, runnable alone).
+  let health = null;
+  if (!opt['bare-only'] && !opt['no-health'] && !opt['no-webhooks']) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'endpoint-health.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    const exit = await new Promise((done) => child.once('exit', done));
+    process.stdout.write(text);
+    health = exit === 0 ? text.split('\n').filter((l) => /^(PASS|FAIL) goal:/.test(l)) : null;
+  }
+
   const checks = [];
   const notes = [];
   // A goal missed is a figure to read, not a broken run: noted, as the script itself exits 0.
   if (policy) notes.push(...policy.map((l) => `bench/policy.mjs: ${l}`));
   else if (!opt['bare-only'] && !opt['no-policy']) checks.push('FAILED: bench/policy.mjs did not finish');
+  if (health) notes.push(...health.map((l) => `bench/endpoint-health.mjs: ${l}`));
+  else if (!opt['bare-only'] && !opt['no-health'] && !opt['no-webhooks']) checks.push('FAILED: bench/endpoint-health.mjs did not finish');
   if (functionRuns) notes.push(`bench/functions.js: ${functionRuns.replace(/\n\s*/g, '; ')}`);
   else if (!opt['bare-only'] && !opt['no-webhooks']) checks.push('FAILED: bench/functions.js did not finish');
   for (const c of [...(webhooks?.checks ?? []), ...(nodes ?? []).flatMap((r) => r.checks)]) (c.startsWith('FAILED') ? checks : notes).push(c);

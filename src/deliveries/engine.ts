@@ -115,6 +115,8 @@ export class DeliveryEngine {
   private readonly eventLoop = new EventLoopLoad();
   /** Targets the gate asked this engine not to claim before a time (ms): a rate limit's next token, a Retry-After. */
   private readonly blocked = new Map<string, number>();
+  private unblockTimer: NodeJS.Timeout | null = null;
+  private unblockAt = 0;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.store = deps.store;
@@ -322,12 +324,29 @@ export class DeliveryEngine {
       if (answer.wholeTarget) {
         // Its due time stays: it keeps its place in line, and this engine claims nothing of the target before then.
         this.blocked.set(delivery.target, Math.max(answer.deferUntil, this.blocked.get(delivery.target) ?? 0));
+        this.wakeAt(answer.deferUntil);
         await this.store.releaseLease(delivery.id, this.owner);
       } else await this.store.deferDelivery(delivery.id, this.owner, iso(answer.deferUntil));
     } catch (err) {
       this.log.warn({ err, delivery: delivery.id }, 'could not hold or defer a delivery; its lease runs out instead');
     }
     return null;
+  }
+
+  /**
+   * Wakes the loop when a blocked target may be claimed again (its next token):
+   * an idle loop would otherwise look only at its next poll, a second away,
+   * and a rate limit of 10 a second would send one a second per process.
+   */
+  private wakeAt(untilMs: number): void {
+    if (this.unblockTimer !== null && this.unblockAt <= untilMs) return;
+    if (this.unblockTimer !== null) clearTimeout(this.unblockTimer);
+    this.unblockAt = untilMs;
+    this.unblockTimer = setTimeout(() => {
+      this.unblockTimer = null;
+      if (this.running) this.wake();
+    }, Math.max(0, untilMs - this.clock.now()));
+    this.unblockTimer.unref();
   }
 
   /**

@@ -47,7 +47,7 @@ export const RateLimitSchema = named(
   Type.Object(
     {
       per_second: Type.Number({ minimum: 0.01, maximum: 100_000, description: 'Sends per second, for the whole cluster' }),
-      burst: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Sends that may go at once after a pause (default a tenth of a second of the rate, at least 1)' }),
+      burst: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Sends that may go at once after a pause (default a fiftieth of a second of the rate, at least 1)' }),
     },
     { additionalProperties: false },
   ),

@@ -49,8 +49,12 @@ export interface RateLimit {
   burst: number;
 }
 
-/** The burst a rate limit gets when none is given: a tenth of a second's sends, so a 10 s window sees at most 1 % more than the rate. */
-export const defaultBurst = (perSecond: number): number => Math.max(1, Math.ceil(perSecond / 10));
+/**
+ * The burst a rate limit gets when none is given: a fiftieth of a second's
+ * sends (at least 1), so a 10 s window sees at most 0.2 % more than the rate
+ * from it, which leaves room in a 2 % bound for the leases and the send's jitter.
+ */
+export const defaultBurst = (perSecond: number): number => Math.max(1, Math.ceil(perSecond / 50));
 
 /**
  * A webhook is disabled once every attempt has failed for `afterS` and its

@@ -20,7 +20,7 @@ export function breakerOf(given: Given<'breaker'>, current: BreakerSettings = BR
   };
 }
 
-/** Absent: `current`; null: no limit; an object: it, its burst a tenth of a second's rate when not given. */
+/** Absent: `current`; null: no limit; an object: it, its burst a fiftieth of a second's rate when not given. */
 export function rateLimitOf(given: Given<'rate_limit'>, current: RateLimit | null = null): RateLimit | null {
   if (given === undefined) return current;
   if (given === null) return null;
