@@ -36,6 +36,8 @@ export const CLI_ERRORS = {
   no_log_stream: { message: 'The server is older than this CLI: no log stream' },
   no_invocation_records: { message: 'The server is older than this CLI: no invocation records' },
   no_async_invoke: { message: 'The server is older than this CLI: no asynchronous invocation' },
+  no_endpoint_health: { message: 'The server is older than this CLI: no pause, resume or recovery of webhooks' },
+  recovery_cancelled: { message: 'The recovery job was cancelled before it finished' },
 } as const satisfies Record<string, { message: string }>;
 export type CliErrorCode = keyof typeof CLI_ERRORS;
 

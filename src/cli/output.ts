@@ -22,6 +22,8 @@ export interface Output {
   line(text?: string): void;
   /** A progress or context line on stderr. */
   info(text: string): void;
+  /** A line of progress on stderr, only when stderr is a terminal: a pipe or a log file gets the result alone. */
+  progress(text: string): void;
   /** `text` styled when stdout has colour. */
   paint(style: Style, text: string): string;
   /** `text` styled when stderr has colour. */
@@ -72,6 +74,9 @@ export function createOutput(opts: OutputOptions): Output {
     },
     info(text) {
       opts.stderr.write(`${text}\n`);
+    },
+    progress(text) {
+      if (opts.stderr.isTTY === true) opts.stderr.write(`${text}\n`);
     },
     paint: paint(outColor),
     paintErr: paint(errColor),

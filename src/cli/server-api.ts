@@ -50,7 +50,19 @@ export interface WebhookInfo {
   enabled: boolean;
   cron: string | null;
   events: string[] | null;
+  /** Endpoint health: absent on servers older than it. */
+  paused?: boolean;
+  paused_at?: string | null;
+  disabled_reason?: Schemas['Webhook']['disabled_reason'];
+  /** In the answers of the list and of one webhook, not of pause and resume. */
+  health?: Pick<NonNullable<Schemas['Webhook']['health']>, 'state' | 'held'>;
 }
+
+/** A recovery job: resends a webhook's finished deliveries in the background. */
+export type Recovery = Schemas['Recovery'];
+/** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
+export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
+export type RecoverableStatus = NonNullable<RecoverFilter['statuses']>[number];
 
 export interface Attempt {
   attempt: number;
@@ -138,6 +150,15 @@ export interface ServerApi {
   listWebhooks(): Promise<WebhookInfo[]>;
   testWebhook(id: string): Promise<Delivery>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
+  /** Holds the webhook's new and due deliveries, none lost, until it is resumed. */
+  pauseWebhook(id: string): Promise<WebhookInfo>;
+  /** Sends again: unpauses, closes an open circuit breaker, releases held deliveries in publish order. */
+  resumeWebhook(id: string): Promise<WebhookInfo>;
+  /** How many deliveries a recovery with `filter` would resend now (`?dry_run=true`): nothing is resent. */
+  countRecoverable(webhookId: string, filter: RecoverFilter): Promise<number>;
+  /** Starts a recovery job, which resends them in the background; its `total` is how many. */
+  recoverWebhook(webhookId: string, filter: RecoverFilter): Promise<Recovery>;
+  getRecovery(id: string): Promise<Recovery>;
   /** Queues an invocation (`x-invocation-type: Event`): answered 202 before the function runs. */
   invokeFunctionAsync(name: string, event: unknown): Promise<AsyncInvocation>;
   /** The function's recorded invocations, newest first. */
@@ -233,6 +254,18 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
   }
 
   const deadline = (ms = CALL_MS) => ({ signal: AbortSignal.timeout(ms) });
+
+  /** A call of endpoint health (pause, resume, recovery): a 404 `not_found` (no such route) means a server older than it, said in words. */
+  async function healthCall<T>(what: string, request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    try {
+      return (await call(request)).data;
+    } catch (err) {
+      if (err instanceof ServerError && err.status === 404 && err.code === 'not_found') {
+        throw new CommandFailedError('no_endpoint_health', `the server at ${base} cannot ${what}: it is older than this CLI`);
+      }
+      throw err;
+    }
+  }
 
   /** Runs one call of the client's resources (which throw), with the same translation as `call`. */
   async function resource<T>(run: () => Promise<T>): Promise<T> {
@@ -387,6 +420,18 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const { data } = await call(client.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...deadline() }));
       return data;
     },
+    pauseWebhook: (id) => healthCall('pause webhooks', client.POST('/api/webhooks/{id}/pause', { params: { path: { id } }, ...deadline() })),
+    resumeWebhook: (id) => healthCall('resume webhooks', client.POST('/api/webhooks/{id}/resume', { params: { path: { id } }, ...deadline() })),
+    async countRecoverable(id, filter) {
+      const request = client.POST('/api/webhooks/{id}/recover', { params: { path: { id }, query: { dry_run: 'true' } }, body: filter, ...deadline() });
+      // 200 with ?dry_run=true: the count (the 202 is the job's answer).
+      return ((await healthCall('recover deliveries', request)) as { count: number }).count;
+    },
+    async recoverWebhook(id, filter) {
+      const request = client.POST('/api/webhooks/{id}/recover', { params: { path: { id } }, body: filter, ...deadline() });
+      return (await healthCall('recover deliveries', request)) as Recovery;
+    },
+    getRecovery: (id) => healthCall('follow recoveries', client.GET('/api/recoveries/{id}', { params: { path: { id } }, ...deadline() })),
     async invokeFunctionAsync(name, event) {
       const body = (event ?? {}) as Record<string, unknown> | null;
       // The generated types know this operation's 200 (a synchronous run), not yet its 202: the answer is read as the 202's.

@@ -2,9 +2,11 @@
  * Webhooks are named by people and addressed by id in the API: this finds the
  * one a command means, by its id (`wh_...`) or by its name, matched as
  * name-match.ts does (exactly, in any case, or the start of one name). An
- * unknown name lists the names there are; a name two webhooks share asks for
- * the id; a prefix of several names lists them.
+ * unknown name suggests the nearest one (a typo: `order-snyc`) and lists the
+ * names there are; a name two webhooks share asks for the id; a prefix of
+ * several names lists them.
  */
+import { closest } from '../did-you-mean.js';
 import { CommandFailedError, UsageError } from './errors.js';
 import { listNames, pickName } from './name-match.js';
 import type { Output } from './output.js';
@@ -25,8 +27,11 @@ export async function findWebhook(api: ServerApi, nameOrId: string, out?: Output
     throw new UsageError(`${named.length} webhooks are named '${name}': give the id instead (${named.map((w) => w.id).join(', ')})`);
   }
   const names = all.map((w) => w.name);
+  const near = closest(nameOrId, [...new Set(names)]);
   throw new CommandFailedError(
     'webhook_not_found',
-    `no webhook named '${nameOrId}' at ${api.url}` + (names.length ? ` (there are: ${listNames(names)})` : ' (there are none)'),
+    `no webhook named '${nameOrId}' at ${api.url}` +
+      (near !== null ? `; did you mean '${near}'?` : '') +
+      (names.length ? ` (there are: ${listNames(names)})` : ' (there are none)'),
   );
 }

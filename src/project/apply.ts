@@ -16,13 +16,13 @@ import { routePolicyOf } from '../types.js';
 import { routeKey, webhookTargetUrl } from './plan.js';
 import { asyncWithout, isDefaultAsync, remoteSchedules, resolveAsync, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
+import { routePolicyBody } from './route-policy.js';
+import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
+import { API_POLICY_DEFAULTS } from '../types.js';
 
 /** A webhook's endpoint-health settings: newer than the rest of its fields. */
 const HEALTH_KEYS: readonly string[] = ['breaker', 'rate_limit', 'auto_disable'];
-import { routePolicyBody } from './route-policy.js';
-import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 
-import { API_POLICY_DEFAULTS } from '../types.js';
 export interface ApplyOptions {
   /** Names the project file in problems (default `switchyard.yaml`). */
   file?: string;

@@ -21,7 +21,8 @@ import type { Authorizer } from '../types.js';
 import { routePolicyToFile } from './route-policy.js';
 import { throttleToFile } from './throttle.js';
 import { exportTriggers, TRIGGER_FIELDS } from './function-triggers.js';
-import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELDS } from './fields.js';
+import { writtenField } from './webhook-settings.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
 
@@ -210,7 +211,7 @@ function webhookEntry(
   placeholders: Placeholders,
 ): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
-  // What the file writes its own way (targets and mock endpoints by API name, write-only values as placeholders); every other field unless the default.
+  // What the file writes its own way (targets and mock endpoints by API name, write-only values as placeholders); every other field unless the default, an object's keys only where they differ.
   const own: Record<string, () => void> = {
     name: () => {},
     target_url: () => {
@@ -239,8 +240,8 @@ function webhookEntry(
   for (const key of WEBHOOK_FIELDS) {
     if (key in own) own[key]();
     else {
-      const value = (w as Record<string, unknown>)[key];
-      if (!isDefault(value, WEBHOOK_FIELD_DEFAULTS[key])) entry[key] = value;
+      const written = writtenField(key, (w as Record<string, unknown>)[key]);
+      if (written !== undefined) entry[key] = written;
     }
   }
   return entry;

@@ -26,7 +26,8 @@ import type { RequestModel } from '../types.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
 import { RUNTIME_BY_EXTENSION } from './defaults.js';
-import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS, withDefault } from './fields.js';
+import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELDS, withDefault } from './fields.js';
+import { webhookField } from './webhook-settings.js';
 import { createConfinement, outsideMessage } from './confine.js';
 import { readYamlDocument } from './yaml-read.js';
 import { corsFromFile, corsProblem } from './cors.js';
@@ -563,12 +564,12 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     if (w.mock_endpoint && !apiNames.has(w.mock_endpoint.api)) {
       problems.add(['webhooks', name, 'mock_endpoint', 'api'], `no API '${w.mock_endpoint.api}' in this file`);
     }
-    // The API's fields in its order, each as given or its default; `target` is the file's own, beside `target_url`.
+    // The API's fields in its order, each as given or its default, as the server keeps it; `target` is the file's own, beside `target_url`.
     const hook: Record<string, unknown> = {};
     for (const key of WEBHOOK_FIELDS) {
       if (key === 'name') hook.name = name;
       else if (key === 'target_url') Object.assign(hook, { target_url: w.target_url ?? null, target: w.target ?? null });
-      else hook[key] = withDefault(w[key], WEBHOOK_FIELD_DEFAULTS[key]);
+      else hook[key] = webhookField(key, w[key]);
     }
     webhooks.push(hook as ProjectWebhook);
   }

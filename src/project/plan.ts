@@ -19,14 +19,7 @@ import { canonicalJson as canonical } from '../canonical-json.js';
 import { maskUrl } from '../webhooks/masking.js';
 import { asyncWithout, pendingDestinations, remoteAsync, triggerChanges, TRIGGER_FIELDS, type DestinationLookup } from './function-triggers.js';
 import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } from './fields.js';
-import { defaultBurst } from '../webhooks/types.js';
-
-/** A rate limit as the server keeps it: a file may leave its burst to the server's default. */
-function withBurst(limit: unknown): unknown {
-  if (limit === null || typeof limit !== 'object') return limit;
-  const l = limit as { per_second: number; burst?: number };
-  return { per_second: l.per_second, burst: l.burst ?? defaultBurst(l.per_second) };
-}
+import { keptSetting } from './webhook-settings.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
 import { routePolicyChanges } from './route-policy.js';
 import {
@@ -155,8 +148,8 @@ export function webhookChanges(
     const remote = (current as Record<string, unknown>)[key];
     // A server older than the field has it at its default.
     if (remote === undefined) return !isDefault(wanted, WEBHOOK_FIELD_DEFAULTS[key]);
-    if (key === 'rate_limit') return !same(withBurst(wanted), withBurst(remote));
-    return !same(wanted, remote);
+    // A file may leave to the server what it derives from the value (a rate limit's burst).
+    return !same(keptSetting(key, wanted), keptSetting(key, remote));
   });
 }
 

@@ -1,9 +1,12 @@
 /**
  * An in-memory ProjectApi for the unit tests of plan, apply and export: it
- * keeps env values write-only and answers dry runs as the server does (the
- * integration suite checks the real server). Every write is recorded.
+ * keeps env values write-only, answers dry runs as the server does, and a
+ * webhook's endpoint-health settings as the server fills them in (with the
+ * server's own functions; the integration suite checks the real server).
+ * Every write is recorded.
  */
 import { createHash } from 'node:crypto';
+import { autoDisableOf, autoDisableView, breakerOf, breakerView, rateLimitOf, rateLimitView } from '../../src/webhooks/health/settings.js';
 import type {
   ApiBody,
   DryRunResult,
@@ -22,6 +25,15 @@ import type {
 interface StoredFunction extends RemoteFunction {
   env: Record<string, string>;
   code: string;
+}
+
+/** The endpoint-health settings a webhook body gives, as the server answers them (those it leaves out: the defaults on create, kept on update). */
+function healthAnswer(body: Partial<WebhookBody>, create: boolean): Partial<RemoteWebhook> {
+  const out: Partial<RemoteWebhook> = {};
+  if (create || 'breaker' in body) out.breaker = breakerView(breakerOf(body.breaker ?? null));
+  if (create || 'rate_limit' in body) out.rate_limit = rateLimitView(rateLimitOf(body.rate_limit ?? null));
+  if (create || 'auto_disable' in body) out.auto_disable = autoDisableView(autoDisableOf(body.auto_disable ?? null));
+  return out;
 }
 
 /** ApiBody, its cors in the API's form (every field filled), as the fake keeps it. */
@@ -159,14 +171,14 @@ export class FakeProjectApi implements ProjectApi {
   async createWebhook(body: WebhookBody) {
     this.writes.push(`create webhook ${body.name}`);
     const { secret, ...rest } = body;
-    const w = { ...structuredClone(rest), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
+    const w = { ...structuredClone(rest), ...healthAnswer(rest, true), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
     this.webhooks.push(w);
     return structuredClone(w);
   }
   async updateWebhook(id: string, body: Partial<WebhookBody>) {
     const w = this.webhooks.find((x) => x.id === id)!;
     this.writes.push(`update webhook ${w.name} ${Object.keys(body).sort().join(',')}`);
-    Object.assign(w, structuredClone(body));
+    Object.assign(w, structuredClone(body), healthAnswer(body, false));
     if ('secret' in body) w.has_secret = Boolean(body.secret);
     return structuredClone(w);
   }

@@ -1,13 +1,14 @@
 /**
  * Projects against a real server over HTTP: apply creates, a second plan is
  * empty, edits update, prune deletes, an invalid project changes nothing,
- * an export plans nothing, and the imported sample serverless.yml and SAM
- * template answer on their routes.
+ * an export plans nothing, a webhook's endpoint-health settings go both ways,
+ * and the imported sample serverless.yml and SAM template answer on their routes.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import {
   applyPlan,
   createHttpProjectApi,
@@ -386,5 +387,52 @@ usage_plans:
     expect(yaml).toContain('api_key_required: true');
     expect(yaml).toMatch(/k-gold:\s+apis:\s+- k-shop/);
     expect(yaml).not.toContain(key.value);
+  });
+});
+
+describe("a webhook's endpoint-health settings", () => {
+  const HEALTH = `
+webhooks:
+  h-orders:
+    target_url: https://example.com/orders
+    method: POST
+    payload_template: { event: '{{event}}' }
+    breaker: { min_attempts: 5, failure_ratio: 0.8 }
+    rate_limit: { per_second: 10 }
+    auto_disable: { after_s: 3600 }
+  h-quiet:
+    target_url: https://example.com/quiet
+    method: POST
+    payload_template: {}
+    auto_disable: { enabled: false }
+`;
+  it('applies them, the server answers them, a second plan is empty, and export writes them back', async () => {
+    const dir = projectDir({ 'switchyard.yaml': HEALTH });
+    await applyPlan(await plan(dir), api);
+    const hooks = (await svc.request('GET', '/api/webhooks')).json as Array<{ id: string; name: string }>;
+    const get = async (name: string) => (await svc.request('GET', `/api/webhooks/${hooks.find((h) => h.name === name)!.id}`)).json;
+    expect(await get('h-orders')).toMatchObject({
+      breaker: { enabled: true, min_attempts: 5, failure_ratio: 0.8, window_s: 60 },
+      rate_limit: { per_second: 10, burst: 1 },
+      auto_disable: { enabled: true, after_s: 3600, min_span_s: 3600 },
+    });
+    expect((await get('h-quiet')).auto_disable).toMatchObject({ enabled: false });
+    expect(renderPlan(await plan(dir))).toBe('No changes: the server matches the project.');
+
+    const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { webhooks: Record<string, Record<string, unknown>> };
+    expect(doc.webhooks['h-orders']).toMatchObject({
+      breaker: { min_attempts: 5, failure_ratio: 0.8 },
+      rate_limit: { per_second: 10 },
+      auto_disable: { after_s: 3600 },
+    });
+    expect(doc.webhooks['h-quiet'].auto_disable).toEqual({ enabled: false });
+    const out = projectDir(exported.files);
+    // The earlier tests' resources export placeholders too: any valid value will do for them.
+    const valid = (name: string) =>
+      name.endsWith('_SECRET') ? 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' : name.endsWith('_TARGET_URL') ? 'https://example.com/x' : 'x';
+    const env = Object.fromEntries(exported.env_vars.map((v) => [v.name, valid(v.name)]));
+    const changes = (await plan(out, { env })).changes;
+    expect(changes.filter((c) => c.name.startsWith('h-'))).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * The CLI's output rules: colour only on a terminal and never with --no-color,
- * NO_COLOR or TERM=dumb; tables aligned by visible width (colour codes take
- * no room); packages named from the paths esbuild reports; text others wrote
- * shown with its control characters escaped.
+ * NO_COLOR or TERM=dumb; progress lines only on a terminal; tables aligned
+ * by visible width (colour codes take no room); packages named from the
+ * paths esbuild reports; text others wrote shown with its control characters
+ * escaped.
  */
 import { describe, expect, it } from 'vitest';
 import { packageOf } from '../../src/cli/bundle.js';
-import { formatTable, wantsColor } from '../../src/cli/output.js';
+import { createOutput, formatTable, wantsColor } from '../../src/cli/output.js';
 import { CONTINUATION, terminalLine, terminalText } from '../../src/cli/terminal-text.js';
 
 describe('terminal text', () => {
@@ -40,6 +41,19 @@ describe('wantsColor', () => {
     expect(wantsColor(tty, { NO_COLOR: '1' }, true)).toBe(false);
     expect(wantsColor(tty, { NO_COLOR: '' }, true)).toBe(true);
     expect(wantsColor(tty, { TERM: 'dumb' }, true)).toBe(false);
+  });
+});
+
+describe('progress', () => {
+  it('goes to stderr on a terminal only: a pipe or a log file gets the result alone', () => {
+    const run = (isTTY: boolean) => {
+      const written: string[] = [];
+      const out = createOutput({ stdout: { write: () => true }, stderr: { write: (t: string) => written.push(t), isTTY }, env: {}, json: false, color: true });
+      out.progress('  1 of 3 resent (33 %)');
+      return written;
+    };
+    expect(run(true)).toEqual(['  1 of 3 resent (33 %)\n']);
+    expect(run(false)).toEqual([]);
   });
 });
 
