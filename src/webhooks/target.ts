@@ -23,7 +23,7 @@ import type { Webhook } from './types.js';
 
 const WEBHOOK_CACHE_MS = 1000;
 /** Deliveries a disabled webhook's hold moves per statement. */
-const HOLD_STEP = 5000;
+const HOLD_STEP = 1000;
 /**
  * Answers that say "too much" (rate limited, or a proxy in front of the target
  * gave up on it): like a timeout or a refused connection, they lower the

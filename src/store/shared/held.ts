@@ -17,8 +17,14 @@ export const SENDABLE = (w: string) =>
 /** The error a delivery dropped by the held bound carries. */
 export const HELD_BOUND_REASON = 'discarded: the webhook held more deliveries than SWITCHYARD_MAX_HELD allows (oldest first)';
 
-/** How many held deliveries one release statement moves at most: a big backlog goes in several short transactions. */
-export const RELEASE_CHUNK = 5_000;
+/**
+ * How many held deliveries one release (or hold) statement moves at most: a
+ * big backlog goes in several short transactions. Short, because on SQLite
+ * every other process waits for the write lock meanwhile: 5,000 rows a
+ * statement stalled the senders for about 250 ms, which a rate limit's
+ * receiver counted as a clump (bench/README.md, "Endpoint health").
+ */
+export const RELEASE_CHUNK = 1_000;
 
 /**
  * A delivery id's lower bound for deliveries created at or after `iso`: ids

@@ -31,7 +31,7 @@ const TRIM_MS = 30_000;
 /** How long a probe is waited for before another may start (a process that died mid-probe). */
 export const PROBE_WAIT_MS = 120_000;
 /** Held deliveries released (or held) per statement; the rest follow after the engine had a turn. */
-const RELEASE_STEP = 5000;
+const RELEASE_STEP = 1000;
 
 /** Why a webhook stopped or started sending, as its operational event says. */
 export type PauseReason = 'failing' | 'origin_failing' | 'operator';
