@@ -178,6 +178,7 @@ async function lost() {
     const started = Date.now();
     // The outage: what is published fails until the breaker opens, then is held.
     for (let i = 0; i < 100; i++) await call(gw.base, 'POST', '/api/events', { event: 'down.tick', data: { n: i } }, [202]);
+    const published = Date.now();
     const opened = await (async () => {
       for (;;) {
         const h = await health(gw.base, hook.id);
@@ -185,9 +186,10 @@ async function lost() {
         await sleep(200);
       }
     })();
+    const openedAt = Date.now();
     await insertHeld(db.url, hook.id, n - 100, 'down.tick');
     const h = await health(gw.base, hook.id);
-    console.log(`  lost: breaker ${opened.state} after ${round((Date.now() - started) / 1000)} s; ${h.held} held of ${n}`);
+    console.log(`  lost: 100 events published in ${round((published - started) / 1000)} s, the breaker ${opened.state} ${round((openedAt - published) / 1000)} s later; ${h.held} held of ${n} once written`);
     // Up again where the webhook points; the next probe closes the breaker.
     const rx = await receiver([], downPort);
     let closedAt = null;
