@@ -387,7 +387,7 @@ export const recoverBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /api/deliveries/retry`: a bulk retry across webhooks. */
+/** `POST /api/recoveries`: a bulk retry across webhooks. */
 export const bulkRetryBody = Type.Object(
   {
     ...recoverBody.properties,

@@ -1,5 +1,5 @@
 /**
- * Runs recovery jobs (`POST /api/webhooks/{id}/recover`, `POST /api/deliveries/retry`)
+ * Runs recovery jobs (`POST /api/webhooks/{id}/recover`, `POST /api/recoveries`)
  * in the background, in every server process: a process leases a running job
  * (so a job runs on one node at a time, and resumes on any node once a dead
  * one's lease runs out), then reopens its deliveries a chunk at a time, each

@@ -336,7 +336,7 @@ export class WebhookService {
     return this.startRecovery(id, this.recoveryFilter(input, [id]), dryRun);
   }
 
-  /** `POST /api/deliveries/retry`: the same across webhooks (every one, or those named). */
+  /** `POST /api/recoveries`: the same across webhooks (every one, or those named). */
   async bulkRetry(input: BulkRetryInput, dryRun: boolean): Promise<Recovery | number> {
     for (const [i, webhookId] of (input.webhook_ids ?? []).entries()) {
       if (!(await this.deps.store.getWebhook(webhookId))) {

@@ -41,8 +41,8 @@ describe('endpoint-health settings of a webhook', () => {
     ).webhooks[0];
     expect(some).toMatchObject({
       breaker: { enabled: true, min_attempts: 5, failure_ratio: 0.5, window_s: 60 },
-      // A tenth of a second of the rate, as the server fills it.
-      rate_limit: { per_second: 250, burst: 25 },
+      // A fiftieth of a second of the rate, as the server fills it.
+      rate_limit: { per_second: 250, burst: 5 },
       // 12 h would be longer than the hour itself, which the server refuses: it takes the hour.
       auto_disable: { enabled: true, after_s: 3600, min_span_s: 3600 },
     });

@@ -1,7 +1,7 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
  * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
- * /api/deliveries/:id[/retry], /api/deliveries/retry, /api/recoveries[/:id[/cancel]], /api/events;
+ * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';

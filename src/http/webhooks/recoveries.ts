@@ -1,7 +1,7 @@
 /**
  * Recovery jobs: resend a webhook's finished deliveries since a time
  * (`POST /api/webhooks/{id}/recover`), or those of every webhook (a bulk retry,
- * `POST /api/deliveries/retry`); follow one (`GET /api/recoveries/{id}`), list
+ * `POST /api/recoveries`); follow one (`GET /api/recoveries/{id}`), list
  * them, cancel one. A job answers at once and runs in the background.
  */
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
@@ -53,7 +53,7 @@ export function recoverWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDep
 
 export function bulkRetryRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
-    '/api/deliveries/retry',
+    '/api/recoveries',
     {
       schema: {
         tags: ['webhooks'],
