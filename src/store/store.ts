@@ -480,6 +480,12 @@ export interface DeliveriesPart {
   pruneDeliveries(before: string): Promise<number>;
 }
 
+/** Which held deliveries a discard takes: of these events (null: any), created before `before` (null: any). */
+export interface HeldFilter {
+  events?: readonly string[] | null;
+  before?: string | null;
+}
+
 /**
  * Held deliveries (status `held`): kept without attempts while their webhook
  * may not be sent to, released in publish order (insertion order) when it may.
@@ -499,7 +505,9 @@ export interface HeldPart {
    * Held deliveries of the webhook matching the filter (events named, created
    * before `before`) become `discarded` with `reason` as their error; returns how many.
    */
-  discardHeld(webhookId: string, filter: { events?: readonly string[] | null; before?: string | null }, now: string, reason: string): Promise<number>;
+  discardHeld(webhookId: string, filter: HeldFilter, now: string, reason: string): Promise<number>;
+  /** How many held deliveries of the webhook discardHeld would discard with this filter (a dry run). */
+  countHeldMatching(webhookId: string, filter: HeldFilter): Promise<number>;
   /**
    * Every webhook holding more than `max`: its oldest held beyond the bound
    * become `discarded`, counted in its health row (`heldDiscarded`). Returns them.

@@ -99,9 +99,8 @@ export function createWebhooks(deps: WebhooksDeps) {
       },
       disabled(webhook) {
         log.warn({ webhook: webhook.id }, 'webhook disabled: its target answered 410 Gone; what it still had to send is held');
-        health.monitor.announce(webhook.id).catch(() => undefined);
-        metrics.webhookHealthEvents.inc({ event: 'disabled' });
-        events.emitOperational('switchyard.webhook.disabled', { webhook_id: webhook.id, name: webhook.name, reason: 'gone' });
+        const told = health.monitor.announce(webhook.id).then(() => health.monitor.tell('disabled', webhook.id, { reason: 'gone' }));
+        told.catch((err: unknown) => log.warn({ err, webhook: webhook.id }, 'could not tell that a webhook was disabled'));
       },
     },
   );

@@ -313,21 +313,10 @@ export class WebhookService {
   /** `POST /api/webhooks/{id}/held/discard`: drops held deliveries by filter (`dryRun`: counts them). */
   async discardHeld(id: string, input: DiscardHeldInput, dryRun: boolean): Promise<number> {
     await this.get(id);
-    for (const event of input.events ?? []) this.checkEvents([event]);
+    this.checkEvents(input.events ?? []);
     const filter = { events: input.events ?? null, before: input.before ?? null };
-    if (dryRun) return this.countHeldMatching(id, filter);
+    if (dryRun) return this.deps.store.countHeldMatching(id, filter);
     return this.deps.store.discardHeld(id, filter, this.iso(), DISCARDED_BY_HAND);
-  }
-
-  private async countHeldMatching(id: string, filter: { events: string[] | null; before: string | null }): Promise<number> {
-    let n = 0;
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.deps.store.listDeliveries(id, { limit: 1000, after }, 'held');
-      for (const d of page) if ((filter.events === null || filter.events.includes(d.event ?? '')) && (filter.before === null || d.createdAt < filter.before)) n++;
-      if (page.length < 1000) return n;
-      after = page[page.length - 1].id;
-    }
   }
 
   /** `POST /api/webhooks/{id}/recover`: a job that resends the webhook's finished deliveries the filter selects (`dryRun`: their count). */

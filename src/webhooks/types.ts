@@ -181,16 +181,6 @@ export interface TargetHealth {
   heldDiscarded: number;
 }
 
-/** What a webhook's endpoint health adds to its answer (GET /api/webhooks[/{id}]). */
-export interface EndpointHealth {
-  /** The webhook's own row; null before its first attempt. */
-  own: TargetHealth | null;
-  /** Its target origin's row, when one is kept. */
-  origin: TargetHealth | null;
-  /** Deliveries held now. */
-  held: number;
-}
-
 /** Statuses a recovery resends: failed ones by default, succeeded ones to replay, discarded ones to undo a discard. */
 export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded'] as const;
 export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];

@@ -7,6 +7,10 @@ import type { HeldPart } from '../store.js';
 import { HELD_BOUND_REASON, RELEASE_CHUNK, SENDABLE } from '../shared/held.js';
 import type { PgDb } from './db.js';
 
+/** The held deliveries of $1 a discard takes: $2 events (null: any), created before $3 (null: any). */
+const MATCHING = `target = $1 AND status = 'held' AND ($2::text[] IS NULL OR event = ANY($2::text[]))
+  AND ($3::timestamptz IS NULL OR created_at < $3)`;
+
 export function pgHeld(deps: { db: PgDb }): HeldPart {
   const { db } = deps;
   return {
@@ -56,12 +60,22 @@ export function pgHeld(deps: { db: PgDb }): HeldPart {
     },
 
     async discardHeld(webhookId, filter, now, reason) {
-      return db.changes(
-        `UPDATE deliveries SET status = 'discarded', error = $5, completed_at = $4, next_attempt_at = NULL
-         WHERE target = $1 AND status = 'held' AND ($2::text[] IS NULL OR event = ANY($2::text[]))
-           AND ($3::timestamptz IS NULL OR created_at < $3)`,
-        [webhookId, filter.events ?? null, filter.before ?? null, now, reason],
-      );
+      return db.changes(`UPDATE deliveries SET status = 'discarded', error = $5, completed_at = $4, next_attempt_at = NULL WHERE ${MATCHING}`, [
+        webhookId,
+        filter.events ?? null,
+        filter.before ?? null,
+        now,
+        reason,
+      ]);
+    },
+
+    async countHeldMatching(webhookId, filter) {
+      const [row] = await db.rows<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE ${MATCHING}`, [
+        webhookId,
+        filter.events ?? null,
+        filter.before ?? null,
+      ]);
+      return row.n;
     },
 
     async trimHeld(max, now) {

@@ -3,9 +3,14 @@
  * holds each target's held rows in insertion (publish) order, so a release,
  * a trim or a count reads only those.
  */
-import type { HeldPart } from '../store.js';
+import type { HeldFilter, HeldPart } from '../store.js';
 import { HELD_BOUND_REASON, RELEASE_CHUNK, SENDABLE } from '../shared/held.js';
 import type { SqliteDb } from './db.js';
+
+/** The held deliveries of @webhook a discard takes (store.ts HeldFilter). */
+const MATCHING = `target = @webhook AND status = 'held'
+  AND (@events IS NULL OR event IN (SELECT value FROM json_each(@events)))
+  AND (@before IS NULL OR created_at < @before)`;
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
@@ -25,9 +30,8 @@ function prepare({ db }: SqliteDb) {
       AND EXISTS (SELECT 1 FROM deliveries d INDEXED BY deliveries_held WHERE d.target = w.id AND d.status = 'held')
       ORDER BY w.id LIMIT ?`).pluck(),
     discard: p(`UPDATE deliveries SET status = 'discarded', error = @reason, completed_at = @now, next_attempt_at = NULL
-      WHERE target = @webhook AND status = 'held'
-        AND (@events IS NULL OR event IN (SELECT value FROM json_each(@events)))
-        AND (@before IS NULL OR created_at < @before)`),
+      WHERE ${MATCHING}`),
+    countMatching: p(`SELECT COUNT(*) FROM deliveries WHERE ${MATCHING}`).pluck(),
     overBound: p(`SELECT target, COUNT(*) AS n FROM deliveries INDEXED BY deliveries_held
       WHERE status = 'held' GROUP BY target HAVING COUNT(*) > ?`).raw(),
     discardOldest: p(`UPDATE deliveries SET status = 'discarded', error = @reason, completed_at = @now, next_attempt_at = NULL
@@ -42,6 +46,12 @@ function prepare({ db }: SqliteDb) {
       GROUP BY target ORDER BY n DESC, target LIMIT ?`).raw(),
   };
 }
+
+const matching = (webhook: string, filter: HeldFilter) => ({
+  webhook,
+  events: filter.events ? JSON.stringify(filter.events) : null,
+  before: filter.before ?? null,
+});
 
 export function sqliteHeld(deps: { db: SqliteDb }): HeldPart {
   const { db } = deps;
@@ -68,13 +78,11 @@ export function sqliteHeld(deps: { db: SqliteDb }): HeldPart {
     },
 
     async discardHeld(webhookId, filter, now, reason) {
-      return s.discard.run({
-        webhook: webhookId,
-        events: filter.events ? JSON.stringify(filter.events) : null,
-        before: filter.before ?? null,
-        now,
-        reason,
-      }).changes;
+      return s.discard.run({ ...matching(webhookId, filter), now, reason }).changes;
+    },
+
+    async countHeldMatching(webhookId, filter) {
+      return s.countMatching.get(matching(webhookId, filter)) as number;
     },
 
     async trimHeld(max, now) {
