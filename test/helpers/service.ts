@@ -54,6 +54,8 @@ export interface StartOptions {
    * no client would.
    */
   checkAnswers?: boolean;
+  /** How long the server may take to say it listens (default 20 s; a cluster of several processes on a busy machine takes longer). */
+  startTimeoutMs?: number;
 }
 
 export async function startService(opts: StartOptions = {}): Promise<RunningService> {
@@ -81,7 +83,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       // Never leave a half-started server behind (it would hold ports and CPU for later tests).
       proc.kill('SIGKILL');
       reject(new Error(`server did not start:\n${output.join('')}`));
-    }, 20000);
+    }, opts.startTimeoutMs ?? 20000);
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       output.push(text);

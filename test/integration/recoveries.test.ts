@@ -18,7 +18,8 @@ let receiver: Receiver;
 const services: RunningService[] = [];
 
 async function serve(env: Record<string, string> = {}, dbUrl?: string): Promise<RunningService> {
-  const svc = await startService({ env: { ...ENV, ...env }, dbUrl });
+  // Two processes each on two shared cores take a while to start when the suite is busy.
+  const svc = await startService({ env: { ...ENV, ...env }, dbUrl, startTimeoutMs: 60_000 });
   services.push(svc);
   return svc;
 }
