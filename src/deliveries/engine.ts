@@ -288,9 +288,20 @@ export class DeliveryEngine {
     }
   }
 
-  /** False when the delivery is already being attempted here (its lease ran out under a long attempt), or the gate turned it away. */
+  /**
+   * False when the delivery is already in flight here, or the gate turned it
+   * away. In flight here, it was claimed again: its lease ran out under a long
+   * attempt, or (more often) its turn away had given the lease back and this
+   * claim took it before that turn was over. The new lease goes back once
+   * that turn ends (the delivery would otherwise sit out a whole lease,
+   * 90 s, unsent); a recorded outcome already cleared it.
+   */
   private dispatch(delivery: Delivery): boolean {
-    if (this.inflight.has(delivery.id)) return false;
+    const running = this.inflight.runOf(delivery.id);
+    if (running !== undefined) {
+      void running.finally(() => this.giveBack(delivery.id));
+      return false;
+    }
     let attempted: Promise<Delivery | null>;
     if (this.gate === null) attempted = this.attempt(delivery, false);
     else {

@@ -33,6 +33,11 @@ export class InflightAttempts {
     return this.byDelivery.has(deliveryId);
   }
 
+  /** The run of a delivery in flight here, if any. */
+  runOf(deliveryId: string): Promise<unknown> | undefined {
+    return this.byDelivery.get(deliveryId);
+  }
+
   running(): Array<Promise<unknown>> {
     return [...this.byDelivery.values()];
   }

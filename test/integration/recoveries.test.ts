@@ -97,8 +97,12 @@ describe('recover since a time', () => {
     expect(started.json).toMatchObject({ webhook_id: hook.id, status: 'running', total: 4, filter: { statuses: ['failed'], events: ['fixed.a'] } });
     const job = await finishedJob(svc, started.json.id);
     expect(job).toMatchObject({ status: 'done', total: 4, resent: 4, progress: 1 });
-    await until(() => gotBy('fixed').length === 10, 'the four resends');
-    const ok = (await svc.request('GET', `/api/webhooks/${hook.id}/deliveries?status=succeeded`)).json as Array<{ event: string; attempts: unknown[] }>;
+    // Received first, recorded a moment later: wait for the records.
+    const ok = await until(async () => {
+      const list = (await svc.request('GET', `/api/webhooks/${hook.id}/deliveries?status=succeeded`)).json as Array<{ event: string; attempts: unknown[] }>;
+      return list.length === 4 ? list : null;
+    }, 'the four resends to be recorded');
+    expect(gotBy('fixed')).toHaveLength(10);
     expect(ok.map((d) => d.event)).toEqual(['fixed.a', 'fixed.a', 'fixed.a', 'fixed.a']);
     expect(ok.every((d) => d.attempts.length === 2)).toBe(true);
     expect([...timesEach(gotBy('fixed')).values()].sort()).toEqual([1, 1, 2, 2, 2, 2]);
@@ -187,7 +191,6 @@ describe('rate limit across two nodes of two processes each', () => {
       const dbUrl = tempDbUrl();
       const a = await serve({ SWITCHYARD_PROCESSES: '2' }, dbUrl);
       const b = await serve({ SWITCHYARD_PROCESSES: '2' }, dbUrl);
-      void b;
       const perSecond = 20;
       const burst = 2;
       const res = await a.request('POST', '/api/webhooks', {
@@ -203,7 +206,13 @@ describe('rate limit across two nodes of two processes each', () => {
       // Held while disabled, then released at once: the whole backlog is due together on all four processes.
       await publish(a, 'limited.a', 80);
       await a.request('PUT', `/api/webhooks/${res.json.id}`, { enabled: true });
-      await until(() => arrivals.length === 80, 'every delivery', 60_000);
+      await until(() => arrivals.length === 80, 'every delivery', 60_000).catch(async (err) => {
+        // Where the rest were (their statuses and due times), and what the four processes warned of.
+        const list = (await a.request('GET', `/api/webhooks/${res.json.id}/deliveries?limit=100`)).json as Array<Record<string, unknown>>;
+        const rows = list.filter((d) => d.status !== 'succeeded').map((d) => `${d.id} ${d.status} next=${d.next_attempt_at} attempts=${(d.attempts as unknown[]).length}`);
+        const logs = [...a.output, ...b.output].filter((l) => /"level":[45]0/.test(l)).slice(-40);
+        throw new Error(`${(err as Error).message}: ${arrivals.length} of 80 arrived\n${rows.join('\n')}\n${logs.join('\n')}`);
+      });
       // In any second: the rate, the burst, and at most one leased token per process (src/limits/leased-buckets.ts).
       const bound = perSecond + burst + 4;
       const sorted = [...arrivals].sort((x, y) => x - y);

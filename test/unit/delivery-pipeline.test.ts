@@ -87,6 +87,49 @@ for (const backend of backends()) {
       expect(done!.attempts).toHaveLength(1);
       expect(receiver.requests).toHaveLength(1);
     });
+
+    it('gives back a lease it took again while turning the delivery away, so the delivery is not left unsent for a whole lease', async () => {
+      const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name: 'reclaimed', payloadTemplate: {} }));
+      const d = await store.createDelivery({
+        webhookId: wh.id,
+        trigger: 'event',
+        scheduledFor: null,
+        event: 'order.created',
+        eventData: {},
+        nextAttemptAt: iso(clock.now()),
+      });
+      // The first look defers the whole target until now (a token just due); every later one lets it go.
+      let checks = 0;
+      const gate: DeliveryGate = {
+        check: () => (checks++ === 0 ? Promise.resolve({ deferUntil: clock.now(), wholeTarget: true }) : 'go'),
+      };
+      // The turn away's release is committed at once but answers late: meanwhile the loop claims the delivery again.
+      const slowRelease: Store = Object.create(store);
+      slowRelease.releaseLease = async (id, owner) => {
+        const released = await store.releaseLease(id, owner);
+        await pause(300);
+        return released;
+      };
+      const target = new WebhookTarget({
+        store,
+        clock,
+        allowPrivateTargets: true,
+        connections: 10,
+        fetchMock: async () => ({ status: 404, body: null }),
+        log: quiet,
+      });
+      engine = new DeliveryEngine({ store: slowRelease, clock, owner: 'owner-a', targets: { webhook: target }, gate, log: quiet, pollMs: 20 });
+      engine.start();
+
+      // The clock stands still: a lease left behind would hold the delivery for its whole 90 s.
+      const done = await waitFor(async () => {
+        const cur = await store.getDelivery(d.id);
+        return cur?.status === 'succeeded' ? cur : null;
+      }, 5000);
+      expect(done!.attempts).toHaveLength(1);
+      expect(receiver.requests).toHaveLength(1);
+      expect(checks).toBeGreaterThanOrEqual(2);
+    });
   });
 }
 
