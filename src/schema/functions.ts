@@ -222,7 +222,16 @@ const envSchema = Type.Unsafe<Record<string, string>>({
   maxProperties: 200,
 });
 
-const codeSchema = Type.String({ minLength: 1, maxLength: 5 * 1024 * 1024 });
+/** The longest code a function may have, in characters. */
+export const MAX_CODE_CHARS = 5 * 1024 * 1024;
+/**
+ * The largest body of a function's deploy or update, in bytes, whatever
+ * SWITCHYARD_BODY_LIMIT says: code at its limit, JSON-escaped (a bundle with
+ * an inline source map of 1.4 MB is an ordinary zod handler). Only these two
+ * routes, both behind the admin key, take it.
+ */
+export const FUNCTION_BODY_BYTES = 4 * MAX_CODE_CHARS;
+const codeSchema = Type.String({ minLength: 1, maxLength: MAX_CODE_CHARS });
 const runtimeSchema = stringEnum(FUNCTION_RUNTIMES);
 const timeoutSchema = Type.Integer({ minimum: 1, maximum: 900000 });
 const memorySchema = Type.Integer({ minimum: 8, maximum: 1024 });

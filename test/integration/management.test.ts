@@ -16,6 +16,18 @@ afterAll(async () => {
 });
 
 describe('functions', () => {
+  it('takes code above the request body limit (a bundle with its source map), and still refuses other bodies that large', async () => {
+    // 1.5 MB: above the 1 MiB SWITCHYARD_BODY_LIMIT, as a bundle of zod with its inline source map is.
+    const big = `${HELLO}\n//# ${'x'.repeat(1_500_000)}\n`;
+    const created = await svc.request('POST', '/api/functions', { name: 'fn-big', code: big });
+    expect(created.status, created.text.slice(0, 200)).toBe(201);
+    const updated = await svc.request('PUT', '/api/functions/fn-big', { code: `${big} ` });
+    expect(updated.status, updated.text.slice(0, 200)).toBe(200);
+    const webhook = await svc.request('POST', '/api/webhooks', { name: 'too-big', target_url: 'https://example.com/', payload_template: { pad: 'x'.repeat(1_500_000) } });
+    expect(webhook.status).toBe(413);
+    expect((await svc.request('DELETE', '/api/functions/fn-big')).status).toBe(200);
+  });
+
   it('creates a function and answers the documented shape without env values', async () => {
     const res = await svc.request('POST', '/api/functions', {
       name: 'fn-create',
