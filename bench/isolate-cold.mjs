@@ -2,7 +2,8 @@
 // sandbox, dispatcher, the user's code, first call, dispose. Reports the median
 // and p90 over N isolates (the first, which fills the code caches, is left out).
 // Not a test. Needs `npm run build` first; run with --no-node-snapshot:
-//   node --no-node-snapshot bench/isolate-cold.mjs [n=200] [code=hello|path|buffer|crypto]
+//   node --no-node-snapshot bench/isolate-cold.mjs [n=200] [code=hello|path|buffer|crypto|web]
+// SWITCHYARD_DIST=<folder> runs another build's dist (a copy of main's, to compare).
 import ivm from 'isolated-vm';
 const { prepare } = await import(process.env.SWITCHYARD_DIST ? `${process.env.SWITCHYARD_DIST}/runtime/prepare.js` : '../dist/runtime/prepare.js');
 
@@ -25,7 +26,11 @@ const payload = head + '\n[{}]';
 async function once() {
   const t = performance.now();
   const isolate = new ivm.Isolate({ memoryLimit: 128 });
-  const { dispatch, sandbox } = await prepare(isolate, code, {}, 10_000, false, { name: 'bench', deliver: () => undefined });
+  const { dispatch, sandbox } = await prepare(isolate, code, {}, 10_000, false, {
+    name: 'bench',
+    setup: { handler: null, path: null, version: 1, memoryMb: 128 },
+    deliver: () => undefined,
+  });
   const out = await dispatch.apply(undefined, [payload], { result: { promise: true } });
   const ms = performance.now() - t;
   if (!String(out).includes('"ok":1')) throw new Error(`call failed: ${out}`);
