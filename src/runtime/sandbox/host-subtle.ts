@@ -145,14 +145,15 @@ function describeAlgorithm(alg: webcrypto.KeyAlgorithm): Record<string, unknown>
  * One context's keys and operations. `send` delivers an answer into the isolate
  * (dropped while no invocation is in flight: the isolate asks again when the next one starts).
  */
-export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => void) {
+export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => void, limits: { maxKeys?: number } = {}) {
+  const maxKeys = limits.maxKeys ?? SUBTLE_MAX_KEYS;
   const keys = new Map<number, SubtleKey>();
   let nextHandle = 0;
   let inFlight = 0;
   let disposed = false;
 
   function keep(key: SubtleKey): KeyDescription {
-    if (keys.size >= SUBTLE_MAX_KEYS) throw new Refusal(`more than ${SUBTLE_MAX_KEYS} CryptoKeys in this function's isolate`, 'QuotaExceededError');
+    if (keys.size >= maxKeys) throw new Refusal(`more than ${maxKeys} CryptoKeys in this function's isolate`, 'QuotaExceededError');
     const h = ++nextHandle;
     keys.set(h, key);
     return { h, type: key.type, extractable: key.extractable, algorithm: describeAlgorithm(key.algorithm), usages: [...key.usages] };

@@ -100,9 +100,10 @@
   const KEY_TOKEN = {};
   const HANDLES = new WeakMap();
   // A collected key's host copy is dropped (best effort: the host's map is bounded either way).
-  const released = typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry((h) => { try { hostSubtle(0, 'release', { key: h }, null); } catch (_) { /* isolate going away */ } })
-    : null;
+  // Made with the first key, so an isolate that never makes one does not pay for it.
+  /** @type {FinalizationRegistry<number> | null} */
+  let released = null;
+  const releaseKey = (h) => { try { hostSubtle(0, 'release', { key: h }, null); } catch (_) { /* isolate going away */ } };
   function plainAlgorithm(a) {
     const out = { name: a.name };
     if (a.hash) out.hash = { name: a.hash.name };
@@ -117,7 +118,8 @@
       this.#type = String(d.type); this.#extractable = Boolean(d.extractable);
       this.#algorithm = plainAlgorithm(d.algorithm); this.#usages = Array.from(d.usages, String);
       HANDLES.set(this, d.h);
-      if (released) released.register(this, d.h);
+      released ??= new FinalizationRegistry(releaseKey);
+      released.register(this, d.h);
     }
     get type() { return this.#type; }
     get extractable() { return this.#extractable; }
