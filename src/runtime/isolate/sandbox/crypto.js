@@ -74,8 +74,10 @@
     return out;
   }
 
-  // id -> { resolve, reject, args }; kept until answered, so what the host answered while no
-  // invocation was in flight (and so never delivered) is asked again when the next one starts.
+  // id -> { resolve, reject, op, meta, data }; kept until answered, so what the host answered while
+  // no invocation was in flight (and so never delivered) is asked again when the next one starts.
+  // An operation still running then is asked twice: the second answer finds no caller (a key made
+  // twice holds a host handle until the isolate goes, within the host's bound).
   let pending = createObject(null);
   let seq = 0;
   function hostCall(op, meta, data) {
