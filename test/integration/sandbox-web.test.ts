@@ -310,4 +310,47 @@ describe('crypto.subtle on the host', () => {
       digest: '227,176,196,66',
     });
   }, 30000);
+
+  it('derives with PBKDF2 (a known answer), HKDF, ECDH and X25519, and wraps keys with AES-KW', async () => {
+    const out = await run(
+      'subtle-derive',
+      `exports.handler = async () => {
+        const s = crypto.subtle, enc = new TextEncoder();
+        const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+        const name = async (p) => p.then(() => 'ok', (e) => e.name);
+        const pw = await s.importKey('raw', enc.encode('password'), 'PBKDF2', false, ['deriveBits', 'deriveKey']);
+        const pbkdf2 = hex(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: enc.encode('salt'), iterations: 1 }, pw, 160));
+        const tooMany = await name(s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: enc.encode('salt'), iterations: 1e9 }, pw, 256));
+        const ikm = await s.importKey('raw', new Uint8Array(32).fill(3), 'HKDF', false, ['deriveKey']);
+        const aes = await s.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(16), info: enc.encode('ctx') }, ikm, { name: 'AES-GCM', length: 128 }, true, ['encrypt', 'decrypt']);
+        const a = await s.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+        const b = await s.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+        const ab = hex(await s.deriveBits({ name: 'ECDH', public: b.publicKey }, a.privateKey, 256));
+        const ba = hex(await s.deriveBits({ name: 'ECDH', public: a.publicKey }, b.privateKey, 256));
+        const x = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']);
+        const y = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']);
+        const xy = hex(await s.deriveBits({ name: 'X25519', public: y.publicKey }, x.privateKey, 256));
+        const yx = hex(await s.deriveBits({ name: 'X25519', public: x.publicKey }, y.privateKey, 256));
+        const kek = await s.generateKey({ name: 'AES-KW', length: 256 }, false, ['wrapKey', 'unwrapKey']);
+        const wrapped = await s.wrapKey('raw', aes, kek, 'AES-KW');
+        const back = await s.unwrapKey('raw', wrapped, kek, 'AES-KW', 'AES-GCM', true, ['decrypt']);
+        return { statusCode: 200, body: {
+          pbkdf2, tooMany, aes: aes.algorithm, ecdh: [ab.length, ab === ba], x25519: [xy.length, xy === yx],
+          wrapped: wrapped.byteLength, unwrapped: hex(await s.exportKey('raw', back)) === hex(await s.exportKey('raw', aes)),
+          notPublic: await name(s.deriveBits({ name: 'ECDH', public: { type: 'public' } }, a.privateKey, 256)),
+        } };
+      };`,
+    );
+    expect(out).toEqual({
+      // RFC 6070's first PBKDF2-HMAC-SHA1 vector.
+      pbkdf2: '0c60c80f961f0e71f3a9b524af6012062fe037a6',
+      tooMany: 'OperationError',
+      aes: { name: 'AES-GCM', length: 128 },
+      ecdh: [64, true],
+      x25519: [64, true],
+      wrapped: 24,
+      unwrapped: true,
+      notPublic: 'TypeError',
+    });
+  }, 30000);
 });

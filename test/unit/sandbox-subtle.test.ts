@@ -65,7 +65,10 @@ describe('host-subtle', () => {
       ['generateKey', { algorithm: { name: 'RSA-PSS', modulusLength: 65536, hash: 'SHA-256', publicExponent: bytes(3) }, usages: ['sign'] }, null, 'OperationError'],
       ['encrypt', { algorithm: { name: 'AES-GCM', iv: bytes(2048) }, key: 1 }, bytes(1), 'QuotaExceededError'],
       ['encrypt', { algorithm: { name: 'AES-GCM', iv: bytes(12), tagLength: 7 }, key: 1 }, bytes(1), 'OperationError'],
-      ['deriveBits', { algorithm: 'HKDF', key: 1 }, null, 'NotSupportedError'],
+      ['deriveBits', { algorithm: { name: 'PBKDF2', hash: 'SHA-256', salt: bytes(8), iterations: 2_000_001 }, key: 1, length: 256 }, null, 'OperationError'],
+      ['deriveBits', { algorithm: { name: 'ECDH', public: 99 }, key: 1, length: null }, null, 'TypeError'],
+      ['encrypt', { algorithm: { name: 'AES-GCM', iv: bytes(12), public: 1 }, key: 1 }, bytes(1), 'TypeError'],
+      ['exportSecrets', { key: 1 }, null, 'NotSupportedError'],
     ];
     for (const [op, meta, data, name] of cases) {
       expect(errorName(await call(op, meta, data)), `${op} ${JSON.stringify(meta).slice(0, 80)}`).toBe(name);

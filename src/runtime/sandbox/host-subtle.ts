@@ -30,7 +30,7 @@ export interface KeyDescription {
 }
 
 const NAMES = new Map(
-  ['HMAC', 'AES-GCM', 'AES-CBC', 'AES-CTR', 'AES-KW', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'Ed25519'].map((n) => [
+  ['HMAC', 'AES-GCM', 'AES-CBC', 'AES-CTR', 'AES-KW', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'X25519', 'PBKDF2', 'HKDF'].map((n) => [
     n.toUpperCase(),
     n,
   ]),
@@ -40,7 +40,17 @@ const CURVES = new Set(['P-256', 'P-384', 'P-521']);
 const USAGES = new Set(['encrypt', 'decrypt', 'sign', 'verify', 'wrapKey', 'unwrapKey', 'deriveKey', 'deriveBits']);
 const FORMATS = new Set(['raw', 'spki', 'pkcs8', 'jwk']);
 /** Buffer-valued algorithm fields, with the most bytes each may have. */
-const BUFFER_FIELDS: Record<string, number> = { iv: 1024, counter: 16, additionalData: SUBTLE_MAX_BYTES, label: 65536, publicExponent: 8 };
+const BUFFER_FIELDS: Record<string, number> = {
+  iv: 1024,
+  counter: 16,
+  additionalData: SUBTLE_MAX_BYTES,
+  label: 65536,
+  publicExponent: 8,
+  salt: 65536,
+  info: 65536,
+};
+/** PBKDF2's iterations at most: each call holds a thread of the worker's pool for its whole run. */
+export const SUBTLE_MAX_ITERATIONS = 2_000_000;
 const ERROR_NAMES = new Set(['DataError', 'NotSupportedError', 'InvalidAccessError', 'OperationError', 'SyntaxError', 'QuotaExceededError']);
 
 class Refusal extends Error {
@@ -69,8 +79,11 @@ function intField(a: Record<string, unknown>, name: string, min: number, max: nu
   return v;
 }
 
-/** The algorithm argument, rebuilt from the fields WebCrypto knows, each checked. */
-function algorithmOf(raw: unknown): Record<string, unknown> & { name: string } {
+/**
+ * The algorithm argument, rebuilt from the fields WebCrypto knows, each checked. `keyOf` resolves
+ * ECDH's and X25519's `public`, which the isolate sends as its key's handle.
+ */
+function algorithmOf(raw: unknown, keyOf?: (h: unknown) => SubtleKey): Record<string, unknown> & { name: string } {
   const a = typeof raw === 'string' ? { name: raw } : raw;
   if (!isRecord(a) || typeof a.name !== 'string') throw new Refusal('algorithm must be a name or an object with a name', 'TypeError');
   const name = NAMES.get(a.name.toUpperCase());
@@ -95,6 +108,12 @@ function algorithmOf(raw: unknown): Record<string, unknown> & { name: string } {
   // 4096 bits at most: a larger RSA key takes the worker's thread pool for seconds to generate.
   const modulusLength = intField(a, 'modulusLength', 1024, 4096);
   if (modulusLength !== undefined) out.modulusLength = modulusLength;
+  const iterations = intField(a, 'iterations', 1, SUBTLE_MAX_ITERATIONS);
+  if (iterations !== undefined) out.iterations = iterations;
+  if (a.public !== undefined) {
+    if (!keyOf) throw new Refusal('algorithm.public is only for deriving', 'TypeError');
+    out.public = keyOf(a.public);
+  }
   for (const [field, max] of Object.entries(BUFFER_FIELDS)) {
     if (a[field] !== undefined) out[field] = bytesOf(a[field], `algorithm.${field}`, max);
   }
@@ -206,6 +225,29 @@ export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => vo
         return exactCopy(await s.encrypt(algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier, keyOf(m.key), dataOf(data)));
       case 'decrypt':
         return exactCopy(await s.decrypt(algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier, keyOf(m.key), dataOf(data)));
+      case 'deriveBits': {
+        const length = m.length === null ? null : typeof m.length === 'number' && Number.isInteger(m.length) && m.length > 0 && m.length <= 65536 ? m.length : NaN;
+        if (Number.isNaN(length)) throw new Refusal('length must be a whole number of bits from 1 to 65536', 'OperationError');
+        const alg = algorithmOf(m.algorithm, keyOf) as unknown as webcrypto.EcdhKeyDeriveParams;
+        return exactCopy(await s.deriveBits(alg, keyOf(m.key), length as number));
+      }
+      case 'deriveKey': {
+        const alg = algorithmOf(m.algorithm, keyOf) as unknown as webcrypto.EcdhKeyDeriveParams;
+        const derived = algorithmOf(m.derivedKeyAlgorithm) as unknown as webcrypto.AesDerivedKeyParams;
+        return keep(await s.deriveKey(alg, keyOf(m.key), derived, m.extractable === true, usagesOf(m.usages)));
+      }
+      case 'wrapKey': {
+        const format = formatOf(m.format);
+        const alg = algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier;
+        return exactCopy(await s.wrapKey(format, keyOf(m.key), keyOf(m.wrappingKey), alg));
+      }
+      case 'unwrapKey': {
+        const format = formatOf(m.format);
+        const alg = algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier;
+        const unwrapped = algorithmOf(m.unwrappedKeyAlgorithm) as webcrypto.AlgorithmIdentifier;
+        const key = await s.unwrapKey(format, dataOf(data, 'wrappedKey'), keyOf(m.unwrappingKey), alg, unwrapped, m.extractable === true, usagesOf(m.usages));
+        return keep(key);
+      }
       default:
         throw new Refusal(`Unsupported operation: ${op.slice(0, 32)}`);
     }

@@ -3,8 +3,9 @@
  * Isolate-side source: crypto.getRandomValues / randomUUID (bytes from the
  * host's CSPRNG) and crypto.subtle: SHA digests computed synchronously by the
  * host (`hostCrypto`), everything else (HMAC, AES-GCM/CBC/CTR/KW, RSASSA-PKCS1-v1_5,
- * RSA-PSS, RSA-OAEP, ECDSA, Ed25519: importKey, exportKey, generateKey, sign,
- * verify, encrypt, decrypt) run by the host's WebCrypto (`hostSubtle`,
+ * RSA-PSS, RSA-OAEP, ECDSA, ECDH, Ed25519, X25519, PBKDF2, HKDF: importKey,
+ * exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey,
+ * wrapKey, unwrapKey) run by the host's WebCrypto (`hostSubtle`,
  * ../../sandbox/host-subtle.ts), answered through `handlers.subtle`. A
  * CryptoKey here holds only its description and the host's handle for it
  * (in a closure WeakMap); key material never enters the isolate unless exported.
@@ -60,17 +61,19 @@
     if (DIGESTS.indexOf(name) < 0) throw new DOMException('Unrecognized or unsupported hash: ' + algName(h), 'NotSupportedError');
     return name;
   }
-  const BUFFER_FIELDS = ['iv', 'counter', 'additionalData', 'label', 'publicExponent'];
+  const BUFFER_FIELDS = ['iv', 'counter', 'additionalData', 'label', 'publicExponent', 'salt', 'info'];
   // The algorithm as data for the host (host-subtle.ts checks each field): buffers copied, the hash by name.
   function algorithmData(a) {
     if (typeof a === 'string') return { name: a };
     if (!a || typeof a !== 'object') throw new TypeError('algorithm must be a string or an object');
     const out = { name: String(a.name) };
     if (a.hash !== undefined) out.hash = algName(a.hash);
-    for (const f of ['namedCurve', 'length', 'tagLength', 'saltLength', 'modulusLength']) {
+    for (const f of ['namedCurve', 'length', 'tagLength', 'saltLength', 'modulusLength', 'iterations']) {
       if (a[f] !== undefined) out[f] = typeof a[f] === 'string' ? a[f] : Number(a[f]);
     }
     for (const f of BUFFER_FIELDS) if (a[f] !== undefined) out[f] = copyBytes(a[f], 'algorithm.' + f).buffer;
+    // ECDH's and X25519's other party: its key's handle (the host finds the key).
+    if (a.public !== undefined) out.public = handleOf(a.public);
     return out;
   }
 
@@ -171,6 +174,21 @@
     },
     async decrypt(algorithm, key, data) {
       return hostCall('decrypt', { algorithm: algorithmData(algorithm), key: handleOf(key) }, copyBytes(data, 'data').buffer);
+    },
+    async deriveBits(algorithm, baseKey, length) {
+      return hostCall('deriveBits', { algorithm: algorithmData(algorithm), key: handleOf(baseKey), length: length === undefined || length === null ? null : Number(length) }, null);
+    },
+    async deriveKey(algorithm, baseKey, derivedKeyType, extractable, usages) {
+      return newKey(await hostCall('deriveKey', { algorithm: algorithmData(algorithm), key: handleOf(baseKey),
+        derivedKeyAlgorithm: algorithmData(derivedKeyType), extractable: Boolean(extractable), usages: usagesOf(usages) }, null));
+    },
+    async wrapKey(format, key, wrappingKey, wrapAlgorithm) {
+      return hostCall('wrapKey', { format: String(format), key: handleOf(key), wrappingKey: handleOf(wrappingKey), algorithm: algorithmData(wrapAlgorithm) }, null);
+    },
+    async unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
+      return newKey(await hostCall('unwrapKey', { format: String(format), unwrappingKey: handleOf(unwrappingKey),
+        algorithm: algorithmData(unwrapAlgorithm), unwrappedKeyAlgorithm: algorithmData(unwrappedKeyAlgorithm),
+        extractable: Boolean(extractable), usages: usagesOf(usages) }, copyBytes(wrappedKey, 'wrappedKey').buffer));
     },
   };
   const crypto = { getRandomValues, randomUUID, subtle };
