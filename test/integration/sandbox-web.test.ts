@@ -7,6 +7,7 @@
  * from 127.0.0.1 (SWITCHYARD_ALLOW_PRIVATE_TARGETS=1) to reach the local
  * servers below.
  */
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -309,6 +310,20 @@ describe('crypto.subtle on the host', () => {
       hugeRsa: 'OperationError',
       digest: '227,176,196,66',
     });
+  }, 30000);
+
+  it("answers a key imported by the module's top-level code to the invocations that await it", async () => {
+    const code = `const keyPromise = crypto.subtle.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      exports.handler = async () => {
+        const key = await keyPromise;
+        const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode('m')));
+        return { statusCode: 200, body: { first: mac[0], length: mac.length } };
+      };`;
+    const first = await run('subtle-module', code);
+    expect(first).toEqual({ first: createHmac('sha256', 'k').update('m').digest()[0], length: 32 });
+    // Again on the warm isolate, whose key promise settled long ago.
+    const again = await svc.request('GET', `/api/invoke/fn/${apiId}/subtle-module`);
+    expect(again.json).toEqual(first);
   }, 30000);
 
   it('derives with PBKDF2 (a known answer), HKDF, ECDH and X25519, and wraps keys with AES-KW', async () => {
