@@ -29,12 +29,12 @@ export interface KeyDescription {
   usages: string[];
 }
 
-const NAMES = new Map(
-  ['HMAC', 'AES-GCM', 'AES-CBC', 'AES-CTR', 'AES-KW', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP', 'ECDSA', 'ECDH', 'Ed25519', 'X25519', 'PBKDF2', 'HKDF'].map((n) => [
-    n.toUpperCase(),
-    n,
-  ]),
-);
+const ALGORITHMS = [
+  ...['HMAC', 'AES-GCM', 'AES-CBC', 'AES-CTR', 'AES-KW', 'RSASSA-PKCS1-v1_5', 'RSA-PSS', 'RSA-OAEP'],
+  ...['ECDSA', 'ECDH', 'Ed25519', 'X25519', 'PBKDF2', 'HKDF'],
+];
+/** WebCrypto matches algorithm names without regard to case; the canonical spelling by upper case. */
+const NAMES = new Map(ALGORITHMS.map((n) => [n.toUpperCase(), n]));
 const HASHES = new Set(['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']);
 const CURVES = new Set(['P-256', 'P-384', 'P-521']);
 const USAGES = new Set(['encrypt', 'decrypt', 'sign', 'verify', 'wrapKey', 'unwrapKey', 'deriveKey', 'deriveBits']);
@@ -51,7 +51,14 @@ const BUFFER_FIELDS: Record<string, number> = {
 };
 /** PBKDF2's iterations at most: each call holds a thread of the worker's pool for its whole run. */
 export const SUBTLE_MAX_ITERATIONS = 2_000_000;
-const ERROR_NAMES = new Set(['DataError', 'NotSupportedError', 'InvalidAccessError', 'OperationError', 'SyntaxError', 'QuotaExceededError']);
+const ERROR_NAMES = new Set([
+  'DataError',
+  'NotSupportedError',
+  'InvalidAccessError',
+  'OperationError',
+  'SyntaxError',
+  'QuotaExceededError',
+]);
 
 class Refusal extends Error {
   constructor(
@@ -96,7 +103,9 @@ function algorithmOf(raw: unknown, keyOf?: (h: unknown) => SubtleKey): Record<st
     out.hash = hash;
   }
   if (a.namedCurve !== undefined) {
-    if (typeof a.namedCurve !== 'string' || !CURVES.has(a.namedCurve)) throw new Refusal(`Unsupported named curve: ${String(a.namedCurve).slice(0, 64)}`);
+    if (typeof a.namedCurve !== 'string' || !CURVES.has(a.namedCurve)) {
+      throw new Refusal(`Unsupported named curve: ${String(a.namedCurve).slice(0, 64)}`);
+    }
     out.namedCurve = a.namedCurve;
   }
   const length = intField(a, 'length', 1, 8192);
@@ -122,7 +131,9 @@ function algorithmOf(raw: unknown, keyOf?: (h: unknown) => SubtleKey): Record<st
 
 function usagesOf(raw: unknown): webcrypto.KeyUsage[] {
   if (!Array.isArray(raw) || raw.length > USAGES.size) throw new Refusal('keyUsages must be a list of key usages', 'TypeError');
-  for (const u of raw) if (typeof u !== 'string' || !USAGES.has(u)) throw new Refusal(`Unrecognized key usage: ${String(u).slice(0, 32)}`, 'TypeError');
+  for (const u of raw) {
+    if (typeof u !== 'string' || !USAGES.has(u)) throw new Refusal(`Unrecognized key usage: ${String(u).slice(0, 32)}`, 'TypeError');
+  }
   return raw as webcrypto.KeyUsage[];
 }
 
@@ -226,8 +237,10 @@ export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => vo
       case 'decrypt':
         return exactCopy(await s.decrypt(algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier, keyOf(m.key), dataOf(data)));
       case 'deriveBits': {
-        const length = m.length === null ? null : typeof m.length === 'number' && Number.isInteger(m.length) && m.length > 0 && m.length <= 65536 ? m.length : NaN;
-        if (Number.isNaN(length)) throw new Refusal('length must be a whole number of bits from 1 to 65536', 'OperationError');
+        // null: ECDH's and X25519's whole shared secret.
+        const length = m.length;
+        const bits = typeof length === 'number' && Number.isInteger(length) && length > 0 && length <= 65536;
+        if (length !== null && !bits) throw new Refusal('length must be a whole number of bits from 1 to 65536', 'OperationError');
         const alg = algorithmOf(m.algorithm, keyOf) as unknown as webcrypto.EcdhKeyDeriveParams;
         return exactCopy(await s.deriveBits(alg, keyOf(m.key), length as number));
       }
@@ -245,8 +258,8 @@ export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => vo
         const format = formatOf(m.format);
         const alg = algorithmOf(m.algorithm) as webcrypto.AlgorithmIdentifier;
         const unwrapped = algorithmOf(m.unwrappedKeyAlgorithm) as webcrypto.AlgorithmIdentifier;
-        const key = await s.unwrapKey(format, dataOf(data, 'wrappedKey'), keyOf(m.unwrappingKey), alg, unwrapped, m.extractable === true, usagesOf(m.usages));
-        return keep(key);
+        const wrapped = dataOf(data, 'wrappedKey');
+        return keep(await s.unwrapKey(format, wrapped, keyOf(m.unwrappingKey), alg, unwrapped, m.extractable === true, usagesOf(m.usages)));
       }
       default:
         throw new Refusal(`Unsupported operation: ${op.slice(0, 32)}`);
@@ -255,8 +268,11 @@ export function createSubtleBridge(send: (id: number, env: SubtleEnvelope) => vo
 
   function errorOf(err: unknown): SubtleEnvelope {
     const e = err as { name?: unknown; message?: unknown };
-    const name = err instanceof Refusal ? err.domName : typeof e?.name === 'string' && ERROR_NAMES.has(e.name) ? e.name : e?.name === 'TypeError' ? 'TypeError' : 'OperationError';
-    const message = typeof e?.message === 'string' && e.message !== '' ? e.message : 'The operation failed for an operation-specific reason';
+    // WebCrypto's own DOMException names pass; anything else the host threw is an OperationError.
+    let name = 'OperationError';
+    if (err instanceof Refusal) name = err.domName;
+    else if (typeof e?.name === 'string' && (ERROR_NAMES.has(e.name) || e.name === 'TypeError')) name = e.name;
+    const message = typeof e?.message === 'string' && e.message !== '' ? e.message : 'The operation failed';
     return { error: { name, message } };
   }
 
