@@ -197,16 +197,29 @@ describe('streams, blobs and forms', () => {
           .pipeTo(new WritableStream({ write(s) { got.push(s); } }));
         const [a, b] = ReadableStream.from(['x', 'y']).tee();
         const readAll = async (s) => { const r = []; for await (const v of s) r.push(v); return r.join(''); };
-        const body = await new Response(ReadableStream.from([new TextEncoder().encode('streamed')])).text();
+        const [c1, c2] = ReadableStream.from(['kept']).tee();
+        await c1.cancel('not needed');
+        const streamed = new Response(ReadableStream.from([new TextEncoder().encode('streamed')]));
+        const copy = streamed.clone();
+        const body = await streamed.text();
         const reader = new Response('bytes').body.getReader();
         const first = await reader.read();
         let refused = null;
         try { new ReadableStream().getReader({ mode: 'byob' }); } catch (e) { refused = e.name; }
         return { statusCode: 200, body: { joined: got.join(''), tee: [await readAll(a), await readAll(b)], body,
+          afterCancel: await readAll(c2), copy: await copy.text(),
           first: new TextDecoder().decode(first.value), refused } };
       };`,
     );
-    expect(out).toEqual({ joined: 'CHUNK1 CHUNK2 CHUNK3 END', tee: ['xy', 'xy'], body: 'streamed', first: 'bytes', refused: 'TypeError' });
+    expect(out).toEqual({
+      joined: 'CHUNK1 CHUNK2 CHUNK3 END',
+      tee: ['xy', 'xy'],
+      body: 'streamed',
+      afterCancel: 'kept',
+      copy: 'streamed',
+      first: 'bytes',
+      refused: 'TypeError',
+    });
   });
 
   it('sends FormData with a File as multipart, and reads Blob and formData() answers', async () => {

@@ -203,7 +203,6 @@ function buildWebStreams() {
       const reasons = [undefined, undefined];
       const source = this;
       let reading = false;
-      const done = deferred();
       /** @type {any[]} */
       const ctrls = [null, null];
       const pull = () => {
@@ -220,10 +219,13 @@ function buildWebStreams() {
       const branch = (i) => new ReadableStream({
         start(c) { ctrls[i] = c; },
         pull,
+        // As Node's: a branch's cancel settles at once; the source is cancelled with both reasons
+        // once both branches are.
         cancel(reason) {
           reasons[i] = reason === undefined ? null : reason;
-          if (++canceled === 2) { reader.releaseLock(); done.resolve(cancelStream(source, reasons)); }
-          return done.promise;
+          if (++canceled < 2) return undefined;
+          reader.releaseLock();
+          return cancelStream(source, reasons);
         },
       }, { highWaterMark: 0 });
       return [branch(0), branch(1)];
