@@ -57,9 +57,13 @@ function workerScript(): string {
   throw new Error(`runtime worker script not found at ${beside} or ${built}: run npm run build`);
 }
 
-/** Workers need no secrets of the main process: user code cannot reach them, but keep it that way. */
+/**
+ * Workers need no secrets of the main process: user code cannot reach them, but keep it that way.
+ * TZ=UTC: V8 takes the isolates' time zone from its process, and Lambda runs every function in UTC
+ * whatever the server's zone (the isolate's own `process.env.TZ` says `:UTC`, see sandbox/index.ts).
+ */
 function workerEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
   delete env.SWITCHYARD_ADMIN_KEY;
   delete env.DATABASE_URL;
   return env;

@@ -165,8 +165,9 @@ describe('isolation', () => {
     await deploy(svc, apiId, 'env-b', envCode, { env: { SECRET_B: 'beta' } });
     const a = await call(svc, apiId, 'env-a');
     const b = await call(svc, apiId, 'env-b');
-    expect(a.json).toEqual({ env: { SECRET_A: 'alpha' } });
-    expect(b.json).toEqual({ env: { SECRET_B: 'beta' } });
+    // TZ is Lambda's (functions run in UTC), the same for every function.
+    expect(a.json).toEqual({ env: { SECRET_A: 'alpha', TZ: ':UTC' } });
+    expect(b.json).toEqual({ env: { SECRET_B: 'beta', TZ: ':UTC' } });
     // Nor the host's environment.
     expect(b.text).not.toContain('PATH');
     expect(b.text).not.toContain('DATABASE_URL');

@@ -397,7 +397,8 @@ describe('the host environment', () => {
       { env: { OWN_SETTING: 'mine' } },
     );
     const out = await run('env-reader');
-    expect(out.env).toEqual({ OWN_SETTING: 'mine' });
+    // And TZ, Lambda's ':UTC' (functions run in UTC), the same for every function.
+    expect(out.env).toEqual({ OWN_SETTING: 'mine', TZ: ':UTC' });
     const all = JSON.stringify(out.texts);
     for (const leak of [KEY, 'SWITCHYARD_ADMIN_KEY', 'DATABASE_URL', 'sqlite:', 'HOST_ONLY_SECRET', 'host-secret-value', 'PATH']) {
       expect(all, leak).not.toContain(leak);

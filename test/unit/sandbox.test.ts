@@ -51,7 +51,8 @@ describe('sandbox globals', () => {
       });
     })()`);
     expect(JSON.parse(out)).toEqual({
-      env: { API_KEY: 'k1', REGION: 'eu' },
+      // TZ is Lambda's, which the function's own env does not set.
+      env: { API_KEY: 'k1', REGION: 'eu', TZ: ':UTC' },
       keys: ['env'],
       writeFailed: true,
       frozen: true,

@@ -38,6 +38,8 @@ export const BRIDGE_NAMES = [
   'userFile',
   'userMappings',
   'firstLineOffset',
+  'hostFetchCancel',
+  'hostSubtle',
 ] as const;
 
 /**
@@ -54,7 +56,21 @@ export const SANDBOX_PLACEHOLDERS: Record<string, string | number> = {
 };
 
 /** The parts in the order they run: each may use what those before it defined. */
-export const SANDBOX_PARTS = ['core', 'clone', 'url', 'crypto', 'timers', 'fetch', 'emit', 'positions', 'require'] as const;
+export const SANDBOX_PARTS = [
+  'core',
+  'clone',
+  'url',
+  'crypto',
+  'timers',
+  // The web APIs (lazy: each group is built on first use), before fetch, which takes their bodies and signals.
+  'web-events',
+  'web-streams',
+  'web-blob',
+  'fetch',
+  'emit',
+  'positions',
+  'require',
+] as const;
 
 /**
  * A file scripts/build-sandbox.mjs writes: the Node bundle, or a part's text
@@ -103,6 +119,9 @@ ${part('clone')}
 ${part('url')}
 ${part('crypto')}
 ${part('timers')}
+${part('web-events')}
+${part('web-streams')}
+${part('web-blob')}
 ${part('fetch')}
 ${part('emit')}
 ${part('positions')}

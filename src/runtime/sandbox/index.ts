@@ -1,7 +1,7 @@
 /**
  * Installs the documented sandbox globals (docs/functions.md) into one isolate context (worker
  * process only). Pure-JS polyfills run inside the isolate (./js/*); what needs
- * the host (randomness, HMAC/digest, WHATWG URL parsing, timers, fetch) goes
+ * the host (randomness, digests, WHATWG URL parsing, timers, fetch, crypto.subtle: host-subtle.ts) goes
  * through ivm.Callbacks created once per context and captured by the bootstrap
  * closure; so does `emit`, whose events leave through `opts.onEmit`. Bridges
  * exchange only primitives, strings and fresh ArrayBuffers; no host object or
@@ -13,6 +13,7 @@ import ivm from 'isolated-vm';
 import { BRIDGE_NAMES, bootstrapSource } from './bootstrap.js';
 import { createEmitGuard } from './emit-guard.js';
 import { performFetch, type FetchEnvelope } from './host-fetch.js';
+import { createSubtleBridge } from './host-subtle.js';
 
 export { bootstrapSource } from './bootstrap.js';
 export { FETCH_MAX_BODY_BYTES, FETCH_TIMEOUT_MS, closeFetchAgents } from './host-fetch.js';
@@ -142,6 +143,8 @@ export async function installSandbox(
   };
   let fetches = newFetchScope();
   let inFlight = 0;
+  // Each fetch's own controller, for the isolate's AbortSignal (hostFetchCancel).
+  const fetchCancels = new Map<number, AbortController>();
   let dispatch: ivm.Reference<(kind: string, id: number, payload?: unknown) => void> | null = null;
 
   const live = () => !disposed && !isolate.isDisposed;
@@ -185,11 +188,21 @@ export async function installSandbox(
       return;
     }
     inFlight++;
-    performFetch(meta, body, { allowPrivate: opts.allowPrivateTargets, signal: fetches.signal })
+    const own = new AbortController();
+    fetchCancels.set(id, own);
+    performFetch(meta, body, { allowPrivate: opts.allowPrivateTargets, signal: AbortSignal.any([fetches.signal, own.signal]) })
       .then((env) => send('fetch', id, env))
       .catch(() => send('fetch', id, { error: { message: 'fetch failed' } }))
-      .finally(() => inFlight--);
+      .finally(() => {
+        inFlight--;
+        fetchCancels.delete(id);
+      });
   };
+  const onFetchCancel = (id: unknown) => {
+    if (typeof id !== 'number') return;
+    fetchCancels.get(id)?.abort(new DOMException('This operation was aborted', 'AbortError'));
+  };
+  const subtle = createSubtleBridge((id, env) => send('subtle', id, env));
 
   const onEmit = opts.onEmit;
   const emitAllowed = createEmitGuard();
@@ -211,10 +224,13 @@ export async function installSandbox(
     hostTimerClear: new ivm.Callback(onTimerClear, { ignored: true }),
     hostFetch: new ivm.Callback(onFetch, { ignored: true }),
     hostEmit: onEmit ? new ivm.Callback(onHostEmit, { ignored: true }) : undefined,
-    envJson: JSON.stringify(opts.env ?? {}),
+    // Lambda's value, which a function's own env cannot change (its worker runs in UTC: pool.ts).
+    envJson: JSON.stringify({ ...opts.env, TZ: ':UTC' }),
     userFile: opts.source?.file ?? 'function.js',
     userMappings: opts.source?.mappings ?? null,
     firstLineOffset: opts.source?.firstLineOffset ?? 0,
+    hostFetchCancel: new ivm.Callback(onFetchCancel, { ignored: true }),
+    hostSubtle: new ivm.Callback(subtle.call, { ignored: true }),
   };
   const args = BRIDGE_NAMES.map((name) => bridges[name]) as ivm.Transferable[];
   const script = await compileBootstrap(isolate);
@@ -249,6 +265,7 @@ export async function installSandbox(
       disposed = true;
       clearTimers();
       fetches.abort();
+      subtle.dispose();
       try {
         dispatch?.release();
       } catch {

@@ -1,10 +1,14 @@
 // @ts-check
 /**
  * Isolate-side source: crypto.getRandomValues / randomUUID (bytes from the
- * host's CSPRNG) and a WebCrypto subset: HMAC importKey/exportKey/generateKey/
- * sign/verify and SHA digests, computed by node:crypto in the host
- * (`hostRandom`, `hostCrypto`). Key bytes live in a closure WeakMap, never on
- * the key object.
+ * host's CSPRNG) and crypto.subtle: SHA digests computed synchronously by the
+ * host (`hostCrypto`), everything else (HMAC, AES-GCM/CBC/CTR/KW, RSASSA-PKCS1-v1_5,
+ * RSA-PSS, RSA-OAEP, ECDSA, ECDH, Ed25519, X25519, PBKDF2, HKDF: importKey,
+ * exportKey, generateKey, sign, verify, encrypt, decrypt, deriveBits, deriveKey,
+ * wrapKey, unwrapKey) run by the host's WebCrypto (`hostSubtle`,
+ * ../../sandbox/host-subtle.ts), answered through `handlers.subtle`. A
+ * CryptoKey here holds only its description and the host's handle for it
+ * (in a closure WeakMap); key material never enters the isolate unless exported.
  */
 // isolate source begins
 {
@@ -50,106 +54,141 @@
     return s;
   }
 
-  const HASHES = { 'SHA-1': 64, 'SHA-256': 64, 'SHA-384': 128, 'SHA-512': 128 }; // name -> block size in bytes
+  const DIGESTS = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
   const algName = (a) => (typeof a === 'string' ? a : a && typeof a === 'object' ? String(a.name) : String(a));
-  function normHash(h) {
+  function digestName(h) {
     const name = algName(h).toUpperCase();
-    if (!Object.prototype.hasOwnProperty.call(HASHES, name)) {
-      throw new DOMException('Unrecognized or unsupported hash: ' + algName(h), 'NotSupportedError');
-    }
+    if (DIGESTS.indexOf(name) < 0) throw new DOMException('Unrecognized or unsupported hash: ' + algName(h), 'NotSupportedError');
     return name;
   }
-  function requireHmac(a) {
-    if (algName(a).toUpperCase() !== 'HMAC') {
-      throw new DOMException('Unsupported algorithm: ' + algName(a) + ' (this sandbox supports HMAC and SHA digests)', 'NotSupportedError');
+  const BUFFER_FIELDS = ['iv', 'counter', 'additionalData', 'label', 'publicExponent', 'salt', 'info'];
+  // The algorithm as data for the host (host-subtle.ts checks each field): buffers copied, the hash by name.
+  function algorithmData(a) {
+    if (typeof a === 'string') return { name: a };
+    if (!a || typeof a !== 'object') throw new TypeError('algorithm must be a string or an object');
+    const out = { name: String(a.name) };
+    if (a.hash !== undefined) out.hash = algName(a.hash);
+    for (const f of ['namedCurve', 'length', 'tagLength', 'saltLength', 'modulusLength', 'iterations']) {
+      if (a[f] !== undefined) out[f] = typeof a[f] === 'string' ? a[f] : Number(a[f]);
     }
-  }
-  function callHost(op, hash, key, data) {
-    const out = hostCrypto(op, hash, key, data);
-    if (!(out instanceof ArrayBuffer)) throw new DOMException('crypto operation failed', 'OperationError');
+    for (const f of BUFFER_FIELDS) if (a[f] !== undefined) out[f] = copyBytes(a[f], 'algorithm.' + f).buffer;
+    // ECDH's and X25519's other party: its key's handle (the host finds the key).
+    if (a.public !== undefined) out.public = handleOf(a.public);
     return out;
   }
-  function b64url(bytes) { return b64EncodeBytes(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''); }
 
-  const KEYS = new WeakMap();
+  // id -> { resolve, reject, op, meta, data }; kept until answered, so what the host answered while
+  // no invocation was in flight (and so never delivered) is asked again when the next one starts.
+  // An operation still running then is asked twice: the second answer finds no caller (a key made
+  // twice holds a host handle until the isolate goes, within the host's bound).
+  let pending = createObject(null);
+  let seq = 0;
+  function hostCall(op, meta, data) {
+    return new Promise((resolve, reject) => {
+      const id = ++seq;
+      pending[id] = { resolve, reject, op, meta, data };
+      hostSubtle(id, op, meta, data);
+    });
+  }
+  handlers.subtle = (id, env) => {
+    const p = pending[id];
+    if (p === undefined) return;
+    delete pending[id];
+    if (env && 'ok' in env) { p.resolve(env.ok); return; }
+    const info = (env && env.error) || { name: 'OperationError', message: 'crypto operation failed' };
+    p.reject(info.name === 'TypeError' ? new TypeError(info.message) : new DOMException(info.message, info.name));
+  };
+  wakeHooks.push(() => {
+    for (const id in pending) { const p = pending[id]; hostSubtle(Number(id), p.op, p.meta, p.data); }
+  });
+
   const KEY_TOKEN = {};
+  const HANDLES = new WeakMap();
+  // A collected key's host copy is dropped (best effort: the host's map is bounded either way).
+  // Made with the first key, so an isolate that never makes one does not pay for it.
+  /** @type {FinalizationRegistry<number> | null} */
+  let released = null;
+  const releaseKey = (h) => { try { hostSubtle(0, 'release', { key: h }, null); } catch (_) { /* isolate going away */ } };
+  function plainAlgorithm(a) {
+    const out = { name: a.name };
+    if (a.hash) out.hash = { name: a.hash.name };
+    for (const f of ['namedCurve', 'length', 'modulusLength']) if (a[f] !== undefined) out[f] = a[f];
+    if (a.publicExponent) out.publicExponent = new Uint8Array(a.publicExponent);
+    return out;
+  }
   class CryptoKey {
     #type; #extractable; #algorithm; #usages;
-    constructor(token, algorithm, extractable, usages, bytes) {
+    constructor(token, d) {
       if (token !== KEY_TOKEN) throw new TypeError('Illegal constructor');
-      this.#type = 'secret'; this.#extractable = extractable; this.#algorithm = algorithm; this.#usages = usages;
-      KEYS.set(this, bytes);
+      this.#type = String(d.type); this.#extractable = Boolean(d.extractable);
+      this.#algorithm = plainAlgorithm(d.algorithm); this.#usages = Array.from(d.usages, String);
+      HANDLES.set(this, d.h);
+      released ??= new FinalizationRegistry(releaseKey);
+      released.register(this, d.h);
     }
     get type() { return this.#type; }
     get extractable() { return this.#extractable; }
-    get algorithm() { return { name: this.#algorithm.name, hash: { name: this.#algorithm.hash.name }, length: this.#algorithm.length }; }
+    get algorithm() { return plainAlgorithm(this.#algorithm); }
     get usages() { return this.#usages.slice(); }
     get [Symbol.toStringTag]() { return 'CryptoKey'; }
   }
-  function checkUsages(usages) {
-    const list = Array.from(usages || []).map(String);
-    for (const u of list) {
-      if (u !== 'sign' && u !== 'verify') throw new DOMException('Unsupported key usage for an HMAC key: ' + u, 'SyntaxError');
-    }
-    if (list.length === 0) throw new DOMException('Usages cannot be empty when creating a key.', 'SyntaxError');
-    return list;
+  function handleOf(key) {
+    const h = key !== null && typeof key === 'object' ? HANDLES.get(key) : undefined;
+    if (h === undefined) throw new TypeError('key is not a CryptoKey');
+    return h;
   }
-  function keyFor(key, usage) {
-    const bytes = KEYS.get(key);
-    if (!bytes) throw new TypeError('key is not a CryptoKey');
-    if (key.usages.indexOf(usage) < 0) throw new DOMException('Key does not support the "' + usage + '" operation', 'InvalidAccessError');
-    return bytes;
-  }
+  const newKey = (d) => (d && d.privateKey ? { publicKey: new CryptoKey(KEY_TOKEN, d.publicKey), privateKey: new CryptoKey(KEY_TOKEN, d.privateKey) } : new CryptoKey(KEY_TOKEN, d));
+  const usagesOf = (u) => Array.from(u || [], String);
 
   const subtle = {
     async digest(algorithm, data) {
-      return callHost('digest', normHash(algorithm), null, copyBytes(data, 'data'));
+      const out = hostCrypto('digest', digestName(algorithm), null, copyBytes(data, 'data'));
+      if (!(out instanceof ArrayBuffer)) throw new DOMException('crypto operation failed', 'OperationError');
+      return out;
     },
     async importKey(format, keyData, algorithm, extractable, usages) {
-      requireHmac(algorithm);
-      const hash = normHash(algorithm.hash);
-      let bytes;
-      if (format === 'raw') bytes = copyBytes(keyData, 'keyData');
-      else if (format === 'jwk') {
-        if (!keyData || keyData.kty !== 'oct' || typeof keyData.k !== 'string') throw new DOMException('Invalid JWK for an HMAC key', 'DataError');
-        bytes = b64DecodeBytes(keyData.k.replace(/-/g, '+').replace(/_/g, '/'));
-        if (bytes === null) throw new DOMException('Invalid JWK "k"', 'DataError');
-      } else throw new DOMException('Unsupported key format: ' + format, 'NotSupportedError');
-      if (bytes.length === 0) throw new DOMException('HMAC key data must not be empty', 'DataError');
-      const length = algorithm.length === undefined ? bytes.length * 8 : Number(algorithm.length);
-      return new CryptoKey(KEY_TOKEN, { name: 'HMAC', hash: { name: hash }, length }, Boolean(extractable), checkUsages(usages), bytes);
+      const f = String(format);
+      const meta = { format: f, algorithm: algorithmData(algorithm), extractable: Boolean(extractable), usages: usagesOf(usages) };
+      if (f === 'jwk') {
+        if (!keyData || typeof keyData !== 'object') throw new TypeError('keyData must be a JWK object');
+        meta.jwk = JSON.parse(JSON.stringify(keyData));
+        return newKey(await hostCall('importKey', meta, null));
+      }
+      return newKey(await hostCall('importKey', meta, copyBytes(keyData, 'keyData').buffer));
     },
     async generateKey(algorithm, extractable, usages) {
-      requireHmac(algorithm);
-      const hash = normHash(algorithm.hash);
-      const length = algorithm.length === undefined ? HASHES[hash] * 8 : Number(algorithm.length);
-      if (!(length > 0 && length % 8 === 0 && length <= 8192)) throw new DOMException('Unsupported HMAC key length', 'OperationError');
-      return new CryptoKey(KEY_TOKEN, { name: 'HMAC', hash: { name: hash }, length }, Boolean(extractable), checkUsages(usages), randomBytes(length / 8));
+      return newKey(await hostCall('generateKey', { algorithm: algorithmData(algorithm), extractable: Boolean(extractable), usages: usagesOf(usages) }, null));
     },
     async exportKey(format, key) {
-      const bytes = KEYS.get(key);
-      if (!bytes) throw new TypeError('key is not a CryptoKey');
-      if (!key.extractable) throw new DOMException('key is not extractable', 'InvalidAccessError');
-      if (format === 'raw') return bytes.slice().buffer;
-      if (format === 'jwk') {
-        return { kty: 'oct', k: b64url(bytes), alg: 'HS' + key.algorithm.hash.name.slice(4), key_ops: key.usages, ext: true };
-      }
-      throw new DOMException('Unsupported key format: ' + format, 'NotSupportedError');
+      return hostCall('exportKey', { format: String(format), key: handleOf(key) }, null);
     },
     async sign(algorithm, key, data) {
-      requireHmac(algorithm);
-      const bytes = keyFor(key, 'sign');
-      return callHost('hmac', key.algorithm.hash.name, bytes, copyBytes(data, 'data'));
+      return hostCall('sign', { algorithm: algorithmData(algorithm), key: handleOf(key) }, copyBytes(data, 'data').buffer);
     },
     async verify(algorithm, key, signature, data) {
-      requireHmac(algorithm);
-      const bytes = keyFor(key, 'verify');
-      const sig = copyBytes(signature, 'signature');
-      const mac = new Uint8Array(callHost('hmac', key.algorithm.hash.name, bytes, copyBytes(data, 'data')));
-      if (sig.length !== mac.length) return false;
-      let diff = 0;
-      for (let i = 0; i < mac.length; i++) diff |= mac[i] ^ sig[i];
-      return diff === 0;
+      const meta = { algorithm: algorithmData(algorithm), key: handleOf(key), signature: copyBytes(signature, 'signature').buffer };
+      return hostCall('verify', meta, copyBytes(data, 'data').buffer);
+    },
+    async encrypt(algorithm, key, data) {
+      return hostCall('encrypt', { algorithm: algorithmData(algorithm), key: handleOf(key) }, copyBytes(data, 'data').buffer);
+    },
+    async decrypt(algorithm, key, data) {
+      return hostCall('decrypt', { algorithm: algorithmData(algorithm), key: handleOf(key) }, copyBytes(data, 'data').buffer);
+    },
+    async deriveBits(algorithm, baseKey, length) {
+      return hostCall('deriveBits', { algorithm: algorithmData(algorithm), key: handleOf(baseKey), length: length === undefined || length === null ? null : Number(length) }, null);
+    },
+    async deriveKey(algorithm, baseKey, derivedKeyType, extractable, usages) {
+      return newKey(await hostCall('deriveKey', { algorithm: algorithmData(algorithm), key: handleOf(baseKey),
+        derivedKeyAlgorithm: algorithmData(derivedKeyType), extractable: Boolean(extractable), usages: usagesOf(usages) }, null));
+    },
+    async wrapKey(format, key, wrappingKey, wrapAlgorithm) {
+      return hostCall('wrapKey', { format: String(format), key: handleOf(key), wrappingKey: handleOf(wrappingKey), algorithm: algorithmData(wrapAlgorithm) }, null);
+    },
+    async unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
+      return newKey(await hostCall('unwrapKey', { format: String(format), unwrappingKey: handleOf(unwrappingKey),
+        algorithm: algorithmData(unwrapAlgorithm), unwrappedKeyAlgorithm: algorithmData(unwrappedKeyAlgorithm),
+        extractable: Boolean(extractable), usages: usagesOf(usages) }, copyBytes(wrappedKey, 'wrappedKey').buffer));
     },
   };
   const crypto = { getRandomValues, randomUUID, subtle };

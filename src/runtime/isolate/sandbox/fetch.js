@@ -3,7 +3,10 @@
  * Isolate-side source: Headers, Request, Response and fetch. fetch hands the
  * host a JSON description plus the body bytes (`hostFetch(id, meta, body)`);
  * the host performs it through the SSRF-guarded agent and answers through
- * `handlers.fetch(id, envelope)`. Bodies are buffered (no streams).
+ * `handlers.fetch(id, envelope)`. Bodies are buffered: a ReadableStream body is
+ * read whole before it is sent, and `body` is a stream over the buffered bytes.
+ * An `AbortSignal` rejects the fetch with its reason and tells the host to
+ * cancel the request (`hostFetchCancel(id)`).
  *
  * A fetch belongs to the invocations in flight (see ../../sandbox/bootstrap.ts): outside
  * them fetch rejects at once; when the last one ends, the host aborts what is
@@ -68,9 +71,16 @@
     get [Symbol.toStringTag]() { return 'Headers'; }
   }
 
-  // BodyInit -> { bytes, type }
+  // BodyInit -> { bytes, type } (or { stream, type } for a ReadableStream, read when consumed)
   function extractBody(body) {
     if (body === undefined || body === null) return { bytes: null, type: null };
+    if (typeof body === 'object') {
+      const blob = blobBytes(body);
+      if (blob) return { bytes: blob.bytes.slice(), type: blob.type || null };
+      const form = formDataBody(body);
+      if (form) return form;
+      if (typeof body.getReader === 'function') return { bytes: null, stream: body, type: null };
+    }
     if (typeof body === 'string') return { bytes: utf8Encode(body), type: 'text/plain;charset=UTF-8' };
     if (body instanceof URLSearchParams) return { bytes: utf8Encode(body.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
     if (isBufferSource(body)) return { bytes: copyBytes(body), type: null };
@@ -81,11 +91,21 @@
   function consume(state) {
     if (state.used) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
     state.used = true;
+    if (state.stream) return readAllBytes(state.stream);
     return Promise.resolve(state.bytes || new Uint8Array(0));
   }
   const bodyMethods = (getState) => ({
     get bodyUsed() { return getState(this).used; },
-    get body() { return null; },
+    get body() {
+      const state = getState(this);
+      if (!state.stream && state.bytes) { state.stream = bytesStream(state.bytes); state.bytes = null; }
+      return state.stream || null;
+    },
+    async blob() {
+      const bytes = await consume(getState(this));
+      return new g.Blob([bytes], { type: this.headers.get('content-type') || '' });
+    },
+    async formData() { return parseFormData(await consume(getState(this)), this.headers.get('content-type')); },
     async arrayBuffer() { return (await consume(getState(this))).slice().buffer; },
     async bytes() { return (await consume(getState(this))).slice(); },
     async text() { return utf8DecodeAll(await consume(getState(this))); },
@@ -98,8 +118,10 @@
 
   const METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
   let requestState;
+  let requestSignal;
   class Request {
-    #url; #method; #headers; #redirect; #state;
+    #url; #method; #headers; #redirect; #state; #signal;
+    static { requestSignal = (r) => r.#signal; }
     static { requestState = (r) => { if (!(#state in r)) throw new TypeError('Illegal invocation'); return r.#state; }; }
     constructor(input, init) {
       const opts = init === undefined || init === null ? {} : init;
@@ -117,16 +139,30 @@
       if (opts.body !== undefined && opts.body !== null) {
         body = extractBody(opts.body);
         if (body.type && !headers.has('content-type')) headers.set('content-type', body.type);
-      } else body = { bytes: from ? requestState(from).bytes : null };
-      if (body.bytes && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
-      this.#url = url; this.#method = method; this.#headers = headers; this.#redirect = redirect;
-      this.#state = { bytes: body.bytes, used: false };
+      } else body = from ? { bytes: requestState(from).bytes, stream: requestState(from).stream } : { bytes: null };
+      if ((body.bytes || body.stream) && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+      const signal = opts.signal !== undefined ? opts.signal : from ? from.#signal : null;
+      if (signal !== null && (typeof signal !== 'object' || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')) {
+        throw new TypeError('init.signal must be an AbortSignal');
+      }
+      this.#url = url; this.#method = method; this.#headers = headers; this.#redirect = redirect; this.#signal = signal;
+      this.#state = { bytes: body.bytes, stream: body.stream || null, used: false };
     }
+    // A request made without one has a signal that never aborts (built on first read).
+    get signal() { return (this.#signal ??= new g.AbortController().signal); }
     get url() { return this.#url; }
     get method() { return this.#method; }
     get headers() { return this.#headers; }
     get redirect() { return this.#redirect; }
-    clone() { if (this.#state.used) throw new TypeError('Body has already been used'); return new Request(this); }
+    clone() {
+      if (this.#state.used) throw new TypeError('Body has already been used');
+      if (this.#state.stream) {
+        const [a, b] = this.#state.stream.tee();
+        this.#state.stream = a;
+        return new Request(this, { body: b });
+      }
+      return new Request(this);
+    }
     get [Symbol.toStringTag]() { return 'Request'; }
   }
   mixBody(Request, (r) => requestState(r));
@@ -151,7 +187,7 @@
         throw new TypeError('Response with null body status cannot have body');
       }
       if (b.type && !this.#headers.has('content-type')) this.#headers.set('content-type', b.type);
-      this.#state = { bytes: b.bytes, used: false };
+      this.#state = { bytes: b.bytes, stream: b.stream || null, used: false };
       if (internal === RESP_TOKEN) {
         this.#url = opts.url || '';
         this.#redirected = Boolean(opts.redirected);
@@ -180,6 +216,12 @@
     get type() { return this.#type; }
     clone() {
       if (this.#state.used) throw new TypeError('Body has already been used');
+      if (this.#state.stream) {
+        const [a, b] = this.#state.stream.tee();
+        this.#state.stream = a;
+        return new Response(b, { status: this.#status, statusText: this.#statusText, headers: this.#headers,
+          url: this.#url, redirected: this.#redirected, type: this.#type }, RESP_TOKEN);
+      }
       return new Response(this.#state.bytes, { status: this.#status, statusText: this.#statusText, headers: this.#headers,
         url: this.#url, redirected: this.#redirected, type: this.#type }, RESP_TOKEN);
     }
@@ -200,15 +242,32 @@
       const req = new Request(input, init);
       const proto = req.url.slice(0, req.url.indexOf(':') + 1);
       if (proto !== 'http:' && proto !== 'https:') throw new TypeError('fetch failed: only http: and https: URLs are supported, got ' + proto);
-      if (pendingCount >= MAX_IN_FLIGHT) throw new TypeError('fetch failed: more than ' + MAX_IN_FLIGHT + ' requests in flight');
+      const signal = requestSignal(req);
+      if (signal && signal.aborted) throw signal.reason;
       const state = requestState(req);
       if (state.used) throw new TypeError('Request body has already been used');
       state.used = true;
-      const id = ++seq;
-      pending[id] = { resolve, reject };
-      pendingCount++;
-      const meta = JSON.stringify({ url: req.url, method: req.method, headers: headersPairs(req.headers), redirect: req.redirect });
-      hostFetch(id, meta, state.bytes ? state.bytes.slice().buffer : null);
+      const send = (bytes) => {
+        if (signal && signal.aborted) { reject(signal.reason); return; }
+        if (!active) { reject(new TypeError('fetch failed: no invocation is in flight (fetch only works while a handler runs)')); return; }
+        if (pendingCount >= MAX_IN_FLIGHT) { reject(new TypeError('fetch failed: more than ' + MAX_IN_FLIGHT + ' requests in flight')); return; }
+        const id = ++seq;
+        const onAbort = () => {
+          if (pending[id] === undefined) return;
+          delete pending[id];
+          pendingCount--;
+          hostFetchCancel(id);
+          reject(signal.reason);
+        };
+        const done = () => { if (signal) signal.removeEventListener('abort', onAbort); };
+        pending[id] = { resolve: (v) => { done(); resolve(v); }, reject: (e) => { done(); reject(e); } };
+        pendingCount++;
+        if (signal) signal.addEventListener('abort', onAbort, { once: true });
+        const meta = JSON.stringify({ url: req.url, method: req.method, headers: headersPairs(req.headers), redirect: req.redirect });
+        hostFetch(id, meta, bytes ? bytes.slice().buffer : null);
+      };
+      if (state.stream) readAllBytes(state.stream).then(send, reject);
+      else send(state.bytes);
     });
   }
   handlers.fetch = (id, env) => {

@@ -31,6 +31,8 @@ declare const envJson: string;
 declare const userFile: string;
 declare const userMappings: string | null;
 declare const firstLineOffset: number;
+declare const hostFetchCancel: any;
+declare const hostSubtle: any;
 
 declare const __EMIT_MAX_EVENT_CHARS__: number;
 declare const __EMIT_RESERVED_PREFIX_JSON__: string;
