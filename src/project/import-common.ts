@@ -478,8 +478,9 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     if (this.outside.length > 0) throw new OutsideProjectError(this.outside);
-    const prefix = projectPrefix(this.project);
-    if (this.options.prefixNames && prefix) prefixNames(this.document, prefix);
+    // The name as the project file's `project` takes it (what a prefix may hold: a folder may be named anything).
+    const project = projectPrefix(this.project) ?? 'app';
+    if (this.options.prefixNames) prefixNames(this.document, project);
     const grouped = groupNotes(this.notes);
     this.notes.length = 0;
     this.notes.push(...grouped);
@@ -507,10 +508,12 @@ export class ProjectBuilder {
     if (this.document.usage_plans && Object.keys(this.document.usage_plans).length === 0) delete this.document.usage_plans;
     if (Object.keys(this.document.apis!).length === 0) delete this.document.apis;
     const reads = [...new Set(stringsOf(this.document).flatMap(envNames))].sort();
-    const doc = new Document(this.document);
+    const { version, ...rest } = this.document;
+    const doc = new Document({ version, project, ...rest });
     // Comments through the library: each line of a note is a comment line, whatever it holds.
     doc.commentBefore = importHeader(this.notes, this.unresolved, reads, this.missing);
-    return { project: this.project, document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads, missing: this.missing };
+    this.document.project = project;
+    return { project, document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads, missing: this.missing };
   }
 }
 

@@ -293,6 +293,14 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   }
 
   let writes = [...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...destinationWrites];
+  // A file without a project leaves owners as they are (an export of a server holding several projects applies back as nothing to do).
+  if (project === null && options.takeOver !== true) {
+    writes = writes.flatMap((c) => {
+      if (c.action !== 'update' || !c.fields?.includes('project') || c.kind === 'route') return [c];
+      const fields = c.fields.filter((f) => f !== 'project');
+      return fields.length > 0 ? [{ ...c, fields }] : [];
+    });
+  }
   // `--only`: the one function's writes (its destinations included); nothing else is written or deleted.
   if (options.only !== undefined) writes = writes.filter((c) => c.kind === 'function' && c.name === options.only);
   const refused = options.takeOver === true ? [] : ownershipProblems(writes, owners, project, file);

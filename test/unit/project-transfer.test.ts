@@ -590,13 +590,13 @@ describe('generated YAML is data', () => {
   it('import: a function name with line breaks becomes a valid name, and the note naming it stays a comment', () => {
     const result = importServerless(`service: s\nfunctions:\n  ${JSON.stringify(INJECTED)}:\n    handler: h.handler\n`);
     const doc = parseYaml(result.yaml) as Record<string, unknown>;
-    expect(Object.keys(doc)).toEqual(['version', 'functions']);
+    expect(Object.keys(doc)).toEqual(['version', 'project', 'functions']);
     const names = Object.keys(doc.functions as object);
     expect(names).toHaveLength(1);
     expect(names[0]).toMatch(/^w-webhooks----pwned[A-Za-z0-9_-]*$/);
     expect(result.notes[0]).toContain(JSON.stringify(INJECTED));
     const sam = importSam(`Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties: { Handler: h.handler, FunctionName: ${JSON.stringify(INJECTED)}, Environment: { Variables: { X: !Sub ${JSON.stringify(`\${T}${INJECTED}`)} } } }\n`);
-    expect(Object.keys(parseYaml(sam.yaml) as object)).toEqual(['version', 'functions']);
+    expect(Object.keys(parseYaml(sam.yaml) as object)).toEqual(['version', 'project', 'functions']);
     expect(sam.unresolved.map((u) => u.key)).toEqual(['X']);
     expect(sam.yaml).toContain('pwned');
   });
