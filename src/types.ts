@@ -256,6 +256,8 @@ export interface Api extends ApiPolicy {
   minimumCompressionSize: number | null;
   /** REST API binary media types for aws-v1 functions; null: unset (every isBase64Encoded answer decoded). */
   binaryMediaTypes: string[] | null;
+  /** The project whose `switchyard apply` made (or last took over) the API; null or absent: none (made by hand). */
+  project?: string | null;
 }
 
 export type FunctionRuntimeName = 'javascript' | 'typescript';
@@ -290,6 +292,8 @@ export interface FunctionRecord {
   events: string[];
   /** Asynchronous invocations: retries and destinations. */
   async: AsyncConfig;
+  /** The project whose `switchyard apply` made (or last took over) the function; null or absent: none (made by hand). */
+  project?: string | null;
   version: number;
   codeSha256: string;
   createdAt: string;

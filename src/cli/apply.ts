@@ -9,6 +9,10 @@
  * reads must lie in the project folder (or an `--allow-outside` folder).
  * `--dry-run` asks the server to check every write as apply would (its
  * `?dry_run=true`: function code compiled), so it refuses what apply refuses.
+ * What a file's `project` applies is recorded as that project's; apply
+ * refuses to change what another project (or no project) owns unless
+ * `--take-over` (src/project/ownership.ts). `--only <function>` applies one
+ * function of the file.
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -26,6 +30,8 @@ interface ApplyFlags extends ClientFlags {
   prune?: boolean;
   envFrom?: string[];
   allowOutside?: string[];
+  takeOver?: boolean;
+  only?: string;
 }
 
 /** `-f` may name the file or the folder holding switchyard.yaml. */
@@ -47,7 +53,9 @@ export function registerApply(program: Command, io: CliIO): void {
     .description('Make the server match a project file: print the plan, then apply it')
     .option('-f, --file <file>', 'the project file, or a folder holding switchyard.yaml', 'switchyard.yaml')
     .option('--dry-run', 'print the plan and have the server check it (code compiled, as apply does); change nothing')
-    .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name');
+    .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name (only those its project owns)')
+    .option('--only <function>', 'apply only this function of the file (its code and settings); nothing else is written or deleted')
+    .option('--take-over', "change functions, APIs and webhooks another project (or no project) made: they become this file's project's");
   withClientOptions(withAllowOutsideOption(withEnvFromOption(command))).action(async (flags: ApplyFlags) => {
     const ctx = projectContext(io, flags);
     const { out } = ctx;
@@ -63,6 +71,8 @@ export function registerApply(program: Command, io: CliIO): void {
         api: ctx.api,
         prune: flags.prune === true,
         dryRun: flags.dryRun === true,
+        takeOver: flags.takeOver === true,
+        only: flags.only,
         onPlan: (plan, envRead) => {
           if (out.json) return;
           const reads = envReadLine(envRead);

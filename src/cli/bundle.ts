@@ -87,7 +87,7 @@ function sandboxPlugin(root: string): Plugin {
         return {
           errors: [
             {
-              text: `${pkg ? `package '${pkg}'` : relative(root, args.path)} ships native code (${relative(root, args.path)}), which the sandbox cannot run`,
+              text: `${pkg ? `package '${pkg}'` : shownFile(root, args.path)} ships native code (${shownFile(root, args.path)}), which the sandbox cannot run`,
             },
           ],
         };
@@ -131,10 +131,27 @@ function confinePlugin(confinement: Confinement): Plugin {
   };
 }
 
-/** `file:line:column` of a message that has a location; esbuild names files relative to its working folder, `root`. */
+/**
+ * A file of the bundle as the project's author knows it: relative to the
+ * project root; a package file that lies above it (a monorepo's hoisted
+ * node_modules, a symlinked node_modules resolved to its real place) from
+ * its `node_modules/` on, as Node's lookup found it, never a run of `../`.
+ * esbuild names files relative to its working folder, `root`.
+ */
+export function shownFile(root: string, file: string): string {
+  const abs = resolve(root, file);
+  const rel = relative(root, abs);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  const parts = abs.split(/[\\/]/);
+  const at = parts.indexOf('node_modules');
+  if (at >= 0) return parts.slice(at).join('/');
+  return rel || file;
+}
+
+/** `file:line:column` of a message that has a location. */
 function where(m: Message, root: string): string {
   const loc = m.location!;
-  return `${relative(root, resolve(root, loc.file)) || loc.file}:${loc.line}:${loc.column + 1}`;
+  return `${shownFile(root, loc.file)}:${loc.line}:${loc.column + 1}`;
 }
 
 const describe = (m: Message, root: string): string => (m.location ? `${where(m, root)}: ${m.text}` : m.text);
@@ -159,7 +176,7 @@ function builtinLines(messages: Message[], root: string): string[] {
   const byWho = new Map<string, { modules: string[]; first: Message; places: number }>();
   for (const m of messages) {
     const refusal = m.detail as BuiltinRefusal;
-    const who = refusal.who === 'this file' && m.location ? `${m.location.file}` : refusal.who;
+    const who = refusal.who === 'this file' && m.location ? shownFile(root, m.location.file) : refusal.who;
     const entry = byWho.get(who) ?? { modules: [], first: m, places: 0 };
     byWho.set(who, entry);
     entry.places++;

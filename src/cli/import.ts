@@ -12,7 +12,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, extname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   importSamValue,
@@ -22,6 +22,8 @@ import {
   OutsideProjectError,
   realOrResolved,
   formatProblem,
+  notCarriedNames,
+  projectPrefix,
   type ImportResult,
 } from '../project/index.js';
 import { outputFor, type CliIO } from './context.js';
@@ -34,6 +36,8 @@ import { commandLine, counted } from './words.js';
 
 interface ImportFlags {
   output?: string;
+  project?: string;
+  bareNames?: boolean;
   force?: boolean;
   json?: boolean;
   color?: boolean;
@@ -74,6 +78,21 @@ function cachedExists(dir: string): (relativePath: string) => boolean {
   };
 }
 
+/**
+ * A service file written as code (`serverless.ts`, `serverless.js`) builds
+ * its configuration when run, which an import must never do (it may come
+ * from anyone): it asks for the rendered YAML instead.
+ */
+function refuseCodeServiceFile(input: string): void {
+  const ext = extname(input).toLowerCase();
+  if (!['.ts', '.js', '.mjs', '.cjs', '.mts', '.cts'].includes(ext)) return;
+  throw new CommandFailedError(
+    'invalid_input',
+    `${input} is a service file written as code, which import does not run: convert it to serverless.yml, ` +
+      `or render it with \`serverless print > serverless.yml\` in its folder and import that`,
+  );
+}
+
 export function detectFormat(doc: unknown): 'sam' | 'serverless' | null {
   if (!doc || typeof doc !== 'object') return null;
   const d = doc as Record<string, unknown>;
@@ -90,11 +109,14 @@ export function registerImport(program: Command, io: CliIO): void {
     .argument('<file>', 'serverless.yml or a SAM template.yaml')
     .option('-o, --output <file>', 'the project file to write (default: switchyard.yaml beside the input)')
     .option('--force', 'replace the project file if it exists')
-    .option('--json', 'print {file, format, notes, unresolved, reads} as JSON')
+    .option('--project <name>', "the project's name, before every function, API and usage plan name (default: the Serverless service, or the SAM template's folder)")
+    .option('--bare-names', 'keep the names as the file writes them (no project prefix)')
+    .option('--json', 'print {file, format, project, notes, not_carried, missing, unresolved, reads} as JSON')
     .option('--no-color', 'no colours');
   withAllowOutsideOption(command).action(async (input: string, flags: ImportFlags) => {
     const out = outputFor(io, flags);
     const source = resolve(io.cwd, input);
+    refuseCodeServiceFile(input);
     let text: string;
     try {
       text = await readFile(source, 'utf8');
@@ -102,16 +124,20 @@ export function registerImport(program: Command, io: CliIO): void {
       throw new UsageError(`cannot read ${input} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
     let doc: unknown;
+    const json = extname(source).toLowerCase() === '.json';
     try {
-      doc = parseCfnYaml(text);
+      doc = json ? JSON.parse(text) : parseCfnYaml(text);
     } catch (err) {
-      throw new CommandFailedError('invalid_input', `${input} is not valid YAML: ${(err as Error).message}`);
+      throw new CommandFailedError('invalid_input', `${input} is not valid ${json ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
     }
     const format = detectFormat(doc);
     if (!format) throw new CommandFailedError('invalid_input', `${input} is neither a serverless.yml (service, functions) nor a SAM template (Resources)`);
     const dir = dirname(source);
     const roots = await Promise.all([dir, ...(await allowedFolders(io.cwd, flags.allowOutside))].map(realOrResolved));
-    const options = { exists: cachedExists(dir), outside: outsideJudge(roots, dir), file: input };
+    if (flags.project !== undefined && !projectPrefix(flags.project)) throw new UsageError(`--project ${JSON.stringify(flags.project)} has no letter or digit to name things by`);
+    // SAM's stack is named at deploy (`sam deploy --stack-name`); the folder `sam init` made is the name people know it by.
+    const project = flags.project ?? (format === 'sam' ? basename(dir) : undefined);
+    const options = { exists: cachedExists(dir), outside: outsideJudge(roots, dir), file: input, prefixNames: flags.bareNames !== true, project };
     let result: ImportResult;
     try {
       result = format === 'sam' ? importSamValue(doc, options) : importServerlessValue(doc, options);
@@ -126,17 +152,33 @@ export function registerImport(program: Command, io: CliIO): void {
       throw new UsageError('-o must name a file in the folder of the imported file: the project names the function files relative to itself');
     }
     const [written] = await writeProjectFiles(dir, { [relative(dir, yamlFile)]: result.yaml }, flags.force === true, io.cwd);
+    const notCarried = notCarriedNames(result.notes);
     if (out.json) {
-      out.data({ file: written, format, notes: result.notes, unresolved: result.unresolved, reads: result.reads });
+      out.data({
+        file: written,
+        format,
+        project: result.project,
+        notes: result.notes,
+        not_carried: notCarried,
+        missing: result.missing,
+        unresolved: result.unresolved,
+        reads: result.reads,
+      });
       return;
     }
     const doc2 = result.document;
     const count = (o: object | undefined) => Object.keys(o ?? {}).length;
     const made = [counted(count(doc2.functions), 'function'), counted(count(doc2.apis), 'API'), counted(count(doc2.webhooks), 'webhook')];
-    out.line(`Wrote ${terminalLine(written)} from ${format === 'sam' ? 'the SAM template' : 'serverless.yml'}: ${made.join(', ')}.`);
+    out.line(`Wrote ${terminalLine(written)} from ${format === 'sam' ? 'the SAM template' : basename(source)}: ${made.join(', ')}.`);
+    if (flags.bareNames !== true) out.line(`Names start with the project's, ${terminalLine(result.project)} (--bare-names keeps them as written; --project names it).`);
     if (result.notes.length) {
       out.line('Not carried over (also listed at the top of the file):');
       for (const note of result.notes) out.line(`  - ${terminalLine(note)}`);
+    }
+    if (notCarried.length) out.line(`not carried: ${terminalLine(notCarried.join(', '))}`);
+    if (result.missing.length) {
+      out.line('Handler files not found (apply fails until they exist):');
+      for (const m of result.missing) out.line(`  - ${terminalLine(`${m.file} (${m.where})`)}`);
     }
     if (result.unresolved.length) {
       out.line('Left unset: only AWS resolves these values; set them under env yourself (also listed at the top of the file):');

@@ -4,7 +4,7 @@
  * verbs so both print the same plan and report the same errors.
  */
 import { dirname, resolve } from 'node:path';
-import { applyPlan, checkPlan, loadProject, planProject, readServerState, renderPlan, type Plan, type PlanChange, type Project, type ProjectApi, type ProjectApiDef } from '../project/index.js';
+import { applyPlan, checkPlan, loadProject, planProject, ProjectError, readServerState, renderPlan, type Plan, type PlanChange, type Project, type ProjectApi, type ProjectApiDef } from '../project/index.js';
 import { functionReader } from './project-context.js';
 import { shownPath } from './shown-path.js';
 
@@ -18,6 +18,10 @@ export interface RunProjectOptions {
   api: ProjectApi;
   prune: boolean;
   dryRun: boolean;
+  /** `--take-over`: change objects another project (or none) owns; they become this file's project's. */
+  takeOver?: boolean;
+  /** `--only <function>`: plan and apply that function of the file, nothing else. */
+  only?: string;
   /**
    * Settings every API of the file takes when the file leaves them out: `switchyard dev`
    * shows a failing function's error to the caller (expose_errors: true); apply uses the
@@ -68,9 +72,20 @@ export async function runProject(opts: RunProjectOptions): Promise<ProjectRun> {
   });
   const project = opts.apiDefaults ? withApiDefaults(loaded.project, opts.apiDefaults) : loaded.project;
   const state = await readServerState(opts.api, project);
-  const full = planProject(project, state, { prune: opts.prune, file: shown });
+  const full = planProject(project, state, { prune: opts.prune, file: shown, takeOver: opts.takeOver, only: opts.only, deferRefusals: true });
   const plan = opts.select ? opts.select(full) : full;
   const envRead = loaded.env_used;
+  if (full.refused) {
+    // Every problem in one round: the objects it may not change, and what the server finds in the rest.
+    const found = await checkPlan(plan, opts.api, { file: shown }).then(
+      () => [],
+      (err: unknown) => {
+        if (err instanceof ProjectError) return err.problems;
+        throw err;
+      },
+    );
+    throw new ProjectError([...full.refused, ...found]);
+  }
   opts.onPlan?.(plan, envRead);
   if (plan.changes.length === 0) return { plan, envRead, applied: [], generatedSecrets: {} };
   if (opts.dryRun) {

@@ -143,6 +143,7 @@ export class FunctionService {
       memoryMb,
       handler,
       eventFormat: input.event_format ?? FUNCTION_DEFAULTS.eventFormat,
+      project: input.project ?? null,
     });
     await this.changed(fn, 'created');
     if (fn.schedules.length > 0) this.schedules?.changed();
@@ -193,7 +194,8 @@ export class FunctionService {
     if (triggers.schedules !== undefined && !sameJson(triggers.schedules, current.schedules)) changes.push('schedules');
     if (triggers.events !== undefined && !sameJson(triggers.events, current.events)) changes.push('events');
     if (triggers.async !== undefined && !sameJson(triggers.async, current.async)) changes.push('async');
-    if (changes.some((c) => !['event_format', 'schedules', 'events', 'async'].includes(c))) {
+    if (patch.project !== undefined && patch.project !== current.project) changes.push('project');
+    if (changes.some((c) => !['event_format', 'schedules', 'events', 'async', 'project'].includes(c))) {
       await this.build(name, patch.code ?? current.code, patch.runtime ?? current.runtime, {
         timeoutMs: patch.timeoutMs ?? current.timeoutMs,
         memoryMb: patch.memoryMb ?? current.memoryMb,
@@ -213,6 +215,7 @@ export class FunctionService {
     if (input.code !== undefined) patch.code = input.code;
     if (input.handler !== undefined) patch.handler = input.handler;
     if (input.event_format !== undefined) patch.eventFormat = input.event_format ?? FUNCTION_DEFAULTS.eventFormat;
+    if (input.project !== undefined) patch.project = input.project;
     return patch;
   }
 

@@ -40,7 +40,7 @@ function patchOf(input: ApiPatchInput, current: Api, opts: AuthorizerCheckOption
 }
 
 /** The API's fields beyond name, base path, routes and CORS that a dry run names when they change. */
-const API_SETTING_FIELDS = ['minimumCompressionSize', 'binaryMediaTypes', ...(Object.keys(API_POLICY_DEFAULTS) as (keyof ApiPolicy)[])] as const;
+const API_SETTING_FIELDS = ['minimumCompressionSize', 'binaryMediaTypes', 'project', ...(Object.keys(API_POLICY_DEFAULTS) as (keyof ApiPolicy)[])] as const;
 
 /** A setting's value when left out: null, or the policy field's default. */
 function defaultOf(field: (typeof API_SETTING_FIELDS)[number]): unknown {

@@ -17,7 +17,9 @@ export type { DryRunResult };
 type FunctionAnswerOnly = 'created_at' | 'updated_at';
 
 /** A function as the API answers it (src/schema/functions.ts). */
-export type RemoteFunction = Omit<FunctionView, FunctionAnswerOnly | TriggerKey> & {
+export type RemoteFunction = Omit<FunctionView, FunctionAnswerOnly | TriggerKey | 'project'> & {
+  /** Absent on servers older than owners: none. */
+  project?: string | null;
   /** Absent on servers older than function schedules, events and async invocation: read as the defaults. */
   schedules?: RemoteSchedule[];
   events?: string[];
@@ -38,7 +40,7 @@ export interface RemoteAsync {
 export type RemoteRoute = RouteView;
 
 /** The API's optional settings: absent on servers older than them, read as unset (`cors`: none). */
-type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes' | 'errorFormat' | 'exposeErrors' | 'throttle' | 'authorizers' | 'defaultAuthorizer';
+type ApiSettingKey = 'minimumCompressionSize' | 'binaryMediaTypes' | 'errorFormat' | 'exposeErrors' | 'throttle' | 'authorizers' | 'defaultAuthorizer' | 'project';
 export type RemoteApi = Omit<ApiView, 'createdAt' | 'updatedAt' | 'cors' | ApiSettingKey> & Partial<Pick<ApiView, 'cors' | ApiSettingKey>>;
 
 /** A webhook as the API answers it; sensitive values come back masked. */

@@ -50,6 +50,9 @@ export function functionBody(fn: ProjectFunction, lookup: DestinationLookup = NO
     // Sent only when set (else the server's default), as are the triggers below.
     if (key === 'handler') {
       if (fn.handler !== null) body.handler = fn.handler;
+    } else if (key === 'project') {
+      // Sent only when set, so a server older than owners takes a file without a project.
+      if (fn.project !== null) body.project = fn.project;
     } else if (!(TRIGGER_FIELDS as readonly string[]).includes(key)) body[key] = fn[key];
   }
   if (fn.schedules.length > 0) body.schedules = remoteSchedules(fn.schedules);
@@ -88,6 +91,7 @@ function webhookBody(
     else if (key === 'secret') continue;
     // Sent only when not the default, so that a server older than endpoint health takes a project that leaves it alone.
     else if (HEALTH_KEYS.includes(key) && !fields && isDefault(hook[key], WEBHOOK_FIELD_DEFAULTS[key])) continue;
+    else if (key === 'project' && !fields && hook.project === null) continue;
     else full[key] = hook[key];
   }
   if (hook.secret !== null) full.secret = hook.secret;
@@ -208,6 +212,7 @@ function apiSettings(desired: Project['apis'][number], existing: RemoteApi | und
   const exposeErrors = desired.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors;
   if (desired.expose_errors !== null || (existing?.exposeErrors ?? exposeErrors) !== exposeErrors) out.exposeErrors = exposeErrors;
   if (desired.throttle !== null || (existing?.throttle ?? null) !== null) out.throttle = desired.throttle;
+  if (desired.project !== null || (existing?.project ?? null) !== null) out.project = desired.project;
   return out;
 }
 

@@ -93,7 +93,8 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
     const entry: Record<string, unknown> = { file };
     // What the file writes its own way (the code is the file, env values placeholders, triggers by name); every other field unless the default.
     for (const key of FUNCTION_FIELDS) {
-      if (key === 'name' || key === 'code' || key === 'runtime') continue;
+      // The owner is the file's (its top-level `project`), not each function's.
+      if (key === 'name' || key === 'code' || key === 'runtime' || key === 'project') continue;
       if (key === 'env') {
         if (fn.env_keys.length === 0) continue;
         const env: Record<string, string> = {};
@@ -172,6 +173,10 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
 
   const envVars = placeholders.list;
   const doc: Record<string, unknown> = { version: 1 };
+  // One project owning everything exported is the file's project, so the file applies back over what it made.
+  const owners = new Set([...functions, ...apis, ...webhooks].map((o) => o.project ?? null));
+  const [owner] = owners;
+  if (owners.size === 1 && owner) doc.project = owner;
   // The placeholders are the export's own: allowed, so the file applies once they are set.
   if (envVars.length > 0) doc.env_from = envVars.map((v) => v.name);
   if (Object.keys(fnDoc).length > 0) doc.functions = fnDoc;
@@ -214,6 +219,7 @@ function webhookEntry(
   // What the file writes its own way (targets and mock endpoints by API name, write-only values as placeholders); every other field unless the default, an object's keys only where they differ.
   const own: Record<string, () => void> = {
     name: () => {},
+    project: () => {},
     target_url: () => {
       const target = apiTarget(w.target_url, invokeUrls);
       if (target) entry.target = target;

@@ -20,6 +20,7 @@ import { OutsideProjectError, type FileCors, type FileThrottle, type FileUsagePl
 import type { FileAuthorizer } from './types.js';
 import { awsScheduleToCron } from './aws-schedule.js';
 import { envNames, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
+import { prefixNames, projectPrefix } from './import-names.js';
 
 type FunctionSpec = NonNullable<ProjectDocument['functions']>[string];
 type ScheduleSpec = NonNullable<FunctionSpec['schedules']>[number];
@@ -105,8 +106,6 @@ const WHY_NOT: Record<string, string> = {
   reservedconcurrency: 'functions run in the server\'s pool of isolates',
   provisionedconcurrencyconfig: 'functions run in the server\'s pool of isolates',
   provisionedconcurrency: 'functions run in the server\'s pool of isolates',
-  functionurlconfig: 'route the function under an API instead',
-  url: 'route the function under an API instead',
   filesystemconfigs: 'functions have no file system',
   filesystemconfig: 'functions have no file system',
 };
@@ -155,6 +154,13 @@ export interface ImportOptions {
   outside?: (relativePath: string) => string | null;
   /** The imported file's name, for problems. */
   file?: string;
+  /**
+   * Prefix every function, API and usage plan with the project's name
+   * (import-names.ts); default false (the names as the file writes them).
+   */
+  prefixNames?: boolean;
+  /** The project's name: default the Serverless `service`, or for SAM `sam-app` (what `sam init` names a stack). */
+  project?: string;
 }
 
 /** An environment value the import could not resolve: left unset. */
@@ -167,7 +173,17 @@ export interface UnresolvedValue {
   value: string;
 }
 
+/** A handler file the import did not find (any of the extensions a handler may have). */
+export interface MissingFile {
+  /** Where the file names it (`functions.hello.handler`). */
+  where: string;
+  /** The path relative to the imported file's folder, as the project writes it. */
+  file: string;
+}
+
 export interface ImportResult {
+  /** The project's name (written as the file's `project`): apply records it as the owner of what it creates. */
+  project: string;
   /** The project, as switchyard.yaml would hold it (paths relative to the imported file's folder). */
   document: ProjectDocument;
   /** The same, as YAML text. */
@@ -178,6 +194,8 @@ export interface ImportResult {
   unresolved: UnresolvedValue[];
   /** Environment variables the project reads (`${env:NAME}` kept from serverless.yml): apply needs them allowed. */
   reads: string[];
+  /** Handler files not found: the file is written, but apply fails until they exist. */
+  missing: MissingFile[];
 }
 
 /** The lexical rule: absolute, or leaving the folder through `..`. */
@@ -191,14 +209,14 @@ const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts'];
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** `src/handler.hello` -> `{ file: 'src/handler.js', handler: 'hello' }` (the extension found on disk, else .js). */
-export function splitHandler(handler: string, dir: string, options: ImportOptions): { file: string; handler: string } {
+export function splitHandler(handler: string, dir: string, options: ImportOptions): { file: string; handler: string; found: boolean } {
   const dot = handler.lastIndexOf('.');
   const base = dot > 0 ? handler.slice(0, dot) : handler;
   const exported = dot > 0 ? handler.slice(dot + 1) : 'handler';
   const prefix = dir ? `${dir.replace(/\/+$/, '').replace(/^\.\//, '')}/` : '';
   const stem = `${prefix}${base.replace(/^\.\//, '')}`;
-  const file = EXTENSIONS.map((ext) => stem + ext).find((f) => options.exists?.(f)) ?? `${stem}.js`;
-  return { file, handler: exported };
+  const found = EXTENSIONS.map((ext) => stem + ext).find((f) => options.exists?.(f));
+  return { file: found ?? `${stem}.js`, handler: exported, found: found !== undefined || options.exists === undefined };
 }
 
 export function functionName(name: string, notes: string[]): string {
@@ -262,6 +280,8 @@ export class ProjectBuilder {
   readonly document: ProjectDocument = { version: 1, functions: {}, apis: {} };
   readonly notes: string[] = [];
   readonly unresolved: UnresolvedValue[] = [];
+  /** Handler files not found beside the imported file (each once): listed, the import still written. */
+  readonly missing: MissingFile[] = [];
   /** Function files outside the imported file's folder: the import is refused. */
   private readonly outside: ProjectProblem[] = [];
   /** `METHOD path` of each API's routes, for the duplicate check (a scan of the routes was quadratic). */
@@ -269,7 +289,12 @@ export class ProjectBuilder {
   /** Each API's settings, written when its first route makes it (an API without routes is not imported). */
   private readonly apiSettings = new Map<string, ProjectApiSettings>();
 
-  constructor(private readonly options: ImportOptions = {}) {}
+  /** The project's name, as the importer read it from the file (a Serverless `service`) unless the options give one. */
+  project: string;
+
+  constructor(private readonly options: ImportOptions = {}, project = 'sam-app') {
+    this.project = options.project ?? project;
+  }
 
   /**
    * An API's `minimumCompressionSize` and `binaryMediaTypes` as the imported
@@ -301,9 +326,13 @@ export class ProjectBuilder {
 
   /** The handler's file and export; null (and the import refused) when the file lies outside the folder. */
   fileOf(handler: string, dir: string, where: string): { file: string; handler: string } | null {
-    const split = splitHandler(handler, dir, this.options);
+    const { found, ...split } = splitHandler(handler, dir, this.options);
     const real = this.options.outside ? this.options.outside(split.file) : lexicallyOutside(split.file) ? split.file : null;
-    if (real === null) return split;
+    if (real === null) {
+      // Said now rather than at apply: a handler path written for a build step (dist/, .build/) is the usual cause.
+      if (!found && !this.missing.some((m) => m.file === split.file)) this.missing.push({ where, file: split.file });
+      return split;
+    }
     const leads = real !== split.file ? ` (it resolves to ${real})` : '';
     this.outside.push({
       file: this.options.file ?? 'the imported file',
@@ -409,6 +438,19 @@ export class ProjectBuilder {
     apis[api].routes!.push(route);
   }
 
+  /**
+   * A function URL as an API of its own (`<function>-url`): `ANY /` and
+   * `ANY /{proxy+}` to the function, which gets Lambda's payload 2.0 as a
+   * URL's invocations do; its CORS the URL's.
+   */
+  addFunctionUrl(name: string, where: string, cors: FileCors | null): void {
+    const api = `${name}-url`.slice(0, 200);
+    const fn = this.functionFor(name, 'aws-v2');
+    this.addRoute(api, { method: 'ANY', path: '/', function: fn }, where);
+    this.addRoute(api, { method: 'ANY', path: '/{proxy+}', function: fn }, where);
+    if (cors) this.setCors(api, cors);
+  }
+
   /** A throttle for each route of the API that has none of its own (AWS's stage default applies per method or route). */
   setRouteThrottles(api: string, throttle: FileThrottle): void {
     for (const route of this.document.apis?.[api]?.routes ?? []) route.throttle ??= { ...throttle };
@@ -436,6 +478,9 @@ export class ProjectBuilder {
 
   result(): ImportResult {
     if (this.outside.length > 0) throw new OutsideProjectError(this.outside);
+    // The name as the project file's `project` takes it (what a prefix may hold: a folder may be named anything).
+    const project = projectPrefix(this.project) ?? 'app';
+    if (this.options.prefixNames) prefixNames(this.document, project);
     const grouped = groupNotes(this.notes);
     this.notes.length = 0;
     this.notes.push(...grouped);
@@ -463,10 +508,12 @@ export class ProjectBuilder {
     if (this.document.usage_plans && Object.keys(this.document.usage_plans).length === 0) delete this.document.usage_plans;
     if (Object.keys(this.document.apis!).length === 0) delete this.document.apis;
     const reads = [...new Set(stringsOf(this.document).flatMap(envNames))].sort();
-    const doc = new Document(this.document);
+    const { version, ...rest } = this.document;
+    const doc = new Document({ version, project, ...rest });
     // Comments through the library: each line of a note is a comment line, whatever it holds.
-    doc.commentBefore = importHeader(this.notes, this.unresolved, reads);
-    return { document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads };
+    doc.commentBefore = importHeader(this.notes, this.unresolved, reads, this.missing);
+    this.document.project = project;
+    return { project, document: this.document, yaml: doc.toString({ lineWidth: 0 }), notes: this.notes, unresolved: this.unresolved, reads, missing: this.missing };
   }
 }
 
@@ -499,8 +546,9 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
 }
 
 /** The comment at the top of an imported file: what changed, what was left unset, what it reads. */
-function importHeader(notes: string[], unresolved: UnresolvedValue[], reads: string[]): string | null {
+function importHeader(notes: string[], unresolved: UnresolvedValue[], reads: string[], missing: MissingFile[]): string | null {
   const parts: string[] = [];
+  if (missing.length > 0) parts.push(' Handler files not found (apply fails until they exist):', ...missing.map((m) => `   - ${m.file} (${m.where})`));
   if (notes.length > 0) parts.push(' Imported; not carried or changed:', ...notes.map((n) => `   - ${n}`));
   if (unresolved.length > 0) {
     parts.push(' Left unset (only the platform can resolve these; set them under env yourself):', ...unresolved.map((u) => `   - ${u.where}: ${u.value}`));

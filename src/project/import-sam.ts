@@ -105,6 +105,27 @@ function eventInvokeConfig(b: ProjectBuilder, name: string, config: unknown, at:
   b.setAsync(name, { retries, on_success: destination('OnSuccess'), on_failure: destination('OnFailure') });
 }
 
+/**
+ * `FunctionUrlConfig` (`AuthType`, `Cors`, `InvokeMode`): the function's URL
+ * as an API of its own (the builder's addFunctionUrl). `AuthType: AWS_IAM`
+ * has no counterpart (the URL is open) and a streamed response is answered
+ * whole; both said.
+ */
+function functionUrl(b: ProjectBuilder, name: string, config: unknown, where: string, values: Values): void {
+  if (!isObj(config)) {
+    b.notes.push(`${where}: ${JSON.stringify(config)} is not a mapping; not carried`);
+    return;
+  }
+  const cors = config.Cors === undefined ? null : samHttpApiCors(config.Cors, `${where}.Cors`, b.notes);
+  if (values.resolve(config.AuthType) === 'AWS_IAM') {
+    b.notes.push(`${where}: AuthType not carried (IAM-signed calls have no counterpart: the URL's routes are open; give the API an authorizer)`);
+  }
+  if (values.resolve(config.InvokeMode) === 'RESPONSE_STREAM') b.notes.push(`${where}: InvokeMode not carried (responses are answered whole, not streamed)`);
+  const rest = Object.keys(config).filter((k) => !['AuthType', 'Cors', 'InvokeMode'].includes(k));
+  if (rest.length > 0) b.notes.push(`${where}: ${rest.join(', ')} not carried`);
+  b.addFunctionUrl(name, where, cors);
+}
+
 /** Properties of a schedule Switchyard has no use for (names, descriptions), dropped without a word. */
 const SCHEDULE_SILENT = ['Name', 'Description', 'OmitName', 'GroupName', 'RoleArn', 'PermissionsBoundary', 'KmsKeyArn'];
 
@@ -137,7 +158,7 @@ function scheduleEvent(b: ProjectBuilder, fn: string, type: 'Schedule' | 'Schedu
 }
 
 /** Function properties the import reads, and those that change nothing here (names, tags, tracing, packaging). */
-const CARRIED = new Set(['Handler', 'Runtime', 'CodeUri', 'Timeout', 'MemorySize', 'Environment', 'Events', 'FunctionName', 'EventInvokeConfig', 'InlineCode', 'PackageType', 'ImageUri', 'ImageConfig']);
+const CARRIED = new Set(['Handler', 'FunctionUrlConfig', 'Runtime', 'CodeUri', 'Timeout', 'MemorySize', 'Environment', 'Events', 'FunctionName', 'EventInvokeConfig', 'InlineCode', 'PackageType', 'ImageUri', 'ImageConfig']);
 const SILENT = new Set([
   'Description', 'Tags', 'PropagateTags', 'Architectures', 'Tracing', 'LoggingConfig', 'AutoPublishAlias', 'AutoPublishCodeSha256', 'AutoPublishAliasAllProperties',
   'VersionDescription', 'DeploymentPreference', 'RuntimeManagementConfig', 'SnapStart', 'EphemeralStorage', 'KmsKeyArn', 'CodeSigningConfigArn',
@@ -184,6 +205,24 @@ function apiCors(type: unknown, props: Obj, where: string, notes: string[]): Fil
   return null;
 }
 
+/** Template sections the import reads, and those that describe nothing a server runs (a description, the format's version). */
+const TEMPLATE_READ = ['Resources', 'Globals', 'Parameters'];
+const TEMPLATE_SILENT = ['AWSTemplateFormatVersion', 'Transform', 'Description', 'Metadata'];
+const TEMPLATE_WHY: Record<string, string> = {
+  Outputs: "a stack's outputs have no counterpart",
+  Conditions: 'every resource is imported as if its condition held',
+  Mappings: 'a value read through Fn::FindInMap is left unset',
+  Rules: 'parameters are not checked here',
+};
+
+/** The template's top-level sections with no counterpart, each by name. */
+function templateNotes(b: ProjectBuilder, doc: Obj): void {
+  for (const key of Object.keys(doc)) {
+    if (TEMPLATE_READ.includes(key) || TEMPLATE_SILENT.includes(key)) continue;
+    b.notes.push(`${key}: not carried${TEMPLATE_WHY[key] ? ` (${TEMPLATE_WHY[key]})` : ''}`);
+  }
+}
+
 export function importSam(yamlText: string, options: ImportOptions = {}): ImportResult {
   let doc: unknown;
   try {
@@ -201,6 +240,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
   }
   const b = new ProjectBuilder(options);
   const values = new Values(isObj(doc.Parameters) ? doc.Parameters : {});
+  templateNotes(b, doc);
   const globals = isObj(doc.Globals) && isObj(doc.Globals.Function) ? doc.Globals.Function : {};
   const globalEnv = isObj(globals.Environment) && isObj(globals.Environment.Variables) ? globals.Environment.Variables : {};
 
@@ -319,6 +359,7 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
     eventInvokeConfig(b, name, prop('EventInvokeConfig'), from('EventInvokeConfig'), functionNames);
+    if (prop('FunctionUrlConfig') !== undefined) functionUrl(b, name, prop('FunctionUrlConfig'), from('FunctionUrlConfig'), values);
 
     const events = isObj(props.Events) ? props.Events : {};
     for (const [eventId, event] of Object.entries(events)) {
@@ -343,12 +384,15 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       }
       const apiRef = event.Type === 'Api' ? p.RestApiId : p.ApiId;
       const api = isObj(apiRef) && typeof apiRef.Ref === 'string' ? apiRef.Ref : typeof apiRef === 'string' ? apiRef : event.Type === 'Api' ? 'ServerlessRestApi' : 'ServerlessHttpApi';
+      // $default answers the root too, which {proxy+} (one segment at least) does not match.
+      let catchAll = false;
       let path = values.resolve(p.Path);
       let methodText = values.resolve(p.Method);
       if (event.Type === 'HttpApi' && path === undefined && methodText === undefined) {
-        b.notes.push(`${at}: the HTTP API's default route ($default) becomes ANY /{proxy+}`);
+        b.notes.push(`${at}: the HTTP API's default route ($default) becomes ANY / and ANY /{proxy+}`);
         path = '/{proxy+}';
         methodText = 'ANY';
+        catchAll = true;
       }
       if (path === undefined || methodText === undefined) {
         b.notes.push(`${at}: needs Path and Method; not carried`);
@@ -369,18 +413,16 @@ export function importSamValue(doc: unknown, options: ImportOptions = {}): Impor
       const eventAuth = event.Type === 'Api' && isObj(p.Auth) ? p.Auth : {};
       const keyRequired = event.Type === 'Api' && isTrue(eventAuth.ApiKeyRequired ?? authOf(api).ApiKeyRequired, values);
       const auth = samAuth.route(api, event.Type, p.Auth, `${at}.Properties`);
-      b.addRoute(
-        api,
-        {
-          method,
-          path: routePath(path),
-          function: b.functionFor(name, format),
-          ...(request ? { request } : {}),
-          ...(keyRequired ? { api_key_required: true } : {}),
-          ...auth,
-        },
-        at,
-      );
+      const route = {
+        method,
+        path: routePath(path),
+        function: b.functionFor(name, format),
+        ...(request ? { request } : {}),
+        ...(keyRequired ? { api_key_required: true } : {}),
+        ...auth,
+      };
+      b.addRoute(api, route, at);
+      if (catchAll) b.addRoute(api, { ...route, path: '/' }, at);
       apiKinds.set(api, event.Type);
     }
   }

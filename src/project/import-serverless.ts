@@ -43,8 +43,13 @@ const VARIABLE = /\$\{([^${}]+)\}/;
 class Variables {
   constructor(
     private readonly doc: Obj,
-    private readonly notes: string[],
+    private notes: string[],
   ) {}
+
+  /** Where later notes go (the builder's, once the service's name has made it). */
+  notesTo(notes: string[]): void {
+    this.notes = notes;
+  }
 
   private stage(): string {
     const provider = isObj(this.doc.provider) ? this.doc.provider : {};
@@ -194,6 +199,26 @@ function asyncSettings(b: ProjectBuilder, name: string, fn: Obj, where: string, 
   b.setAsync(name, { retries, on_success: destination('onSuccess'), on_failure: destination('onFailure') });
 }
 
+/**
+ * `url: true` or `url: {cors, authorizer, invokeMode}`: the function's URL
+ * as an API of its own (the builder's addFunctionUrl). `authorizer:
+ * aws_iam` has no counterpart (the URL is open) and a streamed response is
+ * answered whole; both said.
+ */
+function functionUrl(b: ProjectBuilder, name: string, url: unknown, where: string): void {
+  const spec = isObj(url) ? url : {};
+  if (url !== true && !isObj(url)) {
+    b.notes.push(`${where}: ${JSON.stringify(url)} is not true or a mapping; not carried`);
+    return;
+  }
+  const cors = spec.cors === undefined || spec.cors === false ? null : serverlessHttpApiCors(spec.cors, ['*'], `${where}.cors`, b.notes);
+  if (spec.authorizer !== undefined) b.notes.push(`${where}: authorizer not carried (IAM-signed calls have no counterpart: the URL's routes are open; give the API an authorizer)`);
+  if (spec.invokeMode === 'RESPONSE_STREAM') b.notes.push(`${where}: invokeMode not carried (responses are answered whole, not streamed)`);
+  const rest = Object.keys(spec).filter((k) => !['cors', 'authorizer', 'invokeMode'].includes(k));
+  if (rest.length > 0) b.notes.push(`${where}: ${rest.join(', ')} not carried`);
+  b.addFunctionUrl(name, where, cors);
+}
+
 /** Keys of a schedule event Switchyard has no use for (names, descriptions) and so drops without a word. */
 const SCHEDULE_SILENT = ['name', 'description'];
 
@@ -259,8 +284,15 @@ function eventBridgeEvent(b: ProjectBuilder, fn: string, spec: unknown, at: stri
 }
 
 /** Function keys the import reads, and those that change nothing here (names, tags, tracing, packaging). */
-const FUNCTION_CARRIED = new Set(['handler', 'events', 'timeout', 'memorySize', 'environment', 'runtime', 'maximumRetryAttempts', 'maximumEventAge', 'destinations', 'image']);
+const FUNCTION_CARRIED = new Set(['handler', 'url', 'events', 'timeout', 'memorySize', 'environment', 'runtime', 'maximumRetryAttempts', 'maximumEventAge', 'destinations', 'image']);
 const FUNCTION_SILENT = new Set(['name', 'description', 'tags', 'tracing', 'package', 'architecture', 'logRetentionInDays', 'disableLogs', 'versionFunction', 'runtimeManagement']);
+
+/** Provider keys the import reads, and those that change nothing here (where and how AWS deploys, tags, log retention). */
+const PROVIDER_READ = ['name', 'runtime', 'stage', 'region', 'environment', 'timeout', 'memorySize', 'apiGateway', 'httpApi', 'apiKeys', 'usagePlan'];
+const PROVIDER_SILENT = [
+  'profile', 'stackName', 'deploymentBucket', 'deploymentPrefix', 'deploymentMethod', 'tags', 'stackTags', 'architecture', 'logRetentionInDays',
+  'versionFunctions', 'tracing', 'logs', 'disableRollback', 'lambdaHashingVersion', 'apiName', 'description',
+];
 
 /**
  * The provider's settings with no counterpart here (IAM, layers, VPC), said
@@ -270,6 +302,8 @@ const FUNCTION_SILENT = new Set(['name', 'description', 'tags', 'tracing', 'pack
 function providerNotes(b: ProjectBuilder, provider: Obj, resources: unknown): void {
   const keys = ['iam', 'iamRoleStatements', 'iamManagedPolicies', 'role', 'rolePermissionsBoundary', 'layers', 'vpc'].filter((k) => provider[k] !== undefined);
   uncarriedSettings('provider', keys, b.notes);
+  const others = Object.keys(provider).filter((k) => !keys.includes(k) && !PROVIDER_READ.includes(k) && !PROVIDER_SILENT.includes(k));
+  uncarriedSettings('provider', others, b.notes);
   if (resources === undefined) return;
   const cfn = isObj(resources) && isObj(resources.Resources) ? resources.Resources : null;
   if (cfn === null) {
@@ -279,6 +313,25 @@ function providerNotes(b: ProjectBuilder, provider: Obj, resources: unknown): vo
   for (const [id, resource] of Object.entries(cfn)) {
     const note = resourceNote(`resources.Resources.${id}`, isObj(resource) ? resource.Type : undefined);
     if (note) b.notes.push(note);
+  }
+}
+
+/** Top-level keys the import reads (custom: through ${self:custom...}), and those that describe nothing a server runs. */
+const SERVICE_READ = ['service', 'provider', 'functions', 'resources', 'custom'];
+const SERVICE_SILENT = ['frameworkVersion', 'configValidationMode', 'variablesResolutionMode', 'deprecationNotificationMode', 'disabledDeprecations', 'org', 'app', 'console', 'dashboard'];
+const SERVICE_WHY: Record<string, string> = {
+  plugins: "plugins run in the Serverless Framework's deploy; what they add to the service is not here",
+  package: 'apply, dev and deploy bundle each function file with its npm packages',
+  layers: 'a function is one file: bundle what the layer holds into the functions that use it',
+  useDotenv: 'apply reads only the variables env_from or --env-from allow',
+  outputs: "a service's outputs have no counterpart",
+};
+
+/** The service's top-level keys with no counterpart, each by name. */
+function serviceNotes(b: ProjectBuilder, doc: Obj): void {
+  for (const key of Object.keys(doc)) {
+    if (SERVICE_READ.includes(key) || SERVICE_SILENT.includes(key)) continue;
+    b.notes.push(`${key}: not carried${SERVICE_WHY[key] ? ` (${SERVICE_WHY[key]})` : ''}`);
   }
 }
 
@@ -301,10 +354,15 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   if (!isObj(doc) || !isObj(doc.functions)) {
     throw new ProjectError([{ file: options.file ?? 'serverless.yml', path: 'functions', message: 'a Serverless Framework service has a functions mapping' }]);
   }
-  const b = new ProjectBuilder(options);
-  const vars = new Variables(doc, b.notes);
+  const notes: string[] = [];
+  const vars = new Variables(doc, notes);
   const provider = isObj(doc.provider) ? doc.provider : {};
-  const service = (typeof doc.service === 'string' && vars.resolve(doc.service, 'service')) || 'service';
+  // `service: { name: ... }` is the form of Serverless Framework 1.x (its other keys, such as awsKmsKeyArn, mean nothing here).
+  const serviceRaw = isObj(doc.service) ? doc.service.name : doc.service;
+  const service = (typeof serviceRaw === 'string' && vars.resolve(serviceRaw, isObj(doc.service) ? 'service.name' : 'service')) || 'service';
+  const b = new ProjectBuilder(options, service);
+  b.notes.push(...notes);
+  vars.notesTo(b.notes);
   const providerEnv = envOf(provider.environment, 'provider.environment', vars, b);
   // provider.apiGateway.request.schemas: models an `http` event's request.schemas may name.
   const gatewayRequest = isObj(provider.apiGateway) && isObj(provider.apiGateway.request) ? provider.apiGateway.request : {};
@@ -313,6 +371,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
   const providerRuntime = typeof provider.runtime === 'string' ? provider.runtime : undefined;
 
   providerNotes(b, provider, doc.resources);
+  serviceNotes(b, doc);
   const authorizers = new ServerlessAuthorizers(provider, doc.functions, (value, where) => vars.resolve(value, where), b.notes);
 
   const functions = Object.entries(doc.functions).filter(([, f]) => isObj(f)) as Array<[string, Obj]>;
@@ -353,6 +412,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
     if (memory !== undefined) spec.memory_mb = memory;
     b.addFunction(name, spec);
     asyncSettings(b, name, fn, where, doc.functions as Obj);
+    if (fn.url !== undefined && fn.url !== false) functionUrl(b, name, fn.url, `${where}.url`);
 
     (Array.isArray(fn.events) ? fn.events : []).forEach((event, i) => {
       const at = `${where}.events[${i}]`;
@@ -392,6 +452,8 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
         ...auth,
       };
       b.addRoute(api, route, at);
+      // `httpApi: '*'` is the catch-all, which on AWS answers the root too ({proxy+} needs a segment).
+      if (http.kind === 'httpApi' && http.method === '*' && route.path === '/{proxy+}') b.addRoute(api, { ...route, path: '/' }, at);
       if (http.kind === 'http') {
         const cors = http.cors === undefined ? null : serverlessHttpCors(http.cors, method, `${at}.http.cors`, b.notes);
         const seen = restCors.get(api) ?? { cors: undefined, with: 0, without: 0 };

@@ -319,6 +319,7 @@ type RawWebhook = Partial<Omit<ProjectWebhook, 'name' | 'retry'>> &
   Pick<ProjectWebhook, 'method' | 'payload_template'> & { retry?: Partial<ProjectWebhook['retry']> };
 interface RawProject {
   version?: 1;
+  project?: string;
   env_from?: string[];
   functions?: Record<string, RawFunction>;
   apis?: Record<string, RawApi>;
@@ -441,6 +442,8 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
   const functions: ProjectFunction[] = [];
   // A file that cannot be read or bundled is one problem, however many functions share it (a serverless.yml's do).
   const unreadable = new Map<string, { problem: ProjectProblem; message: string; others: string[] }>();
+  // The file's project owns what its apply makes: recorded on each object, checked before any is changed (plan.ts).
+  const owner = raw.project ?? null;
   for (const [name, fn] of Object.entries(raw.functions ?? {})) {
     const ext = extname(fn.file).toLowerCase() as keyof typeof RUNTIME_BY_EXTENSION;
     let code = '';
@@ -469,6 +472,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     // What the file writes its own way; every other field of the API as given or its default.
     const own: Record<string, unknown> = {
       name,
+      project: owner,
       file: fn.file,
       code,
       runtime: RUNTIME_BY_EXTENSION[ext],
@@ -534,6 +538,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       error_format: api.error_format ?? null,
       expose_errors: api.expose_errors ?? null,
       throttle: throttleFromFile(api.throttle),
+      project: owner,
     });
   }
 
@@ -568,13 +573,14 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
     const hook: Record<string, unknown> = {};
     for (const key of WEBHOOK_FIELDS) {
       if (key === 'name') hook.name = name;
+      else if (key === 'project') hook.project = owner;
       else if (key === 'target_url') Object.assign(hook, { target_url: w.target_url ?? null, target: w.target ?? null });
       else hook[key] = webhookField(key, w[key]);
     }
     webhooks.push(hook as ProjectWebhook);
   }
 
-  const project: Project = { functions, apis, webhooks };
+  const project: Project = { functions, apis, webhooks, project: owner };
   if (raw.usage_plans !== undefined) project.usage_plans = usagePlans(raw.usage_plans, apiNames, problems);
   return project;
 }

@@ -22,6 +22,7 @@ import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } fr
 import { keptSetting } from './webhook-settings.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
 import { routePolicyChanges } from './route-policy.js';
+import { Owners, ownershipProblems } from './ownership.js';
 import {
   ProjectError,
   type Project,
@@ -62,12 +63,24 @@ export interface Plan {
   changes: PlanChange[];
   desired: Project;
   current: ServerState;
+  /**
+   * With `deferRefusals`: the objects another project owns that the plan
+   * would change (its changes to them are left out), for the caller to
+   * report with the server's own findings in one round.
+   */
+  refused?: ProjectProblem[];
 }
 
 export interface PlanOptions {
   prune?: boolean;
   /** Names the project file in problems (default `switchyard.yaml`). */
   file?: string;
+  /** Change (and prune) objects another project, or none, owns: they become this file's project's (ownership.ts). */
+  takeOver?: boolean;
+  /** Plan only this function of the file (`apply --only`): its own writes, nothing else. */
+  only?: string;
+  /** Ownership refusals in `plan.refused` rather than thrown (runProject reports them with the server's checks). */
+  deferRefusals?: boolean;
 }
 
 export function codeSha256(code: string): string {
@@ -90,6 +103,8 @@ export function functionChanges(
     code: () => codeSha256(fn.code) !== current.code_sha256,
     env: () => envDiffers || !same(sortedKeys(fn.env), [...current.env_keys].sort()),
     name: () => false,
+    // A server older than owners answers none.
+    project: () => (fn.project ?? null) !== (current.project ?? null),
     ...Object.fromEntries(TRIGGER_FIELDS.map((k) => [k, () => triggers.has(k)])),
   };
   // Scalars compare strictly (a server that leaves a field out differs from null), objects by their JSON.
@@ -184,6 +199,12 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   const prune = options.prune ?? false;
   const file = options.file ?? 'switchyard.yaml';
   const problems: ProjectProblem[] = [];
+  const project = desired.project ?? null;
+  const owners = new Owners(current);
+  const mayChange = (owner: string | null | undefined) => options.takeOver === true || owner === undefined || owner === project;
+  if (options.only !== undefined && !desired.functions.some((f) => f.name === options.only)) {
+    throw new ProjectError([{ file, path: 'functions', message: `no function '${options.only}' in this file (--only names one of its functions)` }]);
+  }
   const functionWrites: PlanChange[] = [];
   const apiWrites: PlanChange[] = [];
   const webhookWrites: PlanChange[] = [];
@@ -251,7 +272,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     }
   }
 
-  if (prune) {
+  if (prune && options.only === undefined) {
     const named = (items: Array<{ name: string }>) => new Set(items.map((i) => i.name));
     // Before the APIs they name. A plan that API keys are on is refused by the server (409 usage_plan_in_use).
     const plans = named(desired.usage_plans ?? []);
@@ -266,27 +287,40 @@ export function planProject(desired: Project, current: ServerState, options: Pla
       deletions.apis.push({ action: 'delete', kind: 'api', name: a.name });
     }
     for (const f of current.functions) if (!fns.has(f.name)) deletions.functions.push({ action: 'delete', kind: 'function', name: f.name });
-  } else {
+  } else if (options.only === undefined) {
     // Without prune a route may keep calling a function the file does not name: it must still exist.
     checkReferences(desired, current, file, problems);
   }
 
+  let writes = [...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...destinationWrites];
+  // A file without a project leaves owners as they are (an export of a server holding several projects applies back as nothing to do).
+  if (project === null && options.takeOver !== true) {
+    writes = writes.flatMap((c) => {
+      if (c.action !== 'update' || !c.fields?.includes('project') || c.kind === 'route') return [c];
+      const fields = c.fields.filter((f) => f !== 'project');
+      return fields.length > 0 ? [{ ...c, fields }] : [];
+    });
+  }
+  // `--only`: the one function's writes (its destinations included); nothing else is written or deleted.
+  if (options.only !== undefined) writes = writes.filter((c) => c.kind === 'function' && c.name === options.only);
+  const refused = options.takeOver === true ? [] : ownershipProblems(writes, owners, project, file);
+  if (!options.deferRefusals) problems.push(...refused);
+  else if (refused.length > 0) writes = writes.filter((c) => mayChange(owners.owner(c)));
   if (problems.length > 0) throw new ProjectError(problems);
+  // Prune deletes only what this project owns: another project's objects are not "left out of this file".
+  const prunable = (c: PlanChange) => mayChange(owners.owner(c.kind === 'route' ? c : { ...c, action: 'update' }));
   return {
     prune,
     changes: [
-      ...functionWrites,
-      ...apiWrites,
-      ...webhookWrites,
-      ...planWrites,
-      ...destinationWrites,
-      ...deletions.webhooks,
+      ...writes,
+      ...deletions.webhooks.filter(prunable),
       ...deletions.plans,
-      ...deletions.apis,
-      ...deletions.functions,
+      ...deletions.apis.filter(prunable),
+      ...deletions.functions.filter(prunable),
     ],
     desired,
     current,
+    ...(options.deferRefusals && refused.length > 0 ? { refused } : {}),
   };
 }
 
@@ -323,6 +357,7 @@ function apiChanges(api: ProjectApiDef, existing: RemoteApi | undefined, prune: 
   if ((api.error_format ?? API_POLICY_DEFAULTS.errorFormat) !== (existing.errorFormat ?? API_POLICY_DEFAULTS.errorFormat)) fields.push('error_format');
   if ((api.expose_errors ?? API_POLICY_DEFAULTS.exposeErrors) !== (existing.exposeErrors ?? API_POLICY_DEFAULTS.exposeErrors)) fields.push('expose_errors');
   if (canonical(api.throttle) !== canonical(existing.throttle ?? null)) fields.push('throttle');
+  if ((api.project ?? null) !== (existing.project ?? null)) fields.push('project');
   if (fields.length > 0) out.push({ action: 'update', kind: 'api', name: api.name, fields });
   const have = new Map(existing.routes.map((r) => [routeKey(r), r]));
   const want = new Set(api.routes.map(routeKey));

@@ -17,7 +17,7 @@ import type { WebhookView } from '../schema/webhooks.js';
 export type TriggerKey = 'schedules' | 'events' | 'async';
 
 /** A function's settings as the API takes them (src/schema/functions.ts), each given. */
-export type ApiFunctionSettings = Required<Omit<FunctionInput, 'handler' | TriggerKey>>;
+export type ApiFunctionSettings = Required<Omit<FunctionInput, 'handler' | 'project' | TriggerKey>> & Pick<FunctionInput, 'project'>;
 
 /** A webhook's answer fields that only people read (times, health, whether it is paused now): never planned or exported. */
 type WebhookAnswerOnly =
@@ -38,8 +38,8 @@ export type WebhookHealthKey = 'breaker' | 'rate_limit' | 'auto_disable';
  * people read. `timezone` and `events` are never null in an answer (the
  * document allows it for older clients' sake).
  */
-export type ApiWebhook = Omit<WebhookView, WebhookAnswerOnly | WebhookHealthKey | 'timezone' | 'events'> &
-  Partial<Pick<WebhookView, WebhookHealthKey>> & {
+export type ApiWebhook = Omit<WebhookView, WebhookAnswerOnly | WebhookHealthKey | 'timezone' | 'events' | 'project'> &
+  Partial<Pick<WebhookView, WebhookHealthKey | 'project'>> & {
     timezone: string;
     events: string[];
   };
@@ -160,6 +160,8 @@ export interface ProjectApiDef {
   expose_errors: boolean | null;
   /** The API's `throttle` (one bucket for all its routes), in the API's form; null (or left out): none. */
   throttle: ThrottleConfig | null;
+  /** The file's `project`, recorded on the API; null: none. */
+  project: string | null;
 }
 
 /** An API's optional settings as the file writes them (snake_case, like base_path). */
@@ -205,6 +207,8 @@ export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'cod
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
   version?: 1;
+  /** The project's name: apply records it on what it makes, and changes nothing another project made. */
+  project?: string;
   /** The environment variables `${env:}` may read. */
   env_from?: string[];
   functions?: Record<string, FunctionEntry>;
@@ -217,6 +221,8 @@ export interface ProjectDocument {
 }
 
 export interface Project {
+  /** The file's `project`; null or absent: none (it may change only what no project owns). */
+  project?: string | null;
   functions: ProjectFunction[];
   apis: ProjectApiDef[];
   webhooks: ProjectWebhook[];

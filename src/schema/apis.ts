@@ -5,6 +5,7 @@
  */
 import { API_POLICY_DEFAULTS, AUTHORIZER_KINDS, AUTHORIZER_PAYLOAD_VERSIONS, CORS_METHODS, JWT_ALGORITHMS, ERROR_FORMATS, ROUTE_METHODS } from '../types.js';
 import { Type, instant, named, nullableInteger, nullableString, refTo, stringEnum, type InputDefaults, type Static } from './kit.js';
+import { projectField } from './common.js';
 
 const string = () => Type.String();
 
@@ -249,6 +250,7 @@ export const ApiSchema = named(
     throttle: Type.Union([Type.Null(), refTo(ThrottleSchema)], { description: "One token bucket for all the API's routes together; null: none" }),
     authorizers: Type.Array(refTo(AuthorizerSchema)),
     defaultAuthorizer: defaultAuthorizerSchema,
+    project: projectField(),
     invokeUrl: Type.String({ description: 'Where the routes answer (absolute, as the caller reached this server)' }),
   }),
 );
@@ -334,6 +336,7 @@ export const createApiBody = Type.Object(
     throttle: throttleField,
     authorizers: Type.Optional(authorizersInput),
     defaultAuthorizer: Type.Optional(defaultAuthorizerSchema),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false },
 );
@@ -350,6 +353,7 @@ export const updateApiBody = Type.Object(
     throttle: throttleField,
     authorizers: Type.Optional(authorizersInput),
     defaultAuthorizer: Type.Optional(defaultAuthorizerSchema),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false },
 );
@@ -359,6 +363,7 @@ export const API_INPUT_DEFAULTS = {
   cors: null,
   minimumCompressionSize: null,
   binaryMediaTypes: null,
+  project: null,
   ...API_POLICY_DEFAULTS,
 } satisfies InputDefaults<ApiInput>;
 export const apiIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

@@ -5,9 +5,23 @@
 import { ERROR_CODES } from '../errors.js';
 import type { DryRunResult } from '../dry-run.js';
 import { dryRunSchema } from './dry-run.js';
-import { Type, named, stringEnum, type Static } from './kit.js';
+import { Type, named, nullableString, stringEnum, type Static } from './kit.js';
 
 const string = () => Type.String();
+
+/** A project's name as `switchyard apply` records it on what it makes (the project file's `project`). */
+export const PROJECT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$';
+
+/**
+ * The `project` field of functions, APIs and webhooks: which project's
+ * apply made it; null: none (made by hand). apply refuses to change what
+ * another project owns unless told to take it over.
+ */
+export const projectField = () =>
+  nullableString({
+    pattern: PROJECT_NAME_PATTERN,
+    description: "The project whose `switchyard apply` made it (or took it over); null: none. apply changes another project's objects only with --take-over",
+  });
 
 export const ErrorSchema = named(
   'Error',

@@ -23,6 +23,7 @@ import {
   type Static,
   type TSchema,
 } from './kit.js';
+import { projectField } from './common.js';
 
 const string = () => Type.String();
 
@@ -62,6 +63,7 @@ export const FunctionSchema = named(
       on_success: Type.Union([Type.Null(), refTo(DestinationSchema)]),
       on_failure: Type.Union([Type.Null(), refTo(DestinationSchema)]),
     }),
+    project: projectField(),
     version: Type.Integer({ description: 'Starts at 1; every update adds one' }),
     code_sha256: string(),
     created_at: instant(),
@@ -301,6 +303,7 @@ export const createFunctionBody = Type.Object(
     schedules: Type.Optional(schedulesSchema),
     events: Type.Optional(eventsSchema),
     async: Type.Optional(asyncSchema),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false },
 );
@@ -320,6 +323,7 @@ export const updateFunctionBody = Type.Object(
     schedules: orNull(schedulesSchema),
     events: orNull(eventsSchema),
     async: orNull(asyncSchema),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false },
 );
@@ -348,6 +352,7 @@ export const FUNCTION_INPUT_DEFAULTS = {
   schedules: [],
   events: [],
   async: { retries: 2, on_success: null, on_failure: null },
+  project: null,
 } satisfies InputDefaults<FunctionInput>;
 
 /** A schedule's zone when its `timezone` is left out; no payload. */

@@ -22,6 +22,7 @@ import {
   type Static,
   type TSchema,
 } from './kit.js';
+import { projectField } from './common.js';
 
 const string = () => Type.String();
 
@@ -93,6 +94,7 @@ export const WebhookSchema = named(
     breaker: refTo(BreakerSettingsSchema),
     rate_limit: Type.Union([Type.Null(), refTo(RateLimitSchema)], { description: 'Sends per second for the whole cluster; null: no limit' }),
     auto_disable: refTo(AutoDisableSchema),
+    project: projectField(),
     created_at: instant(),
     updated_at: instant(),
     secret: Type.Optional(Type.String({ description: 'Only in the answer that generated or set it' })),
@@ -310,6 +312,7 @@ const optionalFields = {
   breaker: orNull(fields.breaker),
   rate_limit: orNull(fields.rate_limit),
   auto_disable: orNull(fields.auto_disable),
+  project: Type.Optional(projectField()),
 };
 
 export const createWebhookBody = Type.Object(
@@ -368,6 +371,7 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   breaker: { enabled: true, min_attempts: 20, failure_ratio: 0.5, window_s: 60 },
   rate_limit: null,
   auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
+  project: null,
 } satisfies InputDefaults<WebhookInput>;
 
 /** `POST /api/webhooks/{id}/recover`: which of its finished deliveries to resend. */

@@ -45,6 +45,8 @@ export interface NewApi extends Partial<ApiPolicy> {
   cors?: CorsConfig | null;
   minimumCompressionSize?: number | null;
   binaryMediaTypes?: string[] | null;
+  /** Absent: none. */
+  project?: string | null;
 }
 
 /** Policy fields (ApiPolicy) left out stay as they are. */
@@ -54,6 +56,8 @@ export interface ApiPatch extends Partial<ApiPolicy> {
   /** Absent: unchanged; null: off. */
   minimumCompressionSize?: number | null;
   binaryMediaTypes?: string[] | null;
+  /** Absent: unchanged; null: owned by no project. */
+  project?: string | null;
   /** When present, replaces every route of the API. */
   routes?: NewRoute[];
   /** Null removes it; absent keeps it. */

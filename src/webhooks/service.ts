@@ -217,6 +217,7 @@ export class WebhookService {
       breaker: breakerOf(input.breaker),
       rateLimit: rateLimitOf(input.rate_limit),
       autoDisable: autoDisableOf(input.auto_disable),
+      project: input.project ?? null,
     };
     return { fields, reveal: secret.reveal };
   }
@@ -422,6 +423,7 @@ export class WebhookService {
     if (input.breaker !== undefined) patch.breaker = breakerOf(input.breaker, current.breaker);
     if (input.rate_limit !== undefined) patch.rateLimit = rateLimitOf(input.rate_limit, current.rateLimit);
     if (input.auto_disable !== undefined) patch.autoDisable = autoDisableOf(input.auto_disable, current.autoDisable);
+    if (input.project !== undefined) patch.project = input.project;
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret !== undefined) {
       secret = this.resolveSecret(input.secret);

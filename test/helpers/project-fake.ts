@@ -76,6 +76,7 @@ export class FakeProjectApi implements ProjectApi {
       schedules: (body.schedules ?? []).map((s) => ({ cron: s.cron, timezone: s.timezone ?? 'UTC', payload: s.payload ?? null })),
       events: body.events ?? [],
       async: body.async ?? { retries: 2, on_success: null, on_failure: null },
+      project: body.project ?? null,
     };
     this.checkDestinations(fn.async);
     this.functions.set(fn.name, fn);
@@ -136,6 +137,7 @@ export class FakeProjectApi implements ProjectApi {
       errorFormat: body.errorFormat ?? 'switchyard',
       exposeErrors: body.exposeErrors ?? false,
       throttle: body.throttle ?? null,
+      project: body.project ?? null,
     };
     for (const r of api.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
     this.apis.push(api);
@@ -153,6 +155,7 @@ export class FakeProjectApi implements ProjectApi {
     if (body.errorFormat !== undefined) api.errorFormat = body.errorFormat;
     if (body.exposeErrors !== undefined) api.exposeErrors = body.exposeErrors;
     if (body.throttle !== undefined) api.throttle = body.throttle;
+    if (body.project !== undefined) api.project = body.project;
     if (body.routes) {
       for (const r of body.routes) if (!this.functions.has(r.function)) throw new Error(`unknown function ${r.function}`);
       api.routes = body.routes.map((r) => ({ id: `rt_${++this.seq}`, ...r }));

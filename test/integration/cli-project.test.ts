@@ -200,9 +200,9 @@ describe('switchyard import', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ format: 'sam' });
     const applied = await cli(['apply', '-f', dir]);
     expect(applied.code, applied.stderr).toBe(0);
-    const hello = await invokeByApiName('ServerlessRestApi', '/hello/ada');
+    const hello = await invokeByApiName('sam-ServerlessRestApi', '/hello/ada');
     expect(hello.json).toMatchObject({ name: 'ada' });
-    const item = await invokeByApiName('ServerlessHttpApi', '/items/5');
+    const item = await invokeByApiName('sam-ServerlessHttpApi', '/items/5');
     expect(item.json).toMatchObject({ id: '5', route: 'GET /items/{id}' });
   });
 
@@ -228,7 +228,7 @@ describe('switchyard import', () => {
     const applied = await cli(['apply', '-f', dir]);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(
-      "functions.create.file: cannot bundle todos/create.js: it imports the npm packages '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'uuid', not installed: run `npm install` in",
+      "functions.serverless-rest-api-with-dynamodb-create.file: cannot bundle todos/create.js: it imports the npm packages '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', 'uuid', not installed: run `npm install` in",
     );
     expect(applied.stderr).toContain('(its package.json lists them)');
     expect(applied.stderr.match(/npm install/g)).toHaveLength(3);
@@ -247,7 +247,7 @@ describe('switchyard import', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr.match(/cannot bundle handler\.js/g)).toHaveLength(1);
     expect(missing.stderr).toContain("it imports the npm package '@octokit/rest', not installed: run `npm install` in");
-    expect(missing.stderr).toContain('(the same for functions.ping, functions.nightlyReport: they share handler.js)');
+    expect(missing.stderr).toContain('(the same for functions.github-webhook-listener-ping, functions.github-webhook-listener-nightlyReport: they share handler.js)');
 
     // Installed, but a build that needs many Node modules: one short line for the package, once for the file.
     const pkg = join(dir, 'node_modules', '@octokit', 'rest');
@@ -272,13 +272,13 @@ describe('switchyard import', () => {
     const threw = await cli(['apply', '-f', dir]);
     expect(threw.code).toBe(1);
     expect(threw.stderr).toContain('top-level code threw Error: GITHUB_TOKEN is not set (handler.js, line 6');
-    expect(threw.stderr).toContain('(the same for functions.ping, functions.nightlyReport: they share handler.js)');
+    expect(threw.stderr).toContain('(the same for functions.github-webhook-listener-ping, functions.github-webhook-listener-nightlyReport: they share handler.js)');
     expect(threw.stderr).not.toMatch(/githubWebhookListener\.js|ping\.js|nightlyReport\.js/);
     // The dry run refuses it as apply does: the server compiles and runs the top level for it too.
     const dry = await cli(['apply', '-f', dir, '--dry-run']);
     expect(dry.code).toBe(1);
     expect(dry.stderr).toContain('GITHUB_TOKEN is not set (handler.js, line 6');
-    expect((await svc.request('GET', '/api/functions/githubWebhookListener')).status).toBe(404);
+    expect((await svc.request('GET', '/api/functions/github-webhook-listener-githubWebhookListener')).status).toBe(404);
 
     writeFileSync(join(dir, 'handler.js'), handler);
     const ok = await cli(['apply', '-f', dir]);
@@ -294,6 +294,7 @@ describe('switchyard import', () => {
     expect(r.code, r.stderr).toBe(0);
     const { notes, unresolved } = JSON.parse(r.stdout) as { notes: string[]; unresolved: Array<{ where: string }> };
     expect(notes).toEqual([
+      "Outputs: not carried (a stack's outputs have no counterpart)",
       'Globals.Function: Layers not carried (a function is one file: bundle what the layer held into it; apply, dev and deploy bundle the npm packages in node_modules)',
       "Globals.Api: TracingEnabled not carried (routes come from the functions' events; stages have no counterpart)",
       'Resources.getAllItemsFunction.Properties, Resources.getByIdFunction.Properties: Policies not carried (functions have no AWS identity: give the code credentials through env if it calls AWS)',

@@ -379,6 +379,23 @@ describe('deploy', () => {
     expect((await svc.request('GET', '/api/functions/reader')).status).toBe(404);
   }, 30_000);
 
+  it('a bundle error in a package above the function file names it from node_modules/, not through ../', async () => {
+    // The function lives two folders down; the package sits in the project's node_modules, above the folder deploy bundles from.
+    const root = join(dir, 'nested');
+    const at = join(root, 'node_modules', 'broken-pkg');
+    mkdirSync(join(at, 'lib'), { recursive: true });
+    writeFileSync(join(at, 'package.json'), JSON.stringify({ name: 'broken-pkg', version: '1.0.0', main: 'lib/main.js' }));
+    writeFileSync(join(at, 'lib', 'main.js'), 'module.exports = function (a {\n  return a;\n};\n');
+    mkdirSync(join(root, 'src', 'handlers'), { recursive: true });
+    const file = join(root, 'src', 'handlers', 'fn.mjs');
+    writeFileSync(file, "import f from 'broken-pkg';\nexport const handler = async () => f(1);\n");
+    const r = await cli(['deploy', file, '--name', 'nested-broken']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/node_modules\/broken-pkg\/lib\/main\.js:1:\d+/);
+    expect(r.stderr).not.toContain('../');
+    expect((await svc.request('GET', '/api/functions/nested-broken')).status).toBe(404);
+  }, 30_000);
+
   it('refuses native code and reports a missing package', async () => {
     const native = project(
       'native',

@@ -45,10 +45,10 @@ function projectDir(files: Record<string, string>): string {
   return dir;
 }
 
-async function plan(dir: string, opts: { prune?: boolean; env?: Record<string, string>; file?: string } = {}) {
+async function plan(dir: string, opts: { prune?: boolean; env?: Record<string, string>; file?: string; takeOver?: boolean } = {}) {
   // The variables a test hands in are the ones it allows, as `--env-from` would.
   const { project } = await loadProject(join(dir, opts.file ?? 'switchyard.yaml'), { env: opts.env ?? {}, envFrom: Object.keys(opts.env ?? {}) });
-  return planProject(project, await readServerState(api, project), { prune: opts.prune });
+  return planProject(project, await readServerState(api, project), { prune: opts.prune, takeOver: opts.takeOver });
 }
 
 const HELLO = `export const handler = async () => ({ statusCode: 200, body: 'hello ' + process.env.GREETING });`;
@@ -432,7 +432,9 @@ webhooks:
     const valid = (name: string) =>
       name.endsWith('_SECRET') ? 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0' : name.endsWith('_TARGET_URL') ? 'https://example.com/x' : 'x';
     const env = Object.fromEntries(exported.env_vars.map((v) => [v.name, valid(v.name)]));
-    const changes = (await plan(out, { env })).changes;
+    // The placeholders change the imported projects' functions' env: theirs, so only with take-over.
+    await expect(plan(out, { env })).rejects.toThrow(/belongs to project 'users-service', and this file names no project/);
+    const changes = (await plan(out, { env, takeOver: true })).changes;
     expect(changes.filter((c) => c.name.startsWith('h-'))).toEqual([]);
   });
 });

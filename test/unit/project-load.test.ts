@@ -97,6 +97,7 @@ webhooks:
         schedules: [],
         events: [],
         async: { retries: 2, on_success: null, on_failure: null },
+        project: null,
       },
       {
         name: 'typed',
@@ -111,6 +112,7 @@ webhooks:
         schedules: [],
         events: [],
         async: { retries: 2, on_success: null, on_failure: null },
+        project: null,
       },
     ]);
     expect(project.apis).toEqual([
@@ -129,6 +131,7 @@ webhooks:
         error_format: null,
         expose_errors: null,
         throttle: null,
+        project: null,
       },
     ]);
     expect(project.webhooks[0]).toEqual({
@@ -149,6 +152,7 @@ webhooks:
       breaker: { enabled: true, min_attempts: 20, failure_ratio: 0.5, window_s: 60 },
       rate_limit: null,
       auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
+      project: null,
     });
   });
 
@@ -167,7 +171,7 @@ webhooks:
   });
 
   it('an empty file is an empty project', async () => {
-    expect((await parse('')).project).toEqual({ functions: [], apis: [], webhooks: [] });
+    expect((await parse('')).project).toEqual({ functions: [], apis: [], webhooks: [], project: null });
   });
 
   it('reads a file from disk, function paths relative to it', async () => {

@@ -270,7 +270,10 @@ functions:
       - httpApi: '*'
       - sqs: arn:aws:sqs:region:XXXXXX:queue
 `);
-    expect(result.document.apis).toEqual({ svc: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'both' }] } });
+    // The catch-all answers the root too, as on AWS.
+    expect(result.document.apis).toEqual({
+      svc: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'both' }, { method: 'ANY', path: '/', function: 'both' }] },
+    });
     expect(result.document.functions!.both).toMatchObject({
       handler: 'main',
       memory_mb: 1024,
@@ -425,6 +428,7 @@ describe('import SAM', () => {
     ]);
     expect(result.reads).toEqual([]);
     expect(result.notes).toEqual([
+      "Outputs: not carried (a stack's outputs have no counterpart)",
       'Resources.ItemsFunction.Properties.Events.Paused: schedule rate(5 minutes) is disabled (Enabled: false); not carried',
       "Resources.ItemsFunction.Properties.Events.MonthEnd: cron(0 0 L * ? *): 'L' (last) in day-of-month is not in Switchyard's cron; not carried",
       'Resources.ItemsTable: AWS::DynamoDB::Table is not carried: Switchyard has no tables; keep the data in a database of your own and give the functions its address in env',
@@ -443,7 +447,13 @@ Resources:
         Old: { Type: HttpApi, Properties: { ApiId: !Ref Legacy, Path: /old, Method: post, PayloadFormatVersion: '1.0' } }
 `);
     expect(result.document.apis).toEqual({
-      ServerlessHttpApi: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'Fn' }] },
+      ServerlessHttpApi: {
+        base_path: '/',
+        routes: [
+          { method: 'ANY', path: '/{proxy+}', function: 'Fn' },
+          { method: 'ANY', path: '/', function: 'Fn' },
+        ],
+      },
       Legacy: { base_path: '/', routes: [{ method: 'POST', path: '/old', function: 'Fn-v1' }] },
     });
     expect(result.document.functions!.Fn.file).toBe('index.js');
@@ -580,13 +590,13 @@ describe('generated YAML is data', () => {
   it('import: a function name with line breaks becomes a valid name, and the note naming it stays a comment', () => {
     const result = importServerless(`service: s\nfunctions:\n  ${JSON.stringify(INJECTED)}:\n    handler: h.handler\n`);
     const doc = parseYaml(result.yaml) as Record<string, unknown>;
-    expect(Object.keys(doc)).toEqual(['version', 'functions']);
+    expect(Object.keys(doc)).toEqual(['version', 'project', 'functions']);
     const names = Object.keys(doc.functions as object);
     expect(names).toHaveLength(1);
     expect(names[0]).toMatch(/^w-webhooks----pwned[A-Za-z0-9_-]*$/);
     expect(result.notes[0]).toContain(JSON.stringify(INJECTED));
     const sam = importSam(`Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties: { Handler: h.handler, FunctionName: ${JSON.stringify(INJECTED)}, Environment: { Variables: { X: !Sub ${JSON.stringify(`\${T}${INJECTED}`)} } } }\n`);
-    expect(Object.keys(parseYaml(sam.yaml) as object)).toEqual(['version', 'functions']);
+    expect(Object.keys(parseYaml(sam.yaml) as object)).toEqual(['version', 'project', 'functions']);
     expect(sam.unresolved.map((u) => u.key)).toEqual(['X']);
     expect(sam.yaml).toContain('pwned');
   });

@@ -20,7 +20,14 @@ import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
 /** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
+/** Back to migration 18: no owners. */
+async function undoProjectOwners(b: StoreBackend, url: string): Promise<void> {
+  for (const table of ['functions', 'apis', 'webhooks']) await b.exec(url, `ALTER TABLE ${table} DROP COLUMN project`);
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 19');
+}
+
 async function undoEndpointHealth(b: StoreBackend, url: string): Promise<void> {
+  await undoProjectOwners(b, url);
   for (const sql of [
     'DROP TABLE recoveries',
     'DROP TABLE target_health',
@@ -540,6 +547,7 @@ for (const b of backends()) {
           [16, 'api_route_policy'],
           [17, 'api_keys_usage_plans_throttles'],
           [18, 'endpoint_health'],
+          [19, 'project_owners'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
@@ -601,6 +609,35 @@ for (const b of backends()) {
         });
         expect(await again.getDelivery(delivery.id)).toMatchObject({ status: 'pending', retryBase: 0 });
         expect(await again.countHeldDeliveries()).toBe(0);
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('migration 19 gives functions, APIs and webhooks an owner: none for what a database at migration 18 holds; a write records one, a patch keeps or clears it', async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      let apiId: string;
+      let hookId: string;
+      try {
+        await first.createFunction(fn('older'));
+        apiId = (await first.createApi({ name: 'older', basePath: '/o', routes: [{ method: 'GET', path: '/x', function: 'older' }] })).id;
+        hookId = (await first.createWebhook({ ...newWebhook('https://example.com/in'), name: 'older' })).id;
+      } finally {
+        await first.close();
+      }
+      await undoProjectOwners(b, url);
+      const again = await openStore(url);
+      try {
+        expect(await again.getFunction('older')).toMatchObject({ name: 'older', project: null, version: 1 });
+        expect(await again.getApi(apiId)).toMatchObject({ name: 'older', project: null, routes: [{ path: '/x' }] });
+        expect(await again.getWebhook(hookId)).toMatchObject({ name: 'older', project: null });
+        expect(await again.createFunction(fn('owned', { project: 'shop' }))).toMatchObject({ project: 'shop' });
+        expect(await again.updateFunction('owned', { timeoutMs: 2000 })).toMatchObject({ project: 'shop', timeoutMs: 2000 });
+        expect(await again.updateFunction('owned', { project: null })).toMatchObject({ project: null });
+        expect(await again.updateApi(apiId, { project: 'shop' })).toMatchObject({ project: 'shop' });
+        expect(await again.updateApi(apiId, { name: 'renamed' })).toMatchObject({ project: 'shop', name: 'renamed' });
+        expect(await again.updateWebhook(hookId, { project: 'shop' })).toMatchObject({ project: 'shop' });
       } finally {
         await again.close();
       }

@@ -22,6 +22,7 @@ export function apiView(api: Api, origin: string): ApiView {
     throttle: api.throttle,
     authorizers: api.authorizers.map(authorizerView),
     defaultAuthorizer: api.defaultAuthorizer,
+    project: api.project ?? null,
     invokeUrl: `${origin}${invokePathOf(api.id, api.basePath)}`,
   };
 }

@@ -34,6 +34,7 @@ export function functionView(fn: FunctionRecord, withCode = false): FunctionView
       on_success: destinationView(fn.async.onSuccess),
       on_failure: destinationView(fn.async.onFailure),
     },
+    project: fn.project ?? null,
     version: fn.version,
     code_sha256: fn.codeSha256,
     created_at: fn.createdAt,

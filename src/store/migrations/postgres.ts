@@ -512,4 +512,14 @@ CREATE INDEX recoveries_by_webhook ON recoveries (webhook_id, id);
 CREATE INDEX recoveries_running ON recoveries (lease_until) WHERE status = 'running';
 `,
   },
+  {
+    version: 19,
+    name: 'project_owners',
+    // As on SQLite: the project that made each function, API and webhook; null for none. No default: no table rewrite.
+    sql: `
+ALTER TABLE functions ADD COLUMN project TEXT;
+ALTER TABLE apis ADD COLUMN project TEXT;
+ALTER TABLE webhooks ADD COLUMN project TEXT;
+`,
+  },
 ];

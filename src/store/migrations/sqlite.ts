@@ -574,4 +574,16 @@ CREATE INDEX recoveries_by_webhook ON recoveries (webhook_id, id);
 CREATE INDEX recoveries_running ON recoveries (lease_until) WHERE status = 'running';
 `,
   },
+  {
+    version: 19,
+    name: 'project_owners',
+    // Which project made a function, an API or a webhook (\`switchyard apply\` of a file with a
+    // \`project\`); null: made by hand, or before projects were recorded. apply refuses to change
+    // what another project owns unless told to take it over.
+    sql: `
+ALTER TABLE functions ADD COLUMN project TEXT;
+ALTER TABLE apis ADD COLUMN project TEXT;
+ALTER TABLE webhooks ADD COLUMN project TEXT;
+`,
+  },
 ];

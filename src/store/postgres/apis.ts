@@ -75,9 +75,9 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const policy = apiPolicyColumns(api);
         await c.query(
           `INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, policy_json,
-              created_at, updated_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-          [id, api.name, api.basePath, corsJson(api.cors), policy.minimum_compression_size, policy.binary_media_types, policy.policy_json, db.stamp()],
+              created_at, updated_at, project)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+          [id, api.name, api.basePath, corsJson(api.cors), policy.minimum_compression_size, policy.binary_media_types, policy.policy_json, db.stamp(), policy.project],
         );
         for (const [i, r] of api.routes.entries()) await insertRoute(c, id, r, newId('rt'), i + 1, `routes[${i}].function`);
         return (await loadApi(id, c))!;
@@ -104,7 +104,7 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
         const policy = apiPolicyColumns(patch, cur);
         await c.query(
           `UPDATE apis SET name = $2, base_path = $3, cors_json = $4, minimum_compression_size = $5, binary_media_types = $6,
-            policy_json = $7, updated_at = $8 WHERE id = $1`,
+            policy_json = $7, updated_at = $8, project = $9 WHERE id = $1`,
           [
             id,
             patch.name ?? cur.name,
@@ -114,6 +114,7 @@ export function pgApis(deps: { db: PgDb; webhooks: Pick<WebhooksPart, 'webhooksU
             policy.binary_media_types,
             policy.policy_json,
             db.stamp(),
+            policy.project,
           ],
         );
         if (patch.routes) {

@@ -55,6 +55,7 @@ const UPDATE_SQL = `WITH f AS (UPDATE functions SET runtime = COALESCE($2, runti
     code_sha256 = COALESCE($8, code_sha256), handler = COALESCE($10, handler),
     event_format = COALESCE($11, event_format), schedules_json = COALESCE($12, schedules_json),
     events_json = COALESCE($13, events_json), async_json = CASE WHEN $15 THEN $14 ELSE async_json END,
+    project = CASE WHEN $17 THEN $16 ELSE project END,
     version = version + 1, updated_at = $9
   WHERE name = $1 RETURNING *),${ADD_VERSION_SQL}`;
 
@@ -149,6 +150,8 @@ export function pgFunctions(deps: { db: PgDb; logTrim: LogTrimCounter }): Functi
             patch.events !== undefined ? JSON.stringify(patch.events) : null,
             jsonOrNull(patch.async),
             patch.async !== undefined,
+            patch.project ?? null,
+            patch.project !== undefined,
           ],
           c,
         );

@@ -47,6 +47,7 @@ export interface FunctionRow {
   schedules_json: string;
   events_json: string;
   async_json: string | null;
+  project: string | null;
   version: number;
   code_sha256: string;
   created_at: string;
@@ -56,7 +57,7 @@ export interface FunctionRow {
 /** The columns a new function writes, in the order of newFunctionColumns' keys (version, times and seq are the statement's). */
 export const NEW_FUNCTION_COLUMNS = [
   'name', 'runtime', 'code', 'compiled', 'env_json', 'timeout_ms', 'memory_mb', 'handler', 'event_format', 'schedules_json',
-  'events_json', 'async_json', 'code_sha256',
+  'events_json', 'async_json', 'code_sha256', 'project',
 ] as const;
 
 export function newFunctionColumns(fn: NewFunction): Record<(typeof NEW_FUNCTION_COLUMNS)[number], unknown> {
@@ -74,6 +75,7 @@ export function newFunctionColumns(fn: NewFunction): Record<(typeof NEW_FUNCTION
     events_json: JSON.stringify(fn.events ?? []),
     async_json: jsonOrNull(fn.async),
     code_sha256: fn.codeSha256,
+    project: fn.project ?? null,
   };
 }
 
@@ -91,6 +93,7 @@ export function toFunction(r: FunctionRow): FunctionRecord {
     schedules: JSON.parse(r.schedules_json) as FunctionSchedule[],
     events: JSON.parse(r.events_json) as string[],
     async: r.async_json === null ? { ...DEFAULT_ASYNC } : (JSON.parse(r.async_json) as AsyncConfig),
+    project: r.project ?? null,
     version: r.version,
     codeSha256: r.code_sha256,
     createdAt: r.created_at,
@@ -161,6 +164,7 @@ export interface ApiRow {
   binary_media_types: string | null;
   /** The ApiPolicy fields that differ from their defaults, as JSON; null: none does. */
   policy_json: string | null;
+  project: string | null;
 }
 
 export interface RouteRow {
@@ -222,6 +226,7 @@ export function toApi(r: ApiRow, routes: RouteRow[]): Api {
     updatedAt: r.updated_at,
     minimumCompressionSize: r.minimum_compression_size === null ? null : Number(r.minimum_compression_size),
     binaryMediaTypes: r.binary_media_types === null ? null : (JSON.parse(r.binary_media_types) as string[]),
+    project: r.project ?? null,
     ...API_POLICY_DEFAULTS,
     ...(r.policy_json === null ? null : (JSON.parse(r.policy_json) as Partial<ApiPolicy>)),
   };
@@ -229,10 +234,11 @@ export function toApi(r: ApiRow, routes: RouteRow[]): Api {
 
 /** The API's setting and policy columns as written: the list and the policy as JSON text; absent fields as they were. */
 export function apiPolicyColumns(
-  given: { minimumCompressionSize?: number | null; binaryMediaTypes?: string[] | null } & Partial<ApiPolicy>,
+  given: { minimumCompressionSize?: number | null; binaryMediaTypes?: string[] | null; project?: string | null } & Partial<ApiPolicy>,
   cur?: ApiRow,
-): { minimum_compression_size: number | null; binary_media_types: string | null; policy_json: string | null } {
+): { minimum_compression_size: number | null; binary_media_types: string | null; policy_json: string | null; project: string | null } {
   return {
+    project: given.project !== undefined ? given.project : (cur?.project ?? null),
     minimum_compression_size:
       given.minimumCompressionSize !== undefined ? given.minimumCompressionSize : (cur?.minimum_compression_size ?? null),
     binary_media_types:

@@ -42,6 +42,7 @@ export interface WebhookRow {
   /** The breaker, rate limit and auto-disable settings (HealthSettings); null: the defaults (rows before migration 18). */
   health_json: string | null;
   target_origin: string | null;
+  project: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -57,7 +58,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -83,6 +84,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     disabled_reason: w.disabledReason ?? null,
     health_json: JSON.stringify({ breaker: w.breaker, rateLimit: w.rateLimit, autoDisable: w.autoDisable } satisfies HealthSettings),
     target_origin: originOf(w.targetUrl),
+    project: w.project ?? null,
   };
 }
 
@@ -106,6 +108,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     pausedAt: r.paused_at,
     disabledReason: r.disabled_reason as DisabledReason | null,
     ...healthSettingsOf(r.health_json),
+    project: r.project ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

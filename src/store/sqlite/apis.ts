@@ -24,8 +24,8 @@ function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
     insert: p(`INSERT INTO apis (id, name, base_path, cors_json, minimum_compression_size, binary_media_types, policy_json,
-        created_at, updated_at)
-      VALUES (@id, @name, @base_path, @cors_json, @minimum_compression_size, @binary_media_types, @policy_json, @now, @now)`),
+        project, created_at, updated_at)
+      VALUES (@id, @name, @base_path, @cors_json, @minimum_compression_size, @binary_media_types, @policy_json, @project, @now, @now)`),
     get: p('SELECT * FROM apis WHERE id = ?'),
     list: p('SELECT * FROM apis WHERE id > ? ORDER BY id LIMIT ?'),
     count: p('SELECT COUNT(*) FROM apis').pluck(),
@@ -35,7 +35,7 @@ function prepare({ db }: SqliteDb) {
       ORDER BY api_id, position`),
     update: p(`UPDATE apis SET name = @name, base_path = @base_path, cors_json = @cors_json,
       minimum_compression_size = @minimum_compression_size, binary_media_types = @binary_media_types,
-      policy_json = @policy_json, updated_at = @now WHERE id = @id`),
+      policy_json = @policy_json, project = @project, updated_at = @now WHERE id = @id`),
     touch: p('UPDATE apis SET updated_at = ? WHERE id = ?'),
     delete: p('DELETE FROM apis WHERE id = ?'),
     routesOf: p('SELECT * FROM routes WHERE api_id = ? ORDER BY position'),

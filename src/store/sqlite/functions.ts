@@ -46,7 +46,7 @@ function prepare({ db }: SqliteDb) {
     count: p('SELECT COUNT(*) FROM functions').pluck(),
     update: p(`UPDATE functions SET runtime = @runtime, code = @code, compiled = @compiled, env_json = @env_json,
       timeout_ms = @timeout_ms, memory_mb = @memory_mb, handler = @handler, event_format = @event_format, code_sha256 = @code_sha256,
-      schedules_json = @schedules_json, events_json = @events_json, async_json = @async_json,
+      schedules_json = @schedules_json, events_json = @events_json, async_json = @async_json, project = @project,
       version = version + 1, updated_at = @now
       WHERE name = @name RETURNING *`),
     delete: p('DELETE FROM functions WHERE name = ?'),
@@ -127,6 +127,7 @@ export function sqliteFunctions(deps: { db: SqliteDb; logTrim: LogTrimCounter })
           events_json: patch.events !== undefined ? JSON.stringify(patch.events) : cur.events_json,
           async_json: patch.async !== undefined ? jsonOrNull(patch.async) : cur.async_json,
           code_sha256: patch.codeSha256 ?? cur.code_sha256,
+          project: patch.project !== undefined ? patch.project : cur.project,
           now: db.stamp(),
         }) as FunctionRow;
         setTriggers(name, patch);
