@@ -24,28 +24,42 @@
 import { build, type Message, type Plugin } from 'esbuild';
 import { InvalidCodeError } from '../errors.js';
 import type { FunctionRuntimeName } from '../types.js';
+import { UNAVAILABLE_MARK, unavailableOf } from './node-builtins.js';
 
 /** The file name a function's stack traces and errors show: its name with its runtime's extension. */
 export function userFileName(name: string, runtime: FunctionRuntimeName): string {
   return `${name}.${runtime === 'typescript' ? 'ts' : 'js'}`;
 }
 
-/** Every import stays external: the isolate's loader decides at run time. */
-const sandboxImports: Plugin = {
-  name: 'switchyard-sandbox-imports',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path, external: true }));
-  },
-};
+/** Every import stays external (the isolate's loader decides at run time), and is noted in `seen`. */
+function sandboxImports(seen: Set<string>): Plugin {
+  return {
+    name: 'switchyard-sandbox-imports',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        seen.add(args.path);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
 
-// esbuild writes a kept import of async_hooks as this call.
-const LOADS_ASYNC_HOOKS = /\brequire\("(?:node:)?async_hooks"\)/;
+/** The code with UNAVAILABLE_MARK's line before its source map, when any import will throw if used. */
+function markUnavailable(text: string, seen: Set<string>): string {
+  const list = unavailableOf(seen);
+  if (list.length === 0) return text;
+  const at = text.lastIndexOf('//# sourceMappingURL=');
+  const line = `${UNAVAILABLE_MARK}${list.join(',')}\n`;
+  return at < 0 ? `${text}\n${line}` : text.slice(0, at) + line + text.slice(at);
+}
 
 export async function compileSource(code: string, runtime: FunctionRuntimeName, name = 'function'): Promise<{ compiled: string }> {
   const file = userFileName(name, runtime);
   try {
     const first = await transpile(code, runtime, file, false);
-    return { compiled: LOADS_ASYNC_HOOKS.test(first) ? await transpile(code, runtime, file, true) : first };
+    const asyncHooks = first.seen.has('async_hooks') || first.seen.has('node:async_hooks');
+    return { compiled: asyncHooks ? (await transpile(code, runtime, file, true)).text : first.text };
   } catch (err) {
     const first = (err as { errors?: Message[] }).errors?.[0];
     if (!first) throw err;
@@ -55,7 +69,8 @@ export async function compileSource(code: string, runtime: FunctionRuntimeName, 
   }
 }
 
-async function transpile(code: string, runtime: FunctionRuntimeName, file: string, lowerAsync: boolean): Promise<string> {
+async function transpile(code: string, runtime: FunctionRuntimeName, file: string, lowerAsync: boolean): Promise<{ text: string; seen: Set<string> }> {
+  const seen = new Set<string>();
   const out = await build({
       stdin: { contents: code, loader: runtime === 'typescript' ? 'ts' : 'js', sourcefile: file },
       bundle: true,
@@ -67,9 +82,9 @@ async function transpile(code: string, runtime: FunctionRuntimeName, file: strin
       sourcesContent: false,
       // No tsconfig.json is looked up for user code, so the server's never applies.
       tsconfigRaw: {},
-      plugins: [sandboxImports],
+      plugins: [sandboxImports(seen)],
       logLevel: 'silent',
       ...(lowerAsync ? { supported: { 'async-await': false, 'async-generator': false, 'for-await': false } } : {}),
     });
-  return out.outputFiles[0].text;
+  return { text: markUnavailable(out.outputFiles[0].text, seen), seen };
 }

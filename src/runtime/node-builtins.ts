@@ -89,27 +89,25 @@ export function refusal(id: string): string {
   return (builtin ? REFUSALS.builtin : REFUSALS.other).replace('{id}', id);
 }
 
-// esbuild writes every import it keeps as `require("name")` in its CommonJS output.
-const REQUIRE_CALL = /\brequire\("((?:[^"\\]|\\.){1,200})"\)/g;
-const seen = new Map<string, string[]>();
-const SEEN_MAX = 256;
+/** The line compile.ts writes into compiled code, before its source map, naming what unavailableModules answers. */
+export const UNAVAILABLE_MARK = '//# switchyard-unavailable-modules=';
+
+/** Of the modules compiled code imports, those that will throw if used: those the sandbox lacks, and the inert ones. Sorted, without `node:`. */
+export function unavailableOf(imports: Iterable<string>): string[] {
+  const out = new Set<string>();
+  for (const id of imports) if (!AVAILABLE.has(bare(id))) out.add(bare(id));
+  return [...out].sort();
+}
 
 /**
- * The modules compiled code (compile.ts's output) names that will throw if
- * used: those the sandbox has not at all, and the inert ones. Sorted, without
- * `node:`. A name built at run time (`require(name)`) cannot be seen here.
- * Remembered per code, so listing many functions does not scan each again.
+ * What compiled code (compile.ts's output) imports that will throw if used,
+ * read from the line compile.ts wrote ([] for code compiled before it did).
+ * Only imports esbuild saw count: a name built at run time (`require(name)`) cannot be seen.
  */
-export function unavailableModules(compiled: string, key: string = compiled): string[] {
-  const known = seen.get(key);
-  if (known) return known;
-  const out = new Set<string>();
-  for (const m of compiled.matchAll(REQUIRE_CALL)) {
-    const name = bare(m[1]);
-    if (!AVAILABLE.has(name)) out.add(name);
-  }
-  const list = [...out].sort();
-  if (seen.size >= SEEN_MAX) seen.delete(seen.keys().next().value as string);
-  seen.set(key, list);
-  return list;
+export function unavailableModules(compiled: string): string[] {
+  const at = compiled.lastIndexOf(`\n${UNAVAILABLE_MARK}`);
+  if (at < 0) return [];
+  const end = compiled.indexOf('\n', at + 1);
+  const list = compiled.slice(at + 1 + UNAVAILABLE_MARK.length, end < 0 ? undefined : end);
+  return list === '' ? [] : list.split(',');
 }

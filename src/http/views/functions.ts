@@ -37,7 +37,7 @@ export function functionView(fn: FunctionRecord, withCode = false): FunctionView
     },
     version: fn.version,
     code_sha256: fn.codeSha256,
-    unavailable_modules: unavailableModules(fn.compiled, fn.codeSha256),
+    unavailable_modules: unavailableModules(fn.compiled),
     created_at: fn.createdAt,
     updated_at: fn.updatedAt,
     ...(withCode ? { code: fn.code } : {}),

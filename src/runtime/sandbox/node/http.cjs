@@ -603,8 +603,38 @@ function abortError(signal) {
   return e;
 }
 
+/**
+ * Node's HTTP classes are functions, and old-style subclasses initialise
+ * through them (`http.ServerResponse.call(this, req)` in light-my-request,
+ * which fastify's inject uses). The classes here are ES classes, so each is
+ * exported as a function over the class: `new` (and `extends`) construct the
+ * class; a plain call builds one and moves its own state onto `this`.
+ */
+function callable(Cls) {
+  const F = {
+    [Cls.name]: function (...args) {
+      if (new.target) return Reflect.construct(Cls, args, new.target);
+      if (!(this instanceof F)) return new F(...args);
+      const made = Reflect.construct(Cls, args, this.constructor);
+      Object.defineProperties(this, Object.getOwnPropertyDescriptors(made));
+      return undefined;
+    },
+  }[Cls.name];
+  F.prototype = Cls.prototype;
+  Object.defineProperty(Cls.prototype, 'constructor', { value: F, writable: true, configurable: true, enumerable: false });
+  Object.setPrototypeOf(F, Object.getPrototypeOf(Cls));
+  return F;
+}
+const Exported = {
+  IncomingMessage: callable(IncomingMessage),
+  OutgoingMessage: callable(OutgoingMessage),
+  ServerResponse: callable(ServerResponse),
+  Server: callable(Server),
+  Agent: callable(Agent),
+};
+
 function makeModule(protocol, port) {
-  class ProtocolAgent extends Agent {
+  class ProtocolAgent extends Exported.Agent {
     constructor(options) {
       super(options);
       this.defaultPort = port;
@@ -626,12 +656,12 @@ function makeModule(protocol, port) {
     globalAgent,
     request,
     get,
-    createServer: (options, listener) => new Server(options, listener),
-    Server,
+    createServer: (options, listener) => new Exported.Server(options, listener),
+    Server: Exported.Server,
     ClientRequest,
-    IncomingMessage,
-    OutgoingMessage,
-    ServerResponse,
+    IncomingMessage: Exported.IncomingMessage,
+    OutgoingMessage: Exported.OutgoingMessage,
+    ServerResponse: Exported.ServerResponse,
     STATUS_CODES,
     METHODS,
     maxHeaderSize: 16384,
