@@ -101,6 +101,9 @@ function shapeOf(value, depth = 0) {
   return shape;
 }
 const inertShapes = {};
+// Loading punycode, sys or wasi warns (deprecated, experimental); only their names are read here.
+const emitWarning = process.emitWarning;
+process.emitWarning = () => undefined;
 for (const name of INERT_MODULES) {
   try {
     const mod = await import(`node:${name}`);
@@ -109,6 +112,7 @@ for (const name of INERT_MODULES) {
     inertShapes[name] = { f: [], v: {}, o: {} };
   }
 }
+process.emitWarning = emitWarning;
 const nodeNames = {
   name: 'sandbox-node-names',
   setup(b) {

@@ -9,7 +9,7 @@
  * on are taken now, before user code can replace them.
  *
  * The added `process` members are not enumerable, so `Object.keys(process)`
- * stays `['env']`; nothing reaches the host's process: `exit`, `pid`,
+ * stays `['env']` (env itself stays read-only and frozen); nothing reaches the host's process: `exit`, `pid`,
  * `binding` and the like stay absent, and `on`/`emit` are a listener table of
  * this isolate that the sandbox itself never fires.
  */
@@ -17,7 +17,7 @@
 const nodeGlobals = {
   URL: g.URL, URLSearchParams: g.URLSearchParams, TextEncoder: g.TextEncoder, TextDecoder: g.TextDecoder,
   crypto: g.crypto, getRandomValues: g.crypto.getRandomValues, randomUUID: g.crypto.randomUUID,
-  console: g.console, queueMicrotask: g.queueMicrotask, setTimeout: g.setTimeout, clearTimeout: g.clearTimeout,
+  queueMicrotask: g.queueMicrotask, setTimeout: g.setTimeout, clearTimeout: g.clearTimeout,
   setInterval: g.setInterval, clearInterval: g.clearInterval, setImmediate: g.setImmediate, clearImmediate: g.clearImmediate,
   fetch: g.fetch, Headers: g.Headers,
 };
@@ -51,8 +51,7 @@ function requireModule(id) {
 {
   const start = Date.now();
   const queue = g.queueMicrotask;
-  const log = g.console;
-  /** A write to stdout or stderr is a console line of the invocation (its trailing newline dropped). */
+  /** A write to stdout or stderr is a console line of the invocation (its trailing newline dropped), through the console the dispatcher installs for each invocation. */
   const stream = (/** @type {'log' | 'error'} */ level, /** @type {number} */ fd) => ({
     fd,
     isTTY: false,
@@ -60,7 +59,7 @@ function requireModule(id) {
     /** @param {unknown} chunk @param {unknown} [encoding] @param {unknown} [cb] */
     write(chunk, encoding, cb) {
       const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? utf8DecodeAll(chunk) : String(chunk);
-      log[level](text.endsWith('\n') ? text.slice(0, -1) : text);
+      g.console[level](text.endsWith('\n') ? text.slice(0, -1) : text);
       const done = typeof encoding === 'function' ? encoding : cb;
       if (typeof done === 'function') queue(() => done());
       return true;
@@ -107,7 +106,7 @@ function requireModule(id) {
     memoryUsage: Object.assign(() => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }), { rss: () => 0 }),
     cpuUsage: () => ({ user: 0, system: 0 }),
     emitWarning(/** @type {unknown} */ warning) {
-      log.warn(typeof warning === 'string' ? 'Warning: ' + warning : String(warning && /** @type {Error} */ (warning).stack || warning));
+      g.console.warn(typeof warning === 'string' ? 'Warning: ' + warning : String(warning && /** @type {Error} */ (warning).stack || warning));
     },
     stdout: stream('log', 1),
     stderr: stream('error', 2),
@@ -128,6 +127,7 @@ function requireModule(id) {
   Object.defineProperties(target, Object.getOwnPropertyDescriptors(proc));
   Object.defineProperties(target, d);
   Object.defineProperties(target, more);
-  def('process', Object.freeze(target));
+  // Extensible, as Node's is (cls-hooked, under the X-Ray SDK, sets process.namespaces); env stays fixed and frozen.
+  def('process', target);
 }
 // isolate source ends

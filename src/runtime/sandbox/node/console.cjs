@@ -8,7 +8,6 @@
  */
 'use strict';
 const util = require('./util.cjs');
-const host = require('./host.cjs');
 
 const OUT = ['log', 'info', 'debug', 'dirxml'];
 const ERR = ['error', 'warn', 'trace'];
@@ -32,7 +31,7 @@ class Console {
     const text = this.#indent + util.format(...args);
     const stream = toErr ? this.#stderr : this.#stdout;
     if (stream) stream.write(text + '\n');
-    else host.console[level](text);
+    else globalThis.console[level](text);
   }
   log(...a) { this.#write(false, 'log', a); }
   info(...a) { this.#write(false, 'info', a); }
@@ -73,8 +72,7 @@ const mod = { Console };
 for (const name of [...OUT, ...ERR, 'dir', 'table', 'assert', 'count', 'countReset', 'time', 'timeEnd', 'timeLog', 'group', 'groupCollapsed', 'groupEnd']) {
   mod[name] = (...a) => {
     const c = globalThis.console;
-    const f = c && typeof c[name] === 'function' ? c[name] : host.console.log;
-    return f.apply(c, a);
+    return c[name](...a);
   };
 }
 module.exports = mod;

@@ -22,7 +22,6 @@ module.exports = {
   webcrypto: null,
   getRandomValues: null,
   randomUUID: null,
-  console: null,
   queueMicrotask: null,
   setTimeout: null,
   clearTimeout: null,

@@ -633,14 +633,17 @@ const Exported = {
   Agent: callable(Agent),
 };
 
-function makeModule(protocol, port) {
-  class ProtocolAgent extends Exported.Agent {
-    constructor(options) {
-      super(options);
-      this.defaultPort = port;
-      this.protocol = protocol;
-    }
-  }
+function makeModule(protocol, port, BaseAgent) {
+  // https.Agent extends http.Agent, as in Node.
+  const ProtocolAgent = BaseAgent
+    ? class Agent extends BaseAgent {
+        constructor(options) {
+          super(options);
+          this.defaultPort = port;
+          this.protocol = protocol;
+        }
+      }
+    : Exported.Agent;
   const globalAgent = new ProtocolAgent({ keepAlive: true });
   const defaults = { protocol, port };
   function request(input, options, callback) {
@@ -671,4 +674,5 @@ function makeModule(protocol, port) {
   };
 }
 
-module.exports = { http: makeModule('http:', 80), https: makeModule('https:', 443) };
+const http = makeModule('http:', 80);
+module.exports = { http, https: makeModule('https:', 443, http.Agent) };

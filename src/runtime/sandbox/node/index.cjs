@@ -64,7 +64,7 @@ function createNodeModules(globals, bridges) {
   host.crypto = bridges.hostCrypto;
   host.setCallbackBinder = bridges.setCallbackBinder;
   host.node = bridges.hostNode;
-  for (const name of ['console', 'queueMicrotask', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'fetch', 'Headers']) {
+  for (const name of ['queueMicrotask', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'fetch', 'Headers']) {
     host[name] = globals[name];
   }
   host.URL = globals.URL;

@@ -35,8 +35,14 @@ function unavailable(what, root) {
 
 function build(shape, path, root) {
   const out = {};
+  // The promise APIs (fs/promises, fs.promises, dns/promises) reject rather than throw, as Node's do when they fail.
+  const promised = /promises$/.test(path);
   for (const name of shape.f || []) {
     const what = path + '.' + name;
+    if (promised && !/^[A-Z]/.test(name)) {
+      out[name] = { [name]: () => Promise.reject(unavailable(what + '()', root)) }[name];
+      continue;
+    }
     out[name] = /^[A-Z]/.test(name)
       ? {
           [name]: class {
