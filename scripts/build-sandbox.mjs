@@ -13,6 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { constants as cryptoConstants } from 'node:crypto';
 import { STATUS_CODES, METHODS } from 'node:http';
 import { constants as osConstants } from 'node:os';
 import { constants as zlibConstants } from 'node:zlib';
@@ -146,6 +147,7 @@ const result = await build({
     SWITCHYARD_HTTP_STATUS_CODES: JSON.stringify(STATUS_CODES),
     SWITCHYARD_HTTP_METHODS: JSON.stringify(METHODS),
     SWITCHYARD_ZLIB_CONSTANTS: JSON.stringify(zlibConstants),
+    SWITCHYARD_CRYPTO_CONSTANTS: JSON.stringify(cryptoConstants),
     SWITCHYARD_OS_CONSTANTS: JSON.stringify(osConstants),
     // util reads it at load; the sandbox's process has only env.
     'process.env.NODE_DEBUG': 'undefined',

@@ -12,7 +12,9 @@
  * The bundles of express and fastify are 1-2 MB (inline source maps): the
  * service is started with a body limit that takes them.
  */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFunction } from '../../src/cli/bundle.js';
@@ -190,6 +192,39 @@ describe('npm packages that need Node built-ins', () => {
     expect(bad.json).toEqual({ error: 'JsonWebTokenError', message: 'invalid signature' });
   }, 60000);
 
+  it('jsonwebtoken signs and verifies RS256 and ES256 with PEM keys (createSign/createVerify over the host), against the host\'s jose', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = (k: KeyObject, type: 'pkcs8' | 'spki') => k.export({ format: 'pem', type }) as string;
+    const env = {
+      RSA_PRIVATE_KEY: pem(rsa.privateKey, 'pkcs8'),
+      RSA_PUBLIC_KEY: pem(rsa.publicKey, 'spki'),
+      EC_PRIVATE_KEY: pem(ec.privateKey, 'pkcs8'),
+      EC_PUBLIC_KEY: pem(ec.publicKey, 'spki'),
+    };
+    const { call } = await deploy('jsonwebtoken-rs256.js', 'aws-v2', [['POST', '/token']], { env });
+    for (const [alg, pub, priv] of [
+      ['RS256', rsa.publicKey, rsa.privateKey],
+      ['ES256', ec.publicKey, ec.privateKey],
+    ] as const) {
+      const signed = await call('POST', '/token', { action: 'sign', alg, sub: `inside-${alg}` });
+      expect(signed.status, signed.text).toBe(200);
+      expect((await jwtVerify(signed.json.token, pub, { algorithms: [alg] })).payload).toMatchObject({ sub: `inside-${alg}` });
+      expect(decodeProtectedHeader(signed.json.token)).toEqual({ alg, typ: 'JWT', kid: 'k1' });
+
+      const hostToken = await new SignJWT({ sub: `host-${alg}` }).setProtectedHeader({ alg, typ: 'JWT' }).setIssuedAt().sign(priv);
+      const verified = await call('POST', '/token', { action: 'verify', alg, token: hostToken });
+      expect(verified.status, verified.text).toBe(200);
+      expect(verified.json).toEqual({ sub: `host-${alg}` });
+
+      const other = alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const foreign = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg, typ: 'JWT' }).sign(other.privateKey);
+      const refused = await call('POST', '/token', { action: 'verify', alg, token: foreign });
+      expect(refused.status).toBe(401);
+      expect(refused.json).toEqual({ error: 'JsonWebTokenError', message: 'invalid signature' });
+    }
+  }, 60000);
+
   it('claudia-api-builder answers through its proxyRouter (it loads readline, never calls it)', async () => {
     const { call, unavailable } = await deploy('claudia-api-builder.js', 'aws-v1', [['GET', '/greet/{name}'], ['POST', '/notes']], {
       handler: 'proxyRouter',
@@ -205,6 +240,29 @@ describe('npm packages that need Node built-ins', () => {
     expect(note.json).toEqual({ saved: 'hi' });
   }, 60000);
 
+  it('Powertools Logger and Metrics log as on Lambda through node:console, and the Tracer loads and does nothing', async () => {
+    const { call } = await deploy('powertools-logger.js', 'aws-v1', [['POST', '/charge']], { env: { POWERTOOLS_DEV: '' } });
+    const res = await call('POST', '/charge', { amount: 12 });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual({ charged: 12, tracing: false });
+    const lines = await waitFor(async () => {
+      const logs = await svc.request('GET', '/api/functions/powertools-logger/logs');
+      const messages = (logs.json as Array<{ message: string }>).map((l) => l.message);
+      return messages.length >= 2 ? messages : null;
+    });
+    const entries = (lines ?? []).map((l) => JSON.parse(l));
+    expect(entries.find((e) => e.message === 'charging')).toMatchObject({
+      level: 'DEBUG',
+      service: 'payments',
+      amount: 12,
+      function_name: 'powertools-logger',
+      function_request_id: expect.any(String),
+      cold_start: expect.any(Boolean),
+    });
+    // Metrics' embedded metric format line.
+    expect(entries.find((e) => e._aws)).toMatchObject({ charges: 1, currency: 'EUR', service: 'payments', _aws: { CloudWatchMetrics: [{ Namespace: 'shop' }] } });
+  }, 60000);
+
   it('Powertools Logger, Metrics and Tracer load and run under middy (logger lines through node:console)', async () => {
     const { call } = await deploy('powertools-middy.mjs', 'aws-v1', [['POST', '/orders']], { env: { POWERTOOLS_DEV: '' } });
     const res = await call('POST', '/orders', { id: 'o-1', items: [1, 2, 3] });
@@ -218,7 +276,7 @@ describe('npm packages that need Node built-ins', () => {
     // The Logger writes one JSON line per call to a Console over process.stdout: the function's log.
     const line = await waitFor(async () => {
       const logs = await svc.request('GET', '/api/functions/powertools-middy/logs');
-      return (logs.json as Array<{ message: string }>).map((l) => l.message).find((m) => m.includes('order received'));
+      return (logs.json as Array<{ message: string }>).map((l) => l.message).find((m) => m.includes('order received')) ?? '';
     });
     expect(JSON.parse(line)).toMatchObject({ level: 'INFO', message: 'order received', service: 'orders', orderId: 'o-1', items: 3 });
   }, 60000);

@@ -171,6 +171,51 @@ describe('sandbox modules: crypto', () => {
   });
 });
 
+describe('sandbox modules: crypto signatures', () => {
+  it('signs and verifies with RSA (PKCS#1 v1.5 and PSS), ECDSA and Ed25519 keys as Node does, keys shown as Node shows them', async () => {
+    const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const ec = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const ed = crypto.generateKeyPairSync('ed25519');
+    const pem = (k: crypto.KeyObject) => k.export({ format: 'pem', type: k.type === 'private' ? 'pkcs8' : 'spki' }) as string;
+    const data = 'header.payload';
+    const out = await run(
+      `const c = require('crypto');
+      exports.handler = (e) => {
+        const rsaKey = c.createPrivateKey(e.rsa);
+        const rsaPub = c.createPublicKey(rsaKey);
+        const pkcs1 = c.createSign('RSA-SHA256').update(e.data).sign(rsaKey, 'base64');
+        const pss = c.sign('sha256', Buffer.from(e.data), { key: e.rsa, padding: c.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }).toString('base64');
+        const es = c.createSign('SHA256').update(e.data).sign({ key: e.ec, dsaEncoding: 'ieee-p1363' }).toString('base64');
+        const eddsa = c.sign(null, Buffer.from(e.data), e.ed).toString('base64');
+        return {
+          pkcs1, pss, es, eddsa,
+          hostPkcs1: c.createVerify('RSA-SHA256').update(e.data).verify(e.rsaPub, e.hostPkcs1, 'base64'),
+          tampered: c.createVerify('RSA-SHA256').update(e.data + 'x').verify(rsaPub, pkcs1, 'base64'),
+          shown: [rsaKey instanceof c.KeyObject, rsaKey.type, rsaKey.asymmetricKeyType, rsaKey.asymmetricKeyDetails.modulusLength,
+            typeof rsaKey.asymmetricKeyDetails.publicExponent, rsaPub.type, c.createPublicKey(e.ec).asymmetricKeyDetails.namedCurve,
+            c.createSecretKey(Buffer.from('k')) instanceof c.KeyObject],
+          jwk: c.createPublicKey(e.ed).export({ format: 'jwk' }).crv,
+          bad: (() => { try { c.createPrivateKey('not a key'); } catch (err) { return typeof err.code; } })(),
+        };
+      };`,
+      {
+        data,
+        rsa: pem(rsa.privateKey),
+        rsaPub: pem(rsa.publicKey),
+        ec: pem(ec.privateKey),
+        ed: pem(ed.privateKey),
+        hostPkcs1: crypto.createSign('RSA-SHA256').update(data).sign(rsa.privateKey, 'base64'),
+      },
+    );
+    // PKCS#1 v1.5 and Ed25519 are deterministic: the same bytes as the host's.
+    expect(out.pkcs1).toBe(crypto.createSign('RSA-SHA256').update(data).sign(rsa.privateKey, 'base64'));
+    expect(out.eddsa).toBe(crypto.sign(null, Buffer.from(data), ed.privateKey).toString('base64'));
+    expect(crypto.verify('sha256', Buffer.from(data), { key: rsa.publicKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, Buffer.from(out.pss, 'base64'))).toBe(true);
+    expect(crypto.verify('sha256', Buffer.from(data), { key: ec.publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(out.es, 'base64'))).toBe(true);
+    expect(out).toMatchObject({ hostPkcs1: true, tampered: false, shown: [true, 'private', 'rsa', 2048, 'bigint', 'public', 'prime256v1', true], jwk: 'Ed25519', bad: 'string' });
+  });
+});
+
 describe('sandbox modules: buffer, util, events, path, querystring, url, string_decoder, assert', () => {
   it('round-trips Buffers like node', async () => {
     const out = await run(`exports.handler = () => {

@@ -9,7 +9,7 @@
  * on are taken now, before user code can replace them.
  *
  * The added `process` members are not enumerable, so `Object.keys(process)`
- * stays `['env']` (env itself stays read-only and frozen); nothing reaches the host's process: `exit`, `pid`,
+ * stays `['env']` (env is a writable copy of the function's env, as on Lambda); nothing reaches the host's process: `exit`, `pid`,
  * `binding` and the like stay absent, and `on`/`emit` are a listener table of
  * this isolate that the sandbox itself never fires.
  */
@@ -124,10 +124,19 @@ function requireModule(id) {
   for (const k of Object.keys(d)) d[k].enumerable = false;
   const more = { addListener: d.on, once: d.on, prependListener: d.on, removeListener: d.off, removeAllListeners: d.off };
   const target = createObject(Object.getPrototypeOf(proc));
-  Object.defineProperties(target, Object.getOwnPropertyDescriptors(proc));
+  const own = Object.getOwnPropertyDescriptors(proc);
+  delete own.env;
+  Object.defineProperties(target, own);
+  // Writable, as on Lambda (Powertools, the AWS SDK and dotenv set variables), values stored as strings as Node stores them.
+  // A write stays in this isolate: the function's own, for the version it serves.
+  const env = new Proxy(Object.assign({}, proc.env), {
+    set(t, key, value) { t[/** @type {string} */ (key)] = String(value); return true; },
+    defineProperty(t, key, desc) { t[/** @type {string} */ (key)] = String(desc.value); return true; },
+  });
+  Object.defineProperty(target, 'env', { value: env, writable: true, enumerable: true, configurable: false });
   Object.defineProperties(target, d);
   Object.defineProperties(target, more);
-  // Extensible, as Node's is (cls-hooked, under the X-Ray SDK, sets process.namespaces); env stays fixed and frozen.
+  // Extensible, as Node's is (cls-hooked, under the X-Ray SDK, sets process.namespaces).
   def('process', target);
 }
 // isolate source ends
