@@ -229,6 +229,12 @@ const envSchema = Type.Unsafe<Record<string, string>>({
 });
 
 const codeSchema = Type.String({ minLength: 1, maxLength: 5 * 1024 * 1024 });
+/**
+ * The body limit of the routes that take code (create and update a function), whatever
+ * SWITCHYARD_BODY_LIMIT says: 5 MiB of code escaped as JSON, and the env beside it. A bundled
+ * framework (express is about 2 MB with its source map) is over the default 1 MiB.
+ */
+export const FUNCTION_BODY_LIMIT = 16 * 1024 * 1024;
 const runtimeSchema = stringEnum(FUNCTION_RUNTIMES);
 const timeoutSchema = Type.Integer({ minimum: 1, maximum: 900000 });
 const memorySchema = Type.Integer({ minimum: 8, maximum: 1024 });

@@ -9,12 +9,13 @@ import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { createFunctionBody, nameParams, updateFunctionBody } from '../../schema/functions.js';
+import { FUNCTION_BODY_LIMIT, createFunctionBody, nameParams, updateFunctionBody } from '../../schema/functions.js';
 
 export function createFunctionRoute(app: TypedApp, { functions }: FunctionRouteDeps): void {
   app.post(
     '/api/functions',
     {
+      bodyLimit: FUNCTION_BODY_LIMIT,
       schema: {
         tags: ['functions'],
         operationId: 'createFunction',
@@ -74,6 +75,7 @@ export function updateFunctionRoute(app: TypedApp, { functions }: FunctionRouteD
   app.put(
     '/api/functions/:name',
     {
+      bodyLimit: FUNCTION_BODY_LIMIT,
       schema: {
         tags: ['functions'],
         operationId: 'updateFunction',
