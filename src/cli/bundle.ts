@@ -3,12 +3,11 @@
  * server deploys. esbuild bundles from the file's folder, so packages come from
  * the user's own node_modules next to (or above) the file, platform neutral,
  * CommonJS: the form the server's compile step (src/runtime/compile.ts) takes
- * and keeps. The Node built-ins the sandbox offers (node-builtins.ts: crypto,
- * buffer, util, ...) stay imports for the isolate to answer; a package that
- * needs any other built-in (fs, net, child_process, ...) or ships native code
- * (a `.node` file) is refused here, naming the package and the modules (one
- * line per package, however many it needs), rather than failing later inside
- * the sandbox. A package that is not installed is said as what to run (`npm
+ * and keeps. Every Node built-in stays an import for the isolate to answer
+ * (node-builtins.ts: one the sandbox lacks throws when loaded, as a guarded
+ * require expects); a package that ships native code (a `.node` file) is
+ * refused here, naming the package, rather than failing later inside the
+ * sandbox. A package that is not installed is said as what to run (`npm
  * install` in the folder of the nearest package.json), not as esbuild's
  * "Could not resolve".
  *
@@ -27,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { build, type Message, type Metafile, type Plugin } from 'esbuild';
-import { SANDBOX_MODULES, sandboxModule } from '../runtime/node-builtins.js';
+import { SANDBOX_MODULES, isNodeBuiltin, sandboxModule } from '../runtime/node-builtins.js';
 import { createConfinement, inNodeModules, outsideMessage, type Confinement } from '../project/index.js';
 import { CommandFailedError } from './errors.js';
 import { shownPath } from './shown-path.js';
@@ -72,7 +71,8 @@ function sandboxPlugin(root: string): Plugin {
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
-        if (sandboxModule(args.path)) return { path: args.path, external: true };
+        // Every built-in stays an import: the sandbox answers it at run time (node-builtins.ts), so the branch below no longer refuses.
+        if (sandboxModule(args.path) || isNodeBuiltin(args.path)) return { path: args.path, external: true };
         if (args.path.startsWith('node:') || NODE_BUILTINS.has(args.path)) {
           const refused: BuiltinRefusal = { kind: BUILTIN, who: importerText(args.importer), module: args.path };
           return { errors: [{ text: `${refused.who} needs the Node module '${args.path}', which functions cannot use`, detail: refused }] };

@@ -81,8 +81,10 @@ export function registerDeploy(program: Command, io: CliIO): void {
     };
     const fn: FunctionInfo = existing ? await api.updateFunction(name, fields) : await api.createFunction({ name, ...fields, code: bundle.code });
     const action = existing ? 'updated' : 'created';
+    const unavailable = fn.unavailable_modules ?? [];
+    if (unavailable.length > 0) out.info(out.paintErr('yellow', `warning: the code names modules that will throw if used: ${unavailable.join(', ')}`));
     if (out.json) {
-      out.data({ name: fn.name, version: fn.version, action, bytes: bundle.bytes, packages: bundle.packages, code_sha256: fn.code_sha256 });
+      out.data({ name: fn.name, version: fn.version, action, bytes: bundle.bytes, packages: bundle.packages, code_sha256: fn.code_sha256, unavailable_modules: unavailable });
     } else {
       out.line(`${out.paint('green', action)} ${out.paint('bold', fn.name)} version ${fn.version} (${formatSize(bundle.bytes)}${pkgs})`);
       out.line(out.paint('dim', `try it: ${commandLine('invoke', fn.name)}`));

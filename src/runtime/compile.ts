@@ -3,10 +3,19 @@
  * TypeScript and rewrites ES modules into `module.exports`, so every handler
  * form ends up as an export of `module.exports`.
  *
- * Imports are resolved here, at deploy: `require`/`import` of a Node built-in
- * the sandbox has (node-builtins.ts) stays a `require` the isolate answers;
- * anything else (fs, child_process, an npm package, another file) refuses the
- * deploy naming the module and its line. Nothing is ever read from disk.
+ * Every import stays a `require` the isolate answers when it runs
+ * (node-builtins.ts): one of a module the sandbox lacks (an npm package that
+ * was not bundled, another file, `vm`) throws only then, so a guarded
+ * `try { require('x') } catch {}` works as on Lambda, and one at the top
+ * level fails the deploy's validation run as it would fail Lambda's init.
+ * Nothing is ever read from disk.
+ *
+ * Code that loads `async_hooks` is compiled a second time with async
+ * functions lowered to generators: V8 runs a native `await` without calling
+ * any `then` user code could see, so the sandbox's AsyncLocalStorage
+ * (sandbox/node/context.cjs) could not keep a store across it; lowered, each
+ * await is a `then` call, which carries the store. Other code keeps native
+ * async functions (faster, and their stack traces).
  *
  * The output carries an inline source map (no sources content) naming the
  * user's file, `<function name>.js` or `.ts`: stack traces, errors and the
@@ -15,29 +24,54 @@
 import { build, type Message, type Plugin } from 'esbuild';
 import { InvalidCodeError } from '../errors.js';
 import type { FunctionRuntimeName } from '../types.js';
-import { refusal, sandboxModule } from './node-builtins.js';
+import { UNAVAILABLE_MARK, unavailableOf } from './node-builtins.js';
 
 /** The file name a function's stack traces and errors show: its name with its runtime's extension. */
 export function userFileName(name: string, runtime: FunctionRuntimeName): string {
   return `${name}.${runtime === 'typescript' ? 'ts' : 'js'}`;
 }
 
-/** Every import goes through here: built-ins the sandbox has stay external, the rest is refused. */
-const sandboxImports: Plugin = {
-  name: 'switchyard-sandbox-imports',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      if (sandboxModule(args.path)) return { path: args.path, external: true };
-      return { errors: [{ text: refusal(args.path) }] };
-    });
-  },
-};
+/** Every import stays external (the isolate's loader decides at run time), and is noted in `seen`. */
+function sandboxImports(seen: Set<string>): Plugin {
+  return {
+    name: 'switchyard-sandbox-imports',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        seen.add(args.path);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/** The code with UNAVAILABLE_MARK's line before its source map, when any import will throw if used. */
+function markUnavailable(text: string, seen: Set<string>): string {
+  const list = unavailableOf(seen);
+  if (list.length === 0) return text;
+  const at = text.lastIndexOf('//# sourceMappingURL=');
+  const line = `${UNAVAILABLE_MARK}${list.join(',')}\n`;
+  return at < 0 ? `${text}\n${line}` : text.slice(0, at) + line + text.slice(at);
+}
 
 export async function compileSource(code: string, runtime: FunctionRuntimeName, name = 'function'): Promise<{ compiled: string }> {
   const file = userFileName(name, runtime);
   try {
-    const out = await build({
+    const first = await transpile(code, runtime, file, false);
+    const asyncHooks = first.seen.has('async_hooks') || first.seen.has('node:async_hooks');
+    return { compiled: asyncHooks ? (await transpile(code, runtime, file, true)).text : first.text };
+  } catch (err) {
+    const first = (err as { errors?: Message[] }).errors?.[0];
+    if (!first) throw err;
+    // esbuild columns are 0-based; editors and our validate() count from 1.
+    const loc = first.location;
+    throw new InvalidCodeError(first.text, loc?.line, loc ? loc.column + 1 : undefined, file);
+  }
+}
+
+async function transpile(code: string, runtime: FunctionRuntimeName, file: string, lowerAsync: boolean): Promise<{ text: string; seen: Set<string> }> {
+  const seen = new Set<string>();
+  const out = await build({
       stdin: { contents: code, loader: runtime === 'typescript' ? 'ts' : 'js', sourcefile: file },
       bundle: true,
       write: false,
@@ -48,15 +82,9 @@ export async function compileSource(code: string, runtime: FunctionRuntimeName, 
       sourcesContent: false,
       // No tsconfig.json is looked up for user code, so the server's never applies.
       tsconfigRaw: {},
-      plugins: [sandboxImports],
+      plugins: [sandboxImports(seen)],
       logLevel: 'silent',
+      ...(lowerAsync ? { supported: { 'async-await': false, 'async-generator': false, 'for-await': false } } : {}),
     });
-    return { compiled: out.outputFiles[0].text };
-  } catch (err) {
-    const first = (err as { errors?: Message[] }).errors?.[0];
-    if (!first) throw err;
-    // esbuild columns are 0-based; editors and our validate() count from 1.
-    const loc = first.location;
-    throw new InvalidCodeError(first.text, loc?.line, loc ? loc.column + 1 : undefined, file);
-  }
+  return { text: markUnavailable(out.outputFiles[0].text, seen), seen };
 }

@@ -66,6 +66,12 @@ export const FunctionSchema = named(
     project: projectField(),
     version: Type.Integer({ description: 'Starts at 1; every update adds one' }),
     code_sha256: string(),
+    unavailable_modules: Type.Optional(
+      Type.Array(string(), {
+        description:
+          'Modules the code names that will throw if used: ones the sandbox lacks throw when loaded; inert ones (fs, net, child_process...) load, and throw when a host-only function is called. Bundled code counts; a name built at run time cannot be seen',
+      }),
+    ),
     created_at: instant(),
     updated_at: instant(),
     code: Type.Optional(Type.String({ description: 'The source as deployed; only in `GET /api/functions/{name}`' })),

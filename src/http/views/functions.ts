@@ -14,6 +14,7 @@ import type {
   InvocationView,
   LogEntryView,
 } from '../../schema/functions.js';
+import { unavailableModules } from '../../runtime/node-builtins.js';
 
 const destinationView = (d: Destination | null): DestinationView | null =>
   d === null ? null : d.type === 'webhook' ? { type: 'webhook', id: d.id } : { type: 'function', name: d.name };
@@ -37,6 +38,7 @@ export function functionView(fn: FunctionRecord, withCode = false): FunctionView
     project: fn.project ?? null,
     version: fn.version,
     code_sha256: fn.codeSha256,
+    unavailable_modules: unavailableModules(fn.compiled),
     created_at: fn.createdAt,
     updated_at: fn.updatedAt,
     ...(withCode ? { code: fn.code } : {}),

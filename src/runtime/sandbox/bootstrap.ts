@@ -30,6 +30,7 @@ export const BRIDGE_NAMES = [
   'hostRandom',
   'hostCrypto',
   'hostUrl',
+  'hostNode',
   'hostTimerSet',
   'hostTimerClear',
   'hostFetch',
@@ -53,6 +54,7 @@ export const SANDBOX_PLACEHOLDERS: Record<string, string | number> = {
   EMIT_MAX_DATA_KIB: EMIT_MAX_DATA_BYTES / 1024,
   EMIT_RATE_PER_SECOND,
   MAX_JSON_DEPTH,
+  NODE_VERSION_JSON: JSON.stringify(process.versions.node),
 };
 
 /** The parts in the order they run: each may use what those before it defined. */

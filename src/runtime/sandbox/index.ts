@@ -14,6 +14,7 @@ import { BRIDGE_NAMES, bootstrapSource } from './bootstrap.js';
 import { createEmitGuard } from './emit-guard.js';
 import { performFetch, type FetchEnvelope } from './host-fetch.js';
 import { createSubtleBridge } from './host-subtle.js';
+import { hostNode } from './host-node.js';
 
 export { bootstrapSource } from './bootstrap.js';
 export { FETCH_MAX_BODY_BYTES, FETCH_TIMEOUT_MS, closeFetchAgents } from './host-fetch.js';
@@ -220,6 +221,7 @@ export async function installSandbox(
     hostRandom: new ivm.Callback(hostRandom),
     hostCrypto: new ivm.Callback(hostCrypto),
     hostUrl: new ivm.Callback(hostUrl),
+    hostNode: new ivm.Callback(hostNode),
     hostTimerSet: new ivm.Callback(onTimerSet, { ignored: true }),
     hostTimerClear: new ivm.Callback(onTimerClear, { ignored: true }),
     hostFetch: new ivm.Callback(onFetch, { ignored: true }),

@@ -23,6 +23,7 @@ declare const nodeBundle: () => any;
 declare const hostRandom: any;
 declare const hostCrypto: any;
 declare const hostUrl: any;
+declare const hostNode: any;
 declare const hostTimerSet: any;
 declare const hostTimerClear: any;
 declare const hostFetch: any;
@@ -40,6 +41,7 @@ declare const __EMIT_MAX_DATA_BYTES__: number;
 declare const __EMIT_RATE_PER_SECOND__: number;
 declare const __EMIT_MAX_DATA_KIB__: number;
 declare const __MAX_JSON_DEPTH__: number;
+declare const __NODE_VERSION_JSON__: string;
 
 /** V8's hook for formatting stacks (positions.js maps frames to the user's source). */
 interface ErrorConstructor {

@@ -3,12 +3,17 @@
  * gather their input in the isolate and reach the host once, at `digest()`,
  * as plain bytes (`hostCrypto`); randomness comes from the sandbox's
  * `crypto.getRandomValues` (the host's CSPRNG). `webcrypto` and `subtle` are
- * the sandbox's WebCrypto. The rest of Node's crypto (ciphers, signatures,
- * key derivation) throws a clear error rather than being absent.
+ * the sandbox's WebCrypto. Asymmetric keys and signatures (createSign,
+ * createVerify, createPrivateKey...) are crypto-keys.cjs's, over the host.
+ * The rest of Node's crypto (ciphers, key pairs, key derivation) throws a
+ * clear error rather than being absent. `constants` are the host's
+ * (SWITCHYARD_CRYPTO_CONSTANTS, written at build).
  */
+/* global SWITCHYARD_CRYPTO_CONSTANTS */
 'use strict';
 const { Buffer } = require('./buffer.cjs');
 const host = require('./host.cjs');
+const keys = require('./crypto-keys.cjs');
 
 // Node's names (lower-cased) -> the host bridge's.
 const HASHES = {
@@ -127,10 +132,11 @@ class Hmac extends Digest {
   }
 }
 
-class SecretKeyObject {
+class SecretKeyObject extends keys.KeyObject {
   #bytes;
   constructor(token, bytes) {
     if (token !== TOKEN) throw new TypeError('use crypto.createSecretKey()');
+    super(keys.TOKEN);
     this.#bytes = bytes;
   }
   get type() {
@@ -260,15 +266,14 @@ function unavailable(name) {
     throw nodeError(
       Error,
       'ERR_FEATURE_UNAVAILABLE_ON_PLATFORM',
-      'crypto.' + name + ' is not available in the function sandbox (it has createHash, createHmac, randomBytes, randomUUID, randomInt, timingSafeEqual, and WebCrypto HMAC and digests in crypto.subtle)',
+      'crypto.' + name + ' is not available in the function sandbox (it has createHash, createHmac, createSign, createVerify, createPrivateKey, createPublicKey, randomBytes, randomUUID, randomInt, timingSafeEqual, and crypto.subtle)',
     );
   };
 }
 
-const UNAVAILABLE = ['createCipheriv', 'createDecipheriv', 'createSign', 'createVerify', 'createECDH', 'createDiffieHellman',
-  'createPublicKey', 'createPrivateKey', 'generateKey', 'generateKeySync', 'generateKeyPair', 'generateKeyPairSync',
+const UNAVAILABLE = ['createCipheriv', 'createDecipheriv', 'createECDH', 'createDiffieHellman', 'generateKey', 'generateKeySync', 'generateKeyPair', 'generateKeyPairSync',
   'pbkdf2', 'pbkdf2Sync', 'scrypt', 'scryptSync', 'hkdf', 'hkdfSync', 'publicEncrypt', 'privateDecrypt',
-  'privateEncrypt', 'publicDecrypt', 'sign', 'verify', 'diffieHellman', 'generatePrime', 'generatePrimeSync', 'checkPrime', 'checkPrimeSync'];
+  'privateEncrypt', 'publicDecrypt', 'diffieHellman', 'generatePrime', 'generatePrimeSync', 'checkPrime', 'checkPrimeSync'];
 
 const crypto = {
   createHash,
@@ -288,10 +293,18 @@ const crypto = {
   getCurves: () => [],
   webcrypto: host.webcrypto,
   subtle: host.webcrypto.subtle,
-  constants: {},
+  constants: Object.freeze(Object.assign({}, SWITCHYARD_CRYPTO_CONSTANTS)),
   Hash,
   Hmac,
-  KeyObject: SecretKeyObject,
+  KeyObject: keys.KeyObject,
+  createPrivateKey: keys.createPrivateKey,
+  createPublicKey: keys.createPublicKey,
+  createSign: keys.createSign,
+  createVerify: keys.createVerify,
+  sign: keys.sign,
+  verify: keys.verify,
+  Sign: keys.Sign,
+  Verify: keys.Verify,
 };
 for (const name of UNAVAILABLE) crypto[name] = unavailable(name);
 module.exports = crypto;
