@@ -89,13 +89,13 @@ functions:
     const yaml = readFileSync(join(dir, 'switchyard.yaml'), 'utf8');
     // Listed in the file as a comment; the function's env holds only what resolved and what the file says it reads.
     expect(yaml).toContain('#   - provider.environment.SWITCHYARD_ADMIN_KEY: ${ssm:/x}');
-    expect((parseYaml(yaml) as { functions: Record<string, { env: unknown }> }).functions.dump.env).toEqual({ STAGE: 'test', SECRET: '${env:OPERATOR_SECRET}' });
+    expect((parseYaml(yaml) as { functions: Record<string, { env: unknown }> }).functions['leak-dump'].env).toEqual({ STAGE: 'test', SECRET: '${env:OPERATOR_SECRET}' });
 
     // Applied from the operator's shell without allowing anything: refused, naming the variable and its line.
     const refused = await cli(['apply', '-f', dir]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/switchyard\.yaml:\d+:\d+: functions\.dump\.env\.SECRET: \$\{env:OPERATOR_SECRET\} reads a variable the project does not allow/);
-    expect((await svc.request('GET', '/api/functions/dump', undefined, AUTH)).status).toBe(404);
+    expect(refused.stderr).toMatch(/switchyard\.yaml:\d+:\d+: functions\.leak-dump\.env\.SECRET: \$\{env:OPERATOR_SECRET\} reads a variable the project does not allow/);
+    expect((await svc.request('GET', '/api/functions/leak-dump', undefined, AUTH)).status).toBe(404);
 
     // The admin key cannot be allowed at all.
     const flagged = await cli(['apply', '-f', dir, '--env-from', 'OPERATOR_SECRET,SWITCHYARD_ADMIN_KEY']);
@@ -107,7 +107,7 @@ functions:
     // Said before the plan and its changes.
     const reads = applied.stderr.indexOf('Reads the environment variables OPERATOR_SECRET');
     expect(reads).toBeGreaterThanOrEqual(0);
-    expect(reads).toBeLessThan(applied.stderr.indexOf('created function dump'));
+    expect(reads).toBeLessThan(applied.stderr.indexOf('created function leak-dump'));
     const answer = await publicGet('leak', '/env');
     expect(answer.status, answer.text).toBe(200);
     expect(JSON.parse(answer.text).env).toMatchObject({ STAGE: 'test', SECRET: OTHER_SECRET });
@@ -140,7 +140,7 @@ Resources:
     expect(readFileSync(join(dir, 'switchyard.yaml'), 'utf8')).not.toMatch(/^[^#]*\$\{env:/m);
     const applied = await cli(['apply', '-f', dir], { TABLE: 'operator-table' });
     expect(applied.code, applied.stderr).toBe(0);
-    const answer = await publicGet('SamApi', '/env');
+    const answer = await publicGet('sam-SamApi', '/env');
     expect(answer.status, answer.text).toBe(200);
     expect(JSON.parse(answer.text).env).toMatchObject({ PLAIN: 'plain' });
     expect(JSON.parse(answer.text).env).not.toHaveProperty('TABLE');
@@ -191,7 +191,8 @@ describe('export then apply', () => {
     const placeholders = Object.fromEntries(
       ((parseYaml(text) as { env_from: string[] }).env_from).map((name) => [name, name === 'EXP_DUMP__SWITCHYARD_ADMIN_KEY' ? 'from-the-export' : `value-of-${name}`]),
     );
-    const applied = await cli(['apply', '-f', out], placeholders);
+    // The export holds the other tests' imported projects too, whose env its placeholders change: taken over.
+    const applied = await cli(['apply', '-f', out, '--take-over'], placeholders);
     expect(applied.code, applied.stderr).toBe(0);
     const answer = await publicGet('exp', '/env');
     expect(JSON.parse(answer.text).env).toMatchObject({ SWITCHYARD_ADMIN_KEY: 'from-the-export' });
@@ -234,7 +235,7 @@ describe('names are data', () => {
     const text = readFileSync(join(out, 'switchyard.yaml'), 'utf8');
     const secret = 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0';
     const env = Object.fromEntries(((parseYaml(text) as { env_from: string[] }).env_from).map((name) => [name, name.endsWith('_SECRET') ? secret : 'Bearer t']));
-    const applied = await cli(['apply', '-f', out, '--dry-run'], env);
+    const applied = await cli(['apply', '-f', out, '--dry-run', '--take-over'], env);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).not.toMatch(/\+ webhook/);
     expect(await webhookNames()).not.toContain('pwned2');

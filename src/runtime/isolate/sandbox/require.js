@@ -52,7 +52,8 @@ function requireModule(id) {
   const start = Date.now();
   const queue = g.queueMicrotask;
   /** A write to stdout or stderr is a console line of the invocation (its trailing newline dropped), through the console the dispatcher installs for each invocation. */
-  const stream = (/** @type {'log' | 'error'} */ level, /** @type {number} */ fd) => ({
+  /** @param {'log' | 'error'} level @param {number} fd */
+  const stream = (level, fd) => ({
     fd,
     isTTY: false,
     writable: true,
@@ -85,7 +86,8 @@ function requireModule(id) {
   const listeners = createObject(null);
   const proc = g.process;
   const members = {
-    nextTick(/** @type {Function} */ fn, /** @type {unknown[]} */ ...args) {
+    /** @param {Function} fn @param {unknown[]} args */
+    nextTick(fn, ...args) {
       if (typeof fn !== 'function') throw new TypeError('The "callback" argument must be of type function');
       queue(() => callFunction(fn, undefined, args));
     },
@@ -105,8 +107,9 @@ function requireModule(id) {
     hrtime,
     memoryUsage: Object.assign(() => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }), { rss: () => 0 }),
     cpuUsage: () => ({ user: 0, system: 0 }),
-    emitWarning(/** @type {unknown} */ warning) {
-      g.console.warn(typeof warning === 'string' ? 'Warning: ' + warning : String(warning && /** @type {Error} */ (warning).stack || warning));
+    /** @param {any} warning */
+    emitWarning(warning) {
+      g.console.warn(typeof warning === 'string' ? 'Warning: ' + warning : String((warning && warning.stack) || warning));
     },
     stdout: stream('log', 1),
     stderr: stream('error', 2),
@@ -129,9 +132,11 @@ function requireModule(id) {
   Object.defineProperties(target, own);
   // Writable, as on Lambda (Powertools, the AWS SDK and dotenv set variables), values stored as strings as Node stores them.
   // A write stays in this isolate: the function's own, for the version it serves.
-  const env = new Proxy(Object.assign({}, proc.env), {
-    set(t, key, value) { t[/** @type {string} */ (key)] = String(value); return true; },
-    defineProperty(t, key, desc) { t[/** @type {string} */ (key)] = String(desc.value); return true; },
+  /** @type {Record<string | symbol, string>} */
+  const envValues = Object.assign({}, proc.env);
+  const env = new Proxy(envValues, {
+    set(t, key, value) { t[key] = String(value); return true; },
+    defineProperty(t, key, desc) { t[key] = String(desc.value); return true; },
   });
   Object.defineProperty(target, 'env', { value: env, writable: true, enumerable: true, configurable: false });
   Object.defineProperties(target, d);
