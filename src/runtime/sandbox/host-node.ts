@@ -14,6 +14,22 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 
 /** The most bytes one host operation answers (a function's own memory limit does not cover the host's). */
 export const HOST_NODE_MAX_OUTPUT = 64 * 1024 * 1024;
+/**
+ * The largest RSA or DSA modulus the host signs or verifies with: the host's
+ * work is synchronous and outside the function's time limit, and a 16,384-bit
+ * key costs the worker about a second a signature (WebCrypto's generateKey is
+ * bounded the same way in host-subtle.ts).
+ */
+export const HOST_NODE_MAX_MODULUS_BITS = 8192;
+
+/** The key, unless its size makes the host's work unbounded. */
+export function bounded(key: KeyObject, maxBits = HOST_NODE_MAX_MODULUS_BITS): KeyObject {
+  const bits = key.asymmetricKeyDetails?.modulusLength;
+  if (bits !== undefined && bits > maxBits) {
+    throw Object.assign(new RangeError(`keys above ${maxBits} bits are not supported in functions`), { code: 'ERR_CRYPTO_INVALID_KEYLEN' });
+  }
+  return key;
+}
 
 function asBytes(x: unknown): Uint8Array | null {
   if (x instanceof ArrayBuffer) return new Uint8Array(x);
@@ -81,7 +97,7 @@ function keyInfo(key: KeyObject): string {
 }
 
 function signingKey(o: KeyOptions) {
-  const key = o.kind === 'public' ? createPublicKey(String(o.pem)) : createPrivateKey({ key: String(o.pem), passphrase: o.passphrase });
+  const key = bounded(o.kind === 'public' ? createPublicKey(String(o.pem)) : createPrivateKey({ key: String(o.pem), passphrase: o.passphrase }));
   return { key, padding: o.padding, saltLength: o.saltLength, dsaEncoding: o.dsaEncoding };
 }
 
@@ -90,7 +106,7 @@ export function hostNode(op: unknown, optionsJson: unknown, data: unknown): Arra
   if (!bytes) return failure(new TypeError('hostNode: bytes expected'));
   try {
     let out: Buffer;
-    if (op === 'keyInfo') return keyInfo(keyOf(options(optionsJson), bytes));
+    if (op === 'keyInfo') return keyInfo(bounded(keyOf(options(optionsJson), bytes)));
     if (op === 'keyJwk') {
       const o = options(optionsJson);
       const key = o.kind === 'public' ? createPublicKey(String(o.pem)) : createPrivateKey(String(o.pem));
