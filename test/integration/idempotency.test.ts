@@ -6,6 +6,7 @@
  * parallel across two nodes of two processes each make one event.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killLeftoverClis, runCliToEnd } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, tempDbUrl, type HttpAnswer, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -62,6 +63,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  killLeftoverClis();
   for (const s of [svc, ...others]) await s?.stop().catch(() => undefined);
   await receiver?.close();
 });
@@ -155,6 +157,26 @@ describe('Idempotency-Key on test-fire and background invokes', () => {
     const list = await svc.request('GET', '/api/functions/later/invocations');
     expect(list.status, list.text).toBe(200);
     expect((list.json as Array<{ id: string }>).map((i) => i.id)).toEqual([first.json.invocation_id]);
+  });
+});
+
+describe('switchyard events publish --idempotency-key', () => {
+  it('publishes once and marks the repeat as a replay', async () => {
+    const hook = await webhook(svc, 'clipub', ['cli.published']);
+    const args = ['events', 'publish', 'cli.published', '--data', '{"n":"cli"}', '--idempotency-key', 'cli-1', '--json'];
+    const first = await runCliToEnd(args, { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await runCliToEnd(args, { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(again.code, again.stderr).toBe(0);
+    const [a, b] = [JSON.parse(first.stdout), JSON.parse(again.stdout)];
+    expect(a.replayed).toBe(false);
+    expect(b).toEqual({ ...a, replayed: true });
+    expect(a.deliveries).toHaveLength(1);
+    const plain = await runCliToEnd(['events', 'publish', 'cli.published', '--id', 'cli-own', '--data', '{"n":"own"}'], { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('cli-own\n');
+    expect(plain.stderr).toContain('1 webhook delivery');
+    expect(await deliveriesOf(hook.id)).toHaveLength(2);
   });
 });
 
