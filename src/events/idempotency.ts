@@ -67,6 +67,12 @@ export function requestHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
 }
 
+/**
+ * An unanswered claim this old was abandoned (its process died mid-operation)
+ * and may be taken over. Well past the longest operation: a test-fire waits
+ * at most its webhook's timeout, 60 s.
+ */
+export const ABANDONED_CLAIM_MS = 300_000;
 const SWEEP_EVERY_MS = 600_000;
 const SWEEP_BATCH = 1_000;
 /** Batches per sweep at most, so one sweep never holds the database long; the next picks up the rest. */
@@ -99,7 +105,15 @@ export class Idempotency {
     const now = clock.now();
     const token = randomUUID();
     const { scope, key } = where;
-    const claim = await store.claimIdempotencyKey({ scope, key, requestHash: hash, token, now, expiresAt: now + windowMs });
+    const claim = await store.claimIdempotencyKey({
+      scope,
+      key,
+      requestHash: hash,
+      token,
+      now,
+      expiresAt: now + windowMs,
+      staleBefore: now - ABANDONED_CLAIM_MS,
+    });
     if (!claim.claimed) {
       const { record } = claim;
       if (record.requestHash !== hash) throw idempotencyKeyReused(where.field);

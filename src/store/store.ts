@@ -611,6 +611,8 @@ export interface IdempotencyClaim {
   /** ms since the epoch: the claim's time, and the instant a row there before counts as expired. */
   now: number;
   expiresAt: number;
+  /** A claim still without an answer that was made before this (ms) is abandoned (its process died): it may be taken over. */
+  staleBefore: number;
 }
 
 /**

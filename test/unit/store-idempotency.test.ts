@@ -16,6 +16,7 @@ const claimOf = (over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
   token: 't1',
   now: 1_000,
   expiresAt: 2_000,
+  staleBefore: 0,
   ...over,
 });
 
@@ -58,6 +59,15 @@ for (const backend of backends()) {
         expect(await store.claimIdempotencyKey(claimOf({ token: 't2', now: 2_000, expiresAt: 3_000 }))).toEqual({ claimed: true });
         await store.releaseIdempotencyKey('events', 'k-1', 't2');
         expect(await store.claimIdempotencyKey(claimOf({ token: 't3', now: 2_100, expiresAt: 3_100 }))).toEqual({ claimed: true });
+      }));
+
+    it('takes over an unanswered claim made before staleBefore (its holder died), never an answered one', () =>
+      withStore(async (store) => {
+        await store.claimIdempotencyKey(claimOf());
+        expect((await store.claimIdempotencyKey(claimOf({ token: 't2', now: 1_200, staleBefore: 1_000 }))).claimed).toBe(false);
+        expect(await store.claimIdempotencyKey(claimOf({ token: 't2', now: 1_200, staleBefore: 1_001 }))).toEqual({ claimed: true });
+        await store.completeIdempotencyKey('events', 'k-1', 't2', 202, '{}');
+        expect((await store.claimIdempotencyKey(claimOf({ token: 't3', now: 1_300, staleBefore: 1_250 }))).claimed).toBe(false);
       }));
 
     it('sweeps expired rows in batches and leaves live ones', () =>

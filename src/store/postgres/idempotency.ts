@@ -3,7 +3,7 @@
  * conflict on the primary key decides the winner among concurrent claims;
  * a loser reads the row after, and claims again when it was released between.
  */
-import { CLAIM_UPSERT_TAIL, toIdempotencyRecord, type IdempotencyRow } from '../shared/idempotency-rows.js';
+import { claimUpsertTail, toIdempotencyRecord, type IdempotencyRow } from '../shared/idempotency-rows.js';
 import type { IdempotencyPart } from '../store.js';
 import type { PgDb } from './db.js';
 
@@ -17,8 +17,8 @@ export function pgIdempotency(deps: { db: PgDb }): IdempotencyPart {
       for (let turn = 0; turn < CLAIM_TURNS; turn++) {
         const won = await db.changes(
           `INSERT INTO idempotency_keys (scope, key, request_hash, token, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6) ${CLAIM_UPSERT_TAIL}`,
-          [claim.scope, claim.key, claim.requestHash, claim.token, claim.now, claim.expiresAt],
+           VALUES ($1, $2, $3, $4, $5, $6) ${claimUpsertTail('$7')}`,
+          [claim.scope, claim.key, claim.requestHash, claim.token, claim.now, claim.expiresAt, claim.staleBefore],
         );
         if (won === 1) return { claimed: true as const };
         const [row] = await db.rows<IdempotencyRow>(

@@ -18,9 +18,12 @@ export const toIdempotencyRecord = (row: IdempotencyRow): IdempotencyRecord => (
 
 /**
  * The claim: a new row, or the takeover of a row whose window ended before
- * `created_at`; a live row is left as it is (the statement changes nothing).
+ * `created_at`, or of an unanswered claim older than `stale` (the placeholder
+ * of the dialect: its holder died); a live row is left as it is (the
+ * statement changes nothing).
  */
-export const CLAIM_UPSERT_TAIL = `ON CONFLICT (scope, key) DO UPDATE SET
+export const claimUpsertTail = (stale: string) => `ON CONFLICT (scope, key) DO UPDATE SET
     request_hash = excluded.request_hash, token = excluded.token, status = NULL, response = NULL,
     created_at = excluded.created_at, expires_at = excluded.expires_at
-  WHERE idempotency_keys.expires_at <= excluded.created_at`;
+  WHERE idempotency_keys.expires_at <= excluded.created_at
+    OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < ${stale})`;

@@ -3,7 +3,7 @@
  * of the row there run in one IMMEDIATE transaction, so a loser always sees the
  * winner's row.
  */
-import { CLAIM_UPSERT_TAIL, toIdempotencyRecord, type IdempotencyRow } from '../shared/idempotency-rows.js';
+import { claimUpsertTail, toIdempotencyRecord, type IdempotencyRow } from '../shared/idempotency-rows.js';
 import type { IdempotencyPart } from '../store.js';
 import type { SqliteDb } from './db.js';
 
@@ -11,7 +11,7 @@ function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
     claim: p(`INSERT INTO idempotency_keys (scope, key, request_hash, token, created_at, expires_at)
-      VALUES (@scope, @key, @requestHash, @token, @now, @expiresAt) ${CLAIM_UPSERT_TAIL}`),
+      VALUES (@scope, @key, @requestHash, @token, @now, @expiresAt) ${claimUpsertTail('@staleBefore')}`),
     read: p('SELECT request_hash, status, response, expires_at FROM idempotency_keys WHERE scope = ? AND key = ?'),
     complete: p('UPDATE idempotency_keys SET status = ?, response = ? WHERE scope = ? AND key = ? AND token = ?'),
     release: p('DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND token = ?'),
