@@ -32,7 +32,7 @@ for (const backend of backends()) {
     it('frees the key after a 5xx, so the retry runs the operation', () =>
       withIdempotency(async (idem) => {
         let runs = 0;
-        await expect(idem.run(where, hash, async () => (runs++, Promise.reject(new StoreUnavailableError())))).rejects.toThrow(StoreUnavailableError);
+        await expect(idem.run(where, hash, async () => (runs++, Promise.reject(new StoreUnavailableError('The database is not answering'))))).rejects.toThrow(StoreUnavailableError);
         const answer = await idem.run(where, hash, async () => (runs++, { status: 202, body: { n: runs } }));
         expect(answer).toEqual({ status: 202, body: { n: 2 }, replayed: false });
         expect(runs).toBe(2);
