@@ -31,6 +31,15 @@ export const IDEMPOTENCY_HEADER_SCHEMA = {
     '`idempotency_key_reused`, one while the first still runs 409 `idempotency_key_in_progress`.',
 } as const;
 
+/** The answer header on the routes' successful answers (OpenAPI response `headers`). */
+export const REPLAYED_RESPONSE_HEADERS = {
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present when the answer is the stored first answer of an earlier request with the same Idempotency-Key or event id',
+  },
+} as const;
+
 /** What an operation answered: the status and the JSON body that a repeat gets again. */
 export interface StoredAnswer {
   status: number;

@@ -8,7 +8,7 @@ import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { invocationView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './deps.js';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
 import { sendOnce } from '../idempotent.js';
 import { nameParams } from '../../schema/functions.js';
 
@@ -55,7 +55,11 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background, idem
         },
         response: {
           200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') },
-          202: { description: 'Stored; it runs in the background (`x-invocation-type: Event`)', ...ref('InvocationAccepted') },
+          202: {
+            description: 'Stored; it runs in the background (`x-invocation-type: Event`)',
+            headers: REPLAYED_RESPONSE_HEADERS,
+            ...ref('InvocationAccepted'),
+          },
           // As any operation by id with a body, and 508 for a chain of runs past its bound.
           ...errors(404, 409, 413, 414, 415, 508),
         },

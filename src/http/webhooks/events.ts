@@ -3,7 +3,7 @@
  * subscribed to it.
  */
 import { LoopStoppedError } from '../../errors.js';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf, requestHash, type IdempotencyScope } from '../../events/idempotency.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash, type IdempotencyScope } from '../../events/idempotency.js';
 import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../../hops.js';
 import { newId } from '../../ids.js';
 import { sendOnce } from '../idempotent.js';
@@ -24,7 +24,11 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
         body: publishEventBody,
         headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA, [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
         response: {
-          202: { description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function', ...ref('PublishedEvent') },
+          202: {
+            description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function',
+            headers: REPLAYED_RESPONSE_HEADERS,
+            ...ref('PublishedEvent'),
+          },
           ...errors(409, 413, 415, 508),
         },
       },

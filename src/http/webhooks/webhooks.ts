@@ -9,7 +9,7 @@ import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY,
 import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
 import { sendOnce } from '../idempotent.js';
 import { createWebhookBody, discardHeldBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
 
@@ -129,7 +129,7 @@ export function testWebhookRoute(app: TypedApp, { webhooks, idempotency }: Webho
         summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
         params: idParams,
         headers: { type: 'object', properties: { [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
-        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...errors(404, 409, 414) },
+        response: { 200: { description: 'The finished delivery', headers: REPLAYED_RESPONSE_HEADERS, ...ref('Delivery') }, ...errors(404, 409, 414) },
       },
     },
     async function testWebhook(request, reply) {
