@@ -65,6 +65,8 @@ export interface Config {
   logRetention: number;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
+  /** How long an Idempotency-Key or event id answers its first answer again, in ms (`SWITCHYARD_IDEMPOTENCY_WINDOW`, seconds). */
+  idempotencyWindowMs: number;
   /** Held deliveries a webhook keeps at most; past it the oldest are discarded (counted). */
   maxHeld: number;
   /**
@@ -248,6 +250,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--delivery-retention-days',
     default: '30',
     help: 'Finished and held webhook deliveries older than this are pruned.',
+  },
+  {
+    env: 'SWITCHYARD_IDEMPOTENCY_WINDOW',
+    flag: '--idempotency-window',
+    default: '86400',
+    help: 'Seconds an Idempotency-Key or event id answers its first answer again (1 to 2592000, 30 days).',
   },
   {
     env: 'SWITCHYARD_MAX_HELD',
@@ -557,6 +565,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
+    idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,
     maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
   });

@@ -53,6 +53,8 @@ export const ERRORS = {
   limit_reached: { status: 409, message: 'A configured limit on what the server holds is reached' },
   route_conflict: { status: 409, message: 'Two routes of one API have the same method and path shape' },
   slot_taken: { status: 409, message: 'The scheduled run was already recorded' },
+  idempotency_key_reused: { status: 409, message: 'The Idempotency-Key (or event id) was used with a different request body' },
+  idempotency_key_in_progress: { status: 409, message: 'The first request with this Idempotency-Key (or event id) is still running' },
   request_timeout: { status: 408, message: 'The request was not received in time' },
   payload_too_large: { status: 413, message: 'Request body is larger than the limit' },
   uri_too_long: { status: 414, message: 'A path segment is too long' },
@@ -309,6 +311,18 @@ export const routeConflict = (route: { method: string; path: string }, other: { 
   });
 export const slotTaken = (scheduledFor: string, owner: string) =>
   new ConflictError('slot_taken', `Slot ${scheduledFor} of '${owner}' was already fired`);
+/** `field`: what carried the key (the Idempotency-Key header, or the event's `id`). */
+export const idempotencyKeyReused = (field: string) =>
+  new ConflictError('idempotency_key_reused', `${field} was already used with a different request body within the idempotency window`, {
+    field,
+  });
+/** The first request with the key has not answered yet; its answer is expected soon, hence Retry-After. */
+export class IdempotencyKeyInProgressError extends coded('idempotency_key_in_progress') implements RetryLater {
+  readonly retryAfterS = 1;
+  constructor(field: string) {
+    super(`The first request with this ${field} is still running: retry shortly to get its answer`, { field });
+  }
+}
 export const deliveryBusy = (id: string) => new ConflictError('delivery_busy', `Delivery '${id}' is being attempted right now`);
 
 export class UnknownFunctionError extends coded('unknown_function') {

@@ -32,6 +32,7 @@ import { createInvokeHandler } from './http/invoke.js';
 import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
+import { Idempotency } from './events/idempotency.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
@@ -98,6 +99,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     log,
   });
   const emitOperational = events.emitOperational.bind(events);
+  const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
   const runtime = createRuntime({
     workers: config.workers,
     warmIsolates: config.warmIsolates,
@@ -276,6 +278,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       apiKeys,
       webhooks: webhooks.service,
       events,
+      idempotency,
       invocations,
       background,
       stats,
@@ -315,6 +318,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await Promise.all([app.close(), closeServer(adminServer), pipeline]);
       clearInterval(sweep);
       clearTimeout(grace);
+      idempotency.stop();
       await invocations.close();
       changes.close();
       await logSink.flush();
@@ -331,6 +335,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     started = true;
     deliveries.start();
     webhooks.start();
+    idempotency.start();
     stats.flusher.start();
   };
   return { app, adminServer, store, runtime, log, webhooks, deliveries, clock, metrics, startBackground, close };

@@ -15,6 +15,7 @@ import type { CliIO } from './context.js';
 import { registerDeliveries } from './deliveries.js';
 import { registerApply } from './apply.js';
 import { registerDeploy } from './deploy.js';
+import { registerEvents } from './events.js';
 import { registerDev } from './dev.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIO): Command {
   registerInvocations(program, io);
   registerLogs(program, io);
   registerWebhooks(program, io);
+  registerEvents(program, io);
   registerDeliveries(program, io);
   registerDeploy(program, io);
   registerDev(program, io);

@@ -60,6 +60,8 @@ export interface WebhookInfo {
 
 /** A recovery job: resends a webhook's finished deliveries in the background. */
 export type Recovery = Schemas['Recovery'];
+export type PublishedEvent = Schemas['PublishedEvent'];
+export type EventInput = paths['/api/events']['post']['requestBody']['content']['application/json'];
 /** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
 export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
 export type RecoverableStatus = NonNullable<RecoverFilter['statuses']>[number];
@@ -149,6 +151,8 @@ export interface ServerApi {
   followAllLogs(opts: FollowOptions): Promise<void>;
   listWebhooks(): Promise<WebhookInfo[]>;
   testWebhook(id: string): Promise<Delivery>;
+  /** `POST /api/events`; `replayed`: the server answered a repeat of `idempotencyKey` (or of the event's id) with its first answer. */
+  publishEvent(body: EventInput, idempotencyKey?: string): Promise<{ published: PublishedEvent; replayed: boolean }>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
   /** Holds the webhook's new and due deliveries, none lost, until it is resumed. */
   pauseWebhook(id: string): Promise<WebhookInfo>;
@@ -414,6 +418,11 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     async testWebhook(id) {
       const { data } = await call(client.POST('/api/webhooks/{id}/test', { params: { path: { id } }, ...deadline(WEBHOOK_TEST_MS) }));
       return data;
+    },
+    async publishEvent(body, idempotencyKey) {
+      const headers = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
+      const { data, response } = await call(client.POST('/api/events', { body, headers, ...deadline() }));
+      return { published: data, replayed: response.headers.get('idempotent-replayed') === 'true' };
     },
     async listDeliveries(id, { limit }) {
       const query = limit === undefined ? {} : { limit };

@@ -28,6 +28,7 @@ import { registerSchemas } from './schemas.js';
 import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
 import { registerWebhookRoutes } from './webhooks/index.js';
+import type { Idempotency } from '../events/idempotency.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -37,6 +38,8 @@ export interface ManagementDeps {
   apiKeys: ApiKeyService;
   webhooks: WebhookService;
   events: EventBus;
+  /** Idempotency-Key and event ids on publish, test-fire and background invokes. */
+  idempotency: Idempotency;
   invocations: InvocationHub;
   /** Background invocations (asynchronous, scheduled, event-triggered) of functions. */
   background: FunctionInvocations;
@@ -58,11 +61,11 @@ export async function registerManagementApi(
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
   registerDashboardRoutes(app, invokeOrigin);
-  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background });
+  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
-  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events });
+  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 
@@ -75,7 +78,7 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, invocations: stub, background: stub, stats: stub },
+    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, idempotency: stub, invocations: stub, background: stub, stats: stub },
     doc,
   );
   await app.ready();

@@ -198,6 +198,7 @@ export const DeliveryDetailSchema = named(
 export const PublishedEventSchema = named(
   'PublishedEvent',
   Type.Object({
+    id: Type.String({ description: "The event's id: the one it was published with, or one Switchyard gave it (`evt_...`)" }),
     event: string(),
     deliveries: Type.Array(string(), { description: 'Ids of the deliveries created, one per subscribed webhook' }),
     functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
@@ -344,7 +345,20 @@ export const updateWebhookBody = Type.Object(
 export const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const publishEventBody = Type.Object(
-  { event: Type.String({ maxLength: 200 }), data: Type.Optional(Type.Unknown({ description: 'Any JSON value' })) },
+  {
+    id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[\\x20-\\x7e]+$',
+        description:
+          "The event's own id (1 to 255 printable ASCII characters): a second publish with the same id within the idempotency window " +
+          'answers the first answer again and creates nothing, as an Idempotency-Key does',
+      }),
+    ),
+    event: Type.String({ maxLength: 200 }),
+    data: Type.Optional(Type.Unknown({ description: 'Any JSON value' })),
+  },
   { additionalProperties: false },
 );
 

@@ -86,7 +86,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart, IdempotencyPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -588,4 +588,48 @@ export interface RecoveriesPart {
   recoveryLeaseOwners(): Promise<string[]>;
   /** Gives back every job lease of `owner` (a dead process of this host); returns how many. */
   releaseRecoveryLeases(owner: string): Promise<number>;
+}
+
+/** One claimed (scope, key): who holds it, and its answer once the operation finished. */
+export interface IdempotencyRecord {
+  /** SHA-256 of the canonical JSON of the request that claimed it. */
+  requestHash: string;
+  /** Null while the operation runs. */
+  status: number | null;
+  /** The answer's body as JSON text; null while the operation runs. */
+  response: string | null;
+  /** ms since the epoch, of the service's clock. */
+  expiresAt: number;
+}
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  requestHash: string;
+  /** Names this claim, so only its holder completes or releases it. */
+  token: string;
+  /** ms since the epoch: the claim's time, and the instant a row there before counts as expired. */
+  now: number;
+  expiresAt: number;
+  /** A claim still without an answer that was made before this (ms) is abandoned (its process died): it may be taken over. */
+  staleBefore: number;
+}
+
+/**
+ * Idempotency keys (src/events/idempotency.ts): the primary key (scope, key)
+ * decides which request runs the operation, across processes and nodes.
+ */
+export interface IdempotencyPart {
+  /**
+   * Inserts the claim, or takes over a row whose window ended (one statement: an
+   * upsert whose update applies only to an expired row). `claimed`: the caller
+   * runs the operation; otherwise the row there, unchanged.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  /** Stores the answer of the claim `token` holds. */
+  completeIdempotencyKey(scope: string, key: string, token: string, status: number, response: string): Promise<void>;
+  /** Deletes the claim `token` holds (its operation failed with a 5xx: a retry may run it). */
+  releaseIdempotencyKey(scope: string, key: string, token: string): Promise<void>;
+  /** Deletes up to `limit` rows expired at `now`; returns how many. */
+  sweepIdempotencyKeys(now: number, limit: number): Promise<number>;
 }

@@ -20,8 +20,15 @@ import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
 /** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
+/** Back to migration 19: no idempotency keys. */
+async function undoIdempotencyKeys(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'DROP TABLE idempotency_keys');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 20');
+}
+
 /** Back to migration 18: no owners. */
 async function undoProjectOwners(b: StoreBackend, url: string): Promise<void> {
+  await undoIdempotencyKeys(b, url);
   for (const table of ['functions', 'apis', 'webhooks']) await b.exec(url, `ALTER TABLE ${table} DROP COLUMN project`);
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 19');
 }
@@ -548,6 +555,7 @@ for (const b of backends()) {
           [17, 'api_keys_usage_plans_throttles'],
           [18, 'endpoint_health'],
           [19, 'project_owners'],
+          [20, 'idempotency_keys'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

@@ -8,6 +8,8 @@ import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { invocationView } from '../views/functions.js';
 import type { FunctionRouteDeps } from './deps.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
+import { sendOnce } from '../idempotent.js';
 import { nameParams } from '../../schema/functions.js';
 
 /** `x-invocation-type` (or Lambda's `X-Amz-Invocation-Type`): `Event` runs in the background; `RequestResponse` (default) waits. */
@@ -20,7 +22,7 @@ function invocationType(headers: Record<string, string | string[] | undefined>):
 }
 
 
-export function invokeFunctionRoute(app: TypedApp, { functions, background }: FunctionRouteDeps): void {
+export function invokeFunctionRoute(app: TypedApp, { functions, background, idempotency }: FunctionRouteDeps): void {
   app.post(
     '/api/functions/:name/invoke',
     {
@@ -38,6 +40,10 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background }: Fu
               description: "`Event`: store it, answer 202 at once and run it in the background with retries (Lambda's asynchronous invocation; `X-Amz-Invocation-Type` is read too). Default `RequestResponse`: wait for the result.",
             },
             [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA,
+            [IDEMPOTENCY_HEADER]: {
+              ...IDEMPOTENCY_HEADER_SCHEMA,
+              description: `With \`x-invocation-type: Event\` only (a synchronous invoke ignores it). ${IDEMPOTENCY_HEADER_SCHEMA.description}`,
+            },
           },
         },
         body: {
@@ -49,7 +55,11 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background }: Fu
         },
         response: {
           200: { description: 'What the gateway would answer, with the logs', ...ref('Invocation') },
-          202: { description: 'Stored; it runs in the background (`x-invocation-type: Event`)', ...ref('InvocationAccepted') },
+          202: {
+            description: 'Stored; it runs in the background (`x-invocation-type: Event`)',
+            headers: REPLAYED_RESPONSE_HEADERS,
+            ...ref('InvocationAccepted'),
+          },
           // As any operation by id with a body, and 508 for a chain of runs past its bound.
           ...errors(404, 409, 413, 414, 415, 508),
         },
@@ -59,8 +69,13 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background }: Fu
       const depth = requestDepth(request.headers);
       if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
       if (invocationType(request.headers) === 'Event') {
-        const queued = await background.invokeAsync(request.params.name, request.body ?? {}, depth);
-        return reply.code(202).send({ invocation_id: queued.id, status: queued.status });
+        const key = idempotencyKeyOf(request.headers);
+        const queue = async () => {
+          const queued = await background.invokeAsync(request.params.name, request.body ?? {}, depth);
+          return { status: 202, body: { invocation_id: queued.id, status: queued.status } };
+        };
+        const scopes = key === null ? [] : [{ scope: `invoke:${request.params.name}`, key, field: 'Idempotency-Key' }];
+        return sendOnce(reply, idempotency, scopes, requestHash(request.body ?? {}), queue);
       }
       return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth));
     },

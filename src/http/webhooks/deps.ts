@@ -1,8 +1,11 @@
 /** What the webhook routes are given (one deps object); apart from index.ts so each operation's file can import it. */
+import type { Idempotency } from '../../events/idempotency.js';
 import type { EventBus } from '../../webhooks/events.js';
 import type { WebhookService } from '../../webhooks/service.js';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookService;
   events: EventBus;
+  /** Idempotency-Key on publish and test-fire, an event's own id. */
+  idempotency: Idempotency;
 }

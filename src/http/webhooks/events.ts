@@ -3,14 +3,17 @@
  * subscribed to it.
  */
 import { LoopStoppedError } from '../../errors.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash, type IdempotencyScope } from '../../events/idempotency.js';
 import { DEPTH_HEADER, DEPTH_HEADER_SCHEMA, MAX_HOPS, requestDepth } from '../../hops.js';
+import { newId } from '../../ids.js';
+import { sendOnce } from '../idempotent.js';
 import { EventBus } from '../../webhooks/events.js';
 import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { publishEventBody } from '../../schema/webhooks.js';
 
-export function publishEventRoute(app: TypedApp, { events }: WebhookRouteDeps): void {
+export function publishEventRoute(app: TypedApp, { events, idempotency }: WebhookRouteDeps): void {
   app.post(
     '/api/events',
     {
@@ -19,23 +22,37 @@ export function publishEventRoute(app: TypedApp, { events }: WebhookRouteDeps): 
         operationId: 'publishEvent',
         summary: 'Publish an event to every enabled webhook and every function subscribed to it',
         body: publishEventBody,
-        headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA } },
+        headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA, [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
         response: {
-          202: { description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function', ...ref('PublishedEvent') },
-          ...errors(413, 415, 508),
+          202: {
+            description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function',
+            headers: REPLAYED_RESPONSE_HEADERS,
+            ...ref('PublishedEvent'),
+          },
+          ...errors(409, 413, 415, 508),
         },
       },
     },
     async function publishEvent(request, reply) {
       EventBus.checkUserEvent(request.body.event);
+      const key = idempotencyKeyOf(request.headers);
       // An event published by a request of a chain of runs is one hop deeper than the request.
       const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
       if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
-      const published = await events.publish(request.body.event, request.body.data ?? null, depth);
-      return reply.code(202).send({
-        event: request.body.event,
-        deliveries: published.deliveries,
-        functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+      const { id: ownId, event, data } = request.body;
+      const scopes: IdempotencyScope[] = [];
+      if (key !== null) scopes.push({ scope: 'events', key, field: 'Idempotency-Key' });
+      // An event's own id is a key of its own: repeats of it are replays whatever key they carry.
+      if (ownId !== undefined) scopes.push({ scope: 'event-id', key: ownId, field: 'id' });
+      return sendOnce(reply, idempotency, scopes, requestHash(request.body), async () => {
+        const published = await events.publish(event, data ?? null, depth);
+        const body = {
+          id: ownId ?? newId('evt'),
+          event,
+          deliveries: published.deliveries,
+          functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+        };
+        return { status: 202, body };
       });
     },
   );

@@ -9,6 +9,8 @@ import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY,
 import type { TypedApp } from '../typed.js';
 import { deliveryView, webhookView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
+import { sendOnce } from '../idempotent.js';
 import { createWebhookBody, discardHeldBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
@@ -117,7 +119,7 @@ export function deleteWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
   );
 }
 
-export function testWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+export function testWebhookRoute(app: TypedApp, { webhooks, idempotency }: WebhookRouteDeps): void {
   app.post(
     '/api/webhooks/:id/test',
     {
@@ -126,11 +128,16 @@ export function testWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps):
         operationId: 'testWebhook',
         summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
         params: idParams,
-        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID },
+        headers: { type: 'object', properties: { [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
+        response: { 200: { description: 'The finished delivery', headers: REPLAYED_RESPONSE_HEADERS, ...ref('Delivery') }, ...errors(404, 409, 414) },
       },
     },
-    async function testWebhook(request) {
-      return deliveryView(await webhooks.test(request.params.id));
+    async function testWebhook(request, reply) {
+      const key = idempotencyKeyOf(request.headers);
+      const test = async () => ({ status: 200, body: deliveryView(await webhooks.test(request.params.id)) });
+      if (key === null) return (await test()).body;
+      const scope = { scope: `webhook-test:${request.params.id}`, key, field: 'Idempotency-Key' };
+      return sendOnce(reply, idempotency, [scope], requestHash(request.body ?? null), test);
     },
   );
 }

@@ -522,4 +522,23 @@ ALTER TABLE apis ADD COLUMN project TEXT;
 ALTER TABLE webhooks ADD COLUMN project TEXT;
 `,
   },
+  {
+    version: 20,
+    name: 'idempotency_keys',
+    // As on SQLite: one row per (scope, key), its answer once the operation finished; ms times.
+    sql: `
+CREATE TABLE idempotency_keys (
+  scope        TEXT COLLATE "C" NOT NULL,
+  key          TEXT COLLATE "C" NOT NULL,
+  request_hash TEXT    NOT NULL,
+  token        TEXT    NOT NULL,
+  status       INTEGER,
+  response     TEXT,
+  created_at   BIGINT  NOT NULL,
+  expires_at   BIGINT  NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+`,
+  },
 ];

@@ -586,4 +586,24 @@ ALTER TABLE apis ADD COLUMN project TEXT;
 ALTER TABLE webhooks ADD COLUMN project TEXT;
 `,
   },
+  {
+    version: 20,
+    name: 'idempotency_keys',
+    // Idempotency keys and event ids of publishes, test-fires and async invokes (src/events/idempotency.ts):
+    // the primary key decides who runs the operation; times are ms of the service's clock, so tests can move past the window.
+    sql: `
+CREATE TABLE idempotency_keys (
+  scope        TEXT NOT NULL,
+  key          TEXT NOT NULL,
+  request_hash TEXT    NOT NULL,
+  token        TEXT    NOT NULL,
+  status       INTEGER,
+  response     TEXT,
+  created_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+`,
+  },
 ];

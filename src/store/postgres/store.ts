@@ -14,6 +14,7 @@ import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
 import { pgHeld } from './held.js';
+import { pgIdempotency } from './idempotency.js';
 import { pgRecoveries } from './recoveries.js';
 import { pgTargetHealth } from './target-health.js';
 import { pgFunctions } from './functions.js';
@@ -74,5 +75,6 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgInvocationEvents({ db }),
     ...pgLimits({ db }),
     ...pgApiKeys({ db }),
+    ...pgIdempotency({ db }),
   };
 }

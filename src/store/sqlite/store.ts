@@ -16,6 +16,7 @@ import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteHeld } from './held.js';
+import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
 import { sqliteLimits } from './limits.js';
 import { sqliteLogs } from './logs.js';
@@ -72,5 +73,6 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteInvocationEvents({ db }),
     ...sqliteLimits({ db }),
     ...sqliteApiKeys({ db }),
+    ...sqliteIdempotency({ db }),
   };
 }
