@@ -75,7 +75,7 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background, idem
           return { status: 202, body: { invocation_id: queued.id, status: queued.status } };
         };
         const scopes = key === null ? [] : [{ scope: `invoke:${request.params.name}`, key, field: 'Idempotency-Key' }];
-        return sendOnce(reply, idempotency, scopes, requestHash(request.body ?? {}), queue);
+        return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body ?? {}) : '', queue);
       }
       return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth));
     },
