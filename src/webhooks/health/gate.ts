@@ -51,6 +51,8 @@ export interface WebhookGateDeps {
 
 export class WebhookGate implements DeliveryGate {
   private readonly health = new Map<string, { at: number; row: TargetHealth | null }>();
+  /** Health reads in flight, by webhook: shared by the deliveries that wait on them. */
+  private readonly reading = new Map<string, Promise<TargetHealth | null>>();
   /** Deliveries let go as a breaker's probe, by id: their outcome ends the probe. */
   private readonly probes = new Map<string, string>();
   /** The claim shares of rate-limited webhooks seen lately. */
@@ -94,12 +96,31 @@ export class WebhookGate implements DeliveryGate {
     return hit && Date.now() - hit.at < HEALTH_CACHE_MS ? hit.row : undefined;
   }
 
-  private async readHealth(webhookId: string): Promise<TargetHealth | null> {
+  /**
+   * The webhook's health row as the store has it now. Deliveries of one claim
+   * that all need it share one read: separate reads (on PostgreSQL, separate
+   * connections) could answer out of order, and the later delivery would then
+   * take the rate limit's token before the earlier one, out of publish order.
+   */
+  private readHealth(webhookId: string): Promise<TargetHealth | null> {
+    const pending = this.reading.get(webhookId);
+    if (pending !== undefined) return pending;
     const key = webhookKey(webhookId);
-    const row = (await this.deps.store.targetHealth([key])).get(key) ?? null;
-    if (this.health.size > 10_000) this.health.clear();
-    this.health.set(webhookId, { at: Date.now(), row });
-    return row;
+    const read = this.deps.store.targetHealth([key]).then(
+      (rows) => {
+        this.reading.delete(webhookId);
+        const row = rows.get(key) ?? null;
+        if (this.health.size > 10_000) this.health.clear();
+        this.health.set(webhookId, { at: Date.now(), row });
+        return row;
+      },
+      (err: unknown) => {
+        this.reading.delete(webhookId);
+        throw err;
+      },
+    );
+    this.reading.set(webhookId, read);
+    return read;
   }
 
   private async checkAfterReads(delivery: Delivery & { kind: 'webhook' }): Promise<GateAnswer> {
