@@ -232,16 +232,17 @@ describe.skipIf(process.platform !== 'linux')('two nodes of two server processes
       }, 'answers from two processes');
       pids.set(node.url, seen);
     }
+    // One process at a time: connections go to a node's processes in turn, so two searches at once
+    // can each keep landing on the other's process (CI saw all 50 tries of one miss).
     const setClock = async (at: number) => {
       const now = new Date(at).toISOString();
-      const moves = [...pids].flatMap(([url, list]) =>
-        list.map(async (pid) => {
+      for (const [url, list] of pids) {
+        for (const pid of list) {
           const c = await connectTo(url, { pid });
           expect((await c.request('PUT', '/api/_test/clock', { now })).status).toBe(200);
           c.close();
-        }),
-      );
-      await Promise.all(moves);
+        }
+      }
     };
     const start = Date.parse('2026-07-01T10:00:30.000Z');
     await setClock(start);
