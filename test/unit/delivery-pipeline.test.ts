@@ -36,15 +36,10 @@ for (const backend of backends()) {
       engine = null;
     });
 
-    afterEach(async () => {
-      await engine?.stop(1000);
-      await receiver.close();
-      await store.close();
-    });
-
-    it('defers a delivery the gate puts off: its lease given back with the later due time, nothing is sent until then', async () => {
-      const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name: 'held', payloadTemplate: {} }));
-      const d = await store.createDelivery({
+    /** One delivery of a new webhook aimed at the receiver, due now. */
+    async function dueDelivery(name: string) {
+      const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name, payloadTemplate: {} }));
+      return store.createDelivery({
         webhookId: wh.id,
         trigger: 'event',
         scheduledFor: null,
@@ -52,6 +47,19 @@ for (const backend of backends()) {
         eventData: {},
         nextAttemptAt: iso(clock.now()),
       });
+    }
+
+    const webhookTarget = () =>
+      new WebhookTarget({ store, clock, allowPrivateTargets: true, connections: 10, fetchMock: async () => ({ status: 404, body: null }), log: quiet });
+
+    afterEach(async () => {
+      await engine?.stop(1000);
+      await receiver.close();
+      await store.close();
+    });
+
+    it('defers a delivery the gate puts off: its lease given back with the later due time, nothing is sent until then', async () => {
+      const d = await dueDelivery('held');
       const until = clock.now() + 60_000;
       const asked: Delivery[] = [];
       const gate: DeliveryGate = {
@@ -60,14 +68,7 @@ for (const backend of backends()) {
           return clock.now() < until ? { deferUntil: until, wholeTarget: false } : 'go';
         },
       };
-      const target = new WebhookTarget({
-        store,
-        clock,
-        allowPrivateTargets: true,
-        connections: 10,
-        fetchMock: async () => ({ status: 404, body: null }),
-        log: quiet,
-      });
+      const target = webhookTarget();
       engine = new DeliveryEngine({ store, clock, owner: 'owner-a', targets: { webhook: target }, gate, log: quiet, pollMs: 50 });
       engine.start();
 
@@ -89,15 +90,7 @@ for (const backend of backends()) {
     });
 
     it('gives back a lease it took again while turning the delivery away, so the delivery is not left unsent for a whole lease', async () => {
-      const wh = await store.createWebhook(newWebhook(`${receiver.url}/hook`, { name: 'reclaimed', payloadTemplate: {} }));
-      const d = await store.createDelivery({
-        webhookId: wh.id,
-        trigger: 'event',
-        scheduledFor: null,
-        event: 'order.created',
-        eventData: {},
-        nextAttemptAt: iso(clock.now()),
-      });
+      const d = await dueDelivery('reclaimed');
       // The first look defers the whole target until now (a token just due); every later one lets it go.
       let checks = 0;
       const gate: DeliveryGate = {
@@ -110,14 +103,7 @@ for (const backend of backends()) {
         await pause(300);
         return released;
       };
-      const target = new WebhookTarget({
-        store,
-        clock,
-        allowPrivateTargets: true,
-        connections: 10,
-        fetchMock: async () => ({ status: 404, body: null }),
-        log: quiet,
-      });
+      const target = webhookTarget();
       engine = new DeliveryEngine({ store: slowRelease, clock, owner: 'owner-a', targets: { webhook: target }, gate, log: quiet, pollMs: 20 });
       engine.start();
 
