@@ -53,6 +53,9 @@ class Variables {
     private readonly readFile: (relativePath: string) => string | null = () => null,
   ) {}
 
+  /** Files a `${file()}` of the value being resolved read: said in a note, since their values land in the project file. */
+  private filesRead: string[] = [];
+
   /** `${file(path):a.b}`: the file's value at `a.b` (the whole text when there is no key). */
   private fromFile(path: string, address: string): string | undefined {
     const rel = path.trim().replace(/^['"]|['"]$/g, '');
@@ -60,6 +63,7 @@ class Variables {
     if (/\.(c|m)?[jt]s$/i.test(rel)) return undefined;
     const text = this.readFile(rel);
     if (text === null) return undefined;
+    this.filesRead.push(rel);
     if (address === '' && !/\.(json|ya?ml)$/i.test(rel)) return text;
     let value: unknown;
     try {
@@ -116,6 +120,16 @@ class Variables {
    * unless `quiet` (the caller lists it itself).
    */
   resolve(value: string, where: string, quiet = false): string | undefined {
+    this.filesRead = [];
+    const resolved = this.resolveText(value, where, quiet);
+    if (resolved !== undefined && this.filesRead.length > 0) {
+      // secrets.json is usually kept out of git; the project file it now fills is not, unless told.
+      this.notes.push(`${where}: read from ${[...new Set(this.filesRead)].join(', ')} and written into this file: keep it as private as that file, or use \${env:NAME} with env_from`);
+    }
+    return resolved;
+  }
+
+  private resolveText(value: string, where: string, quiet: boolean): string | undefined {
     let text = value;
     const kept: string[] = [];
     for (let pass = 0; pass < 20; pass++) {

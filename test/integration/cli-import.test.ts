@@ -193,7 +193,10 @@ describe('service files', () => {
     const r = await cli(['import', join(dir, 'serverless.yml'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).unresolved.map((u: { key: string }) => u.key)).toEqual(['OUTSIDE', 'SCRIPTED']);
-    expect(readFileSync(join(dir, 'switchyard.yaml'), 'utf8')).toContain('error_format: aws');
+    const written = readFileSync(join(dir, 'switchyard.yaml'), 'utf8');
+    expect(written).toContain('error_format: aws');
+    // The values land in the project file, which is said: secrets.json is usually kept out of git, the project file not.
+    expect(written).toContain('provider.environment.CLIENT_ID: read from ./secrets.json and written into this file');
     expect((await cli(['apply', '-f', dir])).code).toBe(0);
     const env = await invokeByApiName('file-vars', '/env');
     expect(env.json).toEqual({ id: 'client-123', key, outside: null, scripted: null });
