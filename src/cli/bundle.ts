@@ -11,6 +11,17 @@
  * install` in the folder of the nearest package.json), not as esbuild's
  * "Could not resolve".
  *
+ * A `require()` of a relative or absolute path that does not exist is left
+ * to fail when it runs (MODULE_NOT_FOUND), as Node fails it: samples guard
+ * one with a condition (`require(process.env.NODE_ENV === 'test' ?
+ * '../../index' : 'pkg')`) that is never true in production. The bundle
+ * lists them (`unresolved`) so the CLI can say so. A static `import` of one
+ * stays an error, as ES module loading fails on it before any code runs.
+ *
+ * ES modules become CommonJS, so `import.meta` would be empty: its `url`,
+ * `filename` and `dirname` are given Lambda's values for the entry file
+ * (`file:///var/task/src/handler.mjs`: an ES module file there is `.mjs`).
+ *
  * Every file read into the bundle must lie in the project folder once
  * symlinks are resolved (or in a folder the operator allowed with
  * `--allow-outside`): a function's file cannot pull `../secret.json`,
@@ -40,6 +51,8 @@ export interface Bundle {
   packages: string[];
   /** Files read into the bundle, the entry included: 1 means the file imports nothing to bundle. */
   inputs: number;
+  /** `require()`d paths that do not exist, with the file requiring them (`'../../index' (src/lambda.js)`): they throw MODULE_NOT_FOUND if the code runs them. */
+  unresolved: string[];
 }
 
 /**
@@ -105,11 +118,18 @@ const OUTSIDE = 'outside_project';
 /** Marks esbuild's own resolution of a path this plugin asked for, so the plugin does not ask again. */
 const INNER = Symbol('switchyard-confined');
 
+/** The namespace of a required path that does not exist: its module throws as Node's require would. */
+const MISSING = 'switchyard-missing';
+
 /** Refuses any file of the bundle outside the project (see the header for the package rule). */
-function confinePlugin(confinement: Confinement): Plugin {
+function confinePlugin(confinement: Confinement, unresolved: string[]): Plugin {
   return {
     name: 'switchyard-project-files',
     setup(b) {
+      b.onLoad({ filter: /.*/, namespace: MISSING }, (args) => ({
+        contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}'`)}), { code: 'MODULE_NOT_FOUND' });`,
+        loader: 'js',
+      }));
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === INNER) return undefined;
         const resolved = await b.resolve(args.path, {
@@ -119,6 +139,10 @@ function confinePlugin(confinement: Confinement): Plugin {
           resolveDir: args.resolveDir,
           pluginData: INNER,
         });
+        if (resolved.errors.length > 0 && args.kind === 'require-call' && !isBare(args.path)) {
+          unresolved.push(`'${args.path}' (${shownFile(confinement.root, args.importer)})`);
+          return { path: args.path, namespace: MISSING };
+        }
         if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return resolved.errors.length > 0 ? { errors: resolved.errors } : resolved;
         const verdict = await confinement.check(resolved.path);
         const fromPackage = args.kind !== 'entry-point' && (isBare(args.path) || inNodeModules(args.importer));
@@ -257,6 +281,8 @@ export interface BundleOptions {
  * build error is a CommandFailedError listing every problem.
  */
 export async function bundleFunction(file: string, root: string, options: BundleOptions = {}): Promise<Bundle> {
+  const unresolved: string[] = [];
+  const taskFile = `/var/task/${relative(root, file).split(/[\\/]/).join('/').replace(/\.(ts|mts|mjs)$/, '.mjs')}`;
   try {
     const out = await build({
       entryPoints: [file],
@@ -274,11 +300,16 @@ export async function bundleFunction(file: string, root: string, options: Bundle
       sourcemap: 'inline',
       sourcesContent: false,
       // The sandbox's rules first: a built-in is refused or kept external before any path is resolved.
-      plugins: [sandboxPlugin(root), confinePlugin(createConfinement({ root, allowOutside: options.allowOutside }))],
+      plugins: [sandboxPlugin(root), confinePlugin(createConfinement({ root, allowOutside: options.allowOutside }), unresolved)],
+      define: {
+        'import.meta.url': JSON.stringify(`file://${taskFile}`),
+        'import.meta.filename': JSON.stringify(taskFile),
+        'import.meta.dirname': JSON.stringify(taskFile.slice(0, taskFile.lastIndexOf('/'))),
+      },
       logLevel: 'silent',
     });
     const code = out.outputFiles[0].text;
-    return { code, bytes: Buffer.byteLength(code), packages: packagesIn(out.metafile), inputs: Object.keys(out.metafile.inputs).length };
+    return { code, bytes: Buffer.byteLength(code), packages: packagesIn(out.metafile), inputs: Object.keys(out.metafile.inputs).length, unresolved };
   } catch (err) {
     const errors = (err as { errors?: Message[] }).errors;
     if (!errors?.length) throw err;

@@ -63,6 +63,9 @@ export function registerDeploy(program: Command, io: CliIO): void {
     const bundle = await bundleFunction(file, dirname(file), { allowOutside });
     const pkgs = bundle.packages.length ? ` with ${bundle.packages.join(', ')}` : '';
     step(`bundled ${formatSize(bundle.bytes)}${pkgs}`);
+    if (bundle.unresolved.length > 0) {
+      out.info(out.paintErr('yellow', `warning: not found, so not bundled (a require of them throws MODULE_NOT_FOUND when it runs): ${bundle.unresolved.join(', ')}`));
+    }
     if (bundle.bytes > MAX_CODE_BYTES) {
       throw new CommandFailedError(
         'bundle_too_large',

@@ -10,7 +10,7 @@
  * A function file outside the folder of the imported file (symlinks
  * resolved) refuses the import, unless an `--allow-outside` folder holds it.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -78,6 +78,20 @@ function cachedExists(dir: string): (relativePath: string) => boolean {
   };
 }
 
+/** Files the service refers to (`${file(./secrets.json):KEY}`): read only inside the folder (or an allowed one), up to 1 MiB. */
+function projectFileReader(dir: string, outside: (relativePath: string) => string | null): (relativePath: string) => string | null {
+  return (rel) => {
+    if (outside(rel) !== null) return null;
+    try {
+      const abs = resolve(dir, rel);
+      if (statSync(abs).size > 1024 * 1024) return null;
+      return readFileSync(abs, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
 /**
  * A service file written as code (`serverless.ts`, `serverless.js`) builds
  * its configuration when run, which an import must never do (it may come
@@ -137,7 +151,8 @@ export function registerImport(program: Command, io: CliIO): void {
     if (flags.project !== undefined && !projectPrefix(flags.project)) throw new UsageError(`--project ${JSON.stringify(flags.project)} has no letter or digit to name things by`);
     // SAM's stack is named at deploy (`sam deploy --stack-name`); the folder `sam init` made is the name people know it by.
     const project = flags.project ?? (format === 'sam' ? basename(dir) : undefined);
-    const options = { exists: cachedExists(dir), outside: outsideJudge(roots, dir), file: input, prefixNames: flags.bareNames !== true, project };
+    const outside = outsideJudge(roots, dir);
+    const options = { exists: cachedExists(dir), outside, readFile: projectFileReader(dir, outside), file: input, prefixNames: flags.bareNames !== true, project };
     let result: ImportResult;
     try {
       result = format === 'sam' ? importSamValue(doc, options) : importServerlessValue(doc, options);

@@ -202,7 +202,7 @@ export class Gateway {
       }
       response = answer;
     }
-    if (decision !== null) applyCors(response.headers, decision);
+    if (decision !== null) applyCors(response.headers, decision, response.ownCors === true);
     return response;
   }
 
@@ -267,6 +267,7 @@ export class Gateway {
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
       if (outcome.ok) {
         response = mapResultFor(fn.eventFormat, outcome.result, req.requestId, table.binaryMediaTypes, req.rawHeaders);
+        if (fn.eventFormat === 'aws-v1') response.ownCors = true;
         const cookies = response.headers['set-cookie'];
         if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
         const ok = this.okCounter(fn.name);

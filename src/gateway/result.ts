@@ -19,6 +19,8 @@ export interface GatewayResponse {
   invalid?: string;
   /** The API's `minimumCompressionSize`, when it has one: the invoke endpoint compresses a body of at least this many bytes. */
   compressAbove?: number;
+  /** An `aws-v1` function's own answer: its Access-Control-* headers stand, as a REST API's proxy integration passes them on (cors.ts). */
+  ownCors?: boolean;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';

@@ -152,6 +152,13 @@ export interface ImportOptions {
    * `..` out of the folder).
    */
   outside?: (relativePath: string) => string | null;
+  /**
+   * The text of a file of the project, relative to the imported file, for
+   * Serverless's `${file(./secrets.json):KEY}`; null when it is not there or
+   * lies outside the folder (an import never reads anything of yours).
+   * Default: no file is read.
+   */
+  readFile?: (relativePath: string) => string | null;
   /** The imported file's name, for problems. */
   file?: string;
   /**
@@ -426,7 +433,8 @@ export class ProjectBuilder {
       return;
     }
     const apis = this.document.apis!;
-    apis[api] ??= { base_path: '/', ...this.apiSettings.get(api), routes: [] };
+    // Imported from API Gateway: its clients read API Gateway's error answers ({"message": "Unauthorized"}).
+    apis[api] ??= { base_path: '/', error_format: 'aws', ...this.apiSettings.get(api), routes: [] };
     let keys = this.routeKeys.get(api);
     if (!keys) this.routeKeys.set(api, (keys = new Set()));
     const key = `${route.method} ${route.path}`;

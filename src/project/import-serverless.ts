@@ -5,7 +5,9 @@
  * over `provider.environment`), `http` events routes of a REST API (aws-v1
  * events) and `httpApi` events routes of an HTTP API (aws-v2, or aws-v1 with
  * `provider.httpApi.payload: '1.0'`). Variables: `${self:...}`, `${sls:stage}`,
- * `${opt:stage}`/`${opt:region}` and fallbacks are resolved; `${env:NAME}` is
+ * `${opt:stage}`/`${opt:region}` and fallbacks are resolved, and so is
+ * `${file(./x.json):key}` of a file inside the service's folder (JSON or YAML
+ * read, any other file's text whole; a `.js`/`.ts` file is never run); `${env:NAME}` is
  * kept (the project file reads it the same way, once allowed); an
  * environment value of any other source (`${ssm:...}`, a CloudFormation
  * value) is left unset and listed; anything else is reported.
@@ -19,6 +21,7 @@ import { serverlessRequest } from './import-request.js';
 import { serverlessUsagePlans } from './import-keys.js';
 import { ServerlessAuthorizers } from './import-authorizers.js';
 import { parseCfnYaml } from './cfn-yaml.js';
+import { parse as parseYaml } from 'yaml';
 import {
   ProjectBuilder,
   eventsFromPattern,
@@ -40,11 +43,37 @@ import {
 
 const VARIABLE = /\$\{([^${}]+)\}/;
 
+/** `file(./secrets.json)`: the path of a `${file(...)}` source. */
+const FILE_SOURCE = /^file\((.+)\)$/;
+
 class Variables {
   constructor(
     private readonly doc: Obj,
     private notes: string[],
+    private readonly readFile: (relativePath: string) => string | null = () => null,
   ) {}
+
+  /** Files a `${file()}` of the value being resolved read: said in a note, since their values land in the project file. */
+  private filesRead: string[] = [];
+
+  /** `${file(path):a.b}`: the file's value at `a.b` (the whole text when there is no key). */
+  private fromFile(path: string, address: string): string | undefined {
+    const rel = path.trim().replace(/^['"]|['"]$/g, '');
+    // A JavaScript or TypeScript file computes its value when run, which an import never does.
+    if (/\.(c|m)?[jt]s$/i.test(rel)) return undefined;
+    const text = this.readFile(rel);
+    if (text === null) return undefined;
+    this.filesRead.push(rel);
+    if (address === '' && !/\.(json|ya?ml)$/i.test(rel)) return text;
+    let value: unknown;
+    try {
+      value = /\.json$/i.test(rel) ? JSON.parse(text) : parseYaml(text);
+    } catch {
+      return undefined;
+    }
+    for (const key of address.split('.').filter(Boolean)) value = isObj(value) ? value[key] : undefined;
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+  }
 
   /** Where later notes go (the builder's, once the service's name has made it). */
   notesTo(notes: string[]): void {
@@ -59,6 +88,8 @@ class Variables {
   private lookup(ref: string): string | undefined {
     const [source, ...rest] = ref.split(':');
     const address = rest.join(':').trim();
+    const file = FILE_SOURCE.exec(source.trim());
+    if (file) return this.fromFile(file[1], address);
     switch (source.trim()) {
       case 'self': {
         let value: unknown = this.doc;
@@ -89,6 +120,16 @@ class Variables {
    * unless `quiet` (the caller lists it itself).
    */
   resolve(value: string, where: string, quiet = false): string | undefined {
+    this.filesRead = [];
+    const resolved = this.resolveText(value, where, quiet);
+    if (resolved !== undefined && this.filesRead.length > 0) {
+      // secrets.json is usually kept out of git; the project file it now fills is not, unless told.
+      this.notes.push(`${where}: read from ${[...new Set(this.filesRead)].join(', ')} and written into this file: keep it as private as that file, or use \${env:NAME} with env_from`);
+    }
+    return resolved;
+  }
+
+  private resolveText(value: string, where: string, quiet: boolean): string | undefined {
     let text = value;
     const kept: string[] = [];
     for (let pass = 0; pass < 20; pass++) {
@@ -355,7 +396,7 @@ export function importServerlessValue(doc: unknown, options: ImportOptions = {})
     throw new ProjectError([{ file: options.file ?? 'serverless.yml', path: 'functions', message: 'a Serverless Framework service has a functions mapping' }]);
   }
   const notes: string[] = [];
-  const vars = new Variables(doc, notes);
+  const vars = new Variables(doc, notes, options.readFile);
   const provider = isObj(doc.provider) ? doc.provider : {};
   // `service: { name: ... }` is the form of Serverless Framework 1.x (its other keys, such as awsKmsKeyArn, mean nothing here).
   const serviceRaw = isObj(doc.service) ? doc.service.name : doc.service;

@@ -17,6 +17,10 @@
  * await is a `then` call, which carries the store. Other code keeps native
  * async functions (faster, and their stack traces).
  *
+ * ES modules become CommonJS, so `import.meta` would be empty: its `url`,
+ * `filename` and `dirname` are given Lambda's values for an ES module file
+ * of the function's name (`file:///var/task/<name>.mjs`).
+ *
  * The output carries an inline source map (no sources content) naming the
  * user's file, `<function name>.js` or `.ts`: stack traces, errors and the
  * positions of deploy failures are given in the user's own lines.
@@ -57,9 +61,9 @@ function markUnavailable(text: string, seen: Set<string>): string {
 export async function compileSource(code: string, runtime: FunctionRuntimeName, name = 'function'): Promise<{ compiled: string }> {
   const file = userFileName(name, runtime);
   try {
-    const first = await transpile(code, runtime, file, false);
+    const first = await transpile(code, runtime, file, name, false);
     const asyncHooks = first.seen.has('async_hooks') || first.seen.has('node:async_hooks');
-    return { compiled: asyncHooks ? (await transpile(code, runtime, file, true)).text : first.text };
+    return { compiled: asyncHooks ? (await transpile(code, runtime, file, name, true)).text : first.text };
   } catch (err) {
     const first = (err as { errors?: Message[] }).errors?.[0];
     if (!first) throw err;
@@ -69,8 +73,9 @@ export async function compileSource(code: string, runtime: FunctionRuntimeName, 
   }
 }
 
-async function transpile(code: string, runtime: FunctionRuntimeName, file: string, lowerAsync: boolean): Promise<{ text: string; seen: Set<string> }> {
+async function transpile(code: string, runtime: FunctionRuntimeName, file: string, name: string, lowerAsync: boolean): Promise<{ text: string; seen: Set<string> }> {
   const seen = new Set<string>();
+  const taskFile = `/var/task/${name}.mjs`;
   const out = await build({
       stdin: { contents: code, loader: runtime === 'typescript' ? 'ts' : 'js', sourcefile: file },
       bundle: true,
@@ -83,6 +88,11 @@ async function transpile(code: string, runtime: FunctionRuntimeName, file: strin
       // No tsconfig.json is looked up for user code, so the server's never applies.
       tsconfigRaw: {},
       plugins: [sandboxImports(seen)],
+      define: {
+        'import.meta.url': JSON.stringify(`file://${taskFile}`),
+        'import.meta.filename': JSON.stringify(taskFile),
+        'import.meta.dirname': JSON.stringify('/var/task'),
+      },
       logLevel: 'silent',
       ...(lowerAsync ? { supported: { 'async-await': false, 'async-generator': false, 'for-await': false } } : {}),
     });

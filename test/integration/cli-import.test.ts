@@ -164,6 +164,47 @@ describe('service files', () => {
     expect((await invokeByApiName('json-svc', '/ping')).text).toBe('pong');
   });
 
+  it('${file(...)} reads the project\'s own files, never one outside it or a script; the APIs answer errors as API Gateway words them', async () => {
+    // serverless/examples' aws-node-auth0-custom-authorizers-api reads its client id from secrets.json and its key from public_key.
+    writeFileSync(join(root, 'outside.json'), JSON.stringify({ KEY: 'not yours' }));
+    const key = '-----BEGIN PUBLIC KEY-----\nMIIBIjANBg\n-----END PUBLIC KEY-----\n';
+    const dir = writeProject(root, 'file-vars', {
+      'serverless.yml': [
+        'service: file-vars',
+        'provider:',
+        '  name: aws',
+        '  environment:',
+        '    CLIENT_ID: ${file(./secrets.json):AUTH0_CLIENT_ID}',
+        '    PUBLIC_KEY: ${file(./public_key)}',
+        '    OUTSIDE: ${file(../outside.json):KEY}',
+        '    SCRIPTED: ${file(./config.js):KEY}',
+        'functions:',
+        '  env:',
+        '    handler: handler.env',
+        '    events:',
+        '      - http: { path: env, method: get }',
+      ].join('\n'),
+      'handler.js':
+        'module.exports.env = async () => ({ statusCode: 200, body: JSON.stringify({ id: process.env.CLIENT_ID, key: process.env.PUBLIC_KEY, outside: process.env.OUTSIDE ?? null, scripted: process.env.SCRIPTED ?? null }) });',
+      'secrets.json': JSON.stringify({ AUTH0_CLIENT_ID: 'client-123' }),
+      public_key: key,
+      'config.js': "module.exports = { KEY: 'ran' };",
+    });
+    const r = await cli(['import', join(dir, 'serverless.yml'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).unresolved.map((u: { key: string }) => u.key)).toEqual(['OUTSIDE', 'SCRIPTED']);
+    const written = readFileSync(join(dir, 'switchyard.yaml'), 'utf8');
+    expect(written).toContain('error_format: aws');
+    // The values land in the project file, which is said: secrets.json is usually kept out of git, the project file not.
+    expect(written).toContain('provider.environment.CLIENT_ID: read from ./secrets.json and written into this file');
+    expect((await cli(['apply', '-f', dir])).code).toBe(0);
+    const env = await invokeByApiName('file-vars', '/env');
+    expect(env.json).toEqual({ id: 'client-123', key, outside: null, scripted: null });
+    const missing = await invokeByApiName('file-vars', '/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.json).toEqual({ message: 'Not Found' });
+  });
+
   it('a handler file that is not there is flagged at import, by its path in the project', async () => {
     const dir = copy('serverless/missing-handler', 'missing-handler');
     const r = await cli(['import', join(dir, 'serverless.yml')]);

@@ -396,6 +396,50 @@ describe('deploy', () => {
     expect((await svc.request('GET', '/api/functions/nested-broken')).status).toBe(404);
   }, 30_000);
 
+  it('a require of a path that is not there, behind a condition, deploys and throws only when run; a static import of one is refused', async () => {
+    // The idiom of CodeGenieApp/serverless-express's examples/basic-starter-api-gateway-v2/src/lambda.js:
+    // require(process.env.NODE_ENV === 'test' ? '../../index' : '<the package>'), whose first branch never runs on Lambda.
+    const file = project(
+      'guarded',
+      {
+        'tiny-impl': {
+          'package.json': JSON.stringify({ name: 'tiny-impl', version: '1.0.0', main: 'index.js' }),
+          'index.js': "module.exports = () => 'from the package';\n",
+        },
+      },
+      "exports.handler = async (event) => {\n  const impl = require(event.local ? '../../local-build' : 'tiny-impl');\n  return { statusCode: 200, body: impl() };\n};\n",
+      'guarded.js',
+    );
+    const r = await cli(['deploy', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: not found, so not bundled \(a require of them throws MODULE_NOT_FOUND when it runs\): '\.\.\/\.\.\/local-build' \(guarded\.js\)/);
+    const ok = await svc.request('POST', '/api/functions/guarded/invoke', {});
+    expect(ok.json.error).toBeNull();
+    expect(ok.json.result.body).toBe('from the package');
+    const missing = await svc.request('POST', '/api/functions/guarded/invoke', { local: true });
+    expect(missing.json.error.message).toContain("Cannot find module '../../local-build'");
+
+    const stat = project('static-missing', {}, "import local from './gone.mjs';\nexport const handler = async () => local;\n", 'static.mjs');
+    const refused = await cli(['deploy', stat, '--name', 'static-missing']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Could not resolve "./gone.mjs"');
+  }, 30_000);
+
+  it("import.meta.url, filename and dirname are Lambda's for an ES module file, bundled or sent as one file", async () => {
+    // serverless/examples' aws-node-esm-esbuild tells how it was loaded from import.meta.url.
+    const source =
+      "const loadedAs = import.meta.url.endsWith('.mjs') ? 'ES module' : 'CommonJS';\n" +
+      'export const handler = async () => ({ statusCode: 200, body: { loadedAs, url: import.meta.url, file: import.meta.filename, dir: import.meta.dirname } });\n';
+    const file = project('esm-meta', {}, source, 'esm-time.ts');
+    const r = await cli(['deploy', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const bundled = await svc.request('POST', '/api/functions/esm-time/invoke', {});
+    expect(bundled.json.result.body).toEqual({ loadedAs: 'ES module', url: 'file:///var/task/esm-time.mjs', file: '/var/task/esm-time.mjs', dir: '/var/task' });
+    await createFunction('esm-sent', source, { runtime: 'typescript' });
+    const sent = await svc.request('POST', '/api/functions/esm-sent/invoke', {});
+    expect(sent.json.result.body).toEqual({ loadedAs: 'ES module', url: 'file:///var/task/esm-sent.mjs', file: '/var/task/esm-sent.mjs', dir: '/var/task' });
+  }, 30_000);
+
   it('refuses native code and reports a missing package', async () => {
     const native = project(
       'native',

@@ -240,6 +240,39 @@ describe('headers on answers', () => {
   });
 });
 
+describe('a REST API function (aws-v1)', () => {
+  // The public endpoint of serverless/examples' aws-node-auth0-custom-authorizers-api, in its idiom:
+  // a REST API's proxy integration passes the function's own CORS headers on ("Required for CORS support to work").
+  const REST_PUBLIC = `module.exports.publicEndpoint = (event, context, callback) => callback(null, {
+  statusCode: 200,
+  headers: { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Credentials': true },
+  body: JSON.stringify({ message: 'Hi from Public API' }),
+});`;
+
+  it('keeps the Access-Control-* headers it sets; the policy adds only the ones it left out', async () => {
+    for (const [name, format] of [['cors-rest', 'aws-v1'], ['cors-http', 'aws-v2']]) {
+      const res = await svc.request('POST', '/api/functions', { name, code: REST_PUBLIC, handler: 'publicEndpoint', event_format: format });
+      expect(res.status, res.text).toBe(201);
+    }
+    const policy = { allowOrigins: ['*'], allowMethods: ['POST'], exposeHeaders: ['x-total'] };
+    const rest = await createApi({ name: 'cors-rest', basePath: '/', routes: [{ method: 'POST', path: '/api/public', function: 'cors-rest' }], cors: policy });
+    const http = await createApi({ name: 'cors-http', basePath: '/', routes: [{ method: 'POST', path: '/api/public', function: 'cors-http' }], cors: policy });
+    for (const origin of [[], ['origin', APP]]) {
+      const res = await call(rest, 'POST', '/api/public', origin);
+      expect(res.status).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
+      expect(res.headers['access-control-expose-headers']).toBe(origin.length ? 'x-total' : undefined);
+    }
+    // Written for an HTTP API, whose CORS configuration decides alone: the function's are replaced.
+    const replaced = await call(http, 'POST', '/api/public', ['origin', APP]);
+    expect(replaced.headers['access-control-allow-origin']).toBe('*');
+    expect(replaced.headers['access-control-allow-credentials']).toBeUndefined();
+    const none = await call(http, 'POST', '/api/public');
+    expect(none.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
 describe('across a restart', () => {
   it('keeps the policy in the store', async () => {
     const dbUrl = svc.dbUrl;

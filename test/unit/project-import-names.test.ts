@@ -31,7 +31,7 @@ describe('names prefixed by the project', () => {
     expect(result.project).toBe('sam-app');
     expect(Object.keys(result.document.functions!)).toEqual(['sam-app-HelloWorldFunction']);
     expect(result.document.apis).toEqual({
-      'sam-app-ServerlessRestApi': { base_path: '/', routes: [{ method: 'GET', path: '/hello', function: 'sam-app-HelloWorldFunction' }] },
+      'sam-app-ServerlessRestApi': { base_path: '/', error_format: 'aws', routes: [{ method: 'GET', path: '/hello', function: 'sam-app-HelloWorldFunction' }] },
     });
     // The file loads: every reference names a function of it.
     await expect(loads(result.yaml)).resolves.toBeGreaterThan(0);

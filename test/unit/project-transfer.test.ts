@@ -226,7 +226,7 @@ describe('import serverless.yml', () => {
     });
     expect(result.document.apis).toEqual({
       'users-service-rest': {
-        base_path: '/',
+        base_path: '/', error_format: 'aws',
         routes: [
           { method: 'GET', path: '/users/{id}', function: 'getUser' },
           { method: 'POST', path: '/users', function: 'getUser' },
@@ -240,7 +240,7 @@ describe('import serverless.yml', () => {
         },
       },
       'users-service-http': {
-        base_path: '/',
+        base_path: '/', error_format: 'aws',
         routes: [
           { method: 'GET', path: '/items', function: 'listItems' },
           { method: 'GET', path: '/items/{id}', function: 'listItems' },
@@ -272,7 +272,7 @@ functions:
 `);
     // The catch-all answers the root too, as on AWS.
     expect(result.document.apis).toEqual({
-      svc: { base_path: '/', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'both' }, { method: 'ANY', path: '/', function: 'both' }] },
+      svc: { base_path: '/', error_format: 'aws', routes: [{ method: 'ANY', path: '/{proxy+}', function: 'both' }, { method: 'ANY', path: '/', function: 'both' }] },
     });
     expect(result.document.functions!.both).toMatchObject({
       handler: 'main',
@@ -415,13 +415,13 @@ describe('import SAM', () => {
     });
     expect(result.document.apis).toEqual({
       ServerlessRestApi: {
-        base_path: '/',
+        base_path: '/', error_format: 'aws',
         routes: [
           { method: 'GET', path: '/hello/{name}', function: 'HelloFunction' },
           { method: 'ANY', path: '/hello/{proxy+}', function: 'HelloFunction' },
         ],
       },
-      ServerlessHttpApi: { base_path: '/', routes: [{ method: 'GET', path: '/items/{id}', function: 'ItemsFunction' }] },
+      ServerlessHttpApi: { base_path: '/', error_format: 'aws', routes: [{ method: 'GET', path: '/items/{id}', function: 'ItemsFunction' }] },
     });
     expect(result.unresolved).toEqual([
       { where: 'Resources.HelloFunction.Properties.Environment.Variables.TABLE_ARN', key: 'TABLE_ARN', value: '{"Fn::GetAtt":["ItemsTable","Arn"]}' },
@@ -448,13 +448,13 @@ Resources:
 `);
     expect(result.document.apis).toEqual({
       ServerlessHttpApi: {
-        base_path: '/',
+        base_path: '/', error_format: 'aws',
         routes: [
           { method: 'ANY', path: '/{proxy+}', function: 'Fn' },
           { method: 'ANY', path: '/', function: 'Fn' },
         ],
       },
-      Legacy: { base_path: '/', routes: [{ method: 'POST', path: '/old', function: 'Fn-v1' }] },
+      Legacy: { base_path: '/', error_format: 'aws', routes: [{ method: 'POST', path: '/old', function: 'Fn-v1' }] },
     });
     expect(result.document.functions!.Fn.file).toBe('index.js');
   });

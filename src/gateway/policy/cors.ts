@@ -7,8 +7,13 @@
  * compiled once per route table (`compileCors`); an API without one has none,
  * so its requests do no CORS work at all.
  *
- * Like API Gateway, a configured API ignores the Access-Control-* headers its
- * functions return: the policy alone decides them.
+ * Like an HTTP API, a configured API ignores the Access-Control-* headers its
+ * functions return: the policy alone decides them. An `aws-v1` function is
+ * written for a REST API, whose proxy integration passes the function's own
+ * Access-Control-* headers on (a REST API's CORS is the preflight alone, so
+ * such functions set them: "Required for CORS support to work" in
+ * Serverless's samples): its headers stand, and the policy adds only those it
+ * left out.
  */
 import { InvalidRequestError } from '../../errors.js';
 import { CORS_INPUT_DEFAULTS, type CorsInput } from '../../schema/apis.js';
@@ -166,15 +171,22 @@ export function compileCors(config: CorsConfig | null): CorsPolicy | null {
 
 /**
  * Puts the policy's headers on an answer: replaces any Access-Control-*
- * header the function set (the policy decides them, as in API Gateway) and
+ * header the function set (the policy decides them, as in an HTTP API), or
+ * with `keepOwn` (a REST API's function) only adds those it did not set; and
  * adds Origin to its `Vary`.
  */
-export function applyCors(answer: Record<string, string | string[]>, decision: { headers: Record<string, string>; exposeAll: boolean }): void {
-  for (const name of Object.keys(answer)) {
-    if (name.startsWith('access-control-')) delete answer[name];
+export function applyCors(
+  answer: Record<string, string | string[]>,
+  decision: { headers: Record<string, string>; exposeAll: boolean },
+  keepOwn = false,
+): void {
+  if (!keepOwn) {
+    for (const name of Object.keys(answer)) {
+      if (name.startsWith('access-control-')) delete answer[name];
+    }
   }
   for (const [name, value] of Object.entries(decision.headers)) {
-    if (name === 'vary') continue;
+    if (name === 'vary' || (keepOwn && answer[name] !== undefined)) continue;
     answer[name] = value;
   }
   if (decision.exposeAll) {
