@@ -611,6 +611,8 @@ for (const b of backends()) {
           name: 'older',
           pausedAt: null,
           disabledReason: null,
+          secretCreatedAt: null,
+          previousSecrets: [],
           breaker: { enabled: true, minAttempts: 20, failureRatio: 0.5, windowS: 60 },
           rateLimit: null,
           autoDisable: { afterS: 432_000, minSpanS: 43_200 },
