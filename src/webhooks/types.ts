@@ -106,7 +106,8 @@ export interface SecretRotation {
 
 /**
  * The secrets after a rotation: the new one current, the replaced one kept
- * until `overlapUntil`, the expired dropped, and at most MAX_SECRETS in all
+ * until `overlapUntil`, older ones until their own expiry or `overlapUntil`,
+ * whichever is sooner, the expired dropped, and at most MAX_SECRETS in all
  * (the oldest go: a rotation after a leak must never be refused for a full list).
  */
 export function rotatedSecrets(current: Pick<Webhook, 'secret' | 'secretCreatedAt' | 'previousSecrets'>, rotation: SecretRotation): Pick<Webhook, 'secret' | 'secretCreatedAt' | 'previousSecrets'> {
@@ -115,8 +116,12 @@ export function rotatedSecrets(current: Pick<Webhook, 'secret' | 'secretCreatedA
   if (current.secret !== null && current.secret !== rotation.secret && Date.parse(rotation.overlapUntil) > now) {
     kept.push({ secret: current.secret, createdAt: current.secretCreatedAt, expiresAt: rotation.overlapUntil });
   }
+  // No older secret outlives the new overlap either: an overlap of 0 after a leak leaves only the new one.
+  const until = Date.parse(rotation.overlapUntil);
   for (const p of current.previousSecrets) {
-    if (Date.parse(p.expiresAt) > now && p.secret !== rotation.secret) kept.push(p);
+    if (p.secret === rotation.secret) continue;
+    const expires = Math.min(Date.parse(p.expiresAt), until);
+    if (expires > now) kept.push(expires === until ? { ...p, expiresAt: rotation.overlapUntil } : p);
   }
   return { secret: rotation.secret, secretCreatedAt: rotation.at, previousSecrets: kept.slice(0, MAX_SECRETS - 1) };
 }
