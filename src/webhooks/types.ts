@@ -172,7 +172,9 @@ export function originOf(targetUrl: string): string {
   }
 }
 
-export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt'>;
+/** A webhook to store; without rotation fields it has no previous secrets (and no recorded time for its secret). */
+export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt' | 'secretCreatedAt' | 'previousSecrets'> &
+  Partial<Pick<Webhook, 'secretCreatedAt' | 'previousSecrets'>>;
 export type WebhookPatch = Partial<NewWebhook>;
 
 /** How many of a webhook's newest deliveries its health counts (the webhook list). */

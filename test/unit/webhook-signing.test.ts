@@ -2,7 +2,7 @@ import { createHmac, createPublicKey, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { generateSecret, isValidSecret, kindOf, publicKeyOf, sign, signAll } from '../../src/webhooks/signing.js';
-import { MAX_SECRETS, rotatedSecrets, signingSecrets, type PreviousSecret, type Webhook } from '../../src/webhooks/types.js';
+import { MAX_SECRETS, rotatedSecrets, signingSecrets, type PreviousSecret, type Webhook as WebhookRecord } from '../../src/webhooks/types.js';
 
 // The Standard Webhooks / svix reference vector.
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -102,7 +102,7 @@ describe('secret rotation', () => {
     expect(rotatedSecrets({ secret: s(1), secretCreatedAt: null, previousSecrets: [] }, { secret: s(2), at: at(1), overlapUntil: at(1) }).previousSecrets).toEqual([]);
     const old: PreviousSecret[] = [{ secret: s(9), createdAt: null, expiresAt: at(1) }];
     expect(rotatedSecrets({ secret: s(1), secretCreatedAt: null, previousSecrets: old }, { secret: s(2), at: at(2), overlapUntil: at(5) }).previousSecrets.map((p) => p.secret)).toEqual([s(1)]);
-    let w: Pick<Webhook, 'secret' | 'secretCreatedAt' | 'previousSecrets'> = { secret: s(0), secretCreatedAt: at(0), previousSecrets: [] };
+    let w: Pick<WebhookRecord, 'secret' | 'secretCreatedAt' | 'previousSecrets'> = { secret: s(0), secretCreatedAt: at(0), previousSecrets: [] };
     for (let i = 1; i <= 12; i++) w = rotatedSecrets(w, { secret: s(i), at: at(i), overlapUntil: at(i + 24) });
     expect(w.previousSecrets).toHaveLength(MAX_SECRETS - 1);
     expect(w.previousSecrets.map((p) => p.secret)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3].map(s));
