@@ -339,7 +339,7 @@ export class WebhookService {
     await this.deps.health.hold(id);
     await this.deps.health.announce(id);
     await this.deps.health.tell('paused', id, { reason: 'operator' });
-    return webhook;
+    return this.live(webhook);
   }
 
   /**
@@ -351,11 +351,11 @@ export class WebhookService {
     const webhook = current.pausedAt === null ? current : await this.deps.store.updateWebhook(id, { pausedAt: null });
     if (!webhook) throw webhookNotFound(id);
     const reopened = await this.deps.store.resetTargetHealth(id, this.deps.clock.now());
-    if (current.pausedAt === null && !reopened) return webhook;
+    if (current.pausedAt === null && !reopened) return this.live(webhook);
     await this.deps.health.announce(id);
     await this.deps.health.tell('resumed', id, { reason: 'operator' });
     this.releaseLater(id);
-    return webhook;
+    return this.live(webhook);
   }
 
   /** Held deliveries go in the background: a large backlog takes several statements, and the sweep would finish it anyway. */

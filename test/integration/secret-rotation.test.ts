@@ -134,6 +134,9 @@ describe('secret rotation', () => {
     expect(verifiers(after, OLD)).toEqual({ standardwebhooks: false, svix: false });
     expect(verifiers(after, NEW)).toEqual({ standardwebhooks: true, svix: true });
     expect((await svc.request('GET', `/api/webhooks/${hook.id}`)).json.secrets).toHaveLength(1);
+    // Nor do the server's logs carry either value.
+    expect(svc.output.join('')).not.toContain(NEW.slice(6));
+    expect(svc.output.join('')).not.toContain(OLD.slice(6));
   });
 
   it('takes a given secret, an overlap of 0 replaces at once, and it keeps at most 10 secrets', async () => {
