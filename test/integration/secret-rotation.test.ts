@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js';
+import { connect, connectTo } from '../helpers/cluster-connections.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const OLD = 'whsec_' + Buffer.from('rotation-test-old-secret-of-32-by').toString('base64');
 const HOUR = 3_600_000;
@@ -236,4 +238,58 @@ describe('PUT of a new secret', () => {
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('secret_overlap_s');
   });
+});
+
+describe.skipIf(process.platform !== 'linux')('a rotation on a server of two processes', () => {
+  let cluster: RunningService;
+  let events: Receiver;
+
+  beforeAll(async () => {
+    events = await startReceiver();
+    cluster = await startService({
+      env: { SWITCHYARD_PROCESSES: '2', SWITCHYARD_WORKERS: '1', SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' },
+      startTimeoutMs: 60_000,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await events?.close();
+  });
+
+  it('reaches the other process before it answers: its next event deliveries carry both signatures', async () => {
+    const a = await connect(cluster.url);
+    const b = await connectTo(cluster.url, { not: a.pid });
+    try {
+      const created = await a.request('POST', '/api/webhooks', {
+        name: 'two-processes',
+        target_url: `${events.url}/two`,
+        method: 'POST',
+        payload_template: { n: '{{data.n}}' },
+        events: ['rotation.two'],
+        secret: OLD,
+      });
+      expect(created.status).toBe(201);
+      const id = created.json.id as string;
+      const got = () => events.requests.filter((r) => r.url === '/two');
+      // Each process sends one, so each holds the webhook as just read (its cache keeps it for a second).
+      for (const [n, c] of [a, b].entries()) expect((await c.request('POST', '/api/events', { event: 'rotation.two', data: { n } })).status).toBe(202);
+      await until(() => got().length === 2, 'the two first deliveries');
+
+      const rotated = await a.request('POST', `/api/webhooks/${id}/rotate-secret`, {});
+      expect(rotated.status).toBe(200);
+      for (const [n, c] of [b, a, b, a].entries()) {
+        expect((await c.request('POST', '/api/events', { event: 'rotation.two', data: { n: n + 2 } })).status).toBe(202);
+      }
+      await until(() => got().length === 6, 'the deliveries after the rotation');
+      for (const req of got().slice(2)) {
+        expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(2);
+        expect(verifiers(req, rotated.json.secret).standardwebhooks).toBe(true);
+        expect(verifiers(req, OLD).svix).toBe(true);
+      }
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 60_000);
 });
