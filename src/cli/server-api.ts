@@ -64,6 +64,7 @@ export type PublishedEvent = Schemas['PublishedEvent'];
 export type EventInput = paths['/api/events']['post']['requestBody']['content']['application/json'];
 /** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
 export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
+export type RotateSecretInput = paths['/api/webhooks/{id}/rotate-secret']['post']['requestBody']['content']['application/json'];
 export type RecoverableStatus = NonNullable<RecoverFilter['statuses']>[number];
 
 export interface Attempt {
@@ -158,6 +159,8 @@ export interface ServerApi {
   pauseWebhook(id: string): Promise<WebhookInfo>;
   /** Sends again: unpauses, closes an open circuit breaker, releases held deliveries in publish order. */
   resumeWebhook(id: string): Promise<WebhookInfo>;
+  /** `POST /api/webhooks/{id}/rotate-secret`: the webhook with its secrets, and `secret` once when one was generated. */
+  rotateWebhookSecret(id: string, body: RotateSecretInput): Promise<Schemas['Webhook']>;
   /** How many deliveries a recovery with `filter` would resend now (`?dry_run=true`): nothing is resent. */
   countRecoverable(webhookId: string, filter: RecoverFilter): Promise<number>;
   /** Starts a recovery job, which resends them in the background; its `total` is how many. */
@@ -431,6 +434,8 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     },
     pauseWebhook: (id) => healthCall('pause webhooks', client.POST('/api/webhooks/{id}/pause', { params: { path: { id } }, ...deadline() })),
     resumeWebhook: (id) => healthCall('resume webhooks', client.POST('/api/webhooks/{id}/resume', { params: { path: { id } }, ...deadline() })),
+    rotateWebhookSecret: (id, body) =>
+      healthCall('rotate secrets', client.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id } }, body, ...deadline() })),
     async countRecoverable(id, filter) {
       const request = client.POST('/api/webhooks/{id}/recover', { params: { path: { id }, query: { dry_run: 'true' } }, body: filter, ...deadline() });
       // 200 with ?dry_run=true: the count (the 202 is the job's answer).

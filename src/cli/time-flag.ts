@@ -8,7 +8,8 @@
  * `2026-11-23T10:00:00.000Z`, `...+02:00`), not whatever Date.parse accepts
  * (`1`, `March 7`), which would turn a typo into a time. Without an offset
  * the time is local, the date alone included (Date.parse would take a date
- * alone as UTC and a date with a time as local).
+ * alone as UTC and a date with a time as local). `parseDuration` reads the
+ * same durations on their own (`webhooks rotate-secret --overlap`).
  */
 import { UsageError } from './errors.js';
 
@@ -17,14 +18,20 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 const DURATION = /^(?:\d+[smhdw])+$/;
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** Milliseconds of a duration (`30m`, `24h`, `7d`, `1h30m`; `0` is none), or null when it is not one. */
+export function parseDuration(value: string): number | null {
+  const text = value.trim();
+  if (text === '0') return 0;
+  if (!DURATION.test(text)) return null;
+  let ms = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)([smhdw])/g)) ms += Number(n) * UNIT_MS[unit];
+  return ms;
+}
+
 /** The instant `value` names, in milliseconds; null when it is neither form (or no real date: `2026-02-30`). */
 export function parseTime(value: string, now: number): number | null {
   const text = value.trim();
-  if (DURATION.test(text)) {
-    let ms = 0;
-    for (const [, n, unit] of text.matchAll(/(\d+)([smhdw])/g)) ms += Number(n) * UNIT_MS[unit];
-    return now - ms;
-  }
+  if (DURATION.test(text)) return now - parseDuration(text)!;
   if (!ISO.test(text)) return null;
   const withTime = text.length === 10 ? `${text}T00:00` : text.replace(' ', 'T');
   const ms = Date.parse(withTime);

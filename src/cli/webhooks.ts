@@ -8,7 +8,8 @@
  * deliveries while its target is down or being fixed (none is lost), then
  * lets them go in publish order (POST /api/webhooks/{id}/pause, /resume).
  * Both say what they found (already paused, a circuit breaker open, held
- * deliveries) and change nothing twice; `recover` is in webhook-recover.ts.
+ * deliveries) and change nothing twice; `recover` is in webhook-recover.ts,
+ * `rotate-secret` in webhook-rotate.ts.
  */
 import type { Command } from 'commander';
 import { clientContext, withClientOptions, type CliIO, type ClientFlags } from './context.js';
@@ -17,6 +18,7 @@ import type { Output } from './output.js';
 import type { WebhookInfo } from './server-api.js';
 import { terminalLine } from './terminal-text.js';
 import { registerRecover } from './webhook-recover.js';
+import { registerRotateSecret } from './webhook-rotate.js';
 import { findWebhook } from './webhook-lookup.js';
 import { commandLine, counted } from './words.js';
 
@@ -106,4 +108,5 @@ export function registerWebhooks(program: Command, io: CliIO): void {
   });
 
   registerRecover(webhooks, io);
+  registerRotateSecret(webhooks, io);
 }

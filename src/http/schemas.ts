@@ -36,6 +36,7 @@ import {
   PublishedEventSchema,
   RateLimitSchema,
   RecoverySchema,
+  SigningSecretSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
@@ -62,6 +63,7 @@ export const COMPONENT_SCHEMAS = [
   BreakerSettingsSchema,
   RateLimitSchema,
   AutoDisableSchema,
+  SigningSecretSchema,
   WebhookSchema,
   AttemptSchema,
   AttemptDetailSchema,

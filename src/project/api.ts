@@ -91,7 +91,8 @@ export interface ProjectApi {
 
   listWebhooks(): Promise<RemoteWebhook[]>;
   createWebhook(body: WebhookBody): Promise<RemoteWebhook>;
-  updateWebhook(id: string, body: Partial<WebhookBody>): Promise<RemoteWebhook>;
+  /** `secret_overlap_s`: with a changed secret, how long the replaced one keeps signing (apply rotates, docs/projects.md). */
+  updateWebhook(id: string, body: Partial<WebhookBody> & { secret_overlap_s?: number }): Promise<RemoteWebhook>;
   deleteWebhook(id: string): Promise<void>;
   /** Dry run of a webhook create (no `id`) or update. */
   checkWebhook(body: Partial<WebhookBody>, id?: string): Promise<DryRunResult>;

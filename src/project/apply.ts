@@ -19,6 +19,7 @@ import { FUNCTION_FIELDS, isDefault, WEBHOOK_FIELD_DEFAULTS, WEBHOOK_FIELDS } fr
 import { routePolicyBody } from './route-policy.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
+import { SECRET_OVERLAP_DEFAULT_S } from '../webhooks/types.js';
 
 /** A webhook's endpoint-health settings: newer than the rest of its fields. */
 const HEALTH_KEYS: readonly string[] = ['breaker', 'rate_limit', 'auto_disable'];
@@ -98,6 +99,9 @@ function webhookBody(
   if (!fields) return full as WebhookBody;
   const patch: Record<string, unknown> = {};
   for (const field of fields) patch[field] = full[field] ?? null;
+  // A changed secret rotates: the one it replaces keeps signing for the default overlap, so receivers
+  // still holding it take the deliveries while they move to the new one (a generated one has nothing to overlap with).
+  if (typeof patch.secret === 'string' && !patch.secret.startsWith('generate')) patch.secret_overlap_s = SECRET_OVERLAP_DEFAULT_S;
   return patch as Partial<WebhookBody>;
 }
 

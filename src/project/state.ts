@@ -54,7 +54,7 @@ export async function readServerState(api: ProjectApi, desired?: Project): Promi
     if (Object.keys(hook.headers).length > 0 && sameKeys(Object.keys(hook.headers), Object.keys(current.headers))) {
       body.headers = hook.headers;
     }
-    if (hook.secret && hook.secret !== 'generate' && current.has_secret) body.secret = hook.secret;
+    if (hook.secret && !hook.secret.startsWith('generate') && current.has_secret) body.secret = hook.secret;
     if (Object.keys(body).length === 0) continue;
     const check = await api.checkWebhook(body, current.id);
     const differs = check.changes.filter((c) => c === 'headers' || c === 'secret' || c === 'target_url');

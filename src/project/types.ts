@@ -19,8 +19,10 @@ export type TriggerKey = 'schedules' | 'events' | 'async';
 /** A function's settings as the API takes them (src/schema/functions.ts), each given. */
 export type ApiFunctionSettings = Required<Omit<FunctionInput, 'handler' | 'project' | TriggerKey>> & Pick<FunctionInput, 'project'>;
 
-/** A webhook's answer fields that only people read (times, health, whether it is paused now): never planned or exported. */
+/** A webhook's answer fields that only people read (times, health, whether it is paused now, its secrets' metadata): never planned or exported. */
 type WebhookAnswerOnly =
+  | 'public_key'
+  | 'secrets'
   | 'next_fire_at'
   | 'created_at'
   | 'updated_at'
@@ -188,7 +190,7 @@ export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url'
   /** Sent to the API's invoke URL (the server's `invokeUrl`) + `path`. */
   target: ApiPathRef | null;
   mock_endpoint: ApiPathRef | null;
-  /** `generate` makes a key once (kept on later applies); a `whsec_` key is compared by the server. */
+  /** `generate` (or `generate_ed25519`) makes a key once (kept on later applies); a `whsec_` or `whsk_` key is compared by the server. */
   secret: string | null;
 };
 

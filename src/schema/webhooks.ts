@@ -6,7 +6,7 @@
  * (what the webhook service is handed) are derived from them (`Static`).
  */
 import { DELIVERY_STATUSES } from '../deliveries/types.js';
-import { BREAKER_STATES, DISABLED_REASONS, RECOVERABLE_STATUSES, RECOVERY_STATES, WEBHOOK_METHODS } from '../webhooks/types.js';
+import { BREAKER_STATES, DISABLED_REASONS, RECOVERABLE_STATUSES, RECOVERY_STATES, SECRET_OVERLAP_MAX_S, WEBHOOK_METHODS } from '../webhooks/types.js';
 import {
   Type,
   anyObject,
@@ -66,6 +66,21 @@ export const AutoDisableSchema = named(
   ),
 );
 
+export const SECRET_KINDS = ['hmac', 'ed25519'] as const;
+
+export const SigningSecretSchema = named(
+  'SigningSecret',
+  Type.Object(
+    {
+      kind: stringEnum(SECRET_KINDS, { description: '`hmac` signs `v1,` (HMAC-SHA256, `whsec_`); `ed25519` signs `v1a,` (`whsk_`)' }),
+      created_at: nullableInstant({ description: 'When it was set; null for one set before rotation was recorded' }),
+      expires_at: nullableInstant({ description: 'When it stops signing (the end of its overlap); null for the current secret' }),
+      public_key: nullableString({ description: 'ed25519: its `whpk_` public key' }),
+    },
+    { description: 'A secret that signs deliveries (its value is write-only and never shown)' },
+  ),
+);
+
 export const WebhookSchema = named(
   'Webhook',
   Type.Object({
@@ -81,6 +96,12 @@ export const WebhookSchema = named(
     events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
     enabled: Type.Boolean(),
     has_secret: Type.Boolean(),
+    public_key: nullableString({
+      description: 'The `whpk_` public key of an ed25519 secret, for receivers to verify `v1a` signatures with; null for an HMAC secret or none',
+    }),
+    secrets: Type.Array(refTo(SigningSecretSchema), {
+      description: 'The secrets that sign its deliveries now, newest (current) first: metadata only, never the values',
+    }),
     retry: Type.Object({ max_attempts: Type.Integer(), schedule_s: Type.Optional(Type.Array(Type.Integer())) }),
     timeout_ms: Type.Integer(),
     next_fire_at: nullableInstant(),
@@ -230,6 +251,7 @@ export const RecoverySchema = named(
 );
 
 export type WebhookView = Static<typeof WebhookSchema>;
+export type SigningSecretView = Static<typeof SigningSecretSchema>;
 export type RecoveryView = Static<typeof RecoverySchema>;
 export type AttemptView = Static<typeof AttemptSchema>;
 export type AttemptDetailView = Static<typeof AttemptDetailSchema>;
@@ -262,7 +284,10 @@ const fields = {
   ),
   events: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, uniqueItems: true }),
   enabled: Type.Boolean(),
-  secret: Type.String({ maxLength: 200, description: '"generate" or whsec_<base64>; write-only' }),
+  secret: Type.String({
+    maxLength: 200,
+    description: '"generate" (HMAC), "generate_ed25519", whsec_<base64> (HMAC) or whsk_<base64> (ed25519 private key); write-only',
+  }),
   retry: Type.Object(
     {
       max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
@@ -329,6 +354,9 @@ export const createWebhookBody = Type.Object(
   { additionalProperties: false },
 );
 
+const overlapS = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: SECRET_OVERLAP_MAX_S, description });
+
 export const updateWebhookBody = Type.Object(
   {
     name: orNull(fields.name),
@@ -337,6 +365,9 @@ export const updateWebhookBody = Type.Object(
     headers,
     payload_template: orNull(fields.payload_template),
     ...optionalFields,
+    secret_overlap_s: orNull(
+      overlapS('With a new `secret`: seconds the replaced one keeps signing (0 to 2592000, 30 days); left out or 0: replaced at once'),
+    ),
   },
   // `required: []` as the document has always said it (TypeBox leaves an empty list out).
   { additionalProperties: false, required: [] },
@@ -387,6 +418,23 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
   project: null,
 } satisfies InputDefaults<WebhookInput>;
+
+/** `POST /api/webhooks/{id}/rotate-secret`. */
+export const rotateSecretBody = Type.Object(
+  {
+    secret: Type.Optional(
+      Type.String({ maxLength: 200, description: 'The new secret, whsec_<base64> or whsk_<base64>; left out: one is generated and shown once in the answer' }),
+    ),
+    kind: Type.Optional(
+      stringEnum(SECRET_KINDS, { description: 'The kind of secret to generate (default: the current one\'s, else hmac); with `secret`, must match it' }),
+    ),
+    overlap_s: Type.Optional(
+      overlapS('Seconds the replaced secret keeps signing beside the new one (0 to 2592000, 30 days; default 86400, 24 h); 0: replaced at once'),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateSecretInput = Static<typeof rotateSecretBody>;
 
 /** `POST /api/webhooks/{id}/recover`: which of its finished deliveries to resend. */
 export const recoverBody = Type.Object(

@@ -25,7 +25,7 @@ import type {
   RoutePolicy,
   StoredLogLine,
 } from '../types.js';
-import type { NewRecovery, NewWebhook, Recovery, RecoveryFilter, TargetHealth, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
+import type { NewRecovery, NewWebhook, Recovery, RecoveryFilter, SecretRotation, TargetHealth, Webhook, WebhookHealth, WebhookPatch } from '../webhooks/types.js';
 import type { HealthSample, HealthTransition } from './shared/target-health.js';
 import type { AttemptOutcome, AttemptRecord, Delivery, DeliveryRequest, DeliveryStatus, NewDelivery } from '../deliveries/types.js';
 
@@ -380,6 +380,11 @@ export interface WebhooksPart {
   webhookHealth(ids: string[], window: number): Promise<Map<string, WebhookHealth>>;
   /** Fields present replace. Null when the webhook does not exist. */
   updateWebhook(id: string, patch: WebhookPatch): Promise<Webhook | null>;
+  /**
+   * Rotates its secret under the row's lock (webhooks/types.ts `rotatedSecrets`), so two
+   * rotations at once each keep what the other did. Null when the webhook does not exist.
+   */
+  rotateWebhookSecret(id: string, rotation: SecretRotation): Promise<Webhook | null>;
   /** Deletes the webhook and its deliveries (pending retries are cancelled). */
   deleteWebhook(id: string): Promise<boolean>;
   /** Webhooks whose mock endpoint points at the API (an API delete answers 409 while any exist). */

@@ -14,6 +14,7 @@ import {
   type BulkRetryInput,
   type DiscardHeldInput,
   type RecoverInput,
+  type RotateSecretInput,
   type WebhookInput,
   type WebhookUpdate,
 } from '../schema/webhooks.js';
@@ -22,10 +23,12 @@ import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
 import type { DeliveryEngine } from '../deliveries/engine.js';
 import { unmaskHeaders, unmaskUrl } from './masking.js';
-import { generateSecret, isValidSecret } from './signing.js';
+import { generateSecret, isValidSecret, kindOf } from './signing.js';
 import {
   HEALTH_WINDOW,
   NO_DELIVERIES,
+  SECRET_OVERLAP_DEFAULT_S,
+  rotatedSecrets,
   type HealthReport,
   type NewWebhook,
   type Recovery,
@@ -67,7 +70,10 @@ export interface WebhookServiceDeps {
 /** What a delivery answer's `message` says when a person discarded it. */
 const DISCARDED_BY_HAND = 'discarded by an operator while held';
 /** Fields whose change the delivery side must learn of at once (the gate caches them). */
-const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable'] as const;
+const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable', 'secret', 'previousSecrets'] as const;
+/** The values of `secret` that ask for a generated key (shown once in the answer). */
+const GENERATE = 'generate';
+const GENERATE_ED25519 = 'generate_ed25519';
 
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
@@ -135,19 +141,63 @@ export class WebhookService {
     }
   }
 
-  /** `"generate"` makes a key (returned once); anything else must be a Standard Webhooks key. */
-  private resolveSecret(secret: string | null | undefined): { stored: string | null; reveal?: string } {
+  /** `"generate"` (HMAC) or `"generate_ed25519"` makes a key (returned once); anything else must be a Standard Webhooks key. */
+  private resolveSecret(secret: string | null | undefined, field = 'secret'): { stored: string | null; reveal?: string } {
     if (secret === undefined || secret === null) return { stored: null };
-    if (secret === 'generate') {
-      const made = generateSecret();
+    if (secret === GENERATE || secret === GENERATE_ED25519) {
+      const made = generateSecret(secret === GENERATE ? 'hmac' : 'ed25519');
       return { stored: made, reveal: made };
     }
     if (!isValidSecret(secret)) {
-      throw new InvalidRequestError('secret must be "generate" or whsec_ followed by base64 of 24 to 64 bytes', {
-        field: 'secret',
-      });
+      throw new InvalidRequestError(
+        `${field} must be "${GENERATE}", "${GENERATE_ED25519}", whsec_ followed by base64 of 24 to 64 bytes, or whsk_ followed by base64 of an ed25519 private key (32 or 64 bytes)`,
+        { field },
+      );
     }
     return { stored: secret };
+  }
+
+  /** A webhook as answers show it: secrets whose overlap has ended by the service's clock are left out (they no longer sign). */
+  private live(w: Webhook): Webhook {
+    if (w.previousSecrets.length === 0) return w;
+    const now = this.deps.clock.now();
+    return { ...w, previousSecrets: w.previousSecrets.filter((p) => Date.parse(p.expiresAt) > now) };
+  }
+
+  /**
+   * `POST /api/webhooks/{id}/rotate-secret`: a new current secret (given, or
+   * generated of the kind asked, else of the current one's kind); the replaced
+   * one keeps signing for `overlap_s` (default 24 h). The write is announced
+   * (a `webhook` change) before this answers, so every process signs with the
+   * new set from its next attempt.
+   */
+  async rotateSecret(id: string, input: RotateSecretInput): Promise<{ webhook: Webhook; secret?: string }> {
+    const current = await this.get(id);
+    let secret: { stored: string | null; reveal?: string };
+    if (input.secret !== undefined) {
+      secret = this.resolveSecret(input.secret);
+      const kind = kindOf(secret.stored!);
+      if (input.kind !== undefined && input.kind !== kind) {
+        throw new InvalidRequestError(`kind: '${input.kind}' does not match the secret given (a ${kind} key)`, { field: 'kind' });
+      }
+    } else {
+      const kind = input.kind ?? (current.secret ? kindOf(current.secret) : 'hmac');
+      const made = generateSecret(kind);
+      secret = { stored: made, reveal: made };
+    }
+    if (secret.stored === current.secret) {
+      throw new InvalidRequestError('secret: is the current secret already; give a new one, or leave it out to have one generated', { field: 'secret' });
+    }
+    const now = this.deps.clock.now();
+    const overlapS = input.overlap_s ?? SECRET_OVERLAP_DEFAULT_S;
+    const webhook = await this.deps.store.rotateWebhookSecret(id, {
+      secret: secret.stored!,
+      at: this.iso(now),
+      overlapUntil: this.iso(now + overlapS * 1000),
+    });
+    if (!webhook) throw webhookNotFound(id);
+    await this.deps.health.announce(id);
+    return { webhook: this.live(webhook), secret: secret.reveal };
   }
 
   async create(input: WebhookInput): Promise<{ webhook: Webhook; secret?: string }> {
@@ -174,7 +224,7 @@ export class WebhookService {
     };
     const changes: string[] = [];
     for (const [key, value] of Object.entries(patch)) {
-      if (key === 'nextFireAt' || key === 'secret') continue;
+      if (key === 'nextFireAt' || key === 'secret' || key === 'secretCreatedAt' || key === 'previousSecrets') continue;
       if (!sameJson(value, current[key as keyof Webhook])) changes.push(names[key] ?? key);
     }
     if (secret && (secret.reveal !== undefined || secret.stored !== current.secret)) changes.push('secret');
@@ -206,6 +256,8 @@ export class WebhookService {
       events,
       enabled,
       secret: secret.stored,
+      secretCreatedAt: secret.stored === null ? null : this.iso(),
+      previousSecrets: [],
       retry: {
         maxAttempts: input.retry?.max_attempts ?? WEBHOOK_DEFAULTS.maxAttempts,
         scheduleS: input.retry?.schedule_s ?? null,
@@ -225,7 +277,7 @@ export class WebhookService {
   async get(id: string): Promise<Webhook> {
     const webhook = await this.deps.store.getWebhook(id);
     if (!webhook) throw webhookNotFound(id);
-    return webhook;
+    return this.live(webhook);
   }
 
   /** The next five fire times, for `GET /api/webhooks/:id`. */
@@ -234,8 +286,8 @@ export class WebhookService {
     return nextFires(parseCron(webhook.cron), webhook.timezone, this.deps.clock.now(), 5).map((ms) => this.iso(ms));
   }
 
-  list(page: Page): Promise<Webhook[]> {
-    return this.deps.store.listWebhooks(page);
+  async list(page: Page): Promise<Webhook[]> {
+    return (await this.deps.store.listWebhooks(page)).map((w) => this.live(w));
   }
 
   /**
@@ -272,7 +324,7 @@ export class WebhookService {
       await health.tell('resumed', id, { reason: 'enabled' });
       this.releaseLater(id);
     }
-    return { webhook, secret: secret?.reveal };
+    return { webhook: this.live(webhook), secret: secret?.reveal };
   }
 
   /**
@@ -287,7 +339,7 @@ export class WebhookService {
     await this.deps.health.hold(id);
     await this.deps.health.announce(id);
     await this.deps.health.tell('paused', id, { reason: 'operator' });
-    return webhook;
+    return this.live(webhook);
   }
 
   /**
@@ -299,11 +351,11 @@ export class WebhookService {
     const webhook = current.pausedAt === null ? current : await this.deps.store.updateWebhook(id, { pausedAt: null });
     if (!webhook) throw webhookNotFound(id);
     const reopened = await this.deps.store.resetTargetHealth(id, this.deps.clock.now());
-    if (current.pausedAt === null && !reopened) return webhook;
+    if (current.pausedAt === null && !reopened) return this.live(webhook);
     await this.deps.health.announce(id);
     await this.deps.health.tell('resumed', id, { reason: 'operator' });
     this.releaseLater(id);
-    return webhook;
+    return this.live(webhook);
   }
 
   /** Held deliveries go in the background: a large backlog takes several statements, and the sweep would finish it anyway. */
@@ -425,9 +477,24 @@ export class WebhookService {
     if (input.auto_disable !== undefined) patch.autoDisable = autoDisableOf(input.auto_disable, current.autoDisable);
     if (input.project !== undefined) patch.project = input.project;
     let secret: { stored: string | null; reveal?: string } | undefined;
+    if (input.secret_overlap_s != null && (input.secret === undefined || input.secret === null)) {
+      throw new InvalidRequestError('secret_overlap_s: only with a new secret (it says how long the replaced one keeps signing)', { field: 'secret_overlap_s' });
+    }
     if (input.secret !== undefined) {
       secret = this.resolveSecret(input.secret);
-      patch.secret = secret.stored;
+      if (secret.stored !== current.secret || secret.reveal !== undefined) {
+        const overlapS = input.secret_overlap_s ?? 0;
+        if (secret.stored !== null && overlapS > 0) {
+          // A rotation through PUT (what `switchyard apply` of a changed secret does): the old one keeps signing a while.
+          const now = this.deps.clock.now();
+          Object.assign(patch, rotatedSecrets(current, { secret: secret.stored, at: this.iso(now), overlapUntil: this.iso(now + overlapS * 1000) }));
+        } else {
+          // Replaced: only the new one signs from now on (null: nothing signs).
+          patch.secret = secret.stored;
+          patch.secretCreatedAt = secret.stored === null ? null : this.iso();
+          patch.previousSecrets = [];
+        }
+      }
     }
     const cron = input.cron !== undefined ? input.cron : current.cron;
     const timezone = input.timezone !== undefined ? (input.timezone ?? WEBHOOK_DEFAULTS.timezone) : current.timezone;

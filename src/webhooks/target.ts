@@ -1,6 +1,7 @@
 /**
  * The webhook target of the delivery pipeline: renders a delivery once
- * (through its mock endpoint when it has one), signs each attempt, sends it
+ * (through its mock endpoint when it has one), signs each attempt (with every
+ * secret still valid: rotation with overlap), sends it
  * and classifies the answer (retry.ts), telling the engine how long the
  * target took and whether it looked overloaded. A 410 Gone disables the
  * webhook once the attempt is recorded (what it still had to send is held);
@@ -18,8 +19,8 @@ import type { Logger } from '../types.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs, retryAfterMs } from './retry.js';
 import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
-import { sign } from './signing.js';
-import type { Webhook } from './types.js';
+import { signAll } from './signing.js';
+import { signingSecrets, type Webhook } from './types.js';
 
 const WEBHOOK_CACHE_MS = 1000;
 /** Deliveries a disabled webhook's hold moves per statement. */
@@ -204,16 +205,21 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     return { request: buildRequest(webhook, delivery, mock, this.userAgent) };
   }
 
-  /** The stored request plus this attempt's timestamp and signature (the secret itself is never stored). */
-  private attemptHeaders(request: DeliveryRequest, deliveryId: string, secret: string | null): Record<string, string> {
-    const timestamp = Math.floor(this.clock.now() / 1000);
+  /**
+   * The stored request plus this attempt's timestamp and signatures (the secrets themselves are never stored):
+   * one per secret valid now by the clock, newest first, so a secret's overlap ends without anything removing it.
+   */
+  private attemptHeaders(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Record<string, string> {
+    const now = this.clock.now();
+    const timestamp = Math.floor(now / 1000);
     const headers: Record<string, string> = { ...request.headers, 'webhook-timestamp': String(timestamp) };
-    if (secret) headers['webhook-signature'] = sign(secret, deliveryId, timestamp, request.body ?? '');
+    const secrets = webhook.previousSecrets.length === 0 ? (webhook.secret ? [webhook.secret] : []) : signingSecrets(webhook, now);
+    if (secrets.length > 0) headers['webhook-signature'] = signAll(secrets, deliveryId, timestamp, request.body ?? '');
     return headers;
   }
 
   private send(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Promise<SendResult> {
-    const headers = this.attemptHeaders(request, deliveryId, webhook.secret);
+    const headers = this.attemptHeaders(request, deliveryId, webhook);
     return send({ ...request, headers }, { timeoutMs: webhook.timeoutMs, agent: this.agent });
   }
 

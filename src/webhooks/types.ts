@@ -72,6 +72,60 @@ export const AUTO_DISABLE_DEFAULTS: Readonly<AutoDisable> = Object.freeze({ afte
 export const DISABLED_REASONS = ['gone', 'failing'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
+/**
+ * A secret replaced by a rotation: deliveries are still signed with it until
+ * `expiresAt` (decided at send time by the clock, so nothing has to remove it
+ * for it to stop signing; the next rotation prunes it from the row).
+ */
+export interface PreviousSecret {
+  secret: string;
+  createdAt: string | null;
+  expiresAt: string;
+}
+
+/** Secrets a webhook keeps at most, the current one included; a rotation past it drops the oldest. */
+export const MAX_SECRETS = 10;
+/** How long a replaced secret keeps signing when a rotation does not say (Svix's default), and the longest it may. */
+export const SECRET_OVERLAP_DEFAULT_S = 86_400;
+export const SECRET_OVERLAP_MAX_S = 30 * 86_400;
+
+/** The secrets that sign at `nowMs`, newest first: the current one and those whose overlap has not ended. */
+export function signingSecrets(w: Pick<Webhook, 'secret' | 'previousSecrets'>, nowMs: number): string[] {
+  const out: string[] = w.secret === null ? [] : [w.secret];
+  for (const p of w.previousSecrets) if (Date.parse(p.expiresAt) > nowMs) out.push(p.secret);
+  return out;
+}
+
+/** A rotation as the store applies it under the row's lock: the new secret, now, and when the replaced one stops signing. */
+export interface SecretRotation {
+  secret: string;
+  at: string;
+  /** ISO; at or before `at`: the replaced secret is dropped at once (an overlap of 0). */
+  overlapUntil: string;
+}
+
+/**
+ * The secrets after a rotation: the new one current, the replaced one kept
+ * until `overlapUntil`, older ones until their own expiry or `overlapUntil`,
+ * whichever is sooner, the expired dropped, and at most MAX_SECRETS in all
+ * (the oldest go: a rotation after a leak must never be refused for a full list).
+ */
+export function rotatedSecrets(current: Pick<Webhook, 'secret' | 'secretCreatedAt' | 'previousSecrets'>, rotation: SecretRotation): Pick<Webhook, 'secret' | 'secretCreatedAt' | 'previousSecrets'> {
+  const now = Date.parse(rotation.at);
+  const kept: PreviousSecret[] = [];
+  if (current.secret !== null && current.secret !== rotation.secret && Date.parse(rotation.overlapUntil) > now) {
+    kept.push({ secret: current.secret, createdAt: current.secretCreatedAt, expiresAt: rotation.overlapUntil });
+  }
+  // No older secret outlives the new overlap either: an overlap of 0 after a leak leaves only the new one.
+  const until = Date.parse(rotation.overlapUntil);
+  for (const p of current.previousSecrets) {
+    if (p.secret === rotation.secret) continue;
+    const expires = Math.min(Date.parse(p.expiresAt), until);
+    if (expires > now) kept.push(expires === until ? { ...p, expiresAt: rotation.overlapUntil } : p);
+  }
+  return { secret: rotation.secret, secretCreatedAt: rotation.at, previousSecrets: kept.slice(0, MAX_SECRETS - 1) };
+}
+
 export interface Webhook {
   id: string;
   name: string;
@@ -84,8 +138,12 @@ export interface Webhook {
   mockEndpoint: MockEndpoint | null;
   events: string[];
   enabled: boolean;
-  /** `whsec_...`; never leaves the service through the API (write-only). */
+  /** The current secret, `whsec_...` (HMAC) or `whsk_...` (ed25519); never leaves the service through the API (write-only). */
   secret: string | null;
+  /** When the current secret was set (ISO); null without one, or set before rotation existed. */
+  secretCreatedAt: string | null;
+  /** Secrets replaced by a rotation that still sign until their `expiresAt`, newest first (write-only too). */
+  previousSecrets: PreviousSecret[];
   retry: RetryPolicy;
   timeoutMs: number;
   /** Next slot (UTC ISO), null without cron or when disabled. */
@@ -114,7 +172,9 @@ export function originOf(targetUrl: string): string {
   }
 }
 
-export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt'>;
+/** A webhook to store; without rotation fields it has no previous secrets (and no recorded time for its secret). */
+export type NewWebhook = Omit<Webhook, 'id' | 'createdAt' | 'updatedAt' | 'secretCreatedAt' | 'previousSecrets'> &
+  Partial<Pick<Webhook, 'secretCreatedAt' | 'previousSecrets'>>;
 export type WebhookPatch = Partial<NewWebhook>;
 
 /** How many of a webhook's newest deliveries its health counts (the webhook list). */

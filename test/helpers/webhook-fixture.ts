@@ -23,6 +23,8 @@ export function newWebhook(targetUrl: string, patch: Partial<NewWebhook> = {}): 
     events: ['*'],
     enabled: true,
     secret: null,
+    secretCreatedAt: null,
+    previousSecrets: [],
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 5000,
     nextFireAt: null,

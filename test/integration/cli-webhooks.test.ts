@@ -178,3 +178,43 @@ describe('errors', () => {
     expect(pending.stderr).toContain('--status must be failed, succeeded, discarded');
   }, 30_000);
 });
+
+describe('webhooks rotate-secret', () => {
+  it('prints a generated secret once, alone on stdout, and the server signs with both during the overlap', async () => {
+    const old = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    const id = await webhook('cw-rotate', { secret: old });
+    const r = await cli(['webhooks', 'rotate-secret', 'cw-rotate', '--overlap', '2h']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
+    expect(r.stderr).toContain("rotated the secret of 'cw-rotate' to an HMAC secret (v1)");
+    expect(r.stderr).toMatch(/deliveries carry 2 signatures until \S+: the new secret's and the old one/);
+    const shown = (await svc.request('GET', `/api/webhooks/${id}`)).json;
+    expect(shown.secrets).toHaveLength(2);
+    // Two hours, as asked: the old one's expiry is the rotation's time plus the overlap.
+    expect(Date.parse(shown.secrets[1].expires_at) - Date.parse(shown.secrets[0].created_at)).toBe(2 * 3_600_000);
+    expect(JSON.stringify(shown)).not.toContain(r.stdout.trim().slice(6));
+
+    const ed = await cli(['webhooks', 'rotate-secret', 'cw-rotate', '--ed25519', '--overlap', '0', '--json']);
+    expect(ed.code, ed.stderr).toBe(0);
+    const answer = JSON.parse(ed.stdout);
+    expect(answer.secret).toMatch(/^whsk_/);
+    expect(answer.public_key).toMatch(/^whpk_/);
+    expect(answer.secrets).toHaveLength(1);
+
+    const given = 'whsec_' + Buffer.alloc(32, 10).toString('base64');
+    const quiet = await cli(['webhooks', 'rotate-secret', 'cw-rotate', '--secret', given]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).toContain('the new secret');
+  }, 30_000);
+
+  it('a bad --overlap is a usage error; a bad --secret is the server\'s 400 naming the field', async () => {
+    await webhook('cw-rotate-bad');
+    const bad = await cli(['webhooks', 'rotate-secret', 'cw-rotate-bad', '--overlap', '31d']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('switchyard: --overlap must be a duration of at most 30 days (0, 30m, 24h, 7d), got "31d"\n');
+    const secret = await cli(['webhooks', 'rotate-secret', 'cw-rotate-bad', '--secret', 'whsec_nope']);
+    expect(secret.code).toBe(1);
+    expect(secret.stderr).toContain('secret must be');
+  }, 30_000);
+});

@@ -438,3 +438,36 @@ webhooks:
     expect(changes.filter((c) => c.name.startsWith('h-'))).toEqual([]);
   });
 });
+
+describe('a changed webhook secret', () => {
+  it('rotates on apply: the replaced secret keeps signing for the default overlap (24 h); an ed25519 key from ${env:} shows its public key', async () => {
+    const file = `
+webhooks:
+  p-rotating:
+    target_url: https://example.com/rotating
+    method: POST
+    payload_template: { event: '{{event}}' }
+    secret: \${env:HOOK_SECRET}
+`;
+    const dir = projectDir({ 'switchyard.yaml': file });
+    const first = 'whsec_' + Buffer.alloc(32, 21).toString('base64');
+    await applyPlan(await plan(dir, { env: { HOOK_SECRET: first } }), api);
+    expect((await plan(dir, { env: { HOOK_SECRET: first } })).changes).toEqual([]);
+
+    const second = 'whsec_' + Buffer.alloc(32, 22).toString('base64');
+    const changed = await plan(dir, { env: { HOOK_SECRET: second } });
+    expect(renderPlan(changed).split('\n')[0]).toBe('~ webhook p-rotating (secret)');
+    await applyPlan(changed, api);
+    const id = (await api.listWebhooks()).find((w) => w.name === 'p-rotating')!.id;
+    const shown = (await svc.request('GET', `/api/webhooks/${id}`)).json;
+    expect(shown.secrets).toHaveLength(2);
+    expect(Date.parse(shown.secrets[1].expires_at) - Date.parse(shown.secrets[0].created_at)).toBe(86_400_000);
+    expect((await plan(dir, { env: { HOOK_SECRET: second } })).changes).toEqual([]);
+
+    const ed = 'whsk_' + Buffer.alloc(32, 23).toString('base64');
+    await applyPlan(await plan(dir, { env: { HOOK_SECRET: ed } }), api);
+    const now = (await svc.request('GET', `/api/webhooks/${id}`)).json;
+    expect(now.public_key).toMatch(/^whpk_/);
+    expect(now.secrets.map((s: { kind: string }) => s.kind)).toEqual(['ed25519', 'hmac', 'hmac']);
+  });
+});

@@ -20,8 +20,15 @@ import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
 /** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
+/** Back to migration 20 (as far as this branch's numbers go): no secret rotation. */
+async function undoSecretRotation(b: StoreBackend, url: string): Promise<void> {
+  for (const c of ['secret_created_at', 'previous_secrets_json']) await b.exec(url, `ALTER TABLE webhooks DROP COLUMN ${c}`);
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 23');
+}
+
 /** Back to migration 19: no idempotency keys. */
 async function undoIdempotencyKeys(b: StoreBackend, url: string): Promise<void> {
+  await undoSecretRotation(b, url);
   await b.exec(url, 'DROP TABLE idempotency_keys');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 20');
 }
@@ -556,6 +563,7 @@ for (const b of backends()) {
           [18, 'endpoint_health'],
           [19, 'project_owners'],
           [20, 'idempotency_keys'],
+          [23, 'webhook_secret_rotation'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
@@ -611,6 +619,8 @@ for (const b of backends()) {
           name: 'older',
           pausedAt: null,
           disabledReason: null,
+          secretCreatedAt: null,
+          previousSecrets: [],
           breaker: { enabled: true, minAttempts: 20, failureRatio: 0.5, windowS: 60 },
           rateLimit: null,
           autoDisable: { afterS: 432_000, minSpanS: 43_200 },
@@ -646,6 +656,35 @@ for (const b of backends()) {
         expect(await again.updateApi(apiId, { project: 'shop' })).toMatchObject({ project: 'shop' });
         expect(await again.updateApi(apiId, { name: 'renamed' })).toMatchObject({ project: 'shop', name: 'renamed' });
         expect(await again.updateWebhook(hookId, { project: 'shop' })).toMatchObject({ project: 'shop' });
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('migration 23 reads a webhook of a database before it with its secret and no previous ones; a rotation under the lock keeps both', async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+      let hookId: string;
+      try {
+        hookId = (await first.createWebhook({ ...newWebhook('https://example.com/in'), name: 'older', secret })).id;
+      } finally {
+        await first.close();
+      }
+      await undoSecretRotation(b, url);
+      const again = await openStore(url);
+      try {
+        expect(await again.getWebhook(hookId)).toMatchObject({ secret, secretCreatedAt: null, previousSecrets: [] });
+        const next = 'whsec_' + Buffer.alloc(32, 2).toString('base64');
+        const rotated = await again.rotateWebhookSecret(hookId, { secret: next, at: '2026-12-01T00:00:00.000Z', overlapUntil: '2026-12-02T00:00:00.000Z' });
+        expect(rotated).toMatchObject({
+          secret: next,
+          secretCreatedAt: '2026-12-01T00:00:00.000Z',
+          previousSecrets: [{ secret, createdAt: null, expiresAt: '2026-12-02T00:00:00.000Z' }],
+        });
+        // Other writes keep what a rotation stored.
+        expect((await again.updateWebhook(hookId, { name: 'renamed' }))?.previousSecrets).toHaveLength(1);
+        expect(await again.rotateWebhookSecret('wh_missing', { secret: next, at: '2026-12-01T00:00:00.000Z', overlapUntil: '2026-12-02T00:00:00.000Z' })).toBeNull();
       } finally {
         await again.close();
       }

@@ -120,6 +120,8 @@ describe('buildRequest', () => {
     events: ['*'],
     enabled: true,
     secret: null,
+    secretCreatedAt: null,
+    previousSecrets: [],
     retry: { maxAttempts: 8, scheduleS: null },
     timeoutMs: 15000,
     nextFireAt: null,

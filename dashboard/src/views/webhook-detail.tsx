@@ -1,7 +1,8 @@
 /**
  * One webhook's page: test-fire and enable/disable, its endpoint health with
  * pause, resume, held deliveries and recovery (webhook-health.tsx), its
- * settings form (webhook-form.tsx), its deliveries (deliveries.tsx) and delete.
+ * settings form (webhook-form.tsx), its signing secrets and their rotation
+ * (webhook-secrets.tsx), its deliveries (deliveries.tsx) and delete.
  */
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
@@ -11,6 +12,7 @@ import { href, navigate } from '../router.js';
 import { Deliveries } from './deliveries.js';
 import { WebhookForm, type SaveNotice } from './webhook-form.js';
 import { HealthCard, RecoverCard } from './webhook-health.js';
+import { SecretsCard } from './webhook-secrets.js';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['Delivery'];
@@ -46,21 +48,17 @@ function WebhookPage({ webhook, onSaved, refresh }: { webhook: Webhook | null; o
     return mine;
   });
   const [fired, setFired] = useState<Delivery | null>(null);
+  const saved = (w: Webhook, said: SaveNotice) => {
+    afterSave = { id: w.id, ...said };
+    onSaved(w);
+  };
   return (
     <section aria-labelledby="webhook-title">
       <h1 id="webhook-title">{webhook ? webhook.name : 'New webhook'}</h1>
       {webhook && <WebhookActions webhook={webhook} fired={fired} onFired={setFired} setError={setError} onSaved={onSaved} />}
       {webhook && <HealthCard webhook={webhook} onSaved={onSaved} refresh={refresh} />}
-      <WebhookForm
-        webhook={webhook}
-        error={error}
-        setError={setError}
-        handedOver={handedOver}
-        onSaved={(saved, said) => {
-          afterSave = { id: saved.id, ...said };
-          onSaved(saved);
-        }}
-      />
+      <WebhookForm webhook={webhook} error={error} setError={setError} handedOver={handedOver} onSaved={saved} />
+      {webhook && <SecretsCard webhook={webhook} onSaved={saved} setError={setError} />}
       {webhook && <Deliveries id={webhook.id} fired={fired?.id ?? null} onChange={refresh} />}
       {webhook && <RecoverCard webhook={webhook} />}
       {webhook && (

@@ -258,12 +258,15 @@ export function WebhookForm({
           </label>
         </div>
       )}
-      <div class="field checkbox">
-        <label>
-          <input type="checkbox" checked={form.new_secret} onChange={(e) => setForm({ ...form, new_secret: e.currentTarget.checked })} />{' '}
-          {webhook?.has_secret ? 'Replace the signing secret with a new one' : 'Sign deliveries with a new secret'}
-        </label>
-      </div>
+      {/* A webhook that exists changes its secret in the secrets card (webhook-secrets.tsx): a rotation, with an overlap. */}
+      {!webhook && (
+        <div class="field checkbox">
+          <label>
+            <input type="checkbox" checked={form.new_secret} onChange={(e) => setForm({ ...form, new_secret: e.currentTarget.checked })} /> Sign deliveries with
+            a new secret
+          </label>
+        </div>
+      )}
       {secret && (
         <p class="secret" role="status">
           Signing secret (shown this once): <code>{secret}</code>

@@ -8,7 +8,16 @@ import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
 import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
 import { HEALTH_WINDOW, type HealthReport, type Recovery, type Webhook } from '../../webhooks/types.js';
 import { autoDisableView, breakerView, rateLimitView } from '../../webhooks/health/settings.js';
-import type { AttemptView, DeliveryDetailView, DeliveryView, RecoveryView, WebhookView } from '../../schema/webhooks.js';
+import type { AttemptView, DeliveryDetailView, DeliveryView, RecoveryView, SigningSecretView, WebhookView } from '../../schema/webhooks.js';
+import { kindOf, publicKeyOf } from '../../webhooks/signing.js';
+
+/** The secrets' metadata, current first; values never (write-only). */
+function secretsView(w: Webhook): SigningSecretView[] {
+  const out: SigningSecretView[] = [];
+  if (w.secret !== null) out.push({ kind: kindOf(w.secret), created_at: w.secretCreatedAt, expires_at: null, public_key: publicKeyOf(w.secret) });
+  for (const p of w.previousSecrets) out.push({ kind: kindOf(p.secret), created_at: p.createdAt, expires_at: p.expiresAt, public_key: publicKeyOf(p.secret) });
+  return out;
+}
 
 export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: string[]; health?: HealthReport } = {}): WebhookView {
   return {
@@ -24,6 +33,8 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
     events: w.events,
     enabled: w.enabled,
     has_secret: w.secret !== null,
+    public_key: w.secret === null ? null : publicKeyOf(w.secret),
+    secrets: secretsView(w),
     retry: w.retry.scheduleS
       ? { max_attempts: w.retry.maxAttempts, schedule_s: w.retry.scheduleS }
       : { max_attempts: w.retry.maxAttempts },

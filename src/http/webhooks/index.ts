@@ -1,6 +1,6 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
- * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
+ * /api/webhooks[/:id[/test|/rotate-secret|/pause|/resume|/held/discard|/recover|/deliveries]],
  * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
@@ -18,6 +18,7 @@ import {
   listWebhooksRoute,
   pauseWebhookRoute,
   resumeWebhookRoute,
+  rotateSecretRoute,
   testWebhookRoute,
   updateWebhookRoute,
 } from './webhooks.js';
@@ -30,6 +31,7 @@ const OPERATIONS = [
   updateWebhookRoute,
   deleteWebhookRoute,
   testWebhookRoute,
+  rotateSecretRoute,
   pauseWebhookRoute,
   resumeWebhookRoute,
   discardHeldRoute,

@@ -11,7 +11,7 @@ import { deliveryView, webhookView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
 import { sendOnce } from '../idempotent.js';
-import { createWebhookBody, discardHeldBody, idParams, updateWebhookBody } from '../../schema/webhooks.js';
+import { createWebhookBody, discardHeldBody, idParams, rotateSecretBody, updateWebhookBody } from '../../schema/webhooks.js';
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
@@ -138,6 +138,27 @@ export function testWebhookRoute(app: TypedApp, { webhooks, idempotency }: Webho
       if (key === null) return (await test()).body;
       const scope = { scope: `webhook-test:${request.params.id}`, key, field: 'Idempotency-Key' };
       return sendOnce(reply, idempotency, [scope], requestHash(request.body ?? null), test);
+    },
+  );
+}
+
+export function rotateSecretRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'rotateWebhookSecret',
+        summary:
+          'Rotate its signing secret: the new one (given, or generated and shown once as `secret`) signs from now on, the replaced one beside it for `overlap_s` (default 24 h)',
+        params: idParams,
+        body: rotateSecretBody,
+        response: { 200: { description: 'The webhook with its secrets (and `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_BY_ID_WITH_BODY },
+      },
+    },
+    async function rotateWebhookSecret(request) {
+      const { webhook, secret } = await webhooks.rotateSecret(request.params.id, request.body ?? {});
+      return webhookView(webhook, { secret });
     },
   );
 }

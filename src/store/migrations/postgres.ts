@@ -541,4 +541,15 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 23,
+    name: 'webhook_secret_rotation',
+    // Secret rotation with overlap (src/webhooks/types.ts rotatedSecrets): when the current secret
+    // was set, and the replaced secrets that still sign until their expiry (JSON, newest first);
+    // both write-only like \`secret\`. An expired entry stops signing at send time; the next rotation drops it.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN secret_created_at TEXT;
+ALTER TABLE webhooks ADD COLUMN previous_secrets_json TEXT;
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { wildcardFor } from '../../events/names.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type { NewWebhook } from '../../webhooks/types.js';
+import { rotatedSecrets, type NewWebhook, type Webhook, type WebhookPatch } from '../../webhooks/types.js';
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
 import { SENDABLE } from '../shared/held.js';
@@ -35,6 +35,27 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       );
     }
   };
+
+  /** Fields present replace; a function makes the patch from the row as locked. */
+  async function update(id: string, patch: WebhookPatch | ((current: Webhook) => WebhookPatch)): Promise<Webhook | null> {
+    const merged: { current?: NewWebhook } = {};
+    try {
+      return await db.tx(async (c) => {
+        const [row] = await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 FOR UPDATE', [id], c);
+        if (!row) return null;
+        const next = (merged.current = patchedWebhook(row, patch));
+        const [updated] = await db.rows<WebhookRow>(
+          `UPDATE webhooks SET (${COLUMNS}, updated_at) = (${VALUES}, ${STAMP}) WHERE id = $1 RETURNING *`,
+          [id, ...webhookValues(next), db.stamp()],
+          c,
+        );
+        if (typeof patch !== 'function' && patch.events !== undefined) await setEvents(c, id, patch.events);
+        return toWebhook(updated);
+      });
+    } catch (err) {
+      throw webhookWriteError(err, constraintOf(err), merged.current ?? (typeof patch === 'function' ? {} : patch));
+    }
+  }
 
   return {
     async createWebhook(webhook) {
@@ -83,23 +104,11 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
     },
 
     async updateWebhook(id, patch) {
-      const merged: { current?: NewWebhook } = {};
-      try {
-        return await db.tx(async (c) => {
-          const [row] = await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 FOR UPDATE', [id], c);
-          if (!row) return null;
-          const next = (merged.current = patchedWebhook(row, patch));
-          const [updated] = await db.rows<WebhookRow>(
-            `UPDATE webhooks SET (${COLUMNS}, updated_at) = (${VALUES}, ${STAMP}) WHERE id = $1 RETURNING *`,
-            [id, ...webhookValues(next), db.stamp()],
-            c,
-          );
-          if (patch.events !== undefined) await setEvents(c, id, patch.events);
-          return toWebhook(updated);
-        });
-      } catch (err) {
-        throw webhookWriteError(err, constraintOf(err), merged.current ?? patch);
-      }
+      return update(id, patch);
+    },
+
+    async rotateWebhookSecret(id, rotation) {
+      return update(id, (current) => rotatedSecrets(current, rotation));
     },
 
     async deleteWebhook(id) {

@@ -11,6 +11,7 @@ import {
   type BreakerSettings,
   type DisabledReason,
   type NewWebhook,
+  type PreviousSecret,
   type RateLimit,
   type Webhook,
   type WebhookMethod,
@@ -33,6 +34,9 @@ export interface WebhookRow {
   /** 0 or 1 on SQLite, a boolean on PostgreSQL. */
   enabled: number | boolean;
   secret: string | null;
+  /** Migration 23: when the secret was set, and the secrets a rotation replaced (JSON PreviousSecret[]; null: none). */
+  secret_created_at: string | null;
+  previous_secrets_json: string | null;
   max_attempts: number;
   schedule_json: string | null;
   timeout_ms: number;
@@ -58,7 +62,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -85,6 +89,8 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     health_json: JSON.stringify({ breaker: w.breaker, rateLimit: w.rateLimit, autoDisable: w.autoDisable } satisfies HealthSettings),
     target_origin: originOf(w.targetUrl),
     project: w.project ?? null,
+    secret_created_at: w.secretCreatedAt ?? null,
+    previous_secrets_json: w.previousSecrets?.length ? JSON.stringify(w.previousSecrets) : null,
   };
 }
 
@@ -102,6 +108,8 @@ export function toWebhook(r: WebhookRow): Webhook {
     events: JSON.parse(r.events_json) as string[],
     enabled: r.enabled !== 0 && r.enabled !== false,
     secret: r.secret,
+    secretCreatedAt: r.secret_created_at ?? null,
+    previousSecrets: parseOrNull<PreviousSecret[]>(r.previous_secrets_json ?? null) ?? [],
     retry: { maxAttempts: r.max_attempts, scheduleS: parseOrNull<number[]>(r.schedule_json) },
     timeoutMs: r.timeout_ms,
     nextFireAt: r.next_fire_at,
@@ -114,10 +122,11 @@ export function toWebhook(r: WebhookRow): Webhook {
   };
 }
 
-/** A stored webhook with a patch applied: fields present replace. */
-export function patchedWebhook(row: WebhookRow, patch: WebhookPatch): NewWebhook {
-  const next: NewWebhook = { ...toWebhook(row) };
-  for (const [key, value] of Object.entries(patch)) {
+/** A stored webhook with a patch applied: fields present replace. A function makes the patch from the row as locked (a rotation). */
+export function patchedWebhook(row: WebhookRow, patch: WebhookPatch | ((current: Webhook) => WebhookPatch)): NewWebhook {
+  const current = toWebhook(row);
+  const next: NewWebhook = { ...current };
+  for (const [key, value] of Object.entries(typeof patch === 'function' ? patch(current) : patch)) {
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   return next;

@@ -4,7 +4,7 @@
 import { wildcardFor } from '../../events/names.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
-import type { NewWebhook } from '../../webhooks/types.js';
+import { rotatedSecrets, type NewWebhook, type Webhook, type WebhookPatch } from '../../webhooks/types.js';
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
 import { SENDABLE } from '../shared/held.js';
@@ -51,6 +51,23 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
     for (const e of events) s.insertEvent.run(e, id);
   };
 
+  /** Fields present replace; a function makes the patch from the row as locked. */
+  async function update(id: string, patch: WebhookPatch | ((current: Webhook) => WebhookPatch)): Promise<Webhook | null> {
+    const merged: { current?: NewWebhook } = {};
+    try {
+      return db.write(() => {
+        const row = s.get.get(id) as WebhookRow | undefined;
+        if (!row) return null;
+        const next = (merged.current = patchedWebhook(row, patch));
+        const updated = s.update.get({ id, ...webhookColumns(next), now: db.stamp() }) as WebhookRow;
+        if (typeof patch !== 'function' && patch.events !== undefined) setEvents(id, patch.events);
+        return toWebhook(updated);
+      });
+    } catch (err) {
+      throw webhookWriteError(err, constraintOf(err), merged.current ?? (typeof patch === 'function' ? {} : patch));
+    }
+  }
+
   return {
     async createWebhook(webhook) {
       try {
@@ -81,19 +98,11 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
     },
 
     async updateWebhook(id, patch) {
-      const merged: { current?: NewWebhook } = {};
-      try {
-        return db.write(() => {
-          const row = s.get.get(id) as WebhookRow | undefined;
-          if (!row) return null;
-          const next = (merged.current = patchedWebhook(row, patch));
-          const updated = s.update.get({ id, ...webhookColumns(next), now: db.stamp() }) as WebhookRow;
-          if (patch.events !== undefined) setEvents(id, patch.events);
-          return toWebhook(updated);
-        });
-      } catch (err) {
-        throw webhookWriteError(err, constraintOf(err), merged.current ?? patch);
-      }
+      return update(id, patch);
+    },
+
+    async rotateWebhookSecret(id, rotation) {
+      return update(id, (current) => rotatedSecrets(current, rotation));
     },
 
     async deleteWebhook(id) {
