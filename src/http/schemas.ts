@@ -38,6 +38,7 @@ import {
   RecoverySchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
+import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
 /** In the order of the document's `components.schemas` (and of the generated clients' types). */
@@ -72,6 +73,10 @@ export const COMPONENT_SCHEMAS = [
   InvocationAcceptedSchema,
   FunctionInvocationSchema,
   PublishedEventSchema,
+  EventTypeVersionSchema,
+  EventTypeSchema,
+  EventViolationSchema,
+  EventTypeImportSchema,
   DryRunSchema,
   HealthSchema,
   ReadinessSchema,
