@@ -8,7 +8,8 @@ import { eventTypeExists } from '../../errors.js';
 import type { Page } from '../../types.js';
 import { toEventType, toEventViolation, versionsByName, type EventTypeRow, type EventTypeVersionRow, type EventViolationRow } from '../shared/event-type-rows.js';
 import type { EventTypesPart } from '../store.js';
-import { constraintOf, type SqliteDb } from './db.js';
+import { driverCode } from '../shared/errors.js';
+import type { SqliteDb } from './db.js';
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
@@ -51,7 +52,8 @@ export function sqliteEventTypes({ db }: { db: SqliteDb }): EventTypesPart {
           if (input.schema) s.addVersion.run({ name: input.name, schema_json: JSON.stringify(input.schema), examples_json: JSON.stringify(input.examples), now });
         });
       } catch (err) {
-        if (constraintOf(err) === 'unique') throw eventTypeExists(input.name);
+        // The name is the primary key: SQLite reports its own code for that, not a UNIQUE one.
+        if (driverCode(err) === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw eventTypeExists(input.name);
         throw err;
       }
       return read(input.name)!;
