@@ -6,6 +6,7 @@
  * its compiled validators for the type before the write answers
  * (read-your-writes; src/events/validation.ts keeps them).
  */
+import { canonicalJson } from '../canonical-json.js';
 import type { ChangeBus } from '../changes.js';
 import { InvalidRequestError, eventTypeNotFound } from '../errors.js';
 import { RequestModelError, compileBodySchema } from '../gateway/policy/request-schema.js';
@@ -113,7 +114,7 @@ export class EventCatalogue {
     const cur = await this.get(name);
     const latest = cur.versions.at(-1);
     let { schema } = patch;
-    if (schema !== undefined && latest && JSON.stringify(schema) === JSON.stringify(latest.schema)) schema = undefined;
+    if (schema !== undefined && latest && canonicalJson(schema) === canonicalJson(latest.schema)) schema = undefined;
     checkSchemaAndExamples(schema ?? (patch.examples ? latest?.schema : undefined), patch.examples);
     if (schema === undefined && patch.examples !== undefined && !latest) {
       throw new InvalidRequestError('examples: the type has no schema version yet; give a schema with them', { field: 'examples' });

@@ -73,6 +73,7 @@ export const createEventTypeBody = Type.Object(
     deprecated: Type.Optional(Type.Boolean()),
     schema: Type.Optional(schemaField),
     examples: Type.Optional(examplesField),
+    project: Type.Optional(nullableString({ maxLength: 200, description: 'The project (switchyard.yaml) that owns it; null or left out: none' })),
   },
   { additionalProperties: false },
 );
@@ -84,6 +85,7 @@ export const updateEventTypeBody = Type.Object(
     deprecated: Type.Optional(Type.Boolean()),
     schema: Type.Optional(schemaField),
     examples: Type.Optional(examplesField),
+    project: Type.Optional(nullableString({ maxLength: 200, description: 'The project that owns it; null: none' })),
   },
   { additionalProperties: false },
 );
@@ -103,3 +105,4 @@ export const violationsQuery = Type.Object(
 );
 
 export type CreateEventTypeInput = Static<typeof createEventTypeBody>;
+export type UpdateEventTypeInput = Static<typeof updateEventTypeBody>;

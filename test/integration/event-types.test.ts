@@ -3,10 +3,11 @@
  * of publishes and of functions' emit() in each mode (off, warn, reject), the
  * served OpenAPI document's webhooks section (checked by a real OpenAPI 3.1
  * validator), import from a document's webhooks, and test-fires that send a
- * subscribed type's example; the CLI's list and import; and read-your-writes
+ * subscribed type's example; the CLI's list and import; `event_types:` of
+ * switchyard.yaml (apply, export, prune); and read-your-writes
  * of a change between the two server processes of one node.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -301,6 +302,75 @@ describe('event types: the CLI', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--mode must be off, warn or reject');
   });
+});
+
+describe('event types: switchyard.yaml', () => {
+  it('applies event_types with schemas from files, plans nothing the second time, versions a changed schema, exports and prunes its own', async () => {
+    expect((await svc.request('POST', '/api/event-types', { name: 'hand.made' })).status).toBe(201);
+    const dir = mkdtempSync(join(tmpdir(), 'event-types-project-'));
+    mkdirSync(join(dir, 'schemas'));
+    const schemaV1 = { type: 'object', required: ['sku'], properties: { sku: { type: 'string' } } };
+    writeFileSync(join(dir, 'schemas', 'stock.json'), JSON.stringify(schemaV1));
+    const yaml = (extra = '') =>
+      [
+        'project: shopfront',
+        'event_types:',
+        '  stock.low:',
+        '    description: Stock ran low',
+        '    mode: reject',
+        '    schema: schemas/stock.json',
+        '    examples: [{ sku: A-1 }]',
+        '  stock.inline:',
+        '    schema: { type: object }',
+        extra,
+        '',
+      ].join('\n');
+    writeFileSync(join(dir, 'switchyard.yaml'), yaml());
+    const env = { SWITCHYARD_URL: svc.url };
+    const first = await runCliToEnd(['apply', '-f', dir], env, 60_000);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('+ event_type stock.low');
+    const t = (await svc.request('GET', '/api/event-types/stock.low')).json;
+    expect(t).toMatchObject({ description: 'Stock ran low', mode: 'reject', project: 'shopfront', latestVersion: 1 });
+    expect(t.versions[0]).toMatchObject({ schema: schemaV1, examples: [{ sku: 'A-1' }] });
+    expect((await svc.request('POST', '/api/events', { event: 'stock.low', data: { sku: 5 } })).json.code).toBe('event_invalid');
+
+    const again = await runCliToEnd(['apply', '-f', dir], env, 60_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes');
+
+    writeFileSync(join(dir, 'schemas', 'stock.json'), JSON.stringify({ ...schemaV1, required: ['sku', 'left'] }));
+    writeFileSync(join(dir, 'switchyard.yaml'), yaml().replace('examples: [{ sku: A-1 }]', 'examples: [{ sku: A-1, left: 2 }]'));
+    const changed = await runCliToEnd(['apply', '-f', dir], env, 60_000);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('~ event_type stock.low (schema)');
+    expect((await svc.request('GET', '/api/event-types/stock.low')).json.latestVersion).toBe(2);
+
+    const exported = await runCliToEnd(['export', '-o', join(dir, 'exported.yaml')], env, 60_000);
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = readFileSync(join(dir, 'exported.yaml'), 'utf8');
+    expect(text).toContain('stock.low:');
+    expect(text).toContain('mode: reject');
+
+    // A schema file outside the project folder is refused, naming the key; nothing changes.
+    writeFileSync(join(dir, 'switchyard.yaml'), yaml().replace('schema: schemas/stock.json', 'schema: ../outside.json'));
+    const outside = await runCliToEnd(['apply', '-f', dir], env, 60_000);
+    expect(outside.code).not.toBe(0);
+    expect(outside.stderr).toContain('event_types.stock.low.schema');
+    // So is an example the schema refuses.
+    writeFileSync(join(dir, 'switchyard.yaml'), yaml().replace('examples: [{ sku: A-1 }]', 'examples: [{ sku: 7 }]'));
+    const badExample = await runCliToEnd(['apply', '-f', dir], env, 60_000);
+    expect(badExample.code).not.toBe(0);
+    expect(badExample.stderr).toContain('event_types.stock.low.examples.0');
+
+    // Prune deletes the project's own types the file no longer names, never the others'.
+    writeFileSync(join(dir, 'switchyard.yaml'), ['project: shopfront', 'event_types:', '  stock.inline:', '    schema: { type: object }', ''].join('\n'));
+    const pruned = await runCliToEnd(['apply', '-f', dir, '--prune'], env, 60_000);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toContain('- event_type stock.low');
+    expect((await svc.request('GET', '/api/event-types/stock.low')).status).toBe(404);
+    expect((await svc.request('GET', '/api/event-types/hand.made')).status).toBe(200);
+  }, 120_000);
 });
 
 describe.skipIf(process.platform !== 'linux')('event types: read-your-writes on one node with two server processes', () => {
