@@ -2,7 +2,7 @@
  * `switchyard event-types list` (the catalogue: name, mode, latest version,
  * deprecated) and `switchyard event-types import <file> [--mode m]` (the
  * `webhooks` of an OpenAPI document, JSON or YAML, through
- * POST /api/event-types/import).
+ * POST /api/event-type-imports).
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';

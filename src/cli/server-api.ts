@@ -443,7 +443,7 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       return items;
     },
     async importEventTypes(document, mode) {
-      const { data } = await call(client.POST('/api/event-types/import', { body: { document, ...(mode === undefined ? {} : { mode }) }, ...deadline() }));
+      const { data } = await call(client.POST('/api/event-type-imports', { body: { document, ...(mode === undefined ? {} : { mode }) }, ...deadline() }));
       return data;
     },
     async listDeliveries(id, { limit }) {

@@ -1,6 +1,6 @@
 /**
  * The event-type catalogue: /api/event-types[/:name[/violations]] and
- * /api/event-types/import; one registration per operation (typed.ts).
+ * /api/event-type-imports; one registration per operation (typed.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventCatalogue } from '../events/catalogue.js';
@@ -138,7 +138,7 @@ function listViolationsRoute(app: TypedApp, { catalogue }: EventTypeRouteDeps): 
 
 function importEventTypesRoute(app: TypedApp, { catalogue }: EventTypeRouteDeps): void {
   app.post(
-    '/api/event-types/import',
+    '/api/event-type-imports',
     {
       schema: {
         tags,

@@ -226,7 +226,7 @@ describe('event types: the OpenAPI webhooks section and import', () => {
         },
       },
     };
-    const res = await svc.request('POST', '/api/event-types/import', { document: doc, mode: 'reject' });
+    const res = await svc.request('POST', '/api/event-type-imports', { document: doc, mode: 'reject' });
     expect(res.status, res.text).toBe(200);
     expect(res.json).toEqual({ created: ['refund.issued'], updated: [] });
     const t = (await svc.request('GET', '/api/event-types/refund.issued')).json;
@@ -237,13 +237,13 @@ describe('event types: the OpenAPI webhooks section and import', () => {
 
     // Our own document back in: every type there exists and is unchanged (same schemas: no new version).
     const served = (await svc.request('GET', '/api/openapi.json')).json;
-    const again = await svc.request('POST', '/api/event-types/import', { document: served });
+    const again = await svc.request('POST', '/api/event-type-imports', { document: served });
     expect(again.status, again.text).toBe(200);
     expect(again.json.created).toEqual([]);
     expect(again.json.updated).toContain('order.created');
     expect((await svc.request('GET', '/api/event-types/order.created')).json.latestVersion).toBe(2);
 
-    const broken = await svc.request('POST', '/api/event-types/import', { document: { openapi: '3.1.0', webhooks: { 'x.y': { post: {} } } } });
+    const broken = await svc.request('POST', '/api/event-type-imports', { document: { openapi: '3.1.0', webhooks: { 'x.y': { post: {} } } } });
     expect(broken.status).toBe(400);
     expect(broken.json.details.field).toBe('document.webhooks.x.y');
   });
