@@ -379,10 +379,11 @@ describe.skipIf(process.platform !== 'linux')('event types: read-your-writes on 
   let other: Connection;
 
   beforeAll(async () => {
-    two = await startService({ env: { SWITCHYARD_PROCESSES: '2', SWITCHYARD_WORKERS: '1' } });
+    // Two processes on a machine shared with other suites may take longer than one to say they listen.
+    two = await startService({ env: { SWITCHYARD_PROCESSES: '2', SWITCHYARD_WORKERS: '1' }, startTimeoutMs: 60_000 });
     writer = await connectTo(two.url, {});
     other = await connectTo(two.url, { not: writer.pid });
-  });
+  }, 90_000);
   afterAll(async () => {
     writer?.close();
     other?.close();
