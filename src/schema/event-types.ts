@@ -4,7 +4,7 @@
  */
 import { VALIDATION_MODES } from '../events/types.js';
 import { REQUEST_MODEL_LIMITS } from './apis.js';
-import { Type, anyObject, instant, named, nullableString, refTo, stringEnum, type Static } from './kit.js';
+import { Type, anyObject, instant, named, nullableInteger, nullableString, refTo, stringEnum, type Static } from './kit.js';
 
 const nameSchema = Type.String({ minLength: 1, maxLength: 200, description: 'The event name publishes use: letters, digits and _ . : - (not switchyard.*)' });
 const modeSchema = stringEnum(VALIDATION_MODES, {
@@ -33,7 +33,7 @@ export const EventTypeSchema = named(
     mode: modeSchema,
     deprecated: Type.Boolean({ description: 'Still published and validated; marked deprecated in the OpenAPI webhooks section' }),
     project: nullableString({ description: 'The project (switchyard.yaml) that made it; null: made by hand' }),
-    latestVersion: Type.Union([Type.Integer(), Type.Null()], { description: 'The version validation uses unless a publish names one; null: no schema yet' }),
+    latestVersion: nullableInteger({ description: 'The version validation uses unless a publish names one; null: no schema yet' }),
     versions: Type.Array(refTo(EventTypeVersionSchema), { description: 'Oldest first' }),
     createdAt: instant(),
     updatedAt: instant(),
