@@ -18,6 +18,8 @@ export type Change =
   | { kind: 'function'; name: string }
   /** An API key or usage plan changed: the gateway's key cache drops every entry (they change rarely). */
   | { kind: 'keys' }
+  /** An event type of the catalogue changed: every process drops its compiled validators for it (src/events/catalogue.ts). */
+  | { kind: 'event_type'; name: string }
   /** A webhook's sending state changed (paused, resumed, enabled, its breaker or Retry-After): the delivery side drops what it cached of it. */
   | { kind: 'webhook'; id: string }
   /** Something may have been missed (a lost database connection): drop every cached entry. */

@@ -25,6 +25,7 @@ export const ERRORS = {
   invalid_request: { status: 400, message: 'The request is invalid' },
   invalid_code: { status: 400, message: "The function's code cannot be deployed" },
   unknown_function: { status: 400, message: 'A route names a function that does not exist' },
+  event_invalid: { status: 400, message: "The event's data does not match its type's schema (validation mode reject)" },
   private_target: { status: 400, message: 'The URL points at a private, loopback or metadata address' },
   unauthorized: { status: 401, message: 'Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>' },
   cross_origin_refused: { status: 403, message: 'A cross-site request to a server without an admin key' },
@@ -42,6 +43,7 @@ export const ERRORS = {
   api_key_not_found: { status: 404, message: 'No API key has that id' },
   usage_plan_not_found: { status: 404, message: 'No usage plan has that id' },
   recovery_not_found: { status: 404, message: 'No recovery job has that id' },
+  event_type_not_found: { status: 404, message: 'No event type has that name' },
   delivery_pending: { status: 409, message: 'The delivery is still pending' },
   delivery_busy: { status: 409, message: 'The delivery is being attempted right now' },
   invocation_not_failed: { status: 409, message: 'Only a failed invocation can be retried' },
@@ -49,6 +51,7 @@ export const ERRORS = {
   api_in_use: { status: 409, message: 'Webhooks use the API as their mock endpoint' },
   usage_plan_in_use: { status: 409, message: 'API keys are on the usage plan' },
   function_exists: { status: 409, message: 'A function of that name exists' },
+  event_type_exists: { status: 409, message: 'An event type of that name exists' },
   function_in_use: { status: 409, message: 'Routes still bind the function' },
   limit_reached: { status: 409, message: 'A configured limit on what the server holds is reached' },
   route_conflict: { status: 409, message: 'Two routes of one API have the same method and path shape' },
@@ -276,6 +279,7 @@ export const usagePlanNotFound = (id: string) => new NotFoundError('usage_plan_n
 export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_found', `Webhook '${id}' does not exist`);
 export const deliveryNotFound = (id: string, gone = false) =>
   new NotFoundError('delivery_not_found', `Delivery '${id}' ${gone ? 'no longer exists' : 'does not exist'}`);
+export const eventTypeNotFound = (name: string) => new NotFoundError('event_type_not_found', `Event type '${name}' does not exist`);
 export const recoveryNotFound = (id: string) => new NotFoundError('recovery_not_found', `Recovery '${id}' does not exist`);
 export const invocationNotFound = (name: string, id: string) =>
   new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
@@ -317,6 +321,20 @@ export const idempotencyKeyReused = (field: string) =>
     field,
   });
 /** The first request with the key has not answered yet; its answer is expected soon, hence Retry-After. */
+export const eventTypeExists = (name: string) => new ConflictError('event_type_exists', `Event type '${name}' already exists`);
+
+/** An event refused by its type's schema (mode `reject`): `path` is the failing instance path in `data` (JSON Pointer). */
+export class EventInvalidError extends coded('event_invalid') {
+  constructor(
+    readonly event: string,
+    readonly version: number,
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`data${path}: ${reason} (event type '${event}' version ${version})`, { field: `data${path}`, event, version, path, reason });
+  }
+}
+
 export class IdempotencyKeyInProgressError extends coded('idempotency_key_in_progress') implements RetryLater {
   readonly retryAfterS = 1;
   constructor(field: string) {

@@ -32,7 +32,11 @@ import { createInvokeHandler } from './http/invoke.js';
 import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
+import { EventInvalidError } from './errors.js';
 import { Idempotency } from './events/idempotency.js';
+import { EventCatalogue } from './events/catalogue.js';
+import { webhooksSection } from './events/openapi.js';
+import { EventValidator } from './events/validation.js';
 import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
@@ -90,12 +94,20 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   // Producers of deliveries are built before the engine (it needs the runtime, whose emits reach them): they ring this.
   const due = new DueSignal();
   const wake = () => due.wake();
+  const changes = new ChangeBus({
+    feed: store.changeFeed,
+    siblings: isClusterWorker() ? clusterSiblings(log) : null,
+    onFeedError: (err) => log.warn({ err }, 'could not announce a change to other nodes'),
+  });
   const background = new FunctionInvocations({ store, clock, wake, log, hops });
+  // The catalogue's compiled schemas, dropped on every process by an event_type change.
+  const catalogue = new EventCatalogue({ store, changes });
   const events = new EventBus({
     store,
     clock,
     wake,
     functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
+    validator: new EventValidator({ store, changes, log }),
     log,
   });
   const emitOperational = events.emitOperational.bind(events);
@@ -107,14 +119,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     logger: log,
     onEmit(functionName, event, dataJson) {
       background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth), emitOperational)
-        .catch((err) => log.warn({ err, function: functionName, event }, 'could not publish an emitted event'));
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
+        .catch((err) =>
+          err instanceof EventInvalidError
+            ? log.warn({ function: functionName, event, path: err.path, version: err.version }, `emit refused: ${err.message}`)
+            : log.warn({ err, function: functionName, event }, 'could not publish an emitted event'),
+        );
     },
-  });
-  const changes = new ChangeBus({
-    feed: store.changeFeed,
-    siblings: isClusterWorker() ? clusterSiblings(log) : null,
-    onFeedError: (err) => log.warn({ err }, 'could not announce a change to other nodes'),
   });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
@@ -278,6 +289,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       apiKeys,
       webhooks: webhooks.service,
       events,
+      catalogue,
       idempotency,
       invocations,
       background,
@@ -292,8 +304,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     }),
   );
   if (config.testHooks && clock instanceof ManualClock) registerTestHooks(app, clock);
+  // The catalogue changes at run time, so its `webhooks` section is added to each answer, not to the built document.
   app.get('/api/openapi.json', { schema: { hide: true } }, async function openapi() {
-    return app.swagger();
+    return { ...app.swagger(), webhooks: webhooksSection(await catalogue.all()) };
   });
 
   let closing: Promise<void> | null = null;

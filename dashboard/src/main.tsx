@@ -5,6 +5,7 @@ import { adminKey, needsKey, onKeyChange, removeServiceWorkers, serviceWorkerCon
 import { KeyPrompt } from './components.js';
 import { href, useRoute, type Route } from './router.js';
 import { ApiDetail, ApisView } from './views/apis.js';
+import { EventTypesView } from './views/event-types.js';
 import { EventsView } from './views/events.js';
 import { FunctionDetail } from './views/function-detail.js';
 import { FunctionsView } from './views/functions.js';
@@ -20,6 +21,7 @@ const NAV: { label: string; path: string; views: Route['view'][] }[] = [
   { label: 'API keys', path: 'keys', views: ['keys'] },
   { label: 'Webhooks', path: 'webhooks', views: ['webhooks', 'webhook', 'delivery'] },
   { label: 'Events', path: 'events', views: ['events'] },
+  { label: 'Event types', path: 'event-types', views: ['event-types'] },
 ];
 
 function View({ route }: { route: Route }) {
@@ -42,6 +44,8 @@ function View({ route }: { route: Route }) {
       return <DeliveryView key={route.id} id={route.id} />;
     case 'events':
       return <EventsView />;
+    case 'event-types':
+      return <EventTypesView />;
     case 'keys':
       return <KeysView />;
     default:

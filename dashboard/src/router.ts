@@ -14,6 +14,7 @@ export type Route =
   | { view: 'webhook'; id: string | null }
   | { view: 'delivery'; id: string }
   | { view: 'events' }
+  | { view: 'event-types' }
   | { view: 'keys' }
   | { view: 'not-found'; path: string };
 
@@ -46,6 +47,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'webhooks') return second ? { view: 'webhook', id: second === 'new' ? null : second } : { view: 'webhooks' };
   if (first === 'deliveries' && second) return { view: 'delivery', id: second };
   if (first === 'events' && !second) return { view: 'events' };
+  if (first === 'event-types' && !second) return { view: 'event-types' };
   if (first === 'keys' && !second) return { view: 'keys' };
   return { view: 'not-found', path: parts.join('/') };
 }

@@ -16,6 +16,7 @@ import { registerDeliveries } from './deliveries.js';
 import { registerApply } from './apply.js';
 import { registerDeploy } from './deploy.js';
 import { registerEvents } from './events.js';
+import { registerEventTypes } from './event-types.js';
 import { registerDev } from './dev.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIO): Command {
   registerLogs(program, io);
   registerWebhooks(program, io);
   registerEvents(program, io);
+  registerEventTypes(program, io);
   registerDeliveries(program, io);
   registerDeploy(program, io);
   registerDev(program, io);

@@ -61,6 +61,9 @@ export interface WebhookInfo {
 /** A recovery job: resends a webhook's finished deliveries in the background. */
 export type Recovery = Schemas['Recovery'];
 export type PublishedEvent = Schemas['PublishedEvent'];
+export type EventTypeInfo = Schemas['EventType'];
+export type EventTypeImport = Schemas['EventTypeImport'];
+export type ValidationMode = EventTypeInfo['mode'];
 export type EventInput = paths['/api/events']['post']['requestBody']['content']['application/json'];
 /** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
 export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
@@ -154,6 +157,10 @@ export interface ServerApi {
   testWebhook(id: string): Promise<Delivery>;
   /** `POST /api/events`; `replayed`: the server answered a repeat of `idempotencyKey` (or of the event's id) with its first answer. */
   publishEvent(body: EventInput, idempotencyKey?: string): Promise<{ published: PublishedEvent; replayed: boolean }>;
+  /** Every catalogued event type, by name. */
+  listEventTypes(): Promise<EventTypeInfo[]>;
+  /** Creates or updates the types of an OpenAPI document's webhooks. */
+  importEventTypes(document: Record<string, unknown>, mode?: ValidationMode): Promise<EventTypeImport>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
   /** Holds the webhook's new and due deliveries, none lost, until it is resumed. */
   pauseWebhook(id: string): Promise<WebhookInfo>;
@@ -426,6 +433,21 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
       const headers = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
       const { data, response } = await call(client.POST('/api/events', { body, headers, ...deadline() }));
       return { published: data, replayed: response.headers.get('idempotent-replayed') === 'true' };
+    },
+    async listEventTypes() {
+      const items: EventTypeInfo[] = [];
+      let after: string | undefined;
+      do {
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
+        const { data, response } = await call(client.GET('/api/event-types', { params: { query }, ...deadline() }));
+        items.push(...data);
+        after = nextPageAfter(response);
+      } while (after !== undefined);
+      return items;
+    },
+    async importEventTypes(document, mode) {
+      const { data } = await call(client.POST('/api/event-type-imports', { body: { document, ...(mode === undefined ? {} : { mode }) }, ...deadline() }));
+      return data;
     },
     async listDeliveries(id, { limit }) {
       const query = limit === undefined ? {} : { limit };

@@ -29,6 +29,8 @@ import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
 import { registerWebhookRoutes } from './webhooks/index.js';
 import type { Idempotency } from '../events/idempotency.js';
+import type { EventCatalogue } from '../events/catalogue.js';
+import { registerEventTypeRoutes } from './event-types.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -38,6 +40,8 @@ export interface ManagementDeps {
   apiKeys: ApiKeyService;
   webhooks: WebhookService;
   events: EventBus;
+  /** The event-type catalogue (`/api/event-types`). */
+  catalogue: EventCatalogue;
   /** Idempotency-Key and event ids on publish, test-fire and background invokes. */
   idempotency: Idempotency;
   invocations: InvocationHub;
@@ -65,7 +69,8 @@ export async function registerManagementApi(
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
-  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency });
+  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency, catalogue: deps.catalogue });
+  registerEventTypeRoutes(app, { catalogue: deps.catalogue });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 
@@ -78,7 +83,7 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, idempotency: stub, invocations: stub, background: stub, stats: stub },
+    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, catalogue: stub, idempotency: stub, invocations: stub, background: stub, stats: stub },
     doc,
   );
   await app.ready();

@@ -110,6 +110,7 @@ export function swaggerOptions(opts: DocumentOptions): SwaggerOptions {
         { name: 'apis', description: 'APIs and the routes that bind functions' },
         { name: 'api-keys', description: 'API keys (secrets shown once) and the usage plans that throttle and count them' },
         { name: 'webhooks', description: 'Webhooks, their deliveries, and events' },
+        { name: 'event-types', description: "The event-type catalogue: each type's schema versions, examples and validation mode (also the document's `webhooks`)" },
         { name: 'invoke', description: 'The public invocation endpoint' },
         { name: 'operations', description: 'Probes and metrics (public)' },
         { name: 'stats', description: 'Per-minute statistics of every node, and the deliveries stream (the dashboard overview)' },

@@ -39,6 +39,7 @@ import {
   SigningSecretSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
+import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
 /** In the order of the document's `components.schemas` (and of the generated clients' types). */
@@ -74,6 +75,10 @@ export const COMPONENT_SCHEMAS = [
   InvocationAcceptedSchema,
   FunctionInvocationSchema,
   PublishedEventSchema,
+  EventTypeVersionSchema,
+  EventTypeSchema,
+  EventViolationSchema,
+  EventTypeImportSchema,
   DryRunSchema,
   HealthSchema,
   ReadinessSchema,

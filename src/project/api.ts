@@ -8,6 +8,7 @@
 import type { ApiView, CorsInput, RouteView } from '../schema/apis.js';
 import type { DestinationInput, FunctionInput, FunctionView, ScheduleInput } from '../schema/functions.js';
 import type { UsagePlanView } from '../schema/api-keys.js';
+import type { CreateEventTypeInput, EventTypeView, UpdateEventTypeInput } from '../schema/event-types.js';
 import type { ApiFunctionSettings, ApiWebhook, TriggerKey } from './types.js';
 import type { DryRunResult } from '../dry-run.js';
 
@@ -71,6 +72,11 @@ export type RemoteUsagePlan = Omit<UsagePlanView, 'createdAt' | 'updatedAt'>;
 /** The body of POST /api/usage-plans (PUT takes the same fields, each optional). */
 export type UsagePlanBody = Pick<UsagePlanView, 'name' | 'apiIds' | 'throttle' | 'quota'>;
 
+/** An event type of the catalogue as the server answers it. */
+export type RemoteEventType = Omit<EventTypeView, 'createdAt' | 'updatedAt'>;
+export type EventTypeBody = CreateEventTypeInput;
+export type EventTypePatchBody = UpdateEventTypeInput;
+
 /** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
 export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret'> & { secret?: string | null };
 
@@ -106,4 +112,10 @@ export interface ProjectApi {
   createUsagePlan?(body: UsagePlanBody): Promise<RemoteUsagePlan>;
   updateUsagePlan?(id: string, body: Partial<UsagePlanBody>): Promise<RemoteUsagePlan>;
   deleteUsagePlan?(id: string): Promise<void>;
+
+  /** The event-type catalogue (`event_types:` of the file). Optional as usage plans are; a server without one answers none. */
+  listEventTypes?(): Promise<RemoteEventType[]>;
+  createEventType?(body: EventTypeBody): Promise<RemoteEventType>;
+  updateEventType?(name: string, body: EventTypePatchBody): Promise<RemoteEventType>;
+  deleteEventType?(name: string): Promise<void>;
 }

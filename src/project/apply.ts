@@ -258,6 +258,12 @@ function planCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createUsagePlan'
   return { createUsagePlan: api.createUsagePlan.bind(api), updateUsagePlan: api.updateUsagePlan.bind(api), deleteUsagePlan: api.deleteUsagePlan.bind(api) };
 }
 
+/** The event-type calls of a ProjectApi, or an error saying the caller has none (a project with event_types needs them). */
+function eventTypeCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createEventType' | 'updateEventType' | 'deleteEventType'>> {
+  if (!api.createEventType || !api.updateEventType || !api.deleteEventType) throw new Error('this client cannot write event types');
+  return { createEventType: api.createEventType.bind(api), updateEventType: api.updateEventType.bind(api), deleteEventType: api.deleteEventType.bind(api) };
+}
+
 export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptions = {}): Promise<ApplyResult> {
   await checkPlan(plan, api, options);
   const applied: PlanChange[] = [];
@@ -315,6 +321,17 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
           ? await api.updateApi(existing.id, { basePath: desired.base_path, routes, ...settings })
           : await api.createApi({ name: apiName, basePath: desired.base_path, routes, ...settings });
         apis.set(apiName, written);
+      }
+      done(change);
+    } else if (change.kind === 'event_type') {
+      const calls = eventTypeCalls(api);
+      if (change.action === 'delete') await calls.deleteEventType(change.name);
+      else {
+        const t = find(plan.desired.event_types ?? [], change.name);
+        const project = plan.desired.project ?? null;
+        const body = { description: t.description, mode: t.mode, deprecated: t.deprecated, ...(t.schema ? { schema: t.schema, examples: t.examples } : {}) };
+        if (change.action === 'create') await calls.createEventType({ name: t.name, ...body, project });
+        else await calls.updateEventType(t.name, { ...body, ...(change.fields?.includes('project') ? { project } : {}) });
       }
       done(change);
     } else if (change.kind === 'usage_plan') {

@@ -66,11 +66,12 @@ class Placeholders {
 }
 
 export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
-  const [functions, apis, webhooks, plans] = await Promise.all([
+  const [functions, apis, webhooks, plans, eventTypes] = await Promise.all([
     api.listFunctions(),
     api.listApis(),
     api.listWebhooks(),
     api.listUsagePlans ? api.listUsagePlans() : [],
+    api.listEventTypes ? api.listEventTypes() : [],
   ]);
   const files: Record<string, string> = {};
   const placeholders = new Placeholders();
@@ -183,6 +184,21 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   if (Object.keys(apiDoc).length > 0) doc.apis = apiDoc;
   if (Object.keys(hookDoc).length > 0) doc.webhooks = hookDoc;
   if (Object.keys(planDoc).length > 0) doc.usage_plans = planDoc;
+  // Each type's latest version, its schema written in the file (older versions stay on the server).
+  if (eventTypes.length > 0) {
+    doc.event_types = Object.fromEntries(
+      eventTypes.map((t) => {
+        const latest = t.versions.at(-1);
+        const entry: Record<string, unknown> = {};
+        if (t.description) entry.description = t.description;
+        if (t.mode !== 'off') entry.mode = t.mode;
+        if (t.deprecated) entry.deprecated = true;
+        if (latest) entry.schema = latest.schema;
+        if (latest?.examples.length) entry.examples = latest.examples;
+        return [t.name, entry];
+      }),
+    );
+  }
   const yaml = new Document(doc);
   // Through the library: a name in the comment cannot end it, whatever it holds.
   yaml.commentBefore = [

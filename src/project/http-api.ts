@@ -6,7 +6,7 @@
  * server's status, code and details (status 0 when nothing answered).
  */
 import { createClient, nextPageAfter } from '../client/index.js';
-import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteFunction, RemoteUsagePlan, RemoteWebhook, WebhookBody } from './api.js';
+import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteEventType, RemoteFunction, RemoteUsagePlan, RemoteWebhook, WebhookBody } from './api.js';
 import { ProjectApiError } from './types.js';
 
 export interface HttpProjectApiOptions {
@@ -110,5 +110,20 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
       value<RemoteUsagePlan>('PUT /api/usage-plans/{id}', client.PUT('/api/usage-plans/{id}', { params: id(planId), body })),
     deleteUsagePlan: async (planId) =>
       void (await send('DELETE /api/usage-plans/{id}', client.DELETE('/api/usage-plans/{id}', { params: id(planId) }))),
+
+    listEventTypes: async () => {
+      try {
+        return await list<RemoteEventType>('GET /api/event-types', (after) => client.GET('/api/event-types', { params: page(after) }));
+      } catch (err) {
+        // A server older than the catalogue has none.
+        if (err instanceof ProjectApiError && err.status === 404) return [];
+        throw err;
+      }
+    },
+    createEventType: (body) => value<RemoteEventType>('POST /api/event-types', client.POST('/api/event-types', { body })),
+    updateEventType: (name, body) =>
+      value<RemoteEventType>('PUT /api/event-types/{name}', client.PUT('/api/event-types/{name}', { params: { path: { name } }, body })),
+    deleteEventType: async (name) =>
+      void (await send('DELETE /api/event-types/{name}', client.DELETE('/api/event-types/{name}', { params: { path: { name } } }))),
   };
 }

@@ -22,6 +22,8 @@ import { authorizersFromFile, type FileAuthorizer } from './authorizers.js';
 import { NO_AUTHORIZER } from '../types.js';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
 import { checkRequestModel, RequestModelError } from '../gateway/policy/request-schema.js';
+import { DEFAULT_VALIDATION_MODE, checkSchemaAndExamples } from '../events/catalogue.js';
+import { checkUserEventName } from '../events/names.js';
 import type { RequestModel } from '../types.js';
 import { parseCron, validTimezone } from '../scheduler/cron.js';
 import { normalizeSchedule } from './function-triggers.js';
@@ -29,7 +31,8 @@ import { RUNTIME_BY_EXTENSION } from './defaults.js';
 import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, WEBHOOK_FIELDS, withDefault } from './fields.js';
 import { webhookField } from './webhook-settings.js';
 import { createConfinement, outsideMessage } from './confine.js';
-import { readYamlDocument } from './yaml-read.js';
+import { readYaml, readYamlDocument } from './yaml-read.js';
+import { InvalidRequestError } from '../errors.js';
 import { corsFromFile, corsProblem } from './cors.js';
 import { throttleFromFile } from './throttle.js';
 import { closest } from '../did-you-mean.js';
@@ -43,6 +46,8 @@ import {
   type FileCors,
   type FileThrottle,
   type FileUsagePlan,
+  type FileEventType,
+  type ProjectEventType,
   type ProjectApiDef,
   type ProjectUsagePlan,
   type ProjectFunction,
@@ -325,6 +330,7 @@ interface RawProject {
   apis?: Record<string, RawApi>;
   webhooks?: Record<string, RawWebhook>;
   usage_plans?: Record<string, FileUsagePlan>;
+  event_types?: Record<string, FileEventType>;
 }
 
 /** What `parseProject` returns besides the project: the variables `${env:}` read. */
@@ -582,7 +588,55 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
 
   const project: Project = { functions, apis, webhooks, project: owner };
   if (raw.usage_plans !== undefined) project.usage_plans = usagePlans(raw.usage_plans, apiNames, problems);
+  if (raw.event_types !== undefined) {
+    project.event_types = await eventTypes(raw.event_types, baseDir, (path) => check(path), reader, confinement.root, problems);
+  }
   return project;
+}
+
+/**
+ * `event_types:`: each schema read from its file (inside the project folder, as
+ * function files are; JSON or YAML) or taken as written, then checked as the
+ * server will check it (it compiles, the examples match), each problem at its key.
+ */
+async function eventTypes(
+  raw: Record<string, FileEventType>,
+  baseDir: string,
+  check: (path: string) => Promise<{ inside: boolean; real: string }>,
+  reader: (path: string) => Promise<string>,
+  root: string,
+  problems: Problems,
+): Promise<ProjectEventType[]> {
+  const out: ProjectEventType[] = [];
+  for (const [name, t] of Object.entries(raw)) {
+    let schema: Record<string, unknown> | null = null;
+    if (typeof t.schema === 'string') {
+      const verdict = await check(resolve(baseDir, t.schema));
+      if (!verdict.inside) problems.add(['event_types', name, 'schema'], outsideMessage(t.schema, verdict.real, root));
+      else {
+        try {
+          const parsed = readYaml(await reader(verdict.real));
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.add(['event_types', name, 'schema'], `${t.schema} does not hold a JSON Schema object`);
+          else schema = parsed as Record<string, unknown>;
+        } catch (err) {
+          const errno = (err as NodeJS.ErrnoException).code;
+          problems.add(['event_types', name, 'schema'], errno ? `cannot read ${t.schema} (${errno})` : `${t.schema}: ${(err as Error).message.split('\n')[0]}`);
+        }
+      }
+    } else if (t.schema !== undefined) schema = t.schema;
+    try {
+      checkUserEventName(name, 'name');
+      checkSchemaAndExamples(schema ?? undefined, schema ? t.examples : undefined);
+      if (!schema && t.examples?.length) throw new InvalidRequestError('examples: belong to a schema; give one', { field: 'examples' });
+    } catch (err) {
+      if (!(err instanceof InvalidRequestError)) throw err;
+      const field = String((err.details as { field?: string } | undefined)?.field ?? '');
+      const at = field === 'name' ? ['event_types', name] : ['event_types', name, ...field.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean)];
+      problems.add(at, field === 'name' ? err.message.replace(/^name/, 'the name') : err.message.replace(/^[^ ]+ /, ''));
+    }
+    out.push({ name, description: t.description ?? '', mode: t.mode ?? DEFAULT_VALIDATION_MODE, deprecated: t.deprecated ?? false, schema, examples: t.examples ?? [] });
+  }
+  return out;
 }
 
 /** `usage_plans:`: each plan's APIs must be APIs of this file (named, not by id). */

@@ -12,7 +12,7 @@
  * the webhooks are written.
  */
 import { createHash } from 'node:crypto';
-import type { RemoteApi, RemoteFunction, RemoteRoute, RemoteUsagePlan, RemoteWebhook } from './api.js';
+import type { RemoteApi, RemoteEventType, RemoteFunction, RemoteRoute, RemoteUsagePlan, RemoteWebhook } from './api.js';
 import type { ServerState } from './state.js';
 import { maskedAuthorizers } from './authorizers.js';
 import { canonicalJson as canonical } from '../canonical-json.js';
@@ -31,11 +31,12 @@ import {
   type ProjectProblem,
   type ProjectRoute,
   type ProjectUsagePlan,
+  type ProjectEventType,
   type ProjectWebhook,
 } from './types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
-export type ChangeKind = 'function' | 'api' | 'route' | 'webhook' | 'usage_plan';
+export type ChangeKind = 'function' | 'api' | 'route' | 'webhook' | 'usage_plan' | 'event_type';
 
 export interface PlanChange {
   action: ChangeAction;
@@ -272,8 +273,26 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     }
   }
 
+  // Event types: the file's schema is the latest version's; a different one makes a new version.
+  const eventTypeWrites: PlanChange[] = [];
+  const currentTypes = new Map((current.event_types ?? []).map((t) => [t.name, t]));
+  for (const t of desired.event_types ?? []) {
+    const existing = currentTypes.get(t.name);
+    if (!existing) eventTypeWrites.push({ action: 'create', kind: 'event_type', name: t.name });
+    else {
+      const fields = eventTypeChanges(t, existing, project);
+      if (fields.length > 0) eventTypeWrites.push({ action: 'update', kind: 'event_type', name: t.name, fields });
+    }
+  }
+  const eventTypeDeletions: PlanChange[] = [];
+
   if (prune && options.only === undefined) {
     const named = (items: Array<{ name: string }>) => new Set(items.map((i) => i.name));
+    // Only the project's own types: a catalogue is often written by hand or by other projects.
+    const types = named(desired.event_types ?? []);
+    for (const t of current.event_types ?? []) {
+      if (!types.has(t.name) && project !== null && t.project === project) eventTypeDeletions.push({ action: 'delete', kind: 'event_type', name: t.name });
+    }
     // Before the APIs they name. A plan that API keys are on is refused by the server (409 usage_plan_in_use).
     const plans = named(desired.usage_plans ?? []);
     for (const p of current.usage_plans ?? []) if (!plans.has(p.name)) deletions.plans.push({ action: 'delete', kind: 'usage_plan', name: p.name });
@@ -292,7 +311,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     checkReferences(desired, current, file, problems);
   }
 
-  let writes = [...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...destinationWrites];
+  let writes = [...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...eventTypeWrites, ...destinationWrites];
   // A file without a project leaves owners as they are (an export of a server holding several projects applies back as nothing to do).
   if (project === null && options.takeOver !== true) {
     writes = writes.flatMap((c) => {
@@ -315,6 +334,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
       ...writes,
       ...deletions.webhooks.filter(prunable),
       ...deletions.plans,
+      ...eventTypeDeletions,
       ...deletions.apis.filter(prunable),
       ...deletions.functions.filter(prunable),
     ],
@@ -382,6 +402,19 @@ export function usagePlanChanges(plan: ProjectUsagePlan, current: RemoteUsagePla
   if (!same([...plan.apis].sort(), apis)) fields.push('apis');
   if (!same(plan.throttle, current.throttle ?? null)) fields.push('throttle');
   if (!same(plan.quota, current.quota ?? null)) fields.push('quota');
+  return fields;
+}
+
+/** The fields of an event type the file changes; `schema` and `examples` compare with the latest version. */
+export function eventTypeChanges(t: ProjectEventType, current: RemoteEventType, project: string | null): string[] {
+  const fields: string[] = [];
+  const latest = current.versions.at(-1);
+  if (t.description !== current.description) fields.push('description');
+  if (t.mode !== current.mode) fields.push('mode');
+  if (t.deprecated !== current.deprecated) fields.push('deprecated');
+  if (t.schema !== null && !same(t.schema, latest?.schema ?? null)) fields.push('schema');
+  else if (t.schema !== null && !same(t.examples, latest?.examples ?? [])) fields.push('examples');
+  if ((current.project ?? null) !== project) fields.push('project');
   return fields;
 }
 

@@ -12,6 +12,7 @@ import type { Authorizer, CorsConfig, ErrorFormat, QuotaConfig, RequestModel, Ro
 import type { FunctionInput } from '../schema/functions.js';
 import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
+import type { ValidationMode } from '../events/types.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
 export type TriggerKey = 'schedules' | 'events' | 'async';
@@ -103,6 +104,26 @@ export interface ProjectUsagePlan {
   /** In the API's form; null: none. */
   throttle: ThrottleConfig | null;
   quota: QuotaConfig | null;
+}
+
+/** An event type of the file: its schema read (from its file, or as written), to become the type's latest version. */
+export interface ProjectEventType {
+  name: string;
+  description: string;
+  mode: ValidationMode;
+  deprecated: boolean;
+  /** Null: a type without a schema. */
+  schema: Record<string, unknown> | null;
+  examples: unknown[];
+}
+
+/** `event_types.<name>` as written: `schema` a path (JSON or YAML, inside the project folder) or the schema itself. */
+export interface FileEventType {
+  description?: string;
+  mode?: ValidationMode;
+  deprecated?: boolean;
+  schema?: string | Record<string, unknown>;
+  examples?: unknown[];
 }
 
 /** `usage_plans.<name>` as written. API keys are never in the file: they are secrets, made at runtime. */
@@ -220,6 +241,7 @@ export interface ProjectDocument {
   >;
   webhooks?: Record<string, Record<string, unknown>>;
   usage_plans?: Record<string, FileUsagePlan>;
+  event_types?: Record<string, FileEventType>;
 }
 
 export interface Project {
@@ -230,6 +252,8 @@ export interface Project {
   webhooks: ProjectWebhook[];
   /** Absent in projects built before usage plans: read as none. */
   usage_plans?: ProjectUsagePlan[];
+  /** Absent in projects built before the catalogue: read as none. */
+  event_types?: ProjectEventType[];
 }
 
 /** One problem of a project file: where, and why. */

@@ -225,6 +225,19 @@ export const PublishedEventSchema = named(
     functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
       description: 'The subscribed functions reached, each with the id of its invocation',
     }),
+    validation: Type.Optional(
+      Type.Object(
+        {
+          type: string(),
+          version: Type.Integer({ description: 'The schema version the data was checked against' }),
+          mode: stringEnum(['warn', 'reject'] as const),
+          valid: Type.Boolean(),
+          path: Type.Optional(Type.String({ description: 'When not valid: the failing instance path in data (JSON Pointer)' })),
+          message: Type.Optional(Type.String()),
+        },
+        { description: "Present when the event's type is catalogued with a schema and a mode other than off (docs/event-types.md); a warn-mode failure was published and recorded" },
+      ),
+    ),
   }),
 );
 
@@ -389,6 +402,9 @@ export const publishEventBody = Type.Object(
     ),
     event: Type.String({ maxLength: 200 }),
     data: Type.Optional(Type.Unknown({ description: 'Any JSON value' })),
+    version: Type.Optional(
+      Type.Integer({ minimum: 1, description: "The schema version of the event's catalogued type to validate against (default: the latest)" }),
+    ),
   },
   { additionalProperties: false },
 );

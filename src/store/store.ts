@@ -6,6 +6,7 @@
  * UnknownFunctionError) by the implementations.
  */
 import type { ChangeFeed } from '../changes.js';
+import type { EventType, EventViolation, ValidationMode, ViolationSource } from '../events/types.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
 import type {
   ApiKey,
@@ -86,7 +87,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart, IdempotencyPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart, IdempotencyPart, EventTypesPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -637,4 +638,50 @@ export interface IdempotencyPart {
   releaseIdempotencyKey(scope: string, key: string, token: string): Promise<void>;
   /** Deletes up to `limit` rows expired at `now`; returns how many. */
   sweepIdempotencyKeys(now: number, limit: number): Promise<number>;
+}
+
+export interface NewEventType {
+  name: string;
+  description: string;
+  mode: ValidationMode;
+  deprecated: boolean;
+  project: string | null;
+  /** Null: a type without a schema yet (no version). */
+  schema: Record<string, unknown> | null;
+  examples: unknown[];
+}
+
+/** Absent fields stay as they are. */
+export interface EventTypePatch {
+  description?: string;
+  mode?: ValidationMode;
+  deprecated?: boolean;
+  project?: string | null;
+  /** Adds a version (numbered one past the latest) with `examples` (default none). */
+  schema?: Record<string, unknown>;
+  /** Without `schema`: replaces the latest version's examples. */
+  examples?: unknown[];
+}
+
+export interface NewEventViolation {
+  name: string;
+  version: number;
+  path: string;
+  message: string;
+  source: ViolationSource;
+}
+
+/** The event-type catalogue (src/events/catalogue.ts); versions are numbered by the write that adds one, under the (name, version) key. */
+export interface EventTypesPart {
+  /** Throws ConflictError event_type_exists when the name is taken. */
+  createEventType(input: NewEventType): Promise<EventType>;
+  getEventType(name: string): Promise<EventType | null>;
+  /** By name; `page.after` is a name. */
+  listEventTypes(page: Page): Promise<EventType[]>;
+  updateEventType(name: string, patch: EventTypePatch): Promise<EventType | null>;
+  deleteEventType(name: string): Promise<boolean>;
+  /** Records one, then keeps only the newest `keep` of its type. */
+  recordEventViolation(v: NewEventViolation, keep: number): Promise<void>;
+  /** Newest first. */
+  listEventViolations(name: string, limit: number): Promise<EventViolation[]>;
 }

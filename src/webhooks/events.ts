@@ -8,12 +8,11 @@
  * invocation). The delivery engine takes it from there.
  */
 import type { Clock } from '../clock.js';
-import { InvalidRequestError } from '../errors.js';
-import { isOperationalEvent } from '../events/names.js';
+import { checkUserEventName, isOperationalEvent } from '../events/names.js';
+import type { ViolationSource } from '../events/types.js';
+import type { EventValidator, ValidationOutcome } from '../events/validation.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
-
-export const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /** What one published event reached. */
 export interface Published {
@@ -21,6 +20,14 @@ export interface Published {
   deliveries: string[];
   /** Function invocations created, one per subscribed function. */
   functions: Array<{ name: string; invocationId: string }>;
+  /** What the catalogue's schema said (absent: the type is not catalogued, has no schema, or its mode is off). */
+  validation?: ValidationOutcome;
+}
+
+/** How a publish came: where from (for violation records) and the schema version it names. */
+export interface PublishOptions {
+  source?: ViolationSource;
+  version?: number;
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
@@ -33,6 +40,8 @@ export interface EventBusDeps {
   wake(): void;
   /** Functions subscribed to events are reached through this; none: events reach webhooks only. */
   functionFanOut?: FunctionFanOut;
+  /** The catalogue's schemas (src/events/validation.ts); none: nothing is validated. */
+  validator?: EventValidator;
   log: Logger;
 }
 
@@ -41,14 +50,7 @@ export class EventBus {
 
   /** Validates a user-supplied event name: operational names are the service's own. */
   static checkUserEvent(event: string, field = 'event'): void {
-    if (!EVENT_NAME.test(event)) {
-      throw new InvalidRequestError(`${field} must be 1 to 200 characters of letters, digits and _ . : -`, { field });
-    }
-    if (isOperationalEvent(event)) {
-      throw new InvalidRequestError(`${field}: names starting with switchyard. are reserved for the service's own events`, {
-        field,
-      });
-    }
+    checkUserEventName(event, field);
   }
 
   /**
@@ -56,11 +58,15 @@ export class EventBus {
    * subscribed function. `depth` counts the hops that led here (0: published
    * from outside; src/hops.ts); every delivery and run it makes keeps it.
    */
-  async publish(event: string, data: unknown, depth = 0): Promise<Published> {
+  async publish(event: string, data: unknown, depth = 0, opts: PublishOptions = {}): Promise<Published> {
+    // Before anything is created: a reject-mode type's invalid data throws EventInvalidError here.
+    const validation = this.deps.validator && !isOperationalEvent(event)
+      ? await this.deps.validator.check(event, data ?? null, opts.source ?? 'publish', opts.version)
+      : null;
     const fanOut = this.deps.functionFanOut;
     const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
     const deliveries = await this.publishToWebhooks(event, data, depth);
-    return { deliveries, functions };
+    return validation ? { deliveries, functions, validation } : { deliveries, functions };
   }
 
   private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {

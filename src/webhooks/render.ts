@@ -161,7 +161,10 @@ export function buildRequest(webhook: Webhook, delivery: Delivery, mock: unknown
   // A function's destination record is the payload itself, as Lambda sends it (no template).
   if (delivery.trigger === 'destination') payload = delivery.eventData ?? null;
   else if (hasMock) payload = applyMockRule(webhook.payloadTemplate, payload, mock);
-  else if (delivery.trigger === 'event') payload = applyMockRule(webhook.payloadTemplate, payload, vars.data);
+  // A test-fire with a catalogued type's example is shaped as that event's delivery would be.
+  else if (delivery.trigger === 'event' || (delivery.trigger === 'test' && delivery.event !== null)) {
+    payload = applyMockRule(webhook.payloadTemplate, payload, vars.data);
+  }
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(webhook.headers)) {

@@ -522,15 +522,16 @@ export class WebhookService {
   }
 
   /** Sends once now, also when disabled; no retries. Answers the finished delivery. */
-  async test(id: string): Promise<Delivery> {
+  /** `sample`: an event to send as if published (a catalogued type's example, src/events/catalogue.ts); none: the plain test payload. */
+  async test(id: string, sample: { event: string; data: unknown } | null = null): Promise<Delivery> {
     await this.get(id);
     // Due a minute from now, so the engine's own loop never races this attempt for it.
     const delivery = await this.deps.store.createDelivery({
       webhookId: id,
       trigger: 'test',
       scheduledFor: null,
-      event: null,
-      eventData: null,
+      event: sample?.event ?? null,
+      eventData: sample ? sample.data : null,
       nextAttemptAt: this.iso(this.deps.clock.now() + 60_000),
     });
     return this.deps.engine.attemptNow(delivery.id);

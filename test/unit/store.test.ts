@@ -20,15 +20,22 @@ import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
 /** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
-/** Back to migration 20 (as far as this branch's numbers go): no secret rotation. */
+/** Back to migration 21: no secret rotation. */
 async function undoSecretRotation(b: StoreBackend, url: string): Promise<void> {
   for (const c of ['secret_created_at', 'previous_secrets_json']) await b.exec(url, `ALTER TABLE webhooks DROP COLUMN ${c}`);
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 23');
 }
 
+/** Back to migration 20: no event-type catalogue. */
+async function undoEventTypes(b: StoreBackend, url: string): Promise<void> {
+  await undoSecretRotation(b, url);
+  for (const table of ['event_type_violations', 'event_type_versions', 'event_types']) await b.exec(url, `DROP TABLE ${table}`);
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 21');
+}
+
 /** Back to migration 19: no idempotency keys. */
 async function undoIdempotencyKeys(b: StoreBackend, url: string): Promise<void> {
-  await undoSecretRotation(b, url);
+  await undoEventTypes(b, url);
   await b.exec(url, 'DROP TABLE idempotency_keys');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 20');
 }
@@ -563,6 +570,7 @@ for (const b of backends()) {
           [18, 'endpoint_health'],
           [19, 'project_owners'],
           [20, 'idempotency_keys'],
+          [21, 'event_types'],
           [23, 'webhook_secret_rotation'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({

@@ -1,4 +1,5 @@
 /** What the webhook routes are given (one deps object); apart from index.ts so each operation's file can import it. */
+import type { EventCatalogue } from '../../events/catalogue.js';
 import type { Idempotency } from '../../events/idempotency.js';
 import type { EventBus } from '../../webhooks/events.js';
 import type { WebhookService } from '../../webhooks/service.js';
@@ -8,4 +9,6 @@ export interface WebhookRouteDeps {
   events: EventBus;
   /** Idempotency-Key on publish and test-fire, an event's own id. */
   idempotency: Idempotency;
+  /** Test-fires send a catalogued type's example; absent: never. */
+  catalogue?: EventCatalogue;
 }

@@ -39,19 +39,20 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
       // An event published by a request of a chain of runs is one hop deeper than the request.
       const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
       if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
-      const { id: ownId, event, data } = request.body;
+      const { id: ownId, event, data, version } = request.body;
       const scopes: IdempotencyScope[] = [];
       if (key !== null) scopes.push({ scope: 'events', key, field: 'Idempotency-Key' });
       // An event's own id is a key of its own: repeats of it are replays whatever key they carry.
       if (ownId !== undefined) scopes.push({ scope: 'event-id', key: ownId, field: 'id' });
       // Hashed only when a key or an id asks for it: a plain publish does no extra work.
       return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body) : '', async () => {
-        const published = await events.publish(event, data ?? null, depth);
+        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version });
         const body = {
           id: ownId ?? newId('evt'),
           event,
           deliveries: published.deliveries,
           functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+          ...(published.validation ? { validation: published.validation } : {}),
         };
         return { status: 202, body };
       });

@@ -119,14 +119,15 @@ export function deleteWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
   );
 }
 
-export function testWebhookRoute(app: TypedApp, { webhooks, idempotency }: WebhookRouteDeps): void {
+export function testWebhookRoute(app: TypedApp, { webhooks, idempotency, catalogue }: WebhookRouteDeps): void {
   app.post(
     '/api/webhooks/:id/test',
     {
       schema: {
         tags: ['webhooks'],
         operationId: 'testWebhook',
-        summary: 'Send once now (no retries, also when disabled); answers the finished delivery',
+        summary:
+          "Send once now (no retries, also when disabled); answers the finished delivery. A webhook subscribed to a catalogued event type with an example sends that example as the event's data",
         params: idParams,
         headers: { type: 'object', properties: { [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
         response: { 200: { description: 'The finished delivery', headers: REPLAYED_RESPONSE_HEADERS, ...ref('Delivery') }, ...errors(404, 409, 414) },
@@ -134,7 +135,11 @@ export function testWebhookRoute(app: TypedApp, { webhooks, idempotency }: Webho
     },
     async function testWebhook(request, reply) {
       const key = idempotencyKeyOf(request.headers);
-      const test = async () => ({ status: 200, body: deliveryView(await webhooks.test(request.params.id)) });
+      const test = async () => {
+        // A webhook subscribed to a catalogued type with an example is sent that example (docs/event-types.md).
+        const sample = catalogue ? await catalogue.exampleFor((await webhooks.get(request.params.id)).events) : null;
+        return { status: 200, body: deliveryView(await webhooks.test(request.params.id, sample)) };
+      };
       if (key === null) return (await test()).body;
       const scope = { scope: `webhook-test:${request.params.id}`, key, field: 'Idempotency-Key' };
       return sendOnce(reply, idempotency, [scope], requestHash(request.body ?? null), test);

@@ -542,6 +542,40 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
   {
+    version: 21,
+    name: 'event_types',
+    // As on SQLite: types, their numbered schema versions, and the latest violations per type.
+    sql: `
+CREATE TABLE event_types (
+  name        TEXT COLLATE "C" PRIMARY KEY,
+  description TEXT        NOT NULL DEFAULT '',
+  mode        TEXT        NOT NULL DEFAULT 'off',
+  deprecated  BOOLEAN     NOT NULL DEFAULT false,
+  project     TEXT,
+  created_at  TIMESTAMPTZ NOT NULL,
+  updated_at  TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE event_type_versions (
+  name          TEXT COLLATE "C" NOT NULL REFERENCES event_types (name) ON DELETE CASCADE,
+  version       INTEGER     NOT NULL,
+  schema_json   TEXT        NOT NULL,
+  examples_json TEXT        NOT NULL DEFAULT '[]',
+  created_at    TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (name, version)
+);
+CREATE TABLE event_type_violations (
+  id       BIGSERIAL   PRIMARY KEY,
+  name     TEXT COLLATE "C" NOT NULL REFERENCES event_types (name) ON DELETE CASCADE,
+  version  INTEGER     NOT NULL,
+  path     TEXT        NOT NULL,
+  message  TEXT        NOT NULL,
+  source   TEXT        NOT NULL,
+  at       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX event_type_violations_by_type ON event_type_violations (name, id);
+`,
+  },
+  {
     version: 23,
     name: 'webhook_secret_rotation',
     // Secret rotation with overlap (src/webhooks/types.ts rotatedSecrets): when the current secret

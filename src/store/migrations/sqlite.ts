@@ -607,6 +607,42 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
   {
+    version: 21,
+    name: 'event_types',
+    // The event-type catalogue (src/events/catalogue.ts): a type, its schema versions (numbered from 1 per
+    // type; the primary key makes two writers adding one at once fail, never share a number), and the latest
+    // violations of warn-mode publishes, pruned per type by the write that adds one.
+    sql: `
+CREATE TABLE event_types (
+  name        TEXT    PRIMARY KEY,
+  description TEXT    NOT NULL DEFAULT '',
+  mode        TEXT    NOT NULL DEFAULT 'off',
+  deprecated  INTEGER NOT NULL DEFAULT 0,
+  project     TEXT,
+  created_at  TEXT    NOT NULL,
+  updated_at  TEXT    NOT NULL
+);
+CREATE TABLE event_type_versions (
+  name          TEXT    NOT NULL REFERENCES event_types (name) ON DELETE CASCADE,
+  version       INTEGER NOT NULL,
+  schema_json   TEXT    NOT NULL,
+  examples_json TEXT    NOT NULL DEFAULT '[]',
+  created_at    TEXT    NOT NULL,
+  PRIMARY KEY (name, version)
+);
+CREATE TABLE event_type_violations (
+  id       INTEGER PRIMARY KEY AUTOINCREMENT,
+  name     TEXT    NOT NULL REFERENCES event_types (name) ON DELETE CASCADE,
+  version  INTEGER NOT NULL,
+  path     TEXT    NOT NULL,
+  message  TEXT    NOT NULL,
+  source   TEXT    NOT NULL,
+  at       TEXT    NOT NULL
+);
+CREATE INDEX event_type_violations_by_type ON event_type_violations (name, id);
+`,
+  },
+  {
     version: 23,
     name: 'webhook_secret_rotation',
     // Secret rotation with overlap (src/webhooks/types.ts rotatedSecrets): when the current secret

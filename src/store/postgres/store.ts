@@ -14,6 +14,7 @@ import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
 import { pgHeld } from './held.js';
+import { pgEventTypes } from './event-types.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgRecoveries } from './recoveries.js';
 import { pgTargetHealth } from './target-health.js';
@@ -76,5 +77,6 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgLimits({ db }),
     ...pgApiKeys({ db }),
     ...pgIdempotency({ db }),
+    ...pgEventTypes({ db }),
   };
 }

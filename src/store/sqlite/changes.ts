@@ -23,6 +23,8 @@ function encode(change: Change): { kind: string; key: string } {
       return { kind: 'reset', key: '' };
     case 'keys':
       return { kind: 'keys', key: '' };
+    case 'event_type':
+      return { kind: 'event_type', key: change.name };
     case 'webhook':
       return { kind: 'webhook', key: change.id };
     case 'watching':
@@ -35,6 +37,7 @@ function decode(kind: string, key: string): Change | null {
   if (kind === 'function') return { kind: 'function', name: key };
   if (kind === 'reset') return { kind: 'reset' };
   if (kind === 'keys') return { kind: 'keys' };
+  if (kind === 'event_type') return { kind: 'event_type', name: key };
   if (kind === 'webhook') return { kind: 'webhook', id: key };
   if (kind === 'watching') return { kind: 'watching', origin: key };
   return null;

@@ -16,6 +16,7 @@ import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteHeld } from './held.js';
+import { sqliteEventTypes } from './event-types.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
 import { sqliteLimits } from './limits.js';
@@ -74,5 +75,6 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteLimits({ db }),
     ...sqliteApiKeys({ db }),
     ...sqliteIdempotency({ db }),
+    ...sqliteEventTypes({ db }),
   };
 }
