@@ -72,7 +72,7 @@ export type RemoteUsagePlan = Omit<UsagePlanView, 'createdAt' | 'updatedAt'>;
 export type UsagePlanBody = Pick<UsagePlanView, 'name' | 'apiIds' | 'throttle' | 'quota'>;
 
 /** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
-export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret'> & { secret?: string | null };
+export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter'> & { secret?: string | null; filter?: RemoteWebhook['filter'] };
 
 export interface ProjectApi {
   listFunctions(): Promise<RemoteFunction[]>;

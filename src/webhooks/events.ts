@@ -9,6 +9,7 @@
  */
 import type { Clock } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
+import { compileFilter, type CompiledFilter } from '../events/filters.js';
 import { isOperationalEvent } from '../events/names.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
@@ -17,8 +18,10 @@ export const EVENT_NAME = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /** What one published event reached. */
 export interface Published {
-  /** Webhook deliveries created. */
+  /** Webhook deliveries created, one per matched webhook, in the order of `webhooks.matched`. */
   deliveries: string[];
+  /** The subscribed webhooks whose filter the event matched (or that have none), and those it did not (no delivery). */
+  webhooks: { matched: string[]; filteredOut: string[] };
   /** Function invocations created, one per subscribed function. */
   functions: Array<{ name: string; invocationId: string }>;
 }
@@ -36,7 +39,16 @@ export interface EventBusDeps {
   log: Logger;
 }
 
+/** Past this many webhooks' filters the cache starts again (deleted webhooks' entries go with it). */
+const FILTER_CACHE_MAX = 10_000;
+
 export class EventBus {
+  /**
+   * Compiled filters by webhook id, each kept with the `updatedAt` of the row it was compiled from:
+   * every publish reads the subscribers afresh, so a webhook changed here or on another node is recompiled.
+   */
+  private readonly filters = new Map<string, { updatedAt: string; compiled: CompiledFilter }>();
+
   constructor(private readonly deps: EventBusDeps) {}
 
   /** Validates a user-supplied event name: operational names are the service's own. */
@@ -56,20 +68,33 @@ export class EventBus {
    * subscribed function. `depth` counts the hops that led here (0: published
    * from outside; src/hops.ts); every delivery and run it makes keeps it.
    */
-  async publish(event: string, data: unknown, depth = 0): Promise<Published> {
+  async publish(event: string, data: unknown, depth = 0, headers: Readonly<Record<string, string>> = {}): Promise<Published> {
     const fanOut = this.deps.functionFanOut;
     const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
-    const deliveries = await this.publishToWebhooks(event, data, depth);
-    return { deliveries, functions };
+    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, headers);
+    return { deliveries, webhooks, functions };
   }
 
-  private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {
+  private async publishToWebhooks(
+    event: string,
+    data: unknown,
+    depth: number,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<Pick<Published, 'deliveries' | 'webhooks'>> {
     const subscribers = await this.deps.store.subscribersOf(event);
-    if (subscribers.length === 0) return [];
+    const matched: string[] = [];
+    const filteredOut: string[] = [];
+    if (subscribers.length === 0) return { deliveries: [], webhooks: { matched, filteredOut } };
     const now = new Date(this.deps.clock.now()).toISOString();
     const ids: string[] = [];
+    const subject = { event, data: data ?? null, headers };
     let due = false;
     for (const { webhook, hold } of subscribers) {
+      if (webhook.filter !== null && this.filterOf(webhook.id, webhook.updatedAt, webhook.filter).check(subject) !== null) {
+        filteredOut.push(webhook.id);
+        continue;
+      }
+      matched.push(webhook.id);
       due ||= !hold;
       const delivery = await this.deps.store.createDelivery({
         webhookId: webhook.id,
@@ -86,7 +111,25 @@ export class EventBus {
       ids.push(delivery.id);
     }
     if (due) this.deps.wake();
-    return ids;
+    return { deliveries: ids, webhooks: { matched, filteredOut } };
+  }
+
+  /** A webhook's compiled filter, compiled once per version of the webhook. */
+  private filterOf(id: string, updatedAt: string, filter: Record<string, unknown>): CompiledFilter {
+    const cached = this.filters.get(id);
+    if (cached !== undefined && cached.updatedAt === updatedAt) return cached.compiled;
+    if (this.filters.size >= FILTER_CACHE_MAX) this.filters.clear();
+    let compiled: CompiledFilter;
+    try {
+      compiled = compileFilter(filter);
+    } catch (err) {
+      // Checked when written, so only a filter stored by an older Switchyard with looser bounds gets here:
+      // that webhook gets nothing (never more than it asked for), and the others are not held up.
+      this.deps.log.warn({ err, webhookId: id }, 'a stored webhook filter does not compile: the webhook is filtered out until it is rewritten');
+      compiled = { check: () => ({ path: '', operator: 'invalid_filter' }) };
+    }
+    this.filters.set(id, { updatedAt, compiled });
+    return compiled;
   }
 
   /** Operational events: never fail the operation that raised them. */

@@ -1,6 +1,6 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
- * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
+ * /api/webhooks[/filter-test|/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
  * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { typed } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { getDeliveryRoute, listDeliveriesRoute, retryDeliveryRoute } from './deliveries.js';
-import { publishEventRoute } from './events.js';
+import { filterTestRoute, publishEventRoute } from './events.js';
 import { bulkRetryRoute, cancelRecoveryRoute, getRecoveryRoute, listRecoveriesRoute, recoverWebhookRoute } from './recoveries.js';
 import {
   createWebhookRoute,
@@ -30,6 +30,7 @@ const OPERATIONS = [
   updateWebhookRoute,
   deleteWebhookRoute,
   testWebhookRoute,
+  filterTestRoute,
   pauseWebhookRoute,
   resumeWebhookRoute,
   discardHeldRoute,

@@ -541,4 +541,12 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 22,
+    name: 'webhook_filters',
+    // As on SQLite: the payload filter as JSON text (compiled by the service, never queried in SQL); null: none.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN filter_json TEXT;
+`,
+  },
 ];

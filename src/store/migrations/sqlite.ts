@@ -606,4 +606,13 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 22,
+    name: 'webhook_filters',
+    // A webhook's payload filter (src/events/filters.ts) as JSON, checked when written and
+    // evaluated at fan-out; null: no filter (every event it subscribes to).
+    sql: `
+ALTER TABLE webhooks ADD COLUMN filter_json TEXT;
+`,
+  },
 ];

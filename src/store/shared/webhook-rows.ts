@@ -43,6 +43,8 @@ export interface WebhookRow {
   health_json: string | null;
   target_origin: string | null;
   project: string | null;
+  /** The payload filter as JSON; null: none (rows before migration 22 too). */
+  filter_json: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -58,7 +60,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'filter_json',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -85,6 +87,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     health_json: JSON.stringify({ breaker: w.breaker, rateLimit: w.rateLimit, autoDisable: w.autoDisable } satisfies HealthSettings),
     target_origin: originOf(w.targetUrl),
     project: w.project ?? null,
+    filter_json: jsonOrNull(w.filter ?? null),
   };
 }
 
@@ -109,6 +112,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     disabledReason: r.disabled_reason as DisabledReason | null,
     ...healthSettingsOf(r.health_json),
     project: r.project ?? null,
+    filter: parseOrNull<Record<string, unknown>>(r.filter_json ?? null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
