@@ -108,7 +108,8 @@ async function round(s, from) {
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  s.rounds.push({ deliveries, ms, cpuMs, perSecond: (deliveries / ms) * 1000, publishesPerSecond: (PUBLISHES / ms) * 1000, perCpuSecond: (deliveries / cpuMs) * 1000 });
+  const userMs = used.user / 1000;
+  s.rounds.push({ deliveries, ms, cpuMs, userMs, perSecond: (deliveries / ms) * 1000, publishesPerSecond: (PUBLISHES / ms) * 1000, perCpuSecond: (deliveries / cpuMs) * 1000 });
 }
 
 const median = (xs) => {
@@ -134,15 +135,17 @@ for (const s of [plain, filtered, half]) {
   const publishes = median(s.rounds.map((x) => x.publishesPerSecond));
   const perCpuSecond = median(s.rounds.map((x) => x.perCpuSecond));
   const cpuMsPerPublish = median(s.rounds.map((x) => x.cpuMs / PUBLISHES));
+  const userMsPerPublish = median(s.rounds.map((x) => x.userMs / PUBLISHES));
   results[s.name] = {
     deliveriesPerSecond: round1(perSecond),
     publishesPerSecond: round1(publishes),
     deliveriesPerCpuSecond: round1(perCpuSecond),
     cpuMsPerPublish: round1(cpuMsPerPublish),
+    userMsPerPublish: round1(userMsPerPublish),
     deliveriesPerPublish: s.rounds[0].deliveries / PUBLISHES,
   };
   console.log(
-    `${s.name.padEnd(9)} ${round1(publishes)} publishes/s, ${round1(perSecond)} deliveries/s wall; ${round1(cpuMsPerPublish)} ms CPU per publish, ` +
+    `${s.name.padEnd(9)} ${round1(publishes)} publishes/s, ${round1(perSecond)} deliveries/s wall; ${round1(cpuMsPerPublish)} ms CPU per publish (${round1(userMsPerPublish)} user), ` +
       `${round1(perCpuSecond)} deliveries per CPU second (${s.rounds[0].deliveries / PUBLISHES} deliveries per publish; wall rounds: ${s.rounds.map((x) => Math.round(x.perSecond)).join(', ')})`,
   );
 }

@@ -250,7 +250,8 @@ class Compiler {
           throw new InvalidFilterError(path, `is not a regular expression RE2 accepts (no backreferences or lookaround): ${(err as Error).message}`);
         }
         // Unanchored, as Convoy's: a match anywhere in the string; only strings match.
-        return (value, present) => (typeof value === 'string' && re.test(value) ? null : fail(value, present));
+        const test = literalTest(arg) ?? ((v: string) => re.test(v));
+        return (value, present) => (typeof value === 'string' && test(value) ? null : fail(value, present));
       }
     }
   }
@@ -311,6 +312,21 @@ function collect(v: unknown, segments: readonly string[], from: number, out: unk
     if (cur === ABSENT) return;
   }
   out.push(cur);
+}
+
+/**
+ * Patterns that are plain text, optionally anchored (`^eu-`, `@example.com$`), the most common
+ * kind, tested with startsWith / endsWith / includes: the same answer as RE2's (whose `^` and `$`
+ * are the text's ends without `(?m)`), several times faster than running the automaton.
+ */
+function literalTest(pattern: string): ((v: string) => boolean) | null {
+  const m = /^(\^?)([A-Za-z0-9 _:/@,=#%&'"<>~`!;-]*)(\$?)$/.exec(pattern);
+  if (m === null) return null;
+  const [, start, text, end] = m;
+  if (start && end) return (v) => v === text;
+  if (start) return (v) => v.startsWith(text);
+  if (end) return (v) => v.endsWith(text);
+  return (v) => v.includes(text);
 }
 
 const ORDER = {

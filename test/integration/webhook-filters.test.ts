@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPlan, createHttpProjectApi, loadProject, planProject, readServerState } from '../../src/project/index.js';
+import { killLeftoverClis, runCliToEnd } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -26,6 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  killLeftoverClis();
   await svc?.stop();
   await receiver?.close();
 });
@@ -145,6 +147,25 @@ describe('filters at fan-out', () => {
   it('refuses event headers that are not header names or strings', async () => {
     expect((await publish({ event: 'x.y', headers: { 'bad name': 'v' } })).status).toBe(400);
     expect((await publish({ event: 'x.y', headers: { 'x-n': 5 } })).status).toBe(400);
+  });
+});
+
+describe('switchyard events publish --header', () => {
+  it('sends the event headers the filters match, and says how many webhooks were filtered out', async () => {
+    const hook = await webhook('cli-source', ['cli.filtered'], { headers: { 'x-source': 'cli' } });
+    const other = await publish({ event: 'cli.filtered', data: { n: 0 } });
+    expect(other.json.webhooks.filtered_out).toEqual([hook.id]);
+    const kept = await runCliToEnd(['events', 'publish', 'cli.filtered', '--data', '{"n": 1}', '--header', 'X-Source: admin'], { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stderr).toContain('0 webhook deliveries (1 webhook filtered out)');
+    const sent = await runCliToEnd(['events', 'publish', 'cli.filtered', '--data', '{"n": 2}', '-H', 'x-source: cli', '--json'], { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout).webhooks).toEqual({ matched: [hook.id], filtered_out: [] });
+    const bad = await runCliToEnd(['events', 'publish', 'cli.filtered', '--header', 'no colon'], { SWITCHYARD_URL: svc.url }, 30_000);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--header takes/);
+    await until(() => arrived('cli-source').length === 1, 'the one the filter let through');
+    expect(arrived('cli-source')[0].n).toBe(2);
   });
 });
 

@@ -132,6 +132,16 @@ describe('filters: comparison operators', () => {
     expect(matches({ data: { amount: { $regex: '150' } } })).toBe(false);
   });
 
+  it('$regex of plain text, anchored or not, answers as RE2 does', async () => {
+    const { RE2JS } = await import('re2js');
+    const patterns = ['^eu-', '-1$', '^eu-west-1$', 'west', '^$', '^', '$', '', 'a b', "it's"];
+    const inputs = ['eu-west-1', 'us-east-1', '', 'a b c', "it's", 'xeu-'];
+    for (const pattern of patterns) {
+      const f = compileFilter({ data: { s: { $regex: pattern } } });
+      for (const input of inputs) expect(f.check(subject({ s: input })) === null, `${pattern} on ${input}`).toBe(RE2JS.compile(pattern).test(input));
+    }
+  });
+
   it('$regex stays linear on input made to make a backtracking engine take exponential time', () => {
     const f = compileFilter({ data: { s: { $regex: '^(a+)+$' } } });
     // V8's own RegExp takes longer than the test's timeout on this; RE2 answers at once.
