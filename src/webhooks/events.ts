@@ -39,15 +39,13 @@ export interface EventBusDeps {
   log: Logger;
 }
 
-/** Past this many webhooks' filters the cache starts again (deleted webhooks' entries go with it). */
-const FILTER_CACHE_MAX = 10_000;
-
 export class EventBus {
   /**
-   * Compiled filters by webhook id, each kept with the `updatedAt` of the row it was compiled from:
-   * every publish reads the subscribers afresh, so a webhook changed here or on another node is recompiled.
+   * Compiled filters by the stored filter object: the store hands back one frozen object per filter
+   * text (src/store/shared/webhook-rows.ts), so a webhook whose filter changed, here or on another
+   * node, comes with another object and is compiled again; the old entry goes with its object.
    */
-  private readonly filters = new Map<string, { updatedAt: string; compiled: CompiledFilter }>();
+  private readonly filters = new WeakMap<object, CompiledFilter>();
 
   constructor(private readonly deps: EventBusDeps) {}
 
@@ -90,7 +88,7 @@ export class EventBus {
     const subject = { event, data: data ?? null, headers };
     let due = false;
     for (const { webhook, hold } of subscribers) {
-      if (webhook.filter !== null && this.filterOf(webhook.id, webhook.updatedAt, webhook.filter).check(subject) !== null) {
+      if (webhook.filter != null && this.filterOf(webhook.id, webhook.filter).check(subject) !== null) {
         filteredOut.push(webhook.id);
         continue;
       }
@@ -114,11 +112,10 @@ export class EventBus {
     return { deliveries: ids, webhooks: { matched, filteredOut } };
   }
 
-  /** A webhook's compiled filter, compiled once per version of the webhook. */
-  private filterOf(id: string, updatedAt: string, filter: Record<string, unknown>): CompiledFilter {
-    const cached = this.filters.get(id);
-    if (cached !== undefined && cached.updatedAt === updatedAt) return cached.compiled;
-    if (this.filters.size >= FILTER_CACHE_MAX) this.filters.clear();
+  /** A webhook's compiled filter, compiled once per stored filter. */
+  private filterOf(id: string, filter: Record<string, unknown>): CompiledFilter {
+    const cached = this.filters.get(filter);
+    if (cached !== undefined) return cached;
     let compiled: CompiledFilter;
     try {
       compiled = compileFilter(filter);
@@ -128,7 +125,7 @@ export class EventBus {
       this.deps.log.warn({ err, webhookId: id }, 'a stored webhook filter does not compile: the webhook is filtered out until it is rewritten');
       compiled = { check: () => ({ path: '', operator: 'invalid_filter' }) };
     }
-    this.filters.set(id, { updatedAt, compiled });
+    this.filters.set(filter, compiled);
     return compiled;
   }
 

@@ -112,7 +112,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     disabledReason: r.disabled_reason as DisabledReason | null,
     ...healthSettingsOf(r.health_json),
     project: r.project ?? null,
-    filter: parseOrNull<Record<string, unknown>>(r.filter_json ?? null),
+    filter: filterOf(r.filter_json ?? null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -125,6 +125,34 @@ export function patchedWebhook(row: WebhookRow, patch: WebhookPatch): NewWebhook
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   return next;
+}
+
+/** Parsed filters by their stored text: bounded, emptied when full (a filter no webhook holds any more goes with it). */
+const FILTERS = new Map<string, Readonly<Record<string, unknown>>>();
+const FILTERS_MAX = 10_000;
+
+/**
+ * A stored filter, parsed once per text and frozen: every publish reads its subscribers' rows again,
+ * and handing back the same object lets the fan-out keep one compiled filter per object (a changed
+ * filter is another text, so another object) without parsing 1,000 filters per publish.
+ */
+function filterOf(json: string | null): Record<string, unknown> | null {
+  if (json === null) return null;
+  let filter = FILTERS.get(json);
+  if (filter === undefined) {
+    if (FILTERS.size >= FILTERS_MAX) FILTERS.clear();
+    filter = deepFreeze(JSON.parse(json) as Record<string, unknown>);
+    FILTERS.set(json, filter);
+  }
+  return filter as Record<string, unknown>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function healthSettingsOf(json: string | null): HealthSettings {
