@@ -94,7 +94,7 @@ describe('typed client', () => {
   it('publishes an event and reads the 202 answer', async () => {
     const published = await client.POST('/api/events', { body: { event: 'nobody.listens', data: { a: 1 } } });
     expect(published.response.status).toBe(202);
-    expect(published.data).toEqual({ id: expect.stringMatching(/^evt_/), event: 'nobody.listens', deliveries: [], functions: [] });
+    expect(published.data).toEqual({ id: expect.stringMatching(/^evt_/), event: 'nobody.listens', deliveries: [], webhooks: { matched: [], filtered_out: [] }, functions: [] });
   });
 
   it('follows the log stream with followLogs, from a stored line id', async () => {
