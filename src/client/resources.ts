@@ -226,7 +226,7 @@ export function resources({ http, stream }: ResourceContext) {
       paged(query, (q) => http.GET('/api/webhooks/{id}/deliveries', { params: { ...byId(id), query: q }, ...options })),
     /** Whether an event would match a webhook filter, and the first part that failed; nothing is published. */
     testFilter: async (body: FilterTestInput, options?: CallOptions): Promise<S['FilterTest']> =>
-      (await ok(http.POST('/api/webhooks/filter-test', { body, ...options }))).data,
+      (await ok(http.POST('/api/events/filter-test', { body, ...options }))).data,
   };
 
   const deliveries = {

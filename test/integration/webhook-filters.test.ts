@@ -169,20 +169,20 @@ describe('switchyard events publish --header', () => {
   });
 });
 
-describe('POST /api/webhooks/filter-test', () => {
+describe('POST /api/events/filter-test', () => {
   it('says whether an event matches, and which part failed', async () => {
     const filter = { data: { amount: { $gte: 100 }, tags: 'urgent' }, headers: { 'x-env': 'prod' } };
-    const yes = await svc.request('POST', '/api/webhooks/filter-test', { filter, event: { data: { amount: 120, tags: ['urgent'] }, headers: { 'X-Env': 'prod' } } });
+    const yes = await svc.request('POST', '/api/events/filter-test', { filter, event: { data: { amount: 120, tags: ['urgent'] }, headers: { 'X-Env': 'prod' } } });
     expect(yes.status, yes.text).toBe(200);
     expect(yes.json).toEqual({ matched: true, failed: null });
-    const no = await svc.request('POST', '/api/webhooks/filter-test', { filter, event: { data: { amount: 99, tags: ['urgent'] }, headers: { 'x-env': 'prod' } } });
+    const no = await svc.request('POST', '/api/events/filter-test', { filter, event: { data: { amount: 99, tags: ['urgent'] }, headers: { 'x-env': 'prod' } } });
     expect(no.json).toEqual({ matched: false, failed: { path: 'data.amount', operator: '$gte', expected: 100, actual: 99 } });
-    const noHeader = await svc.request('POST', '/api/webhooks/filter-test', { filter, event: { data: { amount: 120, tags: ['urgent'] } } });
+    const noHeader = await svc.request('POST', '/api/events/filter-test', { filter, event: { data: { amount: 120, tags: ['urgent'] } } });
     expect(noHeader.json).toEqual({ matched: false, failed: { path: 'headers.x-env', operator: '$eq', expected: 'prod' } });
   });
 
   it('refuses a malformed filter as a webhook write does', async () => {
-    const res = await svc.request('POST', '/api/webhooks/filter-test', { filter: { data: { a: { $in: [] } } }, event: { data: {} } });
+    const res = await svc.request('POST', '/api/events/filter-test', { filter: { data: { a: { $in: [] } } }, event: { data: {} } });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'invalid_filter', details: { path: 'filter.data.a.$in' } });
   });

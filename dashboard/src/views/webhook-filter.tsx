@@ -1,6 +1,6 @@
 /**
  * The webhook form's payload filter: the filter as JSON, and a tester that
- * asks the server (`POST /api/webhooks/filter-test`, the same check as at
+ * asks the server (`POST /api/events/filter-test`, the same check as at
  * fan-out) whether an event typed here would match, and which part failed.
  */
 import { useState } from 'preact/hooks';
@@ -23,7 +23,7 @@ export function FilterField({ value, onInput, marked }: { value: string; onInput
     try {
       const filter = (parseJson(value, 'filter') ?? {}) as Record<string, unknown>;
       const body = { filter, event: (parseJson(event, 'event') ?? {}) as { data?: unknown } };
-      const { matched, failed } = await call(api.POST('/api/webhooks/filter-test', { body }));
+      const { matched, failed } = await call(api.POST('/api/events/filter-test', { body }));
       setVerdict(matched || !failed ? 'Matches: a delivery would be made' : `No match: ${failed.path} ${failed.operator} ${shown(failed.expected)}; the event has ${shown(failed.actual)}`);
     } catch (err) {
       setError(toApiError(err));

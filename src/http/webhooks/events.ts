@@ -72,7 +72,7 @@ function lowercased(headers: Record<string, string> | undefined): Record<string,
 
 export function filterTestRoute(app: TypedApp, _deps: WebhookRouteDeps): void {
   app.post(
-    '/api/webhooks/filter-test',
+    '/api/events/filter-test',
     {
       schema: {
         tags: ['webhooks'],

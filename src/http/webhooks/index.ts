@@ -1,7 +1,8 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
- * /api/webhooks[/filter-test|/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
- * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
+ * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
+ * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events[/filter-test]
+ * (beside the publish, and not under /api/webhooks/, where it would shadow a webhook id);
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +31,6 @@ const OPERATIONS = [
   updateWebhookRoute,
   deleteWebhookRoute,
   testWebhookRoute,
-  filterTestRoute,
   pauseWebhookRoute,
   resumeWebhookRoute,
   discardHeldRoute,
@@ -43,6 +43,7 @@ const OPERATIONS = [
   listRecoveriesRoute,
   cancelRecoveryRoute,
   publishEventRoute,
+  filterTestRoute,
 ];
 
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
