@@ -23,6 +23,7 @@ interface ErrorEntry {
 export const ERRORS = {
   // Requests in general and the management API
   invalid_request: { status: 400, message: 'The request is invalid' },
+  invalid_filter: { status: 400, message: "A webhook's filter is not one Switchyard can evaluate" },
   invalid_code: { status: 400, message: "The function's code cannot be deployed" },
   unknown_function: { status: 400, message: 'A route names a function that does not exist' },
   event_invalid: { status: 400, message: "The event's data does not match its type's schema (validation mode reject)" },
@@ -167,6 +168,13 @@ export class PolicyRefusalError extends SwitchyardError {
 }
 
 export class InvalidRequestError extends coded('invalid_request') {}
+
+/** A webhook's `filter` (src/events/filters.ts) is malformed or past a bound: `path` names the bad part, e.g. `filter.data.amount.$gte`. */
+export class InvalidFilterError extends coded('invalid_filter') {
+  constructor(path: string, problem: string, extra: Record<string, unknown> = {}) {
+    super(`${path} ${problem}`, { field: path.split('.')[0], path, ...extra });
+  }
+}
 
 /** A function authorizer threw (other than `Unauthorized`), is gone, or answered the wrong shape: API Gateway's 500. */
 export class AuthorizerFailedError extends coded('authorizer_failed') {}

@@ -34,6 +34,15 @@ export async function readJsonArgument(flag: string, value: string, cwd: string)
 }
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+/** Commander collector for a repeated `--header 'name: value'` (an event's headers, which webhook filters match). */
+export function collectHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const colon = value.indexOf(':');
+  const name = colon < 0 ? value : value.slice(0, colon).trim();
+  if (colon < 0 || !HEADER_NAME.test(name)) throw new UsageError(`--header takes 'name: value' with name a header name, got "${value}"`);
+  return { ...previous, [name.toLowerCase()]: value.slice(colon + 1).trim() };
+}
 
 /** Commander collector for a repeated `--env KEY=VALUE`. */
 export function collectEnv(value: string, previous: Record<string, string> = {}): Record<string, string> {

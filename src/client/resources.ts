@@ -32,6 +32,7 @@ export type RouteInput = JsonBody<'addRoute'>;
 export type WebhookInput = JsonBody<'createWebhook'>;
 export type WebhookUpdate = JsonBody<'updateWebhook'>;
 export type EventInput = JsonBody<'publishEvent'>;
+export type FilterTestInput = JsonBody<'testWebhookFilter'>;
 /** `?limit=` (1 to 1000, default 100) and `?after=`: where a list starts and how many items each page holds. */
 export type PageQuery = Query<'listFunctions'>;
 
@@ -223,6 +224,9 @@ export function resources({ http, stream }: ResourceContext) {
     /** The webhook's deliveries. */
     deliveries: (id: string, query: Query<'listDeliveries'> = {}, options?: CallOptions): Paged<S['Delivery']> =>
       paged(query, (q) => http.GET('/api/webhooks/{id}/deliveries', { params: { ...byId(id), query: q }, ...options })),
+    /** Whether an event would match a webhook filter, and the first part that failed; nothing is published. */
+    testFilter: async (body: FilterTestInput, options?: CallOptions): Promise<S['FilterTest']> =>
+      (await ok(http.POST('/api/events/filter-test', { body, ...options }))).data,
   };
 
   const deliveries = {

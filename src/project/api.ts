@@ -78,7 +78,7 @@ export type EventTypeBody = CreateEventTypeInput;
 export type EventTypePatchBody = UpdateEventTypeInput;
 
 /** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
-export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret'> & { secret?: string | null };
+export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter'> & { secret?: string | null; filter?: RemoteWebhook['filter'] };
 
 export interface ProjectApi {
   listFunctions(): Promise<RemoteFunction[]>;

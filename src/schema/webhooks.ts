@@ -115,6 +115,11 @@ export const WebhookSchema = named(
     breaker: refTo(BreakerSettingsSchema),
     rate_limit: Type.Union([Type.Null(), refTo(RateLimitSchema)], { description: 'Sends per second for the whole cluster; null: no limit' }),
     auto_disable: refTo(AutoDisableSchema),
+    filter: Type.Unsafe<Record<string, unknown> | null>({
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: "The payload filter of its event subscription (see docs/webhooks.md, Filters); null: every event it subscribes to",
+    }),
     project: projectField(),
     created_at: instant(),
     updated_at: instant(),
@@ -221,7 +226,14 @@ export const PublishedEventSchema = named(
   Type.Object({
     id: Type.String({ description: "The event's id: the one it was published with, or one Switchyard gave it (`evt_...`)" }),
     event: string(),
-    deliveries: Type.Array(string(), { description: 'Ids of the deliveries created, one per subscribed webhook' }),
+    deliveries: Type.Array(string(), { description: 'Ids of the deliveries created, one per matched webhook (in the order of `webhooks.matched`)' }),
+    webhooks: Type.Object(
+      {
+        matched: Type.Array(string(), { description: 'Subscribed webhooks the event reached: no filter, or its filter matched; each got a delivery' }),
+        filtered_out: Type.Array(string(), { description: 'Subscribed webhooks whose filter the event did not match: no delivery' }),
+      },
+      { description: 'The webhooks subscribed to the event, by whether their filter let it through' },
+    ),
     functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
       description: 'The subscribed functions reached, each with the id of its invocation',
     }),
@@ -333,6 +345,11 @@ const fields = {
     },
     { additionalProperties: false, description: 'Disable after sustained failure; fields left out keep their defaults' },
   ),
+  filter: anyObject({
+    description:
+      'Only events matching this filter on their `event`, `data` and `headers` reach the webhook (operators $eq, $neq, $gt, $gte, $lt, ' +
+      '$lte, $in, $nin, $exist, $regex, $and, $or; see docs/webhooks.md, Filters); checked when written (400 invalid_filter)',
+  }),
 };
 
 /** Absent, or null: cleared or back to the default. */
@@ -351,6 +368,7 @@ const optionalFields = {
   breaker: orNull(fields.breaker),
   rate_limit: orNull(fields.rate_limit),
   auto_disable: orNull(fields.auto_disable),
+  filter: orNull(fields.filter),
   project: Type.Optional(projectField()),
 };
 
@@ -386,6 +404,18 @@ export const updateWebhookBody = Type.Object(
   { additionalProperties: false, required: [] },
 );
 
+/** Headers of a published event, seen by filters only (never stored or sent): names lowercased on arrival. */
+const eventHeaders = headerMap(
+  {
+    maxProperties: 50,
+    propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" },
+    description:
+      "Headers of the event, as Convoy and Outpost take them: a webhook's filter can match on them (`{\"headers\": {\"x-source\": \"checkout\"}}`); " +
+      'not stored and not sent to the webhooks (a delivery carries its webhook\'s own headers)',
+  },
+  { maxLength: 1024 },
+);
+
 export const idParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const publishEventBody = Type.Object(
@@ -405,9 +435,46 @@ export const publishEventBody = Type.Object(
     version: Type.Optional(
       Type.Integer({ minimum: 1, description: "The schema version of the event's catalogued type to validate against (default: the latest)" }),
     ),
+    headers: Type.Optional(eventHeaders),
   },
   { additionalProperties: false },
 );
+
+/** The filter as the tester takes it: the same schema as the webhook field's, refused the same way. */
+export const filterTestBody = Type.Object(
+  {
+    filter: fields.filter,
+    event: Type.Object(
+      {
+        event: Type.Optional(Type.String({ maxLength: 200, description: 'The event name (default `test.event`)' })),
+        data: Type.Optional(Type.Unknown({ description: 'Any JSON value' })),
+        headers: Type.Optional(eventHeaders),
+      },
+      { additionalProperties: false, description: 'An event as `POST /api/events` takes it' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FilterTestSchema = named(
+  'FilterTest',
+  Type.Object({
+    matched: Type.Boolean({ description: 'Whether a webhook with this filter would get a delivery of the event' }),
+    failed: Type.Union(
+      [
+        Type.Null(),
+        Type.Object({
+          path: Type.String({ description: 'The part of the filter that failed, e.g. `data.amount` or `$or`' }),
+          operator: Type.String({ description: 'Its operator: `$gte`, `$eq` (a bare value), `contains` (a bare value against an array), `any element` ($ segments), `$or`' }),
+          expected: Type.Optional(Type.Unknown({ description: "The filter's operand" })),
+          actual: Type.Optional(Type.Unknown({ description: "The event's value there; absent: the event has no such field" })),
+        }),
+      ],
+      { description: 'The first part of the filter the event failed; null when it matched' },
+    ),
+  }),
+);
+export type FilterTestView = Static<typeof FilterTestSchema>;
 
 /** `POST /api/webhooks`: the body, snake_case, before defaults. */
 export type WebhookInput = Static<typeof createWebhookBody>;
@@ -432,6 +499,7 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   breaker: { enabled: true, min_attempts: 20, failure_ratio: 0.5, window_s: 60 },
   rate_limit: null,
   auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
+  filter: null,
   project: null,
 } satisfies InputDefaults<WebhookInput>;
 

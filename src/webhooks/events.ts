@@ -8,6 +8,7 @@
  * invocation). The delivery engine takes it from there.
  */
 import type { Clock } from '../clock.js';
+import { compileFilter, type CompiledFilter } from '../events/filters.js';
 import { checkUserEventName, isOperationalEvent } from '../events/names.js';
 import type { ViolationSource } from '../events/types.js';
 import type { EventValidator, ValidationOutcome } from '../events/validation.js';
@@ -16,8 +17,10 @@ import type { Logger } from '../types.js';
 
 /** What one published event reached. */
 export interface Published {
-  /** Webhook deliveries created. */
+  /** Webhook deliveries created, one per matched webhook, in the order of `webhooks.matched`. */
   deliveries: string[];
+  /** The subscribed webhooks whose filter the event matched (or that have none), and those it did not (no delivery). */
+  webhooks: { matched: string[]; filteredOut: string[] };
   /** Function invocations created, one per subscribed function. */
   functions: Array<{ name: string; invocationId: string }>;
   /** What the catalogue's schema said (absent: the type is not catalogued, has no schema, or its mode is off). */
@@ -28,6 +31,8 @@ export interface Published {
 export interface PublishOptions {
   source?: ViolationSource;
   version?: number;
+  /** The publish request's event headers (lowercased names), for filters only. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
@@ -46,6 +51,13 @@ export interface EventBusDeps {
 }
 
 export class EventBus {
+  /**
+   * Compiled filters by the stored filter object: the store hands back one frozen object per filter
+   * text (src/store/shared/webhook-rows.ts), so a webhook whose filter changed, here or on another
+   * node, comes with another object and is compiled again; the old entry goes with its object.
+   */
+  private readonly filters = new WeakMap<object, CompiledFilter>();
+
   constructor(private readonly deps: EventBusDeps) {}
 
   /** Validates a user-supplied event name: operational names are the service's own. */
@@ -65,17 +77,30 @@ export class EventBus {
       : null;
     const fanOut = this.deps.functionFanOut;
     const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
-    const deliveries = await this.publishToWebhooks(event, data, depth);
-    return validation ? { deliveries, functions, validation } : { deliveries, functions };
+    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {});
+    return validation ? { deliveries, webhooks, functions, validation } : { deliveries, webhooks, functions };
   }
 
-  private async publishToWebhooks(event: string, data: unknown, depth: number): Promise<string[]> {
+  private async publishToWebhooks(
+    event: string,
+    data: unknown,
+    depth: number,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<Pick<Published, 'deliveries' | 'webhooks'>> {
     const subscribers = await this.deps.store.subscribersOf(event);
-    if (subscribers.length === 0) return [];
+    const matched: string[] = [];
+    const filteredOut: string[] = [];
+    if (subscribers.length === 0) return { deliveries: [], webhooks: { matched, filteredOut } };
     const now = new Date(this.deps.clock.now()).toISOString();
     const ids: string[] = [];
+    const subject = { event, data: data ?? null, headers };
     let due = false;
     for (const { webhook, hold } of subscribers) {
+      if (webhook.filter != null && this.filterOf(webhook.id, webhook.filter).check(subject) !== null) {
+        filteredOut.push(webhook.id);
+        continue;
+      }
+      matched.push(webhook.id);
       due ||= !hold;
       const delivery = await this.deps.store.createDelivery({
         webhookId: webhook.id,
@@ -92,7 +117,24 @@ export class EventBus {
       ids.push(delivery.id);
     }
     if (due) this.deps.wake();
-    return ids;
+    return { deliveries: ids, webhooks: { matched, filteredOut } };
+  }
+
+  /** A webhook's compiled filter, compiled once per stored filter. */
+  private filterOf(id: string, filter: Record<string, unknown>): CompiledFilter {
+    const cached = this.filters.get(filter);
+    if (cached !== undefined) return cached;
+    let compiled: CompiledFilter;
+    try {
+      compiled = compileFilter(filter);
+    } catch (err) {
+      // Checked when written, so only a filter stored by an older Switchyard with looser bounds gets here:
+      // that webhook gets nothing (never more than it asked for), and the others are not held up.
+      this.deps.log.warn({ err, webhookId: id }, 'a stored webhook filter does not compile: the webhook is filtered out until it is rewritten');
+      compiled = { check: () => ({ path: '', operator: 'invalid_filter' }) };
+    }
+    this.filters.set(filter, compiled);
+    return compiled;
   }
 
   /** Operational events: never fail the operation that raised them. */

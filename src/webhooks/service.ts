@@ -3,6 +3,7 @@
  * header names, cron, time zone, mock endpoint, secret), schedule bookkeeping
  * (`nextFireAt` recomputed on every change), test-fire and manual retry.
  */
+import { compileFilter } from '../events/filters.js';
 import type { Clock } from '../clock.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { ConflictError, InvalidRequestError, deliveryNotFound, recoveryNotFound, webhookNotFound } from '../errors.js';
@@ -74,6 +75,13 @@ const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimi
 /** The values of `secret` that ask for a generated key (shown once in the answer). */
 const GENERATE = 'generate';
 const GENERATE_ED25519 = 'generate_ed25519';
+
+/** A filter as written, once compileFilter accepted it (it throws invalid_filter naming the bad part); null: none. */
+function checkedFilter(filter: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+  if (filter === undefined || filter === null) return null;
+  compileFilter(filter);
+  return filter;
+}
 
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
@@ -269,6 +277,7 @@ export class WebhookService {
       breaker: breakerOf(input.breaker),
       rateLimit: rateLimitOf(input.rate_limit),
       autoDisable: autoDisableOf(input.auto_disable),
+      filter: checkedFilter(input.filter),
       project: input.project ?? null,
     };
     return { fields, reveal: secret.reveal };
@@ -475,6 +484,7 @@ export class WebhookService {
     if (input.breaker !== undefined) patch.breaker = breakerOf(input.breaker, current.breaker);
     if (input.rate_limit !== undefined) patch.rateLimit = rateLimitOf(input.rate_limit, current.rateLimit);
     if (input.auto_disable !== undefined) patch.autoDisable = autoDisableOf(input.auto_disable, current.autoDisable);
+    if (input.filter !== undefined) patch.filter = checkedFilter(input.filter);
     if (input.project !== undefined) patch.project = input.project;
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret_overlap_s != null && (input.secret === undefined || input.secret === null)) {

@@ -157,6 +157,8 @@ export interface Webhook {
   rateLimit: RateLimit | null;
   /** Null: never disabled for failing (a 410 still disables it). */
   autoDisable: AutoDisable | null;
+  /** The payload filter of its event subscription (src/events/filters.ts, checked when written); null: every subscribed event. */
+  filter: Record<string, unknown> | null;
   /** The project whose `switchyard apply` made (or last took over) the webhook; null: none (made by hand). */
   project?: string | null;
   createdAt: string;

@@ -174,7 +174,7 @@ export class FakeProjectApi implements ProjectApi {
   async createWebhook(body: WebhookBody) {
     this.writes.push(`create webhook ${body.name}`);
     const { secret, ...rest } = body;
-    const w = { ...structuredClone(rest), ...healthAnswer(rest, true), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
+    const w = { ...structuredClone(rest), filter: rest.filter ?? null, ...healthAnswer(rest, true), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
     this.webhooks.push(w);
     return structuredClone(w);
   }

@@ -1,8 +1,9 @@
 /** A webhook as the store takes it, for tests that build the pipeline by hand: POST to `targetUrl`, every event, no schedule. */
 import { AUTO_DISABLE_DEFAULTS, BREAKER_DEFAULTS, type NewWebhook } from '../../src/webhooks/types.js';
 
-/** The endpoint-health fields of a new webhook at their defaults (as the service fills them). */
+/** The endpoint-health fields of a new webhook at their defaults (as the service fills them), and no payload filter. */
 export const HEALTH_FIELDS = Object.freeze({
+  filter: null,
   pausedAt: null,
   disabledReason: null,
   breaker: { ...BREAKER_DEFAULTS },

@@ -94,7 +94,7 @@ describe('typed client', () => {
   it('publishes an event and reads the 202 answer', async () => {
     const published = await client.POST('/api/events', { body: { event: 'nobody.listens', data: { a: 1 } } });
     expect(published.response.status).toBe(202);
-    expect(published.data).toEqual({ id: expect.stringMatching(/^evt_/), event: 'nobody.listens', deliveries: [], functions: [] });
+    expect(published.data).toEqual({ id: expect.stringMatching(/^evt_/), event: 'nobody.listens', deliveries: [], webhooks: { matched: [], filtered_out: [] }, functions: [] });
   });
 
   it('follows the log stream with followLogs, from a stored line id', async () => {
@@ -212,6 +212,14 @@ describe('resources', () => {
     expect((await client.webhooks.update(webhook.id, { enabled: false })).enabled).toBe(false);
     expect((await client.webhooks.delete(webhook.id)).deleted).toBe(true);
     expect((await client.events.publish({ event: 'nobody.listens' })).deliveries).toEqual([]);
+    // A filter, typed: the tester's verdict, and a webhook holding one answers it back.
+    const verdict = await client.webhooks.testFilter({ filter: { data: { total: { $gt: 100 } } }, event: { data: { total: 80 } } });
+    expect(verdict).toEqual({ matched: false, failed: { path: 'data.total', operator: '$gt', expected: 100, actual: 80 } });
+    const filtered = await client.webhooks.create({ ...hook, name: 'res-filtered', filter: { data: { total: { $gt: 100 } } } });
+    expect(filtered.filter).toEqual({ data: { total: { $gt: 100 } } });
+    const err = await client.webhooks.create({ ...hook, name: 'res-bad-filter', filter: { data: { total: { $gt: [] } } } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_filter', details: { path: 'filter.data.total.$gt' } });
+    await client.webhooks.delete(filtered.id);
   });
 
   it('throws the server’s errors as SwitchyardApiError with the typed code', async () => {

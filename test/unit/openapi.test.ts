@@ -85,6 +85,7 @@ describe('OpenAPI document', () => {
       'createApi',
       'createWebhook',
       'testWebhook',
+      'testWebhookFilter',
       'listDeliveries',
       'retryDelivery',
       'publishEvent',

@@ -152,6 +152,7 @@ webhooks:
       breaker: { enabled: true, min_attempts: 20, failure_ratio: 0.5, window_s: 60 },
       rate_limit: null,
       auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
+      filter: null,
       project: null,
     });
   });

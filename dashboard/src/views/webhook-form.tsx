@@ -3,13 +3,15 @@
  * own validation messages, with the input that `details.field` names marked
  * invalid and focused. The methods offered come from the API's schema.
  * Endpoint health's settings (breaker, rate limit, auto-disable) are fields
- * of their own, sent as the API's objects.
+ * of their own, sent as the API's objects; the payload filter and its tester
+ * are webhook-filter.tsx's.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, Field, commaList, fieldOf, parseJson, toApiError, useLoad } from '../components.js';
 import { webhookMethodValues } from '../schema-enums.js';
+import { FilterField } from './webhook-filter.js';
 
 type Webhook = Schemas['Webhook'];
 
@@ -25,6 +27,7 @@ interface Form {
   timezone: string;
   payload_template: string;
   headers: string;
+  filter: string;
   max_attempts: string;
   schedule_s: string;
   timeout_ms: string;
@@ -52,6 +55,7 @@ const formOf = (w: Webhook | null): Form => ({
   timezone: w?.timezone ?? '',
   payload_template: JSON.stringify(w?.payload_template ?? { event: '{{event}}', data: '{{data}}' }, null, 2),
   headers: JSON.stringify(w?.headers ?? {}, null, 2),
+  filter: w?.filter ? JSON.stringify(w.filter, null, 2) : '',
   max_attempts: w ? String(w.retry.max_attempts) : '',
   schedule_s: w?.retry.schedule_s?.join(', ') ?? '',
   timeout_ms: w ? String(w.timeout_ms) : '',
@@ -83,6 +87,7 @@ const INPUT_OF_FIELD: Array<[string, string]> = [
   ['timezone', 'wh-tz'],
   ['payload_template', 'wh-payload'],
   ['headers', 'wh-headers'],
+  ['filter', 'wh-filter'],
   ['retry.max_attempts', 'wh-attempts'],
   ['retry.schedule_s', 'wh-schedule'],
   ['timeout_ms', 'wh-timeout'],
@@ -126,6 +131,7 @@ function bodyOf(form: Form, webhook: Webhook | null) {
     method: form.method,
     payload_template: (parseJson(form.payload_template, 'payload_template') ?? {}) as Record<string, unknown>,
     headers: (parseJson(form.headers, 'headers') ?? {}) as Record<string, string>,
+    filter: (parseJson(form.filter, 'filter') ?? null) as Record<string, unknown> | null,
     events: events.length ? events : null,
     cron: form.cron.trim() || null,
     timezone: form.timezone.trim() || null,
@@ -248,6 +254,7 @@ export function WebhookForm({
           <input id="wh-timeout" {...marked('wh-timeout')} inputMode="numeric" value={form.timeout_ms} onInput={set('timeout_ms')} placeholder="server default" />
         </Field>
       </div>
+      <FilterField value={form.filter} onInput={(filter) => setForm({ ...form, filter })} marked={marked} />
       <MockEndpointFields form={form} set={set} marked={marked} />
       <HealthFields form={form} setForm={setForm} set={set} marked={marked} />
       {!webhook && (

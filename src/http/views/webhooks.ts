@@ -46,6 +46,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
     breaker: breakerView(w.breaker),
     rate_limit: rateLimitView(w.rateLimit),
     auto_disable: autoDisableView(w.autoDisable),
+    filter: w.filter,
     project: w.project ?? null,
     created_at: w.createdAt,
     updated_at: w.updatedAt,

@@ -11,7 +11,8 @@ import { EventBus } from '../../webhooks/events.js';
 import { errors, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
-import { publishEventBody } from '../../schema/webhooks.js';
+import { filterTestBody, publishEventBody } from '../../schema/webhooks.js';
+import { compileFilter } from '../../events/filters.js';
 
 export function publishEventRoute(app: TypedApp, { events, idempotency }: WebhookRouteDeps): void {
   app.post(
@@ -25,7 +26,7 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
         headers: { type: 'object', properties: { [DEPTH_HEADER]: DEPTH_HEADER_SCHEMA, [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_SCHEMA } },
         response: {
           202: {
-            description: 'Accepted: one delivery per subscribed webhook, one invocation per subscribed function',
+            description: 'Accepted: one delivery per subscribed webhook whose filter matched, one invocation per subscribed function',
             headers: REPLAYED_RESPONSE_HEADERS,
             ...ref('PublishedEvent'),
           },
@@ -40,22 +41,53 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
       const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
       if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
       const { id: ownId, event, data, version } = request.body;
+      const headers = lowercased(request.body.headers);
       const scopes: IdempotencyScope[] = [];
       if (key !== null) scopes.push({ scope: 'events', key, field: 'Idempotency-Key' });
       // An event's own id is a key of its own: repeats of it are replays whatever key they carry.
       if (ownId !== undefined) scopes.push({ scope: 'event-id', key: ownId, field: 'id' });
       // Hashed only when a key or an id asks for it: a plain publish does no extra work.
       return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body) : '', async () => {
-        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version });
+        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version, headers });
         const body = {
           id: ownId ?? newId('evt'),
           event,
           deliveries: published.deliveries,
+          webhooks: { matched: published.webhooks.matched, filtered_out: published.webhooks.filteredOut },
           functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
           ...(published.validation ? { validation: published.validation } : {}),
         };
         return { status: 202, body };
       });
+    },
+  );
+}
+
+/** Header names are case-insensitive: filters see them lowercased (the last of two spellings wins). */
+function lowercased(headers: Record<string, string> | undefined): Record<string, string> {
+  if (headers === undefined) return {};
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+export function filterTestRoute(app: TypedApp, _deps: WebhookRouteDeps): void {
+  app.post(
+    '/api/events/filter-test',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'testWebhookFilter',
+        summary: 'Whether an event would match a webhook filter, and which part failed; nothing is published',
+        body: filterTestBody,
+        response: { 200: { description: 'The verdict', ...ref('FilterTest') }, ...errors(413, 415) },
+      },
+    },
+    async function testWebhookFilter(request) {
+      const compiled = compileFilter(request.body.filter);
+      const { event = 'test.event', data = null, headers } = request.body.event;
+      const failed = compiled.check({ event, data, headers: lowercased(headers) });
+      return { matched: failed === null, failed };
     },
   );
 }

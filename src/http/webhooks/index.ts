@@ -1,14 +1,15 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
  * /api/webhooks[/:id[/test|/rotate-secret|/pause|/resume|/held/discard|/recover|/deliveries]],
- * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
+ * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events[/filter-test]
+ * (beside the publish, and not under /api/webhooks/, where it would shadow a webhook id);
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { typed } from '../typed.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { getDeliveryRoute, listDeliveriesRoute, retryDeliveryRoute } from './deliveries.js';
-import { publishEventRoute } from './events.js';
+import { filterTestRoute, publishEventRoute } from './events.js';
 import { bulkRetryRoute, cancelRecoveryRoute, getRecoveryRoute, listRecoveriesRoute, recoverWebhookRoute } from './recoveries.js';
 import {
   createWebhookRoute,
@@ -44,6 +45,7 @@ const OPERATIONS = [
   listRecoveriesRoute,
   cancelRecoveryRoute,
   publishEventRoute,
+  filterTestRoute,
 ];
 
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {

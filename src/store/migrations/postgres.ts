@@ -576,6 +576,14 @@ CREATE INDEX event_type_violations_by_type ON event_type_violations (name, id);
 `,
   },
   {
+    version: 22,
+    name: 'webhook_filters',
+    // As on SQLite: the payload filter as JSON text (compiled by the service, never queried in SQL); null: none.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN filter_json TEXT;
+`,
+  },
+  {
     version: 23,
     name: 'webhook_secret_rotation',
     // Secret rotation with overlap (src/webhooks/types.ts rotatedSecrets): when the current secret

@@ -643,6 +643,15 @@ CREATE INDEX event_type_violations_by_type ON event_type_violations (name, id);
 `,
   },
   {
+    version: 22,
+    name: 'webhook_filters',
+    // A webhook's payload filter (src/events/filters.ts) as JSON, checked when written and
+    // evaluated at fan-out; null: no filter (every event it subscribes to).
+    sql: `
+ALTER TABLE webhooks ADD COLUMN filter_json TEXT;
+`,
+  },
+  {
     version: 23,
     name: 'webhook_secret_rotation',
     // Secret rotation with overlap (src/webhooks/types.ts rotatedSecrets): when the current secret

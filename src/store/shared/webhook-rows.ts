@@ -47,6 +47,8 @@ export interface WebhookRow {
   health_json: string | null;
   target_origin: string | null;
   project: string | null;
+  /** The payload filter as JSON; null: none (rows before migration 22 too). */
+  filter_json: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -62,7 +64,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json', 'filter_json',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -91,6 +93,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     project: w.project ?? null,
     secret_created_at: w.secretCreatedAt ?? null,
     previous_secrets_json: w.previousSecrets?.length ? JSON.stringify(w.previousSecrets) : null,
+    filter_json: jsonOrNull(w.filter ?? null),
   };
 }
 
@@ -117,6 +120,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     disabledReason: r.disabled_reason as DisabledReason | null,
     ...healthSettingsOf(r.health_json),
     project: r.project ?? null,
+    filter: filterOf(r.filter_json ?? null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -130,6 +134,34 @@ export function patchedWebhook(row: WebhookRow, patch: WebhookPatch | ((current:
     if (value !== undefined) (next as unknown as Record<string, unknown>)[key] = value;
   }
   return next;
+}
+
+/** Parsed filters by their stored text: bounded, emptied when full (a filter no webhook holds any more goes with it). */
+const FILTERS = new Map<string, Readonly<Record<string, unknown>>>();
+const FILTERS_MAX = 10_000;
+
+/**
+ * A stored filter, parsed once per text and frozen: every publish reads its subscribers' rows again,
+ * and handing back the same object lets the fan-out keep one compiled filter per object (a changed
+ * filter is another text, so another object) without parsing 1,000 filters per publish.
+ */
+function filterOf(json: string | null): Record<string, unknown> | null {
+  if (json === null) return null;
+  let filter = FILTERS.get(json);
+  if (filter === undefined) {
+    if (FILTERS.size >= FILTERS_MAX) FILTERS.clear();
+    filter = deepFreeze(JSON.parse(json) as Record<string, unknown>);
+    FILTERS.set(json, filter);
+  }
+  return filter as Record<string, unknown>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function healthSettingsOf(json: string | null): HealthSettings {
