@@ -541,4 +541,13 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 24,
+    name: 'webhook_transformations',
+    // As on SQLite: a webhook's transformation source, an attempt's transformed request.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN transformation TEXT;
+ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
+`,
+  },
 ];

@@ -606,4 +606,14 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   },
+  {
+    version: 24,
+    name: 'webhook_transformations',
+    // A webhook's transformation (its JavaScript source; null: none), and the request a
+    // transformation made of an attempt's rendered one (null when none changed it).
+    sql: `
+ALTER TABLE webhooks ADD COLUMN transformation TEXT;
+ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
+`,
+  },
 ];

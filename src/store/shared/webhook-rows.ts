@@ -29,6 +29,8 @@ export interface WebhookRow {
   timezone: string;
   mock_api_id: string | null;
   mock_path: string | null;
+  /** Migration 24; null: none. */
+  transformation: string | null;
   events_json: string;
   /** 0 or 1 on SQLite, a boolean on PostgreSQL. */
   enabled: number | boolean;
@@ -58,7 +60,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'transformation',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -85,6 +87,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     health_json: JSON.stringify({ breaker: w.breaker, rateLimit: w.rateLimit, autoDisable: w.autoDisable } satisfies HealthSettings),
     target_origin: originOf(w.targetUrl),
     project: w.project ?? null,
+    transformation: w.transformation ?? null,
   };
 }
 
@@ -99,6 +102,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     cron: r.cron,
     timezone: r.timezone,
     mockEndpoint: r.mock_api_id === null ? null : { apiId: r.mock_api_id, path: r.mock_path ?? '' },
+    transformation: r.transformation ?? null,
     events: JSON.parse(r.events_json) as string[],
     enabled: r.enabled !== 0 && r.enabled !== false,
     secret: r.secret,
