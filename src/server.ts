@@ -53,6 +53,7 @@ import { EventBus } from './webhooks/events.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
+import { Transformer } from './webhooks/transformation.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -139,6 +140,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, uses: keyUses, clock },
     },
   });
+  // Webhooks' transformations run in the functions' worker processes, never here.
+  const transformer = new Transformer({ runtime, allowPrivateTargets: config.allowPrivateTargets });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -146,6 +149,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     connections: config.deliveryConcurrency,
     fetchMock: mockFetcher(gateway),
     log,
+    transformer,
   });
   const functionTarget = new FunctionTarget({
     runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
@@ -171,6 +175,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     clock,
     engine: deliveries.engine,
     target: webhookTarget,
+    transformer,
     health,
     events,
     due,

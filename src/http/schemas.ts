@@ -36,6 +36,7 @@ import {
   PublishedEventSchema,
   RateLimitSchema,
   RecoverySchema,
+  TransformationTestResultSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
@@ -68,6 +69,7 @@ export const COMPONENT_SCHEMAS = [
   DeliverySchema,
   DeliveryDetailSchema,
   RecoverySchema,
+  TransformationTestResultSchema,
   DestinationSchema,
   InvocationAcceptedSchema,
   FunctionInvocationSchema,

@@ -26,6 +26,9 @@ import { projectField } from './common.js';
 
 const string = () => Type.String();
 
+/** A transformation's source at most (characters). */
+export const TRANSFORMATION_MAX_CHARS = 64 * 1024;
+
 export const DELIVERY_TRIGGERS = ['test', 'schedule', 'event', 'destination'] as const;
 
 // Answers.
@@ -78,6 +81,9 @@ export const WebhookSchema = named(
     cron: nullableString(),
     timezone: nullableString(),
     mock_endpoint: Type.Union([Type.Null(), Type.Object({ api_id: string(), path: string() })]),
+    transformation: nullableString({
+      description: 'JavaScript run on each attempt\'s request before it is signed (docs/webhooks.md, "Transformations"); null: none',
+    }),
     events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
     enabled: Type.Boolean(),
     has_secret: Type.Boolean(),
@@ -145,8 +151,16 @@ export const AttemptSchema = named(
     duration_ms: Type.Number(),
     response_status: nullableInteger(),
     error: nullableString(),
+    outcome: nullableString({
+      description:
+        'What the webhook\'s transformation did: `transformed`, `cancelled`, or its error code (`transformation_error`, ' +
+        '`transformation_cpu_limit`, `transformation_invalid_result`); null for a webhook without one',
+    }),
   }),
 );
+
+const requestOf = (description: string) =>
+  Type.Union([Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })], { description });
 
 /** A target's answer: a delivery's last one, or one attempt's. */
 const responseOf = (description: string) =>
@@ -161,6 +175,10 @@ export const AttemptDetailSchema = named(
       "The target's answer to this attempt (sensitive header values masked, first 16 KiB of the body); " +
         'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
     ),
+    sent: requestOf(
+      'The request this attempt sent when the webhook\'s transformation changed the rendered one (sensitive header values masked); ' +
+        'null when it sent the rendered `request` as is, or sent nothing',
+    ),
   }),
 );
 
@@ -172,16 +190,15 @@ const deliveryProperties = {
   }),
   event: nullableString(),
   status: stringEnum(DELIVERY_STATUSES, {
-    description: '`held`: kept without an attempt while its webhook may not be sent to; `discarded`: a held one dropped',
+    description:
+      '`held`: kept without an attempt while its webhook may not be sent to; `discarded`: a held one dropped; ' +
+      "`cancelled`: the webhook's transformation cancelled it, nothing was sent",
   }),
   error: nullableString(),
   scheduled_for: nullableInstant(),
   next_attempt_at: nullableInstant(),
   attempts: Type.Array(refTo(AttemptSchema)),
-  request: Type.Union(
-    [Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })],
-    { description: 'The rendered request (sensitive header values masked); null until rendered' },
-  ),
+  request: requestOf('The rendered request (sensitive header values masked), before any transformation; null until rendered'),
   response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
   created_at: instant(),
   completed_at: nullableInstant(),
@@ -261,6 +278,13 @@ const fields = {
     { additionalProperties: false },
   ),
   events: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, uniqueItems: true }),
+  transformation: Type.String({
+    minLength: 1,
+    maxLength: TRANSFORMATION_MAX_CHARS,
+    description:
+      'JavaScript declaring `function handler(webhook)`, run on each attempt\'s request (method, url, headers, payload) ' +
+      'before it is signed; it may change it or set `cancel = true`. 10 ms of CPU, no network or host access',
+  }),
   enabled: Type.Boolean(),
   secret: Type.String({ maxLength: 200, description: '"generate" or whsec_<base64>; write-only' }),
   retry: Type.Object(
@@ -305,6 +329,7 @@ const optionalFields = {
   cron: orNull(fields.cron),
   timezone: orNull(fields.timezone),
   mock_endpoint: orNull(fields.mock_endpoint),
+  transformation: orNull(fields.transformation),
   events: orNull(fields.events),
   enabled: orNull(fields.enabled),
   secret: orNull(fields.secret),
@@ -367,6 +392,40 @@ export type WebhookInput = Static<typeof createWebhookBody>;
 /** `PUT /api/webhooks/{id}`: fields present replace; null clears or resets. */
 export type WebhookUpdate = Static<typeof updateWebhookBody>;
 
+/** `POST /api/webhooks/transformation-test`: code and a sample request to run it on. */
+export const transformationTestBody = Type.Object(
+  {
+    transformation: fields.transformation,
+    request: Type.Object(
+      {
+        method: Type.Optional(stringEnum(WEBHOOK_METHODS, { description: 'Default POST' })),
+        url: Type.String({ maxLength: 2048, description: 'An absolute http(s) URL' }),
+        headers: Type.Optional(headerMap({ description: 'Header names and values' }, { maxLength: 8192 })),
+        payload: Type.Optional(Type.Unknown({ description: 'The rendered JSON body (any JSON value); null or absent: none' })),
+      },
+      { additionalProperties: false },
+    ),
+    event_type: Type.Optional(nullableString({ maxLength: 200, description: 'What the handler sees as `webhook.eventType`' })),
+  },
+  { additionalProperties: false },
+);
+export type TransformationTestInput = Static<typeof transformationTestBody>;
+
+export const TransformationTestResultSchema = named(
+  'TransformationTestResult',
+  Type.Object({
+    outcome: stringEnum(['transformed', 'cancelled', 'failed'] as const, {
+      description: '`transformed`: `request` is what would be sent; `cancelled`: the handler set `cancel`; `failed`: see `error`',
+    }),
+    request: requestOf('The request that would be sent (before signing); null unless transformed'),
+    error: Type.Union([Type.Null(), Type.Object({ code: string(), message: string() })], {
+      description: 'Why it failed: `transformation_error`, `transformation_cpu_limit` or `transformation_invalid_result`, and the message',
+    }),
+    duration_ms: Type.Number(),
+  }),
+);
+export type TransformationTestResultView = Static<typeof TransformationTestResultSchema>;
+
 /**
  * What each optional field of `POST /api/webhooks` means when left out (and
  * what null resets it to): the webhook service fills these in, and project
@@ -377,6 +436,7 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   cron: null,
   timezone: 'UTC',
   mock_endpoint: null,
+  transformation: null,
   events: [],
   enabled: true,
   secret: null,

@@ -82,6 +82,8 @@ export interface Webhook {
   cron: string | null;
   timezone: string;
   mockEndpoint: MockEndpoint | null;
+  /** JavaScript run on each attempt's request before it is signed (transformation.ts); null or absent: none. */
+  transformation?: string | null;
   events: string[];
   enabled: boolean;
   /** `whsec_...`; never leaves the service through the API (write-only). */

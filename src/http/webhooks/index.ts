@@ -18,12 +18,15 @@ import {
   listWebhooksRoute,
   pauseWebhookRoute,
   resumeWebhookRoute,
+  testTransformationRoute,
   testWebhookRoute,
   updateWebhookRoute,
 } from './webhooks.js';
 
 /** In the order the document lists them. */
 const OPERATIONS = [
+  // Before `/api/webhooks/:id/...`'s neighbours only in the document: the paths do not overlap.
+  testTransformationRoute,
   createWebhookRoute,
   listWebhooksRoute,
   getWebhookRoute,
