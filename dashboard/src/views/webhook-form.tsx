@@ -3,13 +3,15 @@
  * own validation messages, with the input that `details.field` names marked
  * invalid and focused. The methods offered come from the API's schema.
  * Endpoint health's settings (breaker, rate limit, auto-disable) are fields
- * of their own, sent as the API's objects.
+ * of their own, sent as the API's objects; the transformation is its own
+ * component (webhook-transformation.tsx), which gets the code's text.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, Field, commaList, fieldOf, parseJson, toApiError, useLoad } from '../components.js';
 import { webhookMethodValues } from '../schema-enums.js';
+import { TransformationFields } from './webhook-transformation.js';
 
 type Webhook = Schemas['Webhook'];
 
@@ -30,6 +32,7 @@ interface Form {
   timeout_ms: string;
   mock_api: string;
   mock_path: string;
+  transformation: string;
   enabled: boolean;
   new_secret: boolean;
   breaker_on: boolean;
@@ -57,6 +60,7 @@ const formOf = (w: Webhook | null): Form => ({
   timeout_ms: w ? String(w.timeout_ms) : '',
   mock_api: w?.mock_endpoint?.api_id ?? '',
   mock_path: w?.mock_endpoint?.path ?? '',
+  transformation: w?.transformation ?? '',
   enabled: w?.enabled ?? true,
   new_secret: false,
   breaker_on: w?.breaker.enabled ?? true,
@@ -88,6 +92,7 @@ const INPUT_OF_FIELD: Array<[string, string]> = [
   ['timeout_ms', 'wh-timeout'],
   ['mock_endpoint.path', 'wh-mock-path'],
   ['mock_endpoint', 'wh-mock-api'],
+  ['transformation', 'wh-transformation'],
   ['breaker.min_attempts', 'wh-min-attempts'],
   ['breaker.failure_ratio', 'wh-failure-ratio'],
   ['breaker.window_s', 'wh-window'],
@@ -136,6 +141,7 @@ function bodyOf(form: Form, webhook: Webhook | null) {
         ? { retry: null }
         : {}),
     mock_endpoint: form.mock_api ? { api_id: form.mock_api, path: form.mock_path.trim() } : null,
+    transformation: form.transformation.trim() ? form.transformation : null,
     ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
     ...(form.new_secret ? { secret: 'generate' } : {}),
     // Each object is sent whole: a field left out of one is reset to its default.
@@ -249,6 +255,12 @@ export function WebhookForm({
         </Field>
       </div>
       <MockEndpointFields form={form} set={set} marked={marked} />
+      <TransformationFields
+        code={form.transformation}
+        onChange={(transformation) => setForm((f) => ({ ...f, transformation }))}
+        error={error}
+        sample={{ method: form.method, url: form.target_url, headers: headersOf(form.headers) }}
+      />
       <HealthFields form={form} setForm={setForm} set={set} marked={marked} />
       {!webhook && (
         <div class="field checkbox">
@@ -276,6 +288,16 @@ export function WebhookForm({
       </div>
     </form>
   );
+}
+
+/** The form's headers for the try-it panel: what parses as a JSON object, else none. */
+function headersOf(text: string): Record<string, string> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
 }
 
 type Setter = (key: keyof Form) => (e: { currentTarget: { value: string } }) => void;
