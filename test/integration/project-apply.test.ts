@@ -164,6 +164,7 @@ describe('apply', () => {
       cron: '0 * * * *',
       timezone: 'Europe/Berlin',
       mock_endpoint: { api_id: (await api.listApis())[0].id, path: '/shop/hello' },
+      transformation: null,
       events: [],
       enabled: false,
       secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',

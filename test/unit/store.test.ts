@@ -542,6 +542,8 @@ for (const b of backends()) {
       await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN binary_media_types');
+      await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN transformation');
+      await b.exec(url, 'ALTER TABLE delivery_attempts DROP COLUMN sent_json');
       await b.exec(url, 'DELETE FROM schema_migrations WHERE version >= 15');
       expect(Number((await b.query(url, 'SELECT MAX(version) AS v FROM schema_migrations'))[0].v)).toBe(14);
       const again = await openStore(url);
@@ -556,6 +558,7 @@ for (const b of backends()) {
           [18, 'endpoint_health'],
           [19, 'project_owners'],
           [20, 'idempotency_keys'],
+          [24, 'webhook_transformations'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
