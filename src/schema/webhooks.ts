@@ -392,7 +392,7 @@ export type WebhookInput = Static<typeof createWebhookBody>;
 /** `PUT /api/webhooks/{id}`: fields present replace; null clears or resets. */
 export type WebhookUpdate = Static<typeof updateWebhookBody>;
 
-/** `POST /api/webhooks/transformation-test`: code and a sample request to run it on. */
+/** `POST /api/transformation-test`: code and a sample request to run it on. */
 export const transformationTestBody = Type.Object(
   {
     transformation: fields.transformation,

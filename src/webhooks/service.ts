@@ -234,7 +234,7 @@ export class WebhookService {
   }
 
   /**
-   * `POST /api/webhooks/transformation-test`: the code checked as a write
+   * `POST /api/transformation-test`: the code checked as a write
    * would check it (a 400 when it would be refused), then run once on the
    * sample request, as an attempt would run it.
    */

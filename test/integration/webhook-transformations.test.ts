@@ -233,11 +233,11 @@ describe('write-time checks', () => {
   });
 });
 
-describe('POST /api/webhooks/transformation-test', () => {
+describe('POST /api/transformation-test', () => {
   const sample = { method: 'POST', url: 'https://example.com/hook', headers: { authorization: 'Bearer secret-token' }, payload: { total: 5 } };
 
   it('answers the request the code would make, with sensitive headers masked', async () => {
-    const res = await svc.request('POST', '/api/webhooks/transformation-test', {
+    const res = await svc.request('POST', '/api/transformation-test', {
       transformation: "function handler(w) { w.payload.total += 1; w.headers['x-type'] = w.eventType; return w; }",
       request: sample,
       event_type: 'order.created',
@@ -251,21 +251,21 @@ describe('POST /api/webhooks/transformation-test', () => {
   });
 
   it('answers a cancellation and a failure as outcomes, and refuses code that cannot be used', async () => {
-    const cancelled = await svc.request('POST', '/api/webhooks/transformation-test', {
+    const cancelled = await svc.request('POST', '/api/transformation-test', {
       transformation: 'function handler(w) { w.cancel = true; return w; }',
       request: sample,
     });
     expect(cancelled.json).toMatchObject({ outcome: 'cancelled', request: null, error: null });
-    const failed = await svc.request('POST', '/api/webhooks/transformation-test', {
+    const failed = await svc.request('POST', '/api/transformation-test', {
       transformation: 'function handler(w) { while (true) {} }',
       request: sample,
     });
     expect(failed.status).toBe(200);
     expect(failed.json).toMatchObject({ outcome: 'failed', request: null, error: { code: 'transformation_cpu_limit' } });
-    const refused = await svc.request('POST', '/api/webhooks/transformation-test', { transformation: 'nope(', request: sample });
+    const refused = await svc.request('POST', '/api/transformation-test', { transformation: 'nope(', request: sample });
     expect(refused.status).toBe(400);
     expect(refused.json.code).toBe('invalid_transformation');
-    const noUrl = await svc.request('POST', '/api/webhooks/transformation-test', { transformation: 'function handler(w) { return w; }', request: {} });
+    const noUrl = await svc.request('POST', '/api/transformation-test', { transformation: 'function handler(w) { return w; }', request: {} });
     expect(noUrl.status).toBe(400);
     expect(noUrl.text).toContain('url');
   });

@@ -2,7 +2,7 @@
  * A webhook's transformation in its settings form: the code (the functions'
  * CodeMirror editor, loaded only once a transformation is added) and a try-it
  * panel that runs it on a sample payload through
- * `POST /api/webhooks/transformation-test`, showing the request it would
+ * `POST /api/transformation-test`, showing the request it would
  * send, its cancellation or its error. Kept apart from webhook-form.tsx,
  * which only holds the code's text.
  */
@@ -48,7 +48,7 @@ export function TransformationFields(props: {
         transformation: code,
         request: { method: sample.method, url: sample.url || 'https://example.com/webhook', headers: sample.headers, payload: parseJson(payload, 'sample payload') ?? null },
       };
-      setResult(await call(api.POST('/api/webhooks/transformation-test', { body })));
+      setResult(await call(api.POST('/api/transformation-test', { body })));
     } catch (err) {
       setTryError(toApiError(err));
     } finally {

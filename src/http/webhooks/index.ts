@@ -1,7 +1,7 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
  * /api/webhooks[/:id[/test|/pause|/resume|/held/discard|/recover|/deliveries]],
- * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events;
+ * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events, /api/transformation-test;
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -25,8 +25,6 @@ import {
 
 /** In the order the document lists them. */
 const OPERATIONS = [
-  // Before `/api/webhooks/:id/...`'s neighbours only in the document: the paths do not overlap.
-  testTransformationRoute,
   createWebhookRoute,
   listWebhooksRoute,
   getWebhookRoute,
@@ -45,6 +43,8 @@ const OPERATIONS = [
   listRecoveriesRoute,
   cancelRecoveryRoute,
   publishEventRoute,
+  // Its own path: under /api/webhooks/ it would be taken for a webhook id by GET, PUT and DELETE.
+  testTransformationRoute,
 ];
 
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {

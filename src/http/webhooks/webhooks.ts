@@ -211,7 +211,7 @@ export function discardHeldRoute(app: TypedApp, { webhooks }: WebhookRouteDeps):
 
 export function testTransformationRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
-    '/api/webhooks/transformation-test',
+    '/api/transformation-test',
     {
       schema: {
         tags: ['webhooks'],
