@@ -193,6 +193,11 @@ export class TransformationHost {
     }
   }
 
+  /** The memory limit of each warm isolate, for the worker's RSS bound (rss-watchdog.ts). */
+  memoryLimitsMb(): number[] {
+    return Array.from({ length: this.warm.size }, () => MEMORY_MB);
+  }
+
   close(): void {
     for (const hash of [...this.codes.keys()]) this.forget(hash);
   }

@@ -80,13 +80,12 @@ function publish(fn: string, event: string, dataJson: string): void {
 }
 
 const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, warmIsolates });
-
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;
 startRssWatchdog({
   rss: () => process.memoryUsage.rss(),
-  limits: () => host.memoryLimitsMb(),
+  limits: () => [...host.memoryLimitsMb(), ...transformations.memoryLimitsMb()],
   boundOverrideMb: () => rssBoundForTest,
   onBreach(rssMb, boundMb) {
     const why = `the runtime worker process used ${rssMb} MB, over its bound of ${boundMb} MB, and is restarting`;

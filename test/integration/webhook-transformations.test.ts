@@ -165,6 +165,16 @@ describe('cancel, throw, CPU limit', () => {
     expect(again.attempts[0].outcome).toBe('transformation_cpu_limit');
   });
 
+  it('a transformation that grows past its memory limit fails, and the worker keeps serving', async () => {
+    const created = await create('function handler(w) { const keep = []; for (let i = 0; i < 1e8; i++) keep.push({ i, s: "x" + i }); return w; }');
+    const delivery = await fire(created.id);
+    expect(delivery.status).toBe('failed');
+    expect(['transformation_error', 'transformation_cpu_limit']).toContain(delivery.attempts[0].outcome);
+    // The same worker process still runs transformations.
+    const fine = await create('function handler(w) { w.headers["x-after"] = "1"; return w; }');
+    expect((await fire(fine.id)).status).toBe('succeeded');
+  });
+
   it.each([
     ['fetch', "function handler(w) { fetch('http://127.0.0.1:1/'); return w; }", /fetch is not defined/],
     ['require at run time', "function handler(w) { require('node:fs'); return w; }", /require is not defined/],
