@@ -37,6 +37,7 @@ export {
   type ApiUpdate,
   type DryRun,
   type EventInput,
+  type TransformationTestInput,
   type FunctionInput,
   type FunctionUpdate,
   type CallOptions,

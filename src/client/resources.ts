@@ -32,6 +32,7 @@ export type RouteInput = JsonBody<'addRoute'>;
 export type WebhookInput = JsonBody<'createWebhook'>;
 export type WebhookUpdate = JsonBody<'updateWebhook'>;
 export type EventInput = JsonBody<'publishEvent'>;
+export type TransformationTestInput = JsonBody<'testTransformation'>;
 /** `?limit=` (1 to 1000, default 100) and `?after=`: where a list starts and how many items each page holds. */
 export type PageQuery = Query<'listFunctions'>;
 
@@ -223,6 +224,9 @@ export function resources({ http, stream }: ResourceContext) {
     /** The webhook's deliveries. */
     deliveries: (id: string, query: Query<'listDeliveries'> = {}, options?: CallOptions): Paged<S['Delivery']> =>
       paged(query, (q) => http.GET('/api/webhooks/{id}/deliveries', { params: { ...byId(id), query: q }, ...options })),
+    /** Runs a transformation on a sample request, as an attempt would; nothing is sent. */
+    testTransformation: async (body: TransformationTestInput, options?: CallOptions): Promise<S['TransformationTestResult']> =>
+      (await ok(http.POST('/api/transformation-test', { body, ...options }))).data,
   };
 
   const deliveries = {

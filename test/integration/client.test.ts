@@ -212,6 +212,12 @@ describe('resources', () => {
     expect((await client.webhooks.update(webhook.id, { enabled: false })).enabled).toBe(false);
     expect((await client.webhooks.delete(webhook.id)).deleted).toBe(true);
     expect((await client.events.publish({ event: 'nobody.listens' })).deliveries).toEqual([]);
+    const tried = await client.webhooks.testTransformation({
+      transformation: 'function handler(w) { w.method = "PUT"; return w; }',
+      request: { url: 'https://example.com/hook', payload: { a: 1 } },
+    });
+    expectTypeOf(tried).toEqualTypeOf<Schemas['TransformationTestResult']>();
+    expect(tried).toMatchObject({ outcome: 'transformed', request: { method: 'PUT', body: '{"a":1}' } });
   });
 
   it('throws the server’s errors as SwitchyardApiError with the typed code', async () => {
