@@ -55,8 +55,9 @@ export interface Attempt {
    */
   response?: DeliveryResponse | null;
   /**
-   * The request this attempt actually sent, when a transformation changed it
-   * from the delivery's rendered `request`; null otherwise. Read like `response`.
+   * The request this attempt actually sent, as a transformation made it from
+   * the delivery's rendered `request`; null without one, or when nothing was
+   * sent. Read like `response`.
    */
   sent?: DeliveryRequest | null;
 }

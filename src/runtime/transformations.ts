@@ -19,8 +19,12 @@ import ivm from 'isolated-vm';
 
 /** The CPU a run may use (ms), read from the isolate's own CPU clock. */
 export const CPU_LIMIT_MS = 10;
-/** The wall-clock time ivm stops a run at (ms): what stops an endless loop on a busy machine too. */
-export const RUN_WALL_MS = 50;
+/**
+ * The wall-clock time ivm stops a run at (ms): what stops an endless loop.
+ * Ten times the CPU limit, so that honest code on a busy machine (its CPU
+ * shared with other processes) is judged by the CPU it used, not cut short.
+ */
+export const RUN_WALL_MS = 100;
 const MEMORY_MB = 32;
 /** Warm transformation isolates per worker; past it the least recently used goes. */
 const WARM_TRANSFORMS = 200;

@@ -33,7 +33,7 @@ const BACKOFF_MAX_MS = 5000;
 const STABLE_AFTER_MS = 30_000;
 /** How long a stopped worker may take to exit after its channel closes before it is killed. */
 const STOP_TIMEOUT_MS = 2000;
-/** How long a transformation's run or check may wait for its worker's answer (its own bound is 50 ms; a first run also builds the isolate). */
+/** How long a transformation's run or check may wait for its worker's answer (its own bound is 100 ms; a first run also builds the isolate). */
 const TRANSFORM_ANSWER_MS = 10_000;
 
 interface Batch {

@@ -176,8 +176,8 @@ export const AttemptDetailSchema = named(
         'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
     ),
     sent: requestOf(
-      'The request this attempt sent when the webhook\'s transformation changed the rendered one (sensitive header values masked); ' +
-        'null when it sent the rendered `request` as is, or sent nothing',
+      'The request this attempt sent, as the webhook\'s transformation made it from the rendered `request` (sensitive header values masked); ' +
+        'null for a webhook without one, or when nothing was sent',
     ),
   }),
 );
@@ -457,7 +457,7 @@ export const recoverBody = Type.Object(
       Type.Array(stringEnum(RECOVERABLE_STATUSES), {
         minItems: 1,
         uniqueItems: true,
-        description: 'Which finished deliveries (default `["failed"]`; `succeeded` replays, `discarded` undoes a discard)',
+        description: 'Which finished deliveries (default `["failed"]`; `succeeded` replays, `discarded` undoes a discard, `cancelled` sends what a transformation cancelled, through it again)',
       }),
     ),
     events: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Only deliveries of these events' })),

@@ -70,8 +70,11 @@ export interface WebhookServiceDeps {
 
 /** What a delivery answer's `message` says when a person discarded it. */
 const DISCARDED_BY_HAND = 'discarded by an operator while held';
-/** Fields whose change the delivery side must learn of at once (the gate caches them). */
-const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable'] as const;
+/**
+ * Fields whose change the delivery side must learn of at once (the gate and the target cache
+ * them): a fixed transformation must not run its old code for the cache's second.
+ */
+const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable', 'transformation'] as const;
 
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}

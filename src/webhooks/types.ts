@@ -186,7 +186,7 @@ export interface TargetHealth {
 }
 
 /** Statuses a recovery resends: failed ones by default, succeeded ones to replay, discarded ones to undo a discard. */
-export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded'] as const;
+export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded', 'cancelled'] as const;
 export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
 
 /** Which deliveries a recovery resends. Created between `since` and `until` (ISO), in these statuses, of these events. */

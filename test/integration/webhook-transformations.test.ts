@@ -132,6 +132,25 @@ describe('cancel, throw, CPU limit', () => {
     expect(listed.json.map((d: { id: string }) => d.id)).toEqual([delivery.id]);
   });
 
+  it('a recovery of cancelled deliveries runs them through the transformation again, as fixed', async () => {
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const created = await create('function handler(w) { w.cancel = true; return w; }', { target_url: ok.url + '/recovered' });
+    const cancelled = await fire(created.id);
+    expect(cancelled.status).toBe('cancelled');
+    const fixed = await svc.request('PUT', `/api/webhooks/${created.id}`, { transformation: 'function handler(w) { w.headers["x-fixed"] = "1"; return w; }' });
+    expect(fixed.status).toBe(200);
+    const job = await svc.request('POST', `/api/webhooks/${created.id}/recover`, { since, statuses: ['cancelled'] });
+    expect(job.status, job.text).toBe(202);
+    const done = await until(async () => {
+      const j = (await svc.request('GET', `/api/recoveries/${job.json.id}`)).json;
+      return j.status === 'done' ? j : null;
+    }, 'the recovery job finished');
+    expect(done).toMatchObject({ total: 1, resent: 1 });
+    const arrived = await until(() => ok.requests.find((r) => r.url === '/recovered') ?? null, 'the recovered delivery arrived');
+    expect(arrived.headers['x-fixed']).toBe('1');
+    expect(arrived.headers['webhook-id']).toBe(cancelled.id);
+  });
+
   it('a transformation that throws fails the attempt with its message and the delivery is retried on the schedule', async () => {
     const created = await create("function handler(webhook) { throw new Error('no customer for ' + webhook.payload.data.id); }", {
       events: ['transform.throws'],
