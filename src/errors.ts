@@ -25,6 +25,7 @@ export const ERRORS = {
   invalid_request: { status: 400, message: 'The request is invalid' },
   invalid_filter: { status: 400, message: "A webhook's filter is not one Switchyard can evaluate" },
   invalid_code: { status: 400, message: "The function's code cannot be deployed" },
+  invalid_transformation: { status: 400, message: "The webhook's transformation cannot be used" },
   unknown_function: { status: 400, message: 'A route names a function that does not exist' },
   event_invalid: { status: 400, message: "The event's data does not match its type's schema (validation mode reject)" },
   private_target: { status: 400, message: 'The URL points at a private, loopback or metadata address' },
@@ -82,6 +83,10 @@ export const ERRORS = {
   service_worker_refused: { status: 403, message: 'Functions cannot serve service worker scripts (the request carried Service-Worker: script)' },
   function_error: { status: 502, message: 'The handler threw' },
   function_timeout: { status: 504, message: 'The invocation ran past its timeout' },
+  // Webhook attempts whose transformation failed (an attempt's outcome, the try-it endpoint's error)
+  transformation_error: { status: 502, message: "The webhook's transformation threw" },
+  transformation_cpu_limit: { status: 502, message: "The webhook's transformation ran past its CPU limit" },
+  transformation_invalid_result: { status: 502, message: "The webhook's transformation returned something that is not a request" },
   function_memory_limit: { status: 502, message: "The function's isolate went over its memory limit" },
   function_crashed: { status: 502, message: 'The isolate or its worker process died' },
   invalid_result: { status: 502, message: "The handler's result cannot become a response" },
@@ -365,6 +370,14 @@ export class InvalidCodeError extends coded('invalid_code') {
       line: line ?? null,
       column: column ?? null,
     });
+  }
+}
+
+/** A transformation that does not compile, throws at its top level or has no handler; the position is the user's source. */
+export class InvalidTransformationError extends coded('invalid_transformation') {
+  constructor(message: string, line?: number, column?: number) {
+    const where = line ? ` (line ${line}${column ? `, column ${column}` : ''})` : '';
+    super(`transformation: ${message}${where}`, { field: 'transformation', line: line ?? null, column: column ?? null });
   }
 }
 

@@ -57,6 +57,7 @@ import { EventBus } from './webhooks/events.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
+import { Transformer } from './webhooks/transformation.js';
 
 export interface Service {
   app: FastifyInstance;
@@ -150,6 +151,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       apiKeys: { directory: new KeyDirectory({ store, changes }), throttles, limits: store, uses: keyUses, clock },
     },
   });
+  // Webhooks' transformations run in the functions' worker processes, never here.
+  const transformer = new Transformer({ runtime, allowPrivateTargets: config.allowPrivateTargets });
   const webhookTarget = new WebhookTarget({
     store,
     clock,
@@ -157,6 +160,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     connections: config.deliveryConcurrency,
     fetchMock: mockFetcher(gateway),
     log,
+    transformer,
   });
   const functionTarget = new FunctionTarget({
     runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
@@ -182,6 +186,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     clock,
     engine: deliveries.engine,
     target: webhookTarget,
+    transformer,
     health,
     events,
     due,

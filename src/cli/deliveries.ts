@@ -15,7 +15,7 @@ interface DeliveriesFlags extends ClientFlags {
 }
 
 function statusCell(out: Output, status: Delivery['status']): string {
-  return out.paint(status === 'succeeded' ? 'green' : status === 'failed' ? 'red' : status === 'discarded' ? 'dim' : 'yellow', status);
+  return out.paint(status === 'succeeded' ? 'green' : status === 'failed' ? 'red' : status === 'discarded' || status === 'cancelled' ? 'dim' : 'yellow', status);
 }
 
 export function deliveryRows(out: Output, deliveries: Delivery[]): string[][] {
@@ -41,7 +41,7 @@ export function registerDeliveries(program: Command, io: CliIO): void {
       .description("List a webhook's recent deliveries and their attempts, newest first")
       .argument('<webhook>', 'webhook name (any case, or the start of one name) or id')
       .option('-n, --limit <n>', 'how many of the newest deliveries (1 to 1000)', intFlag('--limit', 1, 1000), 20)
-      .addOption(new Option('--status <status>', 'only deliveries in this state').choices(['pending', 'held', 'succeeded', 'failed', 'discarded'])),
+      .addOption(new Option('--status <status>', 'only deliveries in this state').choices(['pending', 'held', 'succeeded', 'failed', 'discarded', 'cancelled'])),
   ).action(async (nameOrId: string, flags: DeliveriesFlags) => {
     const { api, out } = clientContext(io, flags);
     const webhook = await findWebhook(api, nameOrId, out);

@@ -84,7 +84,7 @@ export interface Delivery {
   trigger: string;
   event: string | null;
   /** `held`: kept unsent while the webhook is disabled, paused or its breaker open; `discarded`: a held one dropped. */
-  status: 'pending' | 'held' | 'succeeded' | 'failed' | 'discarded';
+  status: 'pending' | 'held' | 'succeeded' | 'failed' | 'discarded' | 'cancelled';
   error: string | null;
   scheduled_for: string | null;
   next_attempt_at: string | null;

@@ -19,7 +19,7 @@ import { timeFlag } from './time-flag.js';
 import { findWebhook } from './webhook-lookup.js';
 import { commandLine, counted } from './words.js';
 
-const STATUSES: RecoverableStatus[] = ['failed', 'succeeded', 'discarded'];
+const STATUSES: RecoverableStatus[] = ['failed', 'succeeded', 'discarded', 'cancelled'];
 /** A job reopens 500 deliveries a transaction: twice a second shows it move without loading the server. */
 const POLL_MS = 500;
 

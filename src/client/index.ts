@@ -38,6 +38,7 @@ export {
   type DryRun,
   type EventInput,
   type FilterTestInput,
+  type TransformationTestInput,
   type FunctionInput,
   type FunctionUpdate,
   type CallOptions,

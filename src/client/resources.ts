@@ -33,6 +33,7 @@ export type WebhookInput = JsonBody<'createWebhook'>;
 export type WebhookUpdate = JsonBody<'updateWebhook'>;
 export type EventInput = JsonBody<'publishEvent'>;
 export type FilterTestInput = JsonBody<'testWebhookFilter'>;
+export type TransformationTestInput = JsonBody<'testTransformation'>;
 /** `?limit=` (1 to 1000, default 100) and `?after=`: where a list starts and how many items each page holds. */
 export type PageQuery = Query<'listFunctions'>;
 
@@ -227,6 +228,9 @@ export function resources({ http, stream }: ResourceContext) {
     /** Whether an event would match a webhook filter, and the first part that failed; nothing is published. */
     testFilter: async (body: FilterTestInput, options?: CallOptions): Promise<S['FilterTest']> =>
       (await ok(http.POST('/api/events/filter-test', { body, ...options }))).data,
+    /** Runs a transformation on a sample request, as an attempt would; nothing is sent. */
+    testTransformation: async (body: TransformationTestInput, options?: CallOptions): Promise<S['TransformationTestResult']> =>
+      (await ok(http.POST('/api/transformation-test', { body, ...options }))).data,
   };
 
   const deliveries = {

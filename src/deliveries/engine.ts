@@ -431,7 +431,13 @@ export class DeliveryEngine {
       this.limits.sample(delivery.target, latencyMs, overloaded, this.inflight.of(delivery.target), this.eventLoop.saturated());
     }
     const number = ctx.number;
-    const status: DeliveryStatus = result.succeeded ? 'succeeded' : result.retryInMs !== null && !final ? 'pending' : 'failed';
+    const status: DeliveryStatus = result.succeeded
+      ? 'succeeded'
+      : result.cancelled
+        ? 'cancelled'
+        : result.retryInMs !== null && !final
+          ? 'pending'
+          : 'failed';
     const nextAttemptAt = status === 'pending' ? iso(this.clock.now() + result.retryInMs!) : null;
     const error = result.succeeded ? null : result.error;
     const attempt: Attempt = {
@@ -443,6 +449,7 @@ export class DeliveryEngine {
       outcome: result.outcome,
       requestId: result.requestId,
     };
+    if (result.sent) attempt.sent = result.sent;
     const outcome: AttemptOutcome = { attempt, status, nextAttemptAt, error, response: result.response };
     if (result.request) outcome.request = result.request;
     if (result.succeeded && 'result' in result) outcome.result = result.result ?? null;

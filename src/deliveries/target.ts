@@ -36,6 +36,10 @@ export interface AttemptResult {
   /** Functions: `ok` or the invocation's error code, and the request id of its log lines. */
   outcome: string | null;
   requestId: string | null;
+  /** Webhooks: the request a transformation made of the rendered one, which this attempt sent. */
+  sent?: DeliveryRequest;
+  /** Webhooks: the transformation cancelled the delivery; it ends `cancelled`, never retried. */
+  cancelled?: boolean;
   /** Webhooks: the request rendered by this attempt (the first), kept for retries. */
   request?: DeliveryRequest;
   /** Functions: the result of a run that succeeded. */

@@ -24,12 +24,13 @@ export type DeliveryTrigger = 'test' | 'schedule' | 'event' | 'async' | 'destina
  * be sent to (disabled, paused, its circuit breaker open); released to
  * `pending` in publish order when it may again. `discarded`: a held delivery
  * an operator (or the held bound) dropped; finished, never attempted again.
- * Function deliveries are only ever pending, succeeded or failed.
+ * `cancelled`: the webhook's transformation cancelled it (an attempt sent
+ * nothing); finished. Function deliveries are only ever pending, succeeded or failed.
  */
-export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'discarded'] as const;
+export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'discarded', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** What an attempt leaves a delivery in. */
-export type AttemptStatus = 'pending' | 'succeeded' | 'failed';
+export type AttemptStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 export type DeliveryKind = 'webhook' | 'function';
 
 export interface Attempt {
@@ -38,7 +39,11 @@ export interface Attempt {
   durationMs: number;
   responseStatus: number | null;
   error: string | null;
-  /** Function targets: `ok` or the invocation's error code; null for webhook attempts. */
+  /**
+   * Function targets: `ok` or the invocation's error code. Webhook attempts of a
+   * webhook with a transformation: `transformed`, `cancelled` or the
+   * transformation's error code; null for other webhook attempts.
+   */
   outcome: string | null;
   /** Function targets: the request id the invocation's log lines carry. */
   requestId: string | null;
@@ -49,6 +54,12 @@ export interface Attempt {
    * which would otherwise carry up to 16 KiB of body per attempt.
    */
   response?: DeliveryResponse | null;
+  /**
+   * The request this attempt actually sent, as a transformation made it from
+   * the delivery's rendered `request`; null without one, or when nothing was
+   * sent. Read like `response`.
+   */
+  sent?: DeliveryRequest | null;
 }
 
 export interface DeliveryRequest {

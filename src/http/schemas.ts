@@ -38,6 +38,7 @@ import {
   RateLimitSchema,
   RecoverySchema,
   SigningSecretSchema,
+  TransformationTestResultSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
 import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
@@ -72,6 +73,7 @@ export const COMPONENT_SCHEMAS = [
   DeliverySchema,
   DeliveryDetailSchema,
   RecoverySchema,
+  TransformationTestResultSchema,
   DestinationSchema,
   InvocationAcceptedSchema,
   FunctionInvocationSchema,

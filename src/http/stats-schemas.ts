@@ -55,12 +55,13 @@ export const StatsSchema = {
     deliveries: {
       type: 'array',
       description:
-        'Delivery attempts by target kind and outcome: `succeeded`, `retrying` (failed, another attempt follows) or `failed` (for good)',
+        'Delivery attempts by target kind and outcome: `succeeded`, `retrying` (failed, another attempt follows), `failed` (for good) ' +
+        "or `cancelled` (a webhook's transformation cancelled the delivery)",
       items: {
         type: 'object',
         properties: {
           target: { type: 'string', enum: ['webhook', 'function'] },
-          outcome: { type: 'string', enum: ['succeeded', 'retrying', 'failed'] },
+          outcome: { type: 'string', enum: ['succeeded', 'retrying', 'failed', 'cancelled'] },
           count: count,
           total: { type: 'integer' },
         },
@@ -108,7 +109,7 @@ export const AttemptEventSchema = {
     webhook_id: { type: ['string', 'null'] },
     function: { type: ['string', 'null'] },
     attempt: { type: 'integer' },
-    outcome: { type: 'string', enum: ['succeeded', 'retrying', 'failed'] },
+    outcome: { type: 'string', enum: ['succeeded', 'retrying', 'failed', 'cancelled'] },
     status: { type: ['integer', 'null'], description: "The target's HTTP status (webhooks)" },
     invocation_outcome: { type: ['string', 'null'], description: 'Functions: `ok` or the error code' },
     error: { type: ['string', 'null'] },

@@ -152,7 +152,14 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       notes.push(`webhook ${w.id} is not exported: another webhook is named '${w.name}'`);
       continue;
     }
-    hookDoc[w.name] = webhookEntry(w, apiNames, invokeUrls, placeholders);
+    const hook = webhookEntry(w, apiNames, invokeUrls, placeholders);
+    // A transformation is a file of its own beside the functions', named in the entry.
+    if (w.transformation) {
+      const file = `transforms/${w.name.replace(/[^A-Za-z0-9._-]/g, '-')}.js`;
+      files[file] = w.transformation;
+      hook.transformation = `./${file}`;
+    }
+    hookDoc[w.name] = hook;
   }
 
   // Usage plans name their APIs; API keys are secrets, never written to the file.
@@ -252,6 +259,7 @@ function webhookEntry(
       }
       entry.headers = headers;
     },
+    transformation: () => {},
     mock_endpoint: () => {
       if (w.mock_endpoint) entry.mock_endpoint = { api: apiNames.get(w.mock_endpoint.api_id) ?? w.mock_endpoint.api_id, path: w.mock_endpoint.path };
     },

@@ -581,7 +581,24 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       if (key === 'name') hook.name = name;
       else if (key === 'project') hook.project = owner;
       else if (key === 'target_url') Object.assign(hook, { target_url: w.target_url ?? null, target: w.target ?? null });
+      else if (key === 'transformation') hook.transformation = null;
       else hook[key] = webhookField(key, w[key]);
+    }
+    // The file names a file of JavaScript; the API takes its text. Read through the same confinement as functions' files.
+    const source = (w as { transformation?: string | null }).transformation;
+    if (typeof source === 'string') {
+      const at = ['webhooks', name, 'transformation'];
+      try {
+        const verdict = await check(resolve(baseDir, source));
+        if (!verdict.inside) problems.add(at, outsideMessage(source, verdict.real, confinement.root));
+        else {
+          const code = await readFile(verdict.real, 'utf8');
+          if (code.trim().length === 0) problems.add(at, `${source} is empty`);
+          else hook.transformation = code;
+        }
+      } catch (err) {
+        problems.add(at, `cannot read ${source} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
     }
     webhooks.push(hook as ProjectWebhook);
   }

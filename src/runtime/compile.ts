@@ -25,7 +25,7 @@
  * user's file, `<function name>.js` or `.ts`: stack traces, errors and the
  * positions of deploy failures are given in the user's own lines.
  */
-import { build, type Message, type Plugin } from 'esbuild';
+import { build, transform, type Message, type Plugin } from 'esbuild';
 import { InvalidCodeError } from '../errors.js';
 import type { FunctionRuntimeName } from '../types.js';
 import { UNAVAILABLE_MARK, unavailableOf } from './node-builtins.js';
@@ -97,4 +97,24 @@ async function transpile(code: string, runtime: FunctionRuntimeName, file: strin
       ...(lowerAsync ? { supported: { 'async-await': false, 'async-generator': false, 'for-await': false } } : {}),
     });
   return { text: markUnavailable(out.outputFiles[0].text, seen), seen };
+}
+
+/**
+ * A webhook transformation's source -> the script its isolate runs
+ * (runtime/transformations.ts): modern JavaScript lowered to what the
+ * isolate's V8 runs, ES module exports rewritten to `module.exports`. Nothing
+ * is bundled: an `import` becomes a `require` the bare isolate does not have,
+ * which fails the write-time check. Syntax errors throw an InvalidCodeError
+ * with the position in the user's source.
+ */
+export async function compileTransformation(code: string): Promise<string> {
+  try {
+    const out = await transform(code, { loader: 'js', format: 'cjs', target: 'es2022', sourcefile: 'transformation.js', logLevel: 'silent' });
+    return out.code;
+  } catch (err) {
+    const first = (err as { errors?: Message[] }).errors?.[0];
+    if (!first) throw err;
+    const loc = first.location;
+    throw new InvalidCodeError(first.text, loc?.line, loc ? loc.column + 1 : undefined, 'transformation.js');
+  }
 }

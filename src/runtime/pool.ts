@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../types.js';
 import { WorkerHandle } from './worker-handle.js';
-import type { DeployedFunction, FunctionRuntime, InvokeOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface RuntimeOptions {
   workers: number;
@@ -30,7 +30,7 @@ export interface RuntimeStats {
   workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number }>;
 }
 
-export interface Runtime extends FunctionRuntime {
+export interface Runtime extends FunctionRuntime, TransformationRuntime {
   stats(): RuntimeStats;
   /** Aborts the worker hosting `name`; only honoured when workers run with SWITCHYARD_TEST_HOOKS=1. */
   crashWorkerForTest(name: string): void;
@@ -103,6 +103,17 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
       const w = workers[nextValidator++ % count];
       const { timeoutMs, memoryMb, env } = limits;
       return w.validate(compiled, { timeoutMs, memoryMb, env, handler: limits.handler ?? null }, ++nextId);
+    },
+
+    transform(hash: string, compiled: string, inputJson: string): Promise<TransformOutcome> {
+      if (closing) return Promise.resolve({ ok: false, code: 'transformation_error', message: 'the function runtime is shutting down' });
+      // Pinned by hash, as functions are by name: one warm isolate per transformation.
+      return workers[workerIndexFor(hash, count)].transform(hash, compiled, inputJson, ++nextId);
+    },
+
+    validateTransformation(compiled: string): Promise<ValidateOutcome> {
+      if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
+      return workers[nextValidator++ % count].validateTransformation(compiled, ++nextId);
     },
 
     retire(name: string, keepVersion?: number): void {

@@ -33,6 +33,10 @@ export type ToWorker =
       env: Record<string, string>;
       handler: string | null;
     }
+  /** A webhook transformation's run (transformations.ts): `code` only when the worker may not hold `h` yet; `input` is JSON text. */
+  | { t: 'xrun'; id: number; h: string; code?: string; input: string }
+  /** The write-time check of a transformation's code, in a throwaway isolate. */
+  | { t: 'xval'; id: number; code: string }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */
@@ -53,6 +57,12 @@ export type FromWorker =
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
   /** A function's `emit(event, data)`; the frame body is the data's JSON text. */
   | { t: 'emit'; fn: string; event: string }
+  /** A transformation's run: `miss` when the worker holds no code for its hash (send it again with the code). */
+  | { t: 'xres'; id: number; ok: true; out: string }
+  | { t: 'xres'; id: number; ok: false; c: 'transformation_error' | 'transformation_cpu_limit'; m: string }
+  | { t: 'xres'; id: number; miss: true }
+  | { t: 'xval'; id: number; ok: true }
+  | { t: 'xval'; id: number; ok: false; message: string; line?: number; column?: number }
   /** The worker is about to abort: send it nothing more, queue for its successor. */
   | { t: 'dying' };
 

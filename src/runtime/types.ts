@@ -60,3 +60,20 @@ export interface FunctionRuntime {
   /** Stops the workers after in-flight invocations settle (or `graceMs`). */
   close(graceMs?: number): Promise<void>;
 }
+
+/** A transformation run's answer: the handler's return value as JSON text (untrusted), or why there is none. */
+export type TransformOutcome =
+  | { ok: true; out: string }
+  | { ok: false; code: 'transformation_error' | 'transformation_cpu_limit'; message: string };
+
+/**
+ * Webhook transformations (src/runtime/transformations.ts): code already
+ * compiled by compileTransformation, run in worker processes, one warm isolate
+ * per `hash` of its code, pinned to a worker by that hash.
+ */
+export interface TransformationRuntime {
+  /** Runs the code's handler on `inputJson`; never rejects for the code's own failures. */
+  transform(hash: string, compiled: string, inputJson: string): Promise<TransformOutcome>;
+  /** Runs the top level once in a throwaway isolate and checks there is a handler to call. */
+  validateTransformation(compiled: string): Promise<ValidateOutcome>;
+}

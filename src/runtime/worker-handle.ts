@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
 import type { Logger } from '../types.js';
-import type { DeployedFunction, InvokeOutcome, ValidateOutcome } from './types.js';
+import type { DeployedFunction, InvokeOutcome, TransformOutcome, ValidateOutcome } from './types.js';
 
 export interface WorkerHandleDeps {
   index: number;
@@ -33,6 +33,8 @@ const BACKOFF_MAX_MS = 5000;
 const STABLE_AFTER_MS = 30_000;
 /** How long a stopped worker may take to exit after its channel closes before it is killed. */
 const STOP_TIMEOUT_MS = 2000;
+/** How long a transformation's run or check may wait for its worker's answer (its own bound is 100 ms; a first run also builds the isolate). */
+const TRANSFORM_ANSWER_MS = 10_000;
 
 interface Batch {
   fn: DeployedFunction;
@@ -72,6 +74,14 @@ export class WorkerHandle {
     number,
     { resolve: (o: ValidateOutcome) => void; timer: NodeJS.Timeout; sent: boolean }
   >();
+  /** Transformation runs and checks awaiting the worker's answer (`sent`: written to the current process). */
+  private readonly transforms = new Map<
+    number,
+    { resolve: (o: TransformOutcome) => void; hash: string; code: string; input: string; timer: NodeJS.Timeout; sent: boolean }
+  >();
+  private readonly transformChecks = new Map<number, { resolve: (o: ValidateOutcome) => void; timer: NodeJS.Timeout; sent: boolean }>();
+  /** Transformation hashes whose code this worker process was sent. */
+  private readonly loadedTransforms = new Set<string>();
   /** In order; written at the end of the turn, or on restart when the worker is down. */
   private outbox: Outgoing[] = [];
   private readonly open = new Map<string, Batch>();
@@ -101,7 +111,7 @@ export class WorkerHandle {
   }
 
   get inflight(): number {
-    return this.pending.size + this.validations.size;
+    return this.pending.size + this.validations.size + this.transforms.size + this.transformChecks.size;
   }
 
   invoke(fn: DeployedFunction, eventJson: string, requestId: string, id: number): Promise<InvokeOutcome> {
@@ -139,6 +149,31 @@ export class WorkerHandle {
       }, limits.timeoutMs + SAFETY_MARGIN_MS + 3000);
       this.validations.set(id, { resolve, timer, sent: false });
       this.outbox.push({ kind: 'frame', msg: { t: 'val', id, code, ...limits } });
+      this.schedule();
+    });
+  }
+
+  transform(hash: string, code: string, input: string, id: number): Promise<TransformOutcome> {
+    return new Promise((resolve) => {
+      // The worker bounds a run at a few tens of ms; this only catches a worker that stopped answering.
+      const timer = setTimeout(() => {
+        if (!this.transforms.delete(id)) return;
+        resolve({ ok: false, code: 'transformation_error', message: 'the runtime worker did not answer the transformation' });
+      }, TRANSFORM_ANSWER_MS);
+      this.transforms.set(id, { resolve, hash, code, input, timer, sent: false });
+      this.outbox.push({ kind: 'frame', msg: { t: 'xrun', id, h: hash, input } });
+      this.schedule();
+    });
+  }
+
+  validateTransformation(code: string, id: number): Promise<ValidateOutcome> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (!this.transformChecks.delete(id)) return;
+        resolve({ ok: false, message: 'the runtime worker did not answer the check' });
+      }, TRANSFORM_ANSWER_MS);
+      this.transformChecks.set(id, { resolve, timer, sent: false });
+      this.outbox.push({ kind: 'frame', msg: { t: 'xval', id, code } });
       this.schedule();
     });
   }
@@ -200,6 +235,21 @@ export class WorkerHandle {
           const v = this.validations.get(item.msg.id);
           if (v) v.sent = true;
           else continue;
+        }
+        if (item.msg.t === 'xrun') {
+          const x = this.transforms.get(item.msg.id);
+          if (!x) continue;
+          x.sent = true;
+          // The code travels once per worker process, with the first run that needs it.
+          if (!this.loadedTransforms.has(x.hash)) {
+            this.loadedTransforms.add(x.hash);
+            item.msg = { ...item.msg, code: x.code };
+          }
+        }
+        if (item.msg.t === 'xval') {
+          const x = this.transformChecks.get(item.msg.id);
+          if (!x) continue;
+          x.sent = true;
         }
         channel.write(encodeFrame(JSON.stringify(item.msg)));
       } else {
@@ -305,6 +355,31 @@ export class WorkerHandle {
         v.resolve(outcome);
         return;
       }
+      case 'xres': {
+        const x = this.transforms.get(msg.id);
+        if (!x) return;
+        if ('miss' in msg) {
+          // The worker let the code go (its bound on warm transformations): send it again.
+          this.loadedTransforms.delete(x.hash);
+          x.sent = false;
+          this.outbox.push({ kind: 'frame', msg: { t: 'xrun', id: msg.id, h: x.hash, input: x.input } });
+          this.schedule();
+          return;
+        }
+        this.transforms.delete(msg.id);
+        clearTimeout(x.timer);
+        x.resolve(msg.ok ? { ok: true, out: msg.out } : { ok: false, code: msg.c, message: msg.m });
+        return;
+      }
+      case 'xval': {
+        const x = this.transformChecks.get(msg.id);
+        if (!x) return;
+        this.transformChecks.delete(msg.id);
+        clearTimeout(x.timer);
+        const { t: _t, id: _id, ...outcome } = msg;
+        x.resolve(outcome);
+        return;
+      }
       case 'dying':
         this.accepting = false;
         return;
@@ -375,6 +450,7 @@ export class WorkerHandle {
     this.channel = null;
     this.child = null;
     this.loaded.clear();
+    this.loadedTransforms.clear();
     this.failAll(reason, false);
     if (this.stopping) return;
     if (Date.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff = BACKOFF_MIN_MS;
@@ -398,6 +474,18 @@ export class WorkerHandle {
       this.validations.delete(id);
       clearTimeout(v.timer);
       v.resolve({ ok: false, message: `validation could not finish: ${reason}` });
+    }
+    for (const [id, x] of this.transforms) {
+      if (!unsentToo && !x.sent) continue;
+      this.transforms.delete(id);
+      clearTimeout(x.timer);
+      x.resolve({ ok: false, code: 'transformation_error', message: reason });
+    }
+    for (const [id, x] of this.transformChecks) {
+      if (!unsentToo && !x.sent) continue;
+      this.transformChecks.delete(id);
+      clearTimeout(x.timer);
+      x.resolve({ ok: false, message: `the check could not finish: ${reason}` });
     }
   }
 }

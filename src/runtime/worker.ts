@@ -20,6 +20,7 @@ import { dispatcherSetup } from './handler-export.js';
 import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
 import { UserCompileError, prepare } from './prepare.js';
 import { startRssWatchdog } from './rss-watchdog.js';
+import { TransformationHost, checkTransformation } from './transformations.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -79,11 +80,12 @@ function publish(fn: string, event: string, dataJson: string): void {
 }
 
 const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, warmIsolates });
+const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;
 startRssWatchdog({
   rss: () => process.memoryUsage.rss(),
-  limits: () => host.memoryLimitsMb(),
+  limits: () => [...host.memoryLimitsMb(), ...transformations.memoryLimitsMb()],
   boundOverrideMb: () => rssBoundForTest,
   onBreach(rssMb, boundMb) {
     const why = `the runtime worker process used ${rssMb} MB, over its bound of ${boundMb} MB, and is restarting`;
@@ -155,6 +157,24 @@ function onFrame(text: string): void {
         send({ t: 'val', id: msg.id, ok: false, message: `validation failed: ${String(err)}` }),
       );
       return;
+    case 'xrun': {
+      if (msg.code !== undefined) transformations.remember(msg.h, msg.code);
+      if (!transformations.has(msg.h)) {
+        send({ t: 'xres', id: msg.id, miss: true });
+        return;
+      }
+      transformations.run(msg.h, msg.input).then(
+        (r) => send(r.ok ? { t: 'xres', id: msg.id, ok: true, out: r.out } : { t: 'xres', id: msg.id, ok: false, c: r.code, m: r.message }),
+        (err: unknown) => send({ t: 'xres', id: msg.id, ok: false, c: 'transformation_error', m: String(err) }),
+      );
+      return;
+    }
+    case 'xval':
+      checkTransformation(msg.code).then(
+        (r) => send({ t: 'xval', id: msg.id, ...r }),
+        (err: unknown) => send({ t: 'xval', id: msg.id, ok: false, message: String(err) }),
+      );
+      return;
     case 'ret':
       host.retire(msg.name, msg.keep);
       return;
@@ -172,6 +192,7 @@ channel.on('data', (chunk: Buffer) => decoder.push(chunk));
 // The main process is gone (or closed us): nothing left to serve.
 channel.on('close', () => {
   host.close();
+  transformations.close();
   process.exit(0);
 });
 channel.on('error', () => undefined);

@@ -26,6 +26,9 @@ import { projectField } from './common.js';
 
 const string = () => Type.String();
 
+/** A transformation's source at most (characters). */
+export const TRANSFORMATION_MAX_CHARS = 64 * 1024;
+
 export const DELIVERY_TRIGGERS = ['test', 'schedule', 'event', 'destination'] as const;
 
 // Answers.
@@ -93,6 +96,9 @@ export const WebhookSchema = named(
     cron: nullableString(),
     timezone: nullableString(),
     mock_endpoint: Type.Union([Type.Null(), Type.Object({ api_id: string(), path: string() })]),
+    transformation: nullableString({
+      description: 'JavaScript run on each attempt\'s request before it is signed (docs/webhooks.md, "Transformations"); null: none',
+    }),
     events: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
     enabled: Type.Boolean(),
     has_secret: Type.Boolean(),
@@ -171,8 +177,16 @@ export const AttemptSchema = named(
     duration_ms: Type.Number(),
     response_status: nullableInteger(),
     error: nullableString(),
+    outcome: nullableString({
+      description:
+        'What the webhook\'s transformation did: `transformed`, `cancelled`, or its error code (`transformation_error`, ' +
+        '`transformation_cpu_limit`, `transformation_invalid_result`); null for a webhook without one',
+    }),
   }),
 );
+
+const requestOf = (description: string) =>
+  Type.Union([Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })], { description });
 
 /** A target's answer: a delivery's last one, or one attempt's. */
 const responseOf = (description: string) =>
@@ -187,6 +201,10 @@ export const AttemptDetailSchema = named(
       "The target's answer to this attempt (sensitive header values masked, first 16 KiB of the body); " +
         'null when none came (a network error, a timeout) or the attempt predates migration 13, which began keeping them',
     ),
+    sent: requestOf(
+      'The request this attempt sent, as the webhook\'s transformation made it from the rendered `request` (sensitive header values masked); ' +
+        'null for a webhook without one, or when nothing was sent',
+    ),
   }),
 );
 
@@ -198,16 +216,15 @@ const deliveryProperties = {
   }),
   event: nullableString(),
   status: stringEnum(DELIVERY_STATUSES, {
-    description: '`held`: kept without an attempt while its webhook may not be sent to; `discarded`: a held one dropped',
+    description:
+      '`held`: kept without an attempt while its webhook may not be sent to; `discarded`: a held one dropped; ' +
+      "`cancelled`: the webhook's transformation cancelled it, nothing was sent",
   }),
   error: nullableString(),
   scheduled_for: nullableInstant(),
   next_attempt_at: nullableInstant(),
   attempts: Type.Array(refTo(AttemptSchema)),
-  request: Type.Union(
-    [Type.Null(), Type.Object({ method: string(), url: string(), headers: headerMap(), body: nullableString() })],
-    { description: 'The rendered request (sensitive header values masked); null until rendered' },
-  ),
+  request: requestOf('The rendered request (sensitive header values masked), before any transformation; null until rendered'),
   response: responseOf("The target's last answer (sensitive header values masked, first 16 KiB of the body)"),
   created_at: instant(),
   completed_at: nullableInstant(),
@@ -308,6 +325,13 @@ const fields = {
     { additionalProperties: false },
   ),
   events: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100, uniqueItems: true }),
+  transformation: Type.String({
+    minLength: 1,
+    maxLength: TRANSFORMATION_MAX_CHARS,
+    description:
+      'JavaScript declaring `function handler(webhook)`, run on each attempt\'s request (method, url, headers, payload) ' +
+      'before it is signed; it may change it or set `cancel = true`. 10 ms of CPU, no network or host access',
+  }),
   enabled: Type.Boolean(),
   secret: Type.String({
     maxLength: 200,
@@ -360,6 +384,7 @@ const optionalFields = {
   cron: orNull(fields.cron),
   timezone: orNull(fields.timezone),
   mock_endpoint: orNull(fields.mock_endpoint),
+  transformation: orNull(fields.transformation),
   events: orNull(fields.events),
   enabled: orNull(fields.enabled),
   secret: orNull(fields.secret),
@@ -481,6 +506,40 @@ export type WebhookInput = Static<typeof createWebhookBody>;
 /** `PUT /api/webhooks/{id}`: fields present replace; null clears or resets. */
 export type WebhookUpdate = Static<typeof updateWebhookBody>;
 
+/** `POST /api/transformation-test`: code and a sample request to run it on. */
+export const transformationTestBody = Type.Object(
+  {
+    transformation: fields.transformation,
+    request: Type.Object(
+      {
+        method: Type.Optional(stringEnum(WEBHOOK_METHODS, { description: 'Default POST' })),
+        url: Type.String({ maxLength: 2048, description: 'An absolute http(s) URL' }),
+        headers: Type.Optional(headerMap({ description: 'Header names and values' }, { maxLength: 8192 })),
+        payload: Type.Optional(Type.Unknown({ description: 'The rendered JSON body (any JSON value); null or absent: none' })),
+      },
+      { additionalProperties: false },
+    ),
+    event_type: Type.Optional(nullableString({ maxLength: 200, description: 'What the handler sees as `webhook.eventType`' })),
+  },
+  { additionalProperties: false },
+);
+export type TransformationTestInput = Static<typeof transformationTestBody>;
+
+export const TransformationTestResultSchema = named(
+  'TransformationTestResult',
+  Type.Object({
+    outcome: stringEnum(['transformed', 'cancelled', 'failed'] as const, {
+      description: '`transformed`: `request` is what would be sent; `cancelled`: the handler set `cancel`; `failed`: see `error`',
+    }),
+    request: requestOf('The request that would be sent (before signing); null unless transformed'),
+    error: Type.Union([Type.Null(), Type.Object({ code: string(), message: string() })], {
+      description: 'Why it failed: `transformation_error`, `transformation_cpu_limit` or `transformation_invalid_result`, and the message',
+    }),
+    duration_ms: Type.Number(),
+  }),
+);
+export type TransformationTestResultView = Static<typeof TransformationTestResultSchema>;
+
 /**
  * What each optional field of `POST /api/webhooks` means when left out (and
  * what null resets it to): the webhook service fills these in, and project
@@ -491,6 +550,7 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   cron: null,
   timezone: 'UTC',
   mock_endpoint: null,
+  transformation: null,
   events: [],
   enabled: true,
   secret: null,
@@ -529,7 +589,7 @@ export const recoverBody = Type.Object(
       Type.Array(stringEnum(RECOVERABLE_STATUSES), {
         minItems: 1,
         uniqueItems: true,
-        description: 'Which finished deliveries (default `["failed"]`; `succeeded` replays, `discarded` undoes a discard)',
+        description: 'Which finished deliveries (default `["failed"]`; `succeeded` replays, `discarded` undoes a discard, `cancelled` sends what a transformation cancelled, through it again)',
       }),
     ),
     events: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Only deliveries of these events' })),

@@ -37,7 +37,7 @@ export interface RequestMinute extends LatencyCounts {
 /**
  * How many things of one kind ended one way in one minute:
  * `invocation` (subject: the function, outcome: `ok` or an error code),
- * `webhook` and `function` delivery attempts (subject '', outcome `succeeded`, `retrying` or `failed`).
+ * `webhook` and `function` delivery attempts (subject '', outcome `succeeded`, `retrying`, `failed` or `cancelled`).
  */
 export interface OutcomeMinute {
   minute: number;
@@ -92,8 +92,8 @@ export interface AttemptEvent {
   webhookId: string | null;
   functionName: string | null;
   attempt: number;
-  /** `succeeded`, `failed` (for good) or `retrying`. */
-  outcome: 'succeeded' | 'failed' | 'retrying';
+  /** `succeeded`, `failed` (for good), `retrying` or `cancelled` (by a webhook's transformation). */
+  outcome: 'succeeded' | 'failed' | 'retrying' | 'cancelled';
   responseStatus: number | null;
   /** Function targets: `ok` or the invocation's error code. */
   invocationOutcome: string | null;
@@ -109,7 +109,7 @@ export interface AttemptFacts {
   subject: string;
   deliveryId: string;
   /** The delivery's status after it: `pending` means it will be retried. */
-  status: 'succeeded' | 'failed' | 'pending';
+  status: 'succeeded' | 'failed' | 'pending' | 'cancelled';
   attempt: number;
   startedMs: number;
   /** The slot of a scheduled delivery. */

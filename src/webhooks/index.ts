@@ -24,6 +24,7 @@ import { followWebhookOutcomes } from './outcomes.js';
 import { RecoveryRunner } from './recovery.js';
 import { WebhookService } from './service.js';
 import type { WebhookTarget } from './target.js';
+import type { Transformer } from './transformation.js';
 
 /** GETs a path of an API in-process, through the gateway's own invocation path (no network hop). */
 export function mockFetcher(gateway: Gateway) {
@@ -70,6 +71,8 @@ export interface WebhooksDeps {
   engine: DeliveryEngine;
   /** The engine's webhook target: the scheduler hands it the webhooks it just read. */
   target: WebhookTarget;
+  /** Checks transformations when webhooks are written, and runs the try-it endpoint's. */
+  transformer: Transformer;
   /** Endpoint health (./health/index.ts): started and stopped with the webhooks. */
   health: EndpointHealth;
   events: EventBus;
@@ -81,7 +84,7 @@ export interface WebhooksDeps {
 }
 
 export function createWebhooks(deps: WebhooksDeps) {
-  const { config, store, clock, engine, target, health, events, metrics, log } = deps;
+  const { config, store, clock, engine, target, transformer, health, events, metrics, log } = deps;
   followWebhookOutcomes(
     { events: engine.events, target, log },
     {
@@ -123,6 +126,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     wakeScheduler: () => scheduler.wake(),
     health: health.monitor,
     recoveries,
+    transformer,
   });
 
   return {

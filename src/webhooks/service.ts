@@ -16,6 +16,7 @@ import {
   type DiscardHeldInput,
   type RecoverInput,
   type RotateSecretInput,
+  type TransformationTestInput,
   type WebhookInput,
   type WebhookUpdate,
 } from '../schema/webhooks.js';
@@ -43,6 +44,7 @@ import type { Delivery, DeliveryStatus } from '../deliveries/types.js';
 import { autoDisableOf, breakerOf, rateLimitOf } from './health/settings.js';
 import type { HealthMonitor } from './health/monitor.js';
 import type { RecoveryRunner } from './recovery.js';
+import type { TransformResult, Transformer } from './transformation.js';
 
 /** The API schema's defaults (what a field left out means), as the service reads them. */
 export const WEBHOOK_DEFAULTS = {
@@ -66,12 +68,17 @@ export interface WebhookServiceDeps {
   health: HealthMonitor;
   /** Runs recovery jobs; woken when one is created. */
   recoveries: RecoveryRunner;
+  /** Checks a transformation at write time (a worker's throwaway isolate) and runs the try-it endpoint's. */
+  transformer?: Transformer;
 }
 
 /** What a delivery answer's `message` says when a person discarded it. */
 const DISCARDED_BY_HAND = 'discarded by an operator while held';
-/** Fields whose change the delivery side must learn of at once (the gate caches them). */
-const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable', 'secret', 'previousSecrets'] as const;
+/**
+ * Fields whose change the delivery side must learn of at once (the gate and the target cache
+ * them): a fixed transformation must not run its old code for the cache's second.
+ */
+const SENDING_FIELDS = ['enabled', 'pausedAt', 'targetUrl', 'breaker', 'rateLimit', 'autoDisable', 'secret', 'previousSecrets', 'transformation'] as const;
 /** The values of `secret` that ask for a generated key (shown once in the answer). */
 const GENERATE = 'generate';
 const GENERATE_ED25519 = 'generate_ed25519';
@@ -249,6 +256,7 @@ export class WebhookService {
     this.checkHeaders(headers);
     this.checkSchedule(cron, timezone);
     if (input.mock_endpoint) await this.checkMock(input.mock_endpoint);
+    if (input.transformation) await this.checkTransformation(input.transformation);
     const events = input.events ?? [];
     this.checkEvents(events);
     const secret = this.resolveSecret(input.secret);
@@ -261,6 +269,7 @@ export class WebhookService {
       cron,
       timezone,
       mockEndpoint: input.mock_endpoint ? { apiId: input.mock_endpoint.api_id, path: input.mock_endpoint.path } : null,
+      transformation: input.transformation ?? null,
       events,
       enabled,
       secret: secret.stored,
@@ -281,6 +290,28 @@ export class WebhookService {
       project: input.project ?? null,
     };
     return { fields, reveal: secret.reveal };
+  }
+
+  private async checkTransformation(source: string): Promise<void> {
+    if (!this.deps.transformer) throw new InvalidRequestError('transformation: transformations are not available on this server', { field: 'transformation' });
+    await this.deps.transformer.check(source);
+  }
+
+  /**
+   * `POST /api/transformation-test`: the code checked as a write
+   * would check it (a 400 when it would be refused), then run once on the
+   * sample request, as an attempt would run it.
+   */
+  async testTransformation(input: TransformationTestInput): Promise<{ result: TransformResult; durationMs: number }> {
+    await this.checkTransformation(input.transformation);
+    const { request } = input;
+    const method = request.method ?? 'POST';
+    const headers = unmaskHeaders(request.headers ?? {});
+    const body = request.payload === undefined || request.payload === null || method === 'GET' ? null : JSON.stringify(request.payload);
+    if (body !== null && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    const started = performance.now();
+    const result = await this.deps.transformer!.apply(input.transformation, { method, url: request.url, headers, body }, input.event_type ?? null);
+    return { result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
   }
 
   async get(id: string): Promise<Webhook> {
@@ -473,6 +504,10 @@ export class WebhookService {
       patch.mockEndpoint = input.mock_endpoint
         ? { apiId: input.mock_endpoint.api_id, path: input.mock_endpoint.path }
         : null;
+    }
+    if (input.transformation !== undefined) {
+      if (input.transformation) await this.checkTransformation(input.transformation);
+      patch.transformation = input.transformation ?? null;
     }
     if (input.retry !== undefined) {
       patch.retry = {

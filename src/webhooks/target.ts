@@ -6,7 +6,10 @@
  * target took and whether it looked overloaded. A 410 Gone disables the
  * webhook once the attempt is recorded (what it still had to send is held);
  * a 429 or 503 with Retry-After tells the engine's gate when the target as a
- * whole may be tried again.
+ * whole may be tried again. A webhook with a transformation runs it on each
+ * attempt, before signing (transformation.ts): the attempt sends what it made,
+ * fails with its error code, or ends the delivery `cancelled`; a webhook
+ * without one goes straight from the request to the send.
  */
 import type { Clock } from '../clock.js';
 import type { AttemptContext, AttemptResult, DeliveryTarget } from '../deliveries/target.js';
@@ -21,6 +24,7 @@ import { classify, honoursRetryAfter, nextDelayMs, retryAfterMs } from './retry.
 import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
 import { signAll } from './signing.js';
 import { signingSecrets, type Webhook } from './types.js';
+import type { Transformer } from './transformation.js';
 
 const WEBHOOK_CACHE_MS = 1000;
 /** Deliveries a disabled webhook's hold moves per statement. */
@@ -49,6 +53,8 @@ export interface WebhookTargetDeps {
   log: Logger;
   random?: () => number;
   userAgent?: string;
+  /** Runs webhooks' transformations; without it a webhook's transformation fails its attempts. */
+  transformer?: Transformer;
 }
 
 type Rendered = { request: DeliveryRequest } | { error: string };
@@ -140,25 +146,37 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
 
     let request = delivery.request;
     const fresh = request === null;
-    let result: SendResult;
+    let result: SendResult | null = null;
     // The engine's clock, so that tests set the latencies the share sees; -1: nothing was sent.
     let latencyMs = -1;
     if (request === null) {
       const renderStarted = performance.now();
       const rendered = await this.render(webhook, delivery);
-      if ('error' in rendered) {
-        result = { error: rendered.error, durationMs: Math.round(performance.now() - renderStarted) };
+      if ('error' in rendered) result = { error: rendered.error, durationMs: Math.round(performance.now() - renderStarted) };
+      else request = rendered.request;
+    }
+    let toSend = request;
+    let transformed: { outcome: string; sent?: DeliveryRequest } | null = null;
+    if (result === null && request !== null && webhook.transformation) {
+      const ran = performance.now();
+      const t = await this.transform(webhook.transformation, request, delivery);
+      const tookMs = Math.round((performance.now() - ran) * 100) / 100;
+      if (t.kind === 'cancelled') return this.cancelled(startedMs, tookMs, fresh ? request : null);
+      if (t.kind === 'failed') {
+        toSend = null;
+        transformed = { outcome: t.code };
+        result = { error: `${t.code}: ${t.message}`, durationMs: tookMs };
       } else {
-        request = rendered.request;
-        const sentAt = this.clock.now();
-        result = await this.send(request, delivery.id, webhook);
-        latencyMs = this.clock.now() - sentAt;
+        toSend = t.request;
+        transformed = { outcome: 'transformed', sent: t.request };
       }
-    } else {
+    }
+    if (result === null && toSend !== null) {
       const sentAt = this.clock.now();
-      result = await this.send(request, delivery.id, webhook);
+      result = await this.send(toSend, delivery.id, webhook);
       latencyMs = this.clock.now() - sentAt;
     }
+    if (result === null) throw new Error('unreachable: an attempt neither rendered nor sent');
 
     const answered = 'status' in result ? result : null;
     const status = answered?.status;
@@ -176,15 +194,41 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
       error: answered ? (verdict === 'succeeded' ? null : describeStatus(answered.status)) : (result as SendFailure).error,
       responseStatus: status ?? null,
       response: answered ? { status: answered.status, headers: answered.headers, body: answered.body } : null,
-      outcome: null,
+      outcome: transformed?.outcome ?? null,
       requestId: null,
     };
+    if (transformed?.sent) out.sent = transformed.sent;
     if (fresh && request !== null) out.request = request;
     if (latencyMs >= 0) out.load = { latencyMs, overloaded: status === undefined || OVERLOAD_STATUSES.has(status) };
     if (verdict === 'disable') out.afterRecorded = () => this.disable(webhook);
     // A 429 or 503 that says when to come back is about the target, not this one delivery.
     const waitMs = retryAfterMs(retryAfter, this.clock.now());
     if (waitMs !== null && waitMs > 0) out.targetNotBefore = this.clock.now() + waitMs;
+    return out;
+  }
+
+  private transform(source: string, request: DeliveryRequest, delivery: WebhookDelivery) {
+    if (!this.deps.transformer) {
+      return Promise.resolve({ kind: 'failed', code: 'transformation_error', message: 'transformations are not available here' } as const);
+    }
+    return this.deps.transformer.apply(source, request, delivery.event);
+  }
+
+  /** The transformation cancelled the delivery: it ends without a send, never retried. */
+  private cancelled(startedMs: number, durationMs: number, rendered: DeliveryRequest | null): AttemptResult {
+    const out: AttemptResult = {
+      startedMs,
+      durationMs,
+      succeeded: false,
+      cancelled: true,
+      retryInMs: null,
+      error: "cancelled by the webhook's transformation",
+      responseStatus: null,
+      response: null,
+      outcome: 'cancelled',
+      requestId: null,
+    };
+    if (rendered) out.request = rendered;
     return out;
   }
 

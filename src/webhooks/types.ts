@@ -136,6 +136,8 @@ export interface Webhook {
   cron: string | null;
   timezone: string;
   mockEndpoint: MockEndpoint | null;
+  /** JavaScript run on each attempt's request before it is signed (transformation.ts); null or absent: none. */
+  transformation?: string | null;
   events: string[];
   enabled: boolean;
   /** The current secret, `whsec_...` (HMAC) or `whsk_...` (ed25519); never leaves the service through the API (write-only). */
@@ -246,7 +248,7 @@ export interface TargetHealth {
 }
 
 /** Statuses a recovery resends: failed ones by default, succeeded ones to replay, discarded ones to undo a discard. */
-export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded'] as const;
+export const RECOVERABLE_STATUSES = ['failed', 'succeeded', 'discarded', 'cancelled'] as const;
 export type RecoverableStatus = (typeof RECOVERABLE_STATUSES)[number];
 
 /** Which deliveries a recovery resends. Created between `since` and `until` (ISO), in these statuses, of these events. */

@@ -220,6 +220,12 @@ describe('resources', () => {
     const err = await client.webhooks.create({ ...hook, name: 'res-bad-filter', filter: { data: { total: { $gt: [] } } } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, code: 'invalid_filter', details: { path: 'filter.data.total.$gt' } });
     await client.webhooks.delete(filtered.id);
+    const tried = await client.webhooks.testTransformation({
+      transformation: 'function handler(w) { w.method = "PUT"; return w; }',
+      request: { url: 'https://example.com/hook', payload: { a: 1 } },
+    });
+    expectTypeOf(tried).toEqualTypeOf<Schemas['TransformationTestResult']>();
+    expect(tried).toMatchObject({ outcome: 'transformed', request: { method: 'PUT', body: '{"a":1}' } });
   });
 
   it('throws the server’s errors as SwitchyardApiError with the typed code', async () => {

@@ -164,6 +164,7 @@ describe('apply', () => {
       cron: '0 * * * *',
       timezone: 'Europe/Berlin',
       mock_endpoint: { api_id: (await api.listApis())[0].id, path: '/shop/hello' },
+      transformation: null,
       events: [],
       enabled: false,
       secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
@@ -469,5 +470,44 @@ webhooks:
     const now = (await svc.request('GET', `/api/webhooks/${id}`)).json;
     expect(now.public_key).toMatch(/^whpk_/);
     expect(now.secrets.map((s: { kind: string }) => s.kind)).toEqual(['ed25519', 'hmac', 'hmac']);
+  });
+});
+
+describe("a webhook's transformation", () => {
+  const CODE = "function handler(webhook) { webhook.headers['x-from-file'] = '1'; return webhook; }\n";
+  const FILE = `
+webhooks:
+  t-orders:
+    target_url: https://example.com/orders
+    method: POST
+    payload_template: { event: '{{event}}' }
+    transformation: ./transforms/orders.js
+`;
+  it('applies the file it names, plans a change of that file, and exports it as a file again', async () => {
+    const dir = projectDir({ 'switchyard.yaml': FILE, 'transforms/orders.js': CODE });
+    await applyPlan(await plan(dir), api);
+    const hooks = (await svc.request('GET', '/api/webhooks')).json as Array<{ id: string; name: string; transformation: string | null }>;
+    expect(hooks.find((h) => h.name === 't-orders')!.transformation).toBe(CODE);
+    expect(renderPlan(await plan(dir))).toBe('No changes: the server matches the project.');
+
+    writeFileSync(join(dir, 'transforms/orders.js'), CODE.replace("'1'", "'2'"));
+    const changed = await plan(dir);
+    expect(changed.changes.find((c) => c.name === 't-orders')).toMatchObject({ action: 'update' });
+    expect(renderPlan(changed)).toContain('transformation');
+
+    const exported = await exportProject(api);
+    const doc = parseYaml(exported.files['switchyard.yaml']) as { webhooks: Record<string, Record<string, unknown>> };
+    expect(doc.webhooks['t-orders'].transformation).toBe('./transforms/t-orders.js');
+    expect(exported.files['transforms/t-orders.js']).toBe(CODE);
+  });
+
+  it('refuses a file outside the project folder, a missing one, and code the server would refuse', async () => {
+    const outside = projectDir({ 'x.js': CODE });
+    const dir = projectDir({ 'switchyard.yaml': FILE.replace('./transforms/orders.js', join(outside, 'x.js')) });
+    await expect(plan(dir)).rejects.toThrow(/transformation/);
+    const missing = projectDir({ 'switchyard.yaml': FILE });
+    await expect(plan(missing)).rejects.toThrow(/cannot read \.\/transforms\/orders\.js/);
+    const bad = projectDir({ 'switchyard.yaml': FILE.replace('t-orders', 't-bad'), 'transforms/orders.js': 'function nothing() {}' });
+    await expect(applyPlan(await plan(bad), api)).rejects.toThrow(/no handler/);
   });
 });

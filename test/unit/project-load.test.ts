@@ -144,6 +144,7 @@ webhooks:
       cron: null,
       timezone: 'UTC',
       mock_endpoint: { api: 'users', path: '/1' },
+      transformation: null,
       events: [],
       enabled: true,
       secret: null,

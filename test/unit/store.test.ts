@@ -556,6 +556,8 @@ for (const b of backends()) {
       await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN binary_media_types');
+      await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN transformation');
+      await b.exec(url, 'ALTER TABLE delivery_attempts DROP COLUMN sent_json');
       await b.exec(url, 'DELETE FROM schema_migrations WHERE version >= 15');
       expect(Number((await b.query(url, 'SELECT MAX(version) AS v FROM schema_migrations'))[0].v)).toBe(14);
       const again = await openStore(url);
@@ -572,6 +574,7 @@ for (const b of backends()) {
           [20, 'idempotency_keys'],
           [21, 'event_types'],
           [23, 'webhook_secret_rotation'],
+          [24, 'webhook_transformations'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

@@ -1,8 +1,8 @@
-/** The function's code editor: CodeMirror loaded on first use (its own chunk), a textarea until then. */
+/** A code editor (functions' code, webhooks' transformations): CodeMirror loaded on first use (its own chunk). `label` names it for assistive technology. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EditorHandle } from './editor-impl.js';
 
-export function CodeEditor(props: { text: string; typescript: boolean; errorLine: number | null; onChange(text: string): void }) {
+export function CodeEditor(props: { text: string; typescript: boolean; errorLine: number | null; onChange(text: string): void; label?: string }) {
   const host = useRef<HTMLDivElement>(null);
   const editor = useRef<EditorHandle | null>(null);
   const [ready, setReady] = useState(false);
@@ -13,7 +13,7 @@ export function CodeEditor(props: { text: string; typescript: boolean; errorLine
     let gone = false;
     void import('./editor-impl.js').then(({ mountEditor }) => {
       if (gone || !host.current) return;
-      editor.current = mountEditor(host.current, props.text, props.typescript, (t) => onChange.current(t));
+      editor.current = mountEditor(host.current, props.text, props.typescript, (t) => onChange.current(t), props.label);
       setReady(true);
     });
     return () => {

@@ -1,11 +1,11 @@
 /**
- * CodeMirror 6, loaded only by the function editor (a separate chunk). The
+ * CodeMirror 6, loaded only by the code editors (functions, webhooks' transformations; a separate chunk). The
  * editor lives in a shadow root: CodeMirror's style module then uses a
  * constructed stylesheet (adoptedStyleSheets) instead of a <style> element,
  * which the page's `style-src 'self'` (no 'unsafe-inline') would refuse.
  */
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
-import { javascript } from '@codemirror/lang-javascript';
+import { javascriptLanguage, typescriptLanguage } from '@codemirror/lang-javascript';
 import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { Compartment, StateEffect, StateField, type Extension } from '@codemirror/state';
 import { tags } from '@lezer/highlight';
@@ -102,10 +102,12 @@ export interface EditorHandle {
   destroy(): void;
 }
 
-export function mountEditor(host: HTMLElement, text: string, typescript: boolean, onChange: (text: string) => void): EditorHandle {
+export function mountEditor(host: HTMLElement, text: string, typescript: boolean, onChange: (text: string) => void, label = 'Function code'): EditorHandle {
   const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
   const language = new Compartment();
-  const lang = (ts: boolean): Extension => javascript({ typescript: ts });
+  // The bare languages, not javascript(): its extras are completion sources, and no completion UI is
+  // installed here, so they were bytes of the size budget that did nothing.
+  const lang = (ts: boolean): Extension => (ts ? typescriptLanguage : javascriptLanguage);
   const view = new EditorView({
     doc: text,
     root,
@@ -116,7 +118,7 @@ export function mountEditor(host: HTMLElement, text: string, typescript: boolean
       errorLine,
       theme,
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-label': 'Function code' }),
+      EditorView.contentAttributes.of({ 'aria-label': label }),
       EditorView.updateListener.of((update) => update.docChanged && onChange(update.state.doc.toString())),
     ],
   });

@@ -4,7 +4,8 @@
  * invalid and focused. The methods offered come from the API's schema.
  * Endpoint health's settings (breaker, rate limit, auto-disable) are fields
  * of their own, sent as the API's objects; the payload filter and its tester
- * are webhook-filter.tsx's.
+ * are webhook-filter.tsx's; the transformation is its own component
+ * (webhook-transformation.tsx), which gets the code's text.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../src/client/index.js';
@@ -12,6 +13,7 @@ import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, Field, commaList, fieldOf, parseJson, toApiError, useLoad } from '../components.js';
 import { webhookMethodValues } from '../schema-enums.js';
 import { FilterField } from './webhook-filter.js';
+import { TransformationFields } from './webhook-transformation.js';
 
 type Webhook = Schemas['Webhook'];
 
@@ -33,6 +35,7 @@ interface Form {
   timeout_ms: string;
   mock_api: string;
   mock_path: string;
+  transformation: string;
   enabled: boolean;
   new_secret: boolean;
   breaker_on: boolean;
@@ -61,6 +64,7 @@ const formOf = (w: Webhook | null): Form => ({
   timeout_ms: w ? String(w.timeout_ms) : '',
   mock_api: w?.mock_endpoint?.api_id ?? '',
   mock_path: w?.mock_endpoint?.path ?? '',
+  transformation: w?.transformation ?? '',
   enabled: w?.enabled ?? true,
   new_secret: false,
   breaker_on: w?.breaker.enabled ?? true,
@@ -93,6 +97,7 @@ const INPUT_OF_FIELD: Array<[string, string]> = [
   ['timeout_ms', 'wh-timeout'],
   ['mock_endpoint.path', 'wh-mock-path'],
   ['mock_endpoint', 'wh-mock-api'],
+  ['transformation', 'wh-transformation'],
   ['breaker.min_attempts', 'wh-min-attempts'],
   ['breaker.failure_ratio', 'wh-failure-ratio'],
   ['breaker.window_s', 'wh-window'],
@@ -142,6 +147,7 @@ function bodyOf(form: Form, webhook: Webhook | null) {
         ? { retry: null }
         : {}),
     mock_endpoint: form.mock_api ? { api_id: form.mock_api, path: form.mock_path.trim() } : null,
+    transformation: form.transformation.trim() ? form.transformation : null,
     ...(count(form.timeout_ms) !== undefined ? { timeout_ms: count(form.timeout_ms) } : {}),
     ...(form.new_secret ? { secret: 'generate' } : {}),
     // Each object is sent whole: a field left out of one is reset to its default.
@@ -256,6 +262,12 @@ export function WebhookForm({
       </div>
       <FilterField value={form.filter} onInput={(filter) => setForm({ ...form, filter })} marked={marked} />
       <MockEndpointFields form={form} set={set} marked={marked} />
+      <TransformationFields
+        code={form.transformation}
+        onChange={(transformation) => setForm((f) => ({ ...f, transformation }))}
+        error={error}
+        sample={{ method: form.method, url: form.target_url, headers: headersOf(form.headers) }}
+      />
       <HealthFields form={form} setForm={setForm} set={set} marked={marked} />
       {!webhook && (
         <div class="field checkbox">
@@ -286,6 +298,16 @@ export function WebhookForm({
       </div>
     </form>
   );
+}
+
+/** The form's headers for the try-it panel: what parses as a JSON object, else none. */
+function headersOf(text: string): Record<string, string> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
 }
 
 type Setter = (key: keyof Form) => (e: { currentTarget: { value: string } }) => void;

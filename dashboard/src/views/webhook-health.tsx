@@ -17,7 +17,7 @@ type Health = NonNullable<Webhook['health']>;
 type Recovery = Schemas['Recovery'];
 
 const REASONS = { gone: 'its target answered 410 Gone', failing: 'every attempt failed for the auto-disable span' };
-const RECOVERABLE: Recovery['filter']['statuses'] = ['failed', 'succeeded', 'discarded'];
+const RECOVERABLE: Recovery['filter']['statuses'] = ['failed', 'succeeded', 'discarded', 'cancelled'];
 
 /** The breaker's state (`half_open` in words); not a `badge`, which the list's outcome cell has to itself. */
 const BreakerState = ({ health }: { health: Health }) => <span class={`state ${health.state}`}>{health.state.replace('_', ' ')}</span>;

@@ -5,10 +5,19 @@
  * must be filled here, or this does not compile.
  */
 import { maskHeaders, maskUrl } from '../../webhooks/masking.js';
-import type { Attempt, Delivery, DeliveryResponse } from '../../deliveries/types.js';
+import type { Attempt, Delivery, DeliveryRequest, DeliveryResponse } from '../../deliveries/types.js';
 import { HEALTH_WINDOW, type HealthReport, type Recovery, type Webhook } from '../../webhooks/types.js';
 import { autoDisableView, breakerView, rateLimitView } from '../../webhooks/health/settings.js';
-import type { AttemptView, DeliveryDetailView, DeliveryView, RecoveryView, SigningSecretView, WebhookView } from '../../schema/webhooks.js';
+import type {
+  AttemptView,
+  DeliveryDetailView,
+  DeliveryView,
+  RecoveryView,
+  SigningSecretView,
+  TransformationTestResultView,
+  WebhookView,
+} from '../../schema/webhooks.js';
+import type { TransformResult } from '../../webhooks/transformation.js';
 import { kindOf, publicKeyOf } from '../../webhooks/signing.js';
 
 /** The secrets' metadata, current first; values never (write-only). */
@@ -30,6 +39,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
     cron: w.cron,
     timezone: w.timezone,
     mock_endpoint: w.mockEndpoint ? { api_id: w.mockEndpoint.apiId, path: w.mockEndpoint.path } : null,
+    transformation: w.transformation ?? null,
     events: w.events,
     enabled: w.enabled,
     has_secret: w.secret !== null,
@@ -91,7 +101,7 @@ export function deliveryView(d: Delivery): DeliveryView {
     scheduled_for: d.scheduledFor,
     next_attempt_at: d.nextAttemptAt,
     attempts: d.attempts.map(attemptView),
-    request: d.request && { ...d.request, url: maskUrl(d.request.url), headers: maskHeaders(d.request.headers) },
+    request: maskedRequest(d.request),
     response: maskedResponse(d.response),
     created_at: d.createdAt,
     completed_at: d.completedAt,
@@ -102,7 +112,7 @@ export function deliveryView(d: Delivery): DeliveryView {
 export function deliveryDetailView(d: Delivery): DeliveryDetailView {
   return {
     ...deliveryView(d),
-    attempts: d.attempts.map((a) => ({ ...attemptView(a), response: maskedResponse(a.response ?? null) })),
+    attempts: d.attempts.map((a) => ({ ...attemptView(a), response: maskedResponse(a.response ?? null), sent: maskedRequest(a.sent ?? null) })),
   };
 }
 
@@ -113,7 +123,12 @@ function attemptView(a: Attempt): AttemptView {
     duration_ms: a.durationMs,
     response_status: a.responseStatus,
     error: a.error,
+    outcome: a.outcome,
   };
+}
+
+function maskedRequest(r: DeliveryRequest | null) {
+  return r && { ...r, url: maskUrl(r.url), headers: maskHeaders(r.headers) };
 }
 
 function maskedResponse(r: DeliveryResponse | null) {
@@ -141,4 +156,11 @@ export function recoveryView(r: Recovery): RecoveryView {
     updated_at: r.updatedAt,
     finished_at: r.finishedAt,
   };
+}
+
+/** The try-it endpoint's answer: the request a transformation made (headers masked), its cancellation or its failure. */
+export function transformationTestView(r: TransformResult, durationMs: number): TransformationTestResultView {
+  if (r.kind === 'transformed') return { outcome: 'transformed', request: maskedRequest(r.request), error: null, duration_ms: durationMs };
+  if (r.kind === 'cancelled') return { outcome: 'cancelled', request: null, error: null, duration_ms: durationMs };
+  return { outcome: 'failed', request: null, error: { code: r.code, message: r.message }, duration_ms: durationMs };
 }

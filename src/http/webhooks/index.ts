@@ -1,8 +1,8 @@
 /**
  * Management routes for webhooks, their deliveries, and events:
  * /api/webhooks[/:id[/test|/rotate-secret|/pause|/resume|/held/discard|/recover|/deliveries]],
- * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events[/filter-test]
- * (beside the publish, and not under /api/webhooks/, where it would shadow a webhook id);
+ * /api/deliveries/:id[/retry], /api/recoveries[/:id[/cancel]], /api/events[/filter-test], /api/transformation-test
+ * (beside the publish, and not under /api/webhooks/, where they would shadow a webhook id);
  * one registration per operation (webhooks.ts, deliveries.ts, recoveries.ts, events.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +20,7 @@ import {
   pauseWebhookRoute,
   resumeWebhookRoute,
   rotateSecretRoute,
+  testTransformationRoute,
   testWebhookRoute,
   updateWebhookRoute,
 } from './webhooks.js';
@@ -46,6 +47,8 @@ const OPERATIONS = [
   cancelRecoveryRoute,
   publishEventRoute,
   filterTestRoute,
+  // Its own path: under /api/webhooks/ it would be taken for a webhook id by GET, PUT and DELETE.
+  testTransformationRoute,
 ];
 
 export function registerWebhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {

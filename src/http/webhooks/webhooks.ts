@@ -7,11 +7,12 @@ import { sendDryRun } from '../dry-run.js';
 import { dryRunQuerySchema } from '../../schema/dry-run.js';
 import { DRY_RUN_ANSWER, ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, orDryRun, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
-import { deliveryView, webhookView } from '../views/webhooks.js';
+import { deliveryView, transformationTestView, webhookView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
 import { sendOnce } from '../idempotent.js';
-import { createWebhookBody, discardHeldBody, idParams, rotateSecretBody, updateWebhookBody } from '../../schema/webhooks.js';
+import { createWebhookBody, discardHeldBody, idParams, rotateSecretBody, transformationTestBody, updateWebhookBody } from '../../schema/webhooks.js';
+
 
 export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
   app.post(
@@ -230,6 +231,28 @@ export function discardHeldRoute(app: TypedApp, { webhooks }: WebhookRouteDeps):
       const dryRun = request.query.dry_run === 'true';
       const discarded = await webhooks.discardHeld(request.params.id, request.body ?? {}, dryRun);
       return { discarded, dry_run: dryRun };
+    },
+  );
+}
+
+export function testTransformationRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+  app.post(
+    '/api/transformation-test',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'testTransformation',
+        summary: "Run a transformation on a sample request, as a delivery's attempt would (nothing is sent)",
+        body: transformationTestBody,
+        response: {
+          200: { description: "What the transformation made of the request, or why it failed (the code's own failures are answers, not errors)", ...ref('TransformationTestResult') },
+          ...ERRORS_WITH_BODY,
+        },
+      },
+    },
+    async function testTransformation(request) {
+      const { result, durationMs } = await webhooks.testTransformation(request.body);
+      return transformationTestView(result, durationMs);
     },
   );
 }

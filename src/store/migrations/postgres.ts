@@ -594,4 +594,13 @@ ALTER TABLE webhooks ADD COLUMN secret_created_at TEXT;
 ALTER TABLE webhooks ADD COLUMN previous_secrets_json TEXT;
 `,
   },
+  {
+    version: 24,
+    name: 'webhook_transformations',
+    // As on SQLite: a webhook's transformation source, an attempt's transformed request.
+    sql: `
+ALTER TABLE webhooks ADD COLUMN transformation TEXT;
+ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
+`,
+  },
 ];

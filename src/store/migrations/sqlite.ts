@@ -662,4 +662,14 @@ ALTER TABLE webhooks ADD COLUMN secret_created_at TEXT;
 ALTER TABLE webhooks ADD COLUMN previous_secrets_json TEXT;
 `,
   },
+  {
+    version: 24,
+    name: 'webhook_transformations',
+    // A webhook's transformation (its JavaScript source; null: none), and the request a
+    // transformation made of an attempt's rendered one (null when none changed it).
+    sql: `
+ALTER TABLE webhooks ADD COLUMN transformation TEXT;
+ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
+`,
+  },
 ];

@@ -98,7 +98,7 @@ export type DeliveryWithAttemptsRow = DeliveryRow & { attempts: AttemptRow[] };
 export const attemptJsonSql = (a: string, withResponse = false) =>
   `json_build_object('delivery_id', ${a}.delivery_id, 'attempt', ${a}.attempt, 'started_at', ${isoSql(`${a}.started_at`)},
     'duration_ms', ${a}.duration_ms, 'response_status', ${a}.response_status, 'error', ${a}.error,
-    'outcome', ${a}.outcome, 'request_id', ${a}.request_id${withResponse ? `, 'response_json', ${a}.response_json` : ''})`;
+    'outcome', ${a}.outcome, 'request_id', ${a}.request_id${withResponse ? `, 'response_json', ${a}.response_json, 'sent_json', ${a}.sent_json` : ''})`;
 
 /** The `attempts` column for delivery alias `d`: its attempts in order, as of the statement's snapshot. */
 export const attemptsOfSql = (d: string, withResponses = false) =>

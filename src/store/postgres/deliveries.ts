@@ -40,7 +40,7 @@ const OUTCOME_PARAMS = [
   ['status', 'text'], ['error', 'text'], ['response_json', 'text'], ['next_attempt_at', 'timestamptz'],
   ['completed_at', 'timestamptz'], ['request_json', 'text'], ['attempt', 'int'], ['started_at', 'timestamptz'],
   ['duration_ms', 'float8'], ['response_status', 'int'], ['attempt_error', 'text'], ['result_json', 'text'], ['outcome', 'text'],
-  ['request_id', 'text'],
+  ['request_id', 'text'], ['sent_json', 'text'],
 ] as const;
 
 const applySql = (lean: boolean) => `WITH i AS (
@@ -56,9 +56,9 @@ const applySql = (lean: boolean) => `WITH i AS (
     RETURNING ${lean ? 'i.n' : 'x.*, i.n'}),
   added AS (
     INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome,
-      request_id, response_json)
+      request_id, response_json, sent_json)
     SELECT i.id, i.attempt, i.started_at, i.duration_ms, i.response_status, i.attempt_error, i.outcome, i.request_id,
-      i.response_json
+      i.response_json, i.sent_json
     FROM i JOIN d ON d.n = i.n
     RETURNING ${ATTEMPT_COLUMNS})
   ${lean ? 'SELECT d.n FROM d' : READ_BACK}`;

@@ -55,6 +55,8 @@ export interface AttemptRow {
   request_id: string | null;
   /** Only selected by the single-delivery read (ATTEMPT_COLUMNS leaves it out). */
   response_json?: string | null;
+  /** The request a transformation made (migration 24); selected with response_json. */
+  sent_json?: string | null;
 }
 
 /** The attempt columns lists and the engine read: all but response_json, up to 16 KiB of body each. */
@@ -105,6 +107,7 @@ export function outcomeColumns(o: AttemptOutcome, stamp: string) {
     attempt_error: a.error ?? null,
     outcome: a.outcome ?? null,
     request_id: a.requestId ?? null,
+    sent_json: jsonOrNull(a.sent ?? null),
   };
 }
 
@@ -134,6 +137,7 @@ export function toAttempt(r: AttemptRow): Attempt {
   };
   // Present only when the read selected it: a list's attempts have no response key at all.
   if (r.response_json !== undefined) attempt.response = parseOrNull<DeliveryResponse>(r.response_json);
+  if (r.sent_json !== undefined) attempt.sent = parseOrNull<DeliveryRequest>(r.sent_json);
   return attempt;
 }
 

@@ -30,6 +30,8 @@ export interface WebhookRow {
   timezone: string;
   mock_api_id: string | null;
   mock_path: string | null;
+  /** Migration 24; null: none. */
+  transformation: string | null;
   events_json: string;
   /** 0 or 1 on SQLite, a boolean on PostgreSQL. */
   enabled: number | boolean;
@@ -64,7 +66,7 @@ interface HealthSettings {
 export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
-  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json', 'filter_json',
+  'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json', 'filter_json', 'transformation',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -94,6 +96,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     secret_created_at: w.secretCreatedAt ?? null,
     previous_secrets_json: w.previousSecrets?.length ? JSON.stringify(w.previousSecrets) : null,
     filter_json: jsonOrNull(w.filter ?? null),
+    transformation: w.transformation ?? null,
   };
 }
 
@@ -108,6 +111,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     cron: r.cron,
     timezone: r.timezone,
     mockEndpoint: r.mock_api_id === null ? null : { apiId: r.mock_api_id, path: r.mock_path ?? '' },
+    transformation: r.transformation ?? null,
     events: JSON.parse(r.events_json) as string[],
     enabled: r.enabled !== 0 && r.enabled !== false,
     secret: r.secret,

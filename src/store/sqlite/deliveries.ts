@@ -58,8 +58,8 @@ function prepare({ db }: SqliteDb) {
     // The same without reading the row back (a lean item of recordAttempts).
     applyOutcomeLean: p(APPLY_OUTCOME),
     insertAttempt: p(`INSERT INTO delivery_attempts
-      (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id, response_json)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      (delivery_id, attempt, started_at, duration_ms, response_status, error, outcome, request_id, response_json, sent_json)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     reopen: p(`UPDATE deliveries SET status = 'pending', next_attempt_at = @now, completed_at = NULL
       WHERE id = @id AND status <> 'pending' RETURNING *`),
     releaseLeases: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
@@ -99,7 +99,7 @@ export function sqliteDeliveries(deps: { db: SqliteDb }): DeliveriesPart {
     const c = outcomeColumns(outcome, db.stamp());
     const params = { id, owner, ...c };
     const addAttempt = () =>
-      s.insertAttempt.run(id, c.attempt, c.started_at, c.duration_ms, c.response_status, c.attempt_error, c.outcome, c.request_id, c.response_json);
+      s.insertAttempt.run(id, c.attempt, c.started_at, c.duration_ms, c.response_status, c.attempt_error, c.outcome, c.request_id, c.response_json, c.sent_json);
     if (lean) {
       if (s.applyOutcomeLean.run(params).changes === 0) return null;
       addAttempt();

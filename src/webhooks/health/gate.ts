@@ -78,7 +78,9 @@ export class WebhookGate implements DeliveryGate {
     if (delivery.kind !== 'webhook') return;
     const webhook = this.deps.webhooks.peek(delivery.webhookId);
     const url = webhook?.targetUrl ?? delivery.request?.url;
-    if (url !== undefined) this.deps.samples.add(delivery.webhookId, originOf(url), result.succeeded, result.startedMs + result.durationMs);
+    // A transformation that failed or cancelled sent nothing: the endpoint's health is not in it.
+    const unsent = result.cancelled === true || (result.outcome?.startsWith('transformation_') ?? false);
+    if (url !== undefined && !unsent) this.deps.samples.add(delivery.webhookId, originOf(url), result.succeeded, result.startedMs + result.durationMs);
     const probe = this.probes.get(delivery.id);
     if (probe !== undefined) {
       this.probes.delete(delivery.id);
