@@ -52,7 +52,7 @@ describe('timeFlag', () => {
 describe('recover filters', () => {
   it('--status and --event repeat or take commas; a status the server cannot resend is a usage error', () => {
     expect(collectStatuses('failed,discarded', collectStatuses('failed'))).toEqual(['failed', 'discarded']);
-    expect(() => collectStatuses('held')).toThrow('--status must be failed, succeeded, discarded (or several, separated by commas), got "held"');
+    expect(() => collectStatuses('held')).toThrow('--status must be failed, succeeded, discarded, cancelled (or several, separated by commas), got "held"');
     expect(collectEvents('b, c', collectEvents('a'))).toEqual(['a', 'b', 'c']);
     expect(() => collectEvents(',')).toThrow(UsageError);
   });

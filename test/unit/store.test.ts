@@ -19,16 +19,30 @@ import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
-/** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
-/** Back to migration 21: no secret rotation. */
+/** Back to migration 23: no transformations. */
+async function undoTransformations(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN transformation');
+  await b.exec(url, 'ALTER TABLE delivery_attempts DROP COLUMN sent_json');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 24');
+}
+
+/** Back to migration 22: no secret rotation. */
 async function undoSecretRotation(b: StoreBackend, url: string): Promise<void> {
+  await undoTransformations(b, url);
   for (const c of ['secret_created_at', 'previous_secrets_json']) await b.exec(url, `ALTER TABLE webhooks DROP COLUMN ${c}`);
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 23');
 }
 
+/** Back to migration 21: no payload filters. */
+async function undoFilters(b: StoreBackend, url: string): Promise<void> {
+  await undoSecretRotation(b, url);
+  await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN filter_json');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 22');
+}
+
 /** Back to migration 20: no event-type catalogue. */
 async function undoEventTypes(b: StoreBackend, url: string): Promise<void> {
-  await undoSecretRotation(b, url);
+  await undoFilters(b, url);
   for (const table of ['event_type_violations', 'event_type_versions', 'event_types']) await b.exec(url, `DROP TABLE ${table}`);
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 21');
 }
@@ -47,6 +61,7 @@ async function undoProjectOwners(b: StoreBackend, url: string): Promise<void> {
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 19');
 }
 
+/** Back to the schema before migration 18 (endpoint health), as a database written by an older Switchyard. */
 async function undoEndpointHealth(b: StoreBackend, url: string): Promise<void> {
   await undoProjectOwners(b, url);
   for (const sql of [
@@ -556,8 +571,6 @@ for (const b of backends()) {
       await b.exec(url, 'ALTER TABLE routes DROP COLUMN policy_json');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN minimum_compression_size');
       await b.exec(url, 'ALTER TABLE apis DROP COLUMN binary_media_types');
-      await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN transformation');
-      await b.exec(url, 'ALTER TABLE delivery_attempts DROP COLUMN sent_json');
       await b.exec(url, 'DELETE FROM schema_migrations WHERE version >= 15');
       expect(Number((await b.query(url, 'SELECT MAX(version) AS v FROM schema_migrations'))[0].v)).toBe(14);
       const again = await openStore(url);
@@ -573,6 +586,7 @@ for (const b of backends()) {
           [19, 'project_owners'],
           [20, 'idempotency_keys'],
           [21, 'event_types'],
+          [22, 'webhook_filters'],
           [23, 'webhook_secret_rotation'],
           [24, 'webhook_transformations'],
         ]);
