@@ -92,6 +92,16 @@ const postgresBackend: StoreBackend = {
   query: (url, sql) => withPgClient(url, async (c) => (await c.query(sql)).rows as Array<Record<string, unknown>>),
 };
 
+/** Runs `fn` on a store of `backend` opened for it, closed afterwards whatever happens. */
+export async function withStore(backend: StoreBackend, fn: (store: Store) => Promise<void>): Promise<void> {
+  const store = await backend.open();
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 export function backends(): StoreBackend[] {
   const list: StoreBackend[] = [sqliteBackend];
   if (!pgUnavailable || process.env.CI) {

@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors.js';
 import type { NewEventType, Store } from '../../src/store/store.js';
-import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
 
 afterAll(removeTempDatabases);
 
@@ -25,14 +25,7 @@ const typeOf = (over: Partial<NewEventType> = {}): NewEventType => ({
 
 for (const backend of backends()) {
   describe(`event types on ${backend.name}`, () => {
-    const withStore = async (fn: (store: Store) => Promise<void>) => {
-      const store = await backend.open();
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-      }
-    };
+    const withStore = (fn: (store: Store) => Promise<void>) => withBackendStore(backend, fn);
 
     it('creates a type with version 1, refuses its name again, lists by name', () =>
       withStore(async (store) => {

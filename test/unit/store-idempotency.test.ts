@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IdempotencyClaim, Store } from '../../src/store/store.js';
-import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
 
 afterAll(removeTempDatabases);
 
@@ -22,14 +22,7 @@ const claimOf = (over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
 
 for (const backend of backends()) {
   describe(`idempotency keys on ${backend.name}`, () => {
-    const withStore = async (fn: (store: Store) => Promise<void>) => {
-      const store = await backend.open();
-      try {
-        await fn(store);
-      } finally {
-        await store.close();
-      }
-    };
+    const withStore = (fn: (store: Store) => Promise<void>) => withBackendStore(backend, fn);
 
     it('lets exactly one of many concurrent claims win; the others read its row', () =>
       withStore(async (store) => {
