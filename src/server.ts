@@ -35,6 +35,7 @@ import { registerManagementApi } from './http/management.js';
 import { EventInvalidError } from './errors.js';
 import { Idempotency } from './events/idempotency.js';
 import { EventCatalogue } from './events/catalogue.js';
+import { EmitRulesSync } from './events/emit-rules-sync.js';
 import { webhooksSection } from './events/openapi.js';
 import { EventValidator } from './events/validation.js';
 import { registerTestHooks } from './http/test-hooks.js';
@@ -101,8 +102,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     onFeedError: (err) => log.warn({ err }, 'could not announce a change to other nodes'),
   });
   const background = new FunctionInvocations({ store, clock, wake, log, hops });
-  // The catalogue's compiled schemas, dropped on every process by an event_type change.
-  const catalogue = new EventCatalogue({ store, changes });
+  // The catalogue's compiled schemas, dropped on every process by an event_type change;
+  // a write answers once this process's workers refuse emits by it (emitRules, below).
+  const catalogue = new EventCatalogue({ store, changes, afterChange: (): Promise<void> => emitRules.settled() });
   const events = new EventBus({
     store,
     clock,
@@ -128,6 +130,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
         );
     },
   });
+  const emitRules: EmitRulesSync = new EmitRulesSync({ catalogue, changes, apply: (rules) => runtime.setEmitRules(rules), log });
+  void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });

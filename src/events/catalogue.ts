@@ -9,13 +9,12 @@
 import { canonicalJson } from '../canonical-json.js';
 import type { ChangeBus } from '../changes.js';
 import { InvalidRequestError, eventTypeNotFound } from '../errors.js';
-import { RequestModelError, compileBodySchema } from '../gateway/policy/request-schema.js';
+import { RequestModelError, compileBodySchema, firstFailure } from '../json-schema.js';
 import type { EventTypePatch, EventTypesPart } from '../store/store.js';
 import type { Page } from '../types.js';
 import { checkUserEventName } from './names.js';
 import type { EventType, EventViolation, ValidationMode } from './types.js';
 import { typesFromDocument } from './openapi.js';
-import { firstFailure } from './validation.js';
 
 /** Bounds on one type (the schema's own are REQUEST_MODEL_LIMITS: 64 KiB of JSON, depth 32). */
 export const EVENT_TYPE_LIMITS = { examples: 10, examplesBytes: 256 * 1024, versions: 100 } as const;
@@ -36,6 +35,8 @@ export interface NewEventTypeInput {
 export interface EventCatalogueDeps {
   store: EventTypesPart;
   changes: ChangeBus;
+  /** Awaited after each write's change is published (the workers' emit rules: emit-rules-sync.ts). */
+  afterChange?: () => Promise<void>;
 }
 
 /** Compiles `schema` and checks each example against it; throws InvalidRequestError naming the field at fault. */
@@ -69,15 +70,18 @@ export function checkSchemaAndExamples(schema: Record<string, unknown> | undefin
 export class EventCatalogue {
   private readonly store: EventTypesPart;
   private readonly changes: ChangeBus;
+  private readonly afterChange: () => Promise<void>;
 
   constructor(deps: EventCatalogueDeps) {
     this.store = deps.store;
     this.changes = deps.changes;
+    this.afterChange = deps.afterChange ?? (() => Promise.resolve());
   }
 
-  /** Resolves once every process of this node validates by the new state. */
+  /** Resolves once every process of this node validates by the new state, and this process's workers refuse by it. */
   private async changed(name: string): Promise<void> {
     await this.changes.publish({ kind: 'event_type', name });
+    await this.afterChange();
   }
 
   async create(input: NewEventTypeInput): Promise<EventType> {

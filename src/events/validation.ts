@@ -11,7 +11,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { ChangeBus } from '../changes.js';
 import { EventInvalidError, InvalidRequestError } from '../errors.js';
-import { compileBodySchema } from '../gateway/policy/request-schema.js';
+import { compileBodySchema, firstFailure } from '../json-schema.js';
 import type { EventTypesPart } from '../store/store.js';
 import type { Logger } from '../types.js';
 import type { EventType, ValidationMode, ViolationSource } from './types.js';
@@ -41,14 +41,6 @@ export interface EventValidatorDeps {
   store: EventTypesPart;
   changes: ChangeBus;
   log: Logger;
-}
-
-/** ajv's first error as a path and a reason (allErrors is off: there is one). */
-export function firstFailure(validate: ValidateFunction): { path: string; message: string } {
-  const e = validate.errors?.[0];
-  if (!e) return { path: '', message: 'is invalid' };
-  const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
-  return { path: e.instancePath, message: missing === undefined ? (e.message ?? 'is invalid') : `must have required property '${missing}'` };
 }
 
 export class EventValidator {

@@ -12,7 +12,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { validateBasePath, validateRoutePath } from './paths.js';
 import { authorizersOf, checkAuthorizerNames, type AuthorizerCheckOptions } from './policy/authorizer-config.js';
 import { corsConfigOf } from './policy/cors.js';
-import { checkRequestModel, RequestModelError } from './policy/request-schema.js';
+import { checkRequestModel, RequestModelError } from '../json-schema.js';
 
 /** An API as the management API takes it: `cors` and `authorizers` as given, its optional fields not yet filled. */
 export type ApiInput = Omit<NewApi, 'cors' | 'authorizers'> & { cors?: CorsInput | null; authorizers?: AuthorizerInput[] };

@@ -8,7 +8,7 @@
  * are draft-04 JSON Schema: one without `$schema` is marked draft-04 so it
  * means here what it meant there. Whatever is not carried is listed by name.
  */
-import { checkRequestModel, RequestModelError } from '../gateway/policy/request-schema.js';
+import { checkRequestModel, RequestModelError } from '../json-schema.js';
 import type { RequestModel } from '../types.js';
 import { isObj, type Obj } from './import-common.js';
 

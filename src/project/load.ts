@@ -21,7 +21,7 @@ import { LineCounter, isNode, type Document } from 'yaml';
 import { authorizersFromFile, type FileAuthorizer } from './authorizers.js';
 import { NO_AUTHORIZER } from '../types.js';
 import { validateBasePath, validateRoutePath } from '../gateway/paths.js';
-import { checkRequestModel, RequestModelError } from '../gateway/policy/request-schema.js';
+import { checkRequestModel, RequestModelError } from '../json-schema.js';
 import { DEFAULT_VALIDATION_MODE, checkSchemaAndExamples } from '../events/catalogue.js';
 import { checkUserEventName } from '../events/names.js';
 import type { RequestModel } from '../types.js';

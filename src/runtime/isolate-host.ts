@@ -105,6 +105,8 @@ export interface IsolateHostDeps {
   /** Must send `items` synchronously and end the process: V8 is no longer sound. */
   fatal: (items: string) => never;
   publish?: (functionName: string, event: string, dataJson: string) => void;
+  /** Why an emit may not be published (the catalogue's reject mode, emit-rules.ts): thrown in the function instead. */
+  refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
   warmIsolates?: number;
 }
@@ -125,6 +127,7 @@ export class IsolateHost {
   private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void;
   private readonly fatal: (items: string) => never;
   private readonly publish: (functionName: string, event: string, dataJson: string) => void;
+  private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
 
   constructor(deps: IsolateHostDeps) {
@@ -133,6 +136,7 @@ export class IsolateHost {
     this.log = deps.log;
     this.fatal = deps.fatal;
     this.publish = deps.publish ?? (() => undefined);
+    this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
@@ -247,7 +251,11 @@ export class IsolateHost {
       name: load.name,
       setup: dispatcherSetup(load.handler, load.version, load.memoryMb),
       deliver: (text: unknown) => this.settled(inst, text),
-      onEmit: (event: string, dataJson: string) => this.publish(load.name, event, dataJson),
+      onEmit: (event: string, dataJson: string) => {
+        const refusal = this.refuseEmit(event, dataJson);
+        if (refusal === undefined) this.publish(load.name, event, dataJson);
+        return refusal;
+      },
     });
     inst.sandbox = sandbox;
     if (inst.dead) {

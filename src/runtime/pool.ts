@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../types.js';
+import type { EmitRule } from './emit-rules.js';
 import { WorkerHandle } from './worker-handle.js';
 import type { DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
@@ -32,6 +33,12 @@ export interface RuntimeStats {
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
   stats(): RuntimeStats;
+  /**
+   * The catalogue's reject-mode types, the whole set: an `emit()` whose data
+   * fails its type's schema throws in the function (emit-rules.ts). Every
+   * worker has it before any call made after this returns.
+   */
+  setEmitRules(rules: EmitRule[]): void;
   /** Aborts the worker hosting `name`; only honoured when workers run with SWITCHYARD_TEST_HOOKS=1. */
   crashWorkerForTest(name: string): void;
   /** Sets the RSS bound (MB) of the worker hosting `name`; only honoured with SWITCHYARD_TEST_HOOKS=1. */
@@ -114,6 +121,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     validateTransformation(compiled: string): Promise<ValidateOutcome> {
       if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
       return workers[nextValidator++ % count].validateTransformation(compiled, ++nextId);
+    },
+
+    setEmitRules(rules: EmitRule[]): void {
+      for (const w of workers) w.setEmitRules(rules);
     },
 
     retire(name: string, keepVersion?: number): void {

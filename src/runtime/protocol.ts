@@ -7,6 +7,7 @@
  */
 import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';
+import type { EmitRule } from './emit-rules.js';
 
 /** main -> worker */
 export type ToWorker =
@@ -37,6 +38,8 @@ export type ToWorker =
   | { t: 'xrun'; id: number; h: string; code?: string; input: string }
   /** The write-time check of a transformation's code, in a throwaway isolate. */
   | { t: 'xval'; id: number; code: string }
+  /** The catalogue's reject-mode types, the whole set (emit-rules.ts); sent again to a restarted worker. */
+  | { t: 'emit-rules'; rules: EmitRule[] }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
 import type { Logger } from '../types.js';
+import type { EmitRule } from './emit-rules.js';
 import type { DeployedFunction, InvokeOutcome, TransformOutcome, ValidateOutcome } from './types.js';
 
 export interface WorkerHandleDeps {
@@ -86,6 +87,8 @@ export class WorkerHandle {
   private outbox: Outgoing[] = [];
   private readonly open = new Map<string, Batch>();
   private flushScheduled = false;
+  /** The last emit-rules frame, sent first to every process this handle starts. */
+  private emitRules: Extract<ToWorker, { t: 'emit-rules' }> | null = null;
 
   readonly index: number;
   private readonly script: string;
@@ -176,6 +179,12 @@ export class WorkerHandle {
       this.outbox.push({ kind: 'frame', msg: { t: 'xval', id, code } });
       this.schedule();
     });
+  }
+
+  setEmitRules(rules: EmitRule[]): void {
+    this.emitRules = { t: 'emit-rules', rules };
+    this.outbox.push({ kind: 'frame', msg: this.emitRules });
+    this.schedule();
   }
 
   retire(name: string, keep: number | null): void {
@@ -417,6 +426,10 @@ export class WorkerHandle {
     const channel = child.stdio[3] as net.Socket;
     this.channel = channel;
     this.accepting = true;
+    // Before anything queued for it: a successor must refuse what its predecessor refused.
+    if (this.emitRules && !this.outbox.some((o) => o.kind === 'frame' && o.msg === this.emitRules)) {
+      this.outbox.unshift({ kind: 'frame', msg: this.emitRules });
+    }
     const decoder = new FrameDecoder((text) => {
       try {
         this.onFrame(text);

@@ -16,6 +16,7 @@ import { writeSync } from 'node:fs';
 import net from 'node:net';
 import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
+import { EmitRules, type EmitRule } from './emit-rules.js';
 import { dispatcherSetup } from './handler-export.js';
 import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
 import { UserCompileError, prepare } from './prepare.js';
@@ -79,7 +80,9 @@ function publish(fn: string, event: string, dataJson: string): void {
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, warmIsolates });
+const emitRules = new EmitRules();
+const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
+const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;
@@ -141,7 +144,34 @@ async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorke
   }
 }
 
+/**
+ * Frames that arrived while ajv loads for the first emit rules: held, then
+ * taken in order, so no call runs against rules older than the ones sent before it.
+ */
+let held: string[] | null = null;
+
+function setEmitRules(rules: EmitRule[]): void {
+  const skip = (name: string, why: string) => log('warn', `emit rule for event type '${name}' not taken: ${why}`);
+  if (emitRules.ready(rules)) {
+    emitRules.set(rules, skip);
+    return;
+  }
+  held = [];
+  emitRules.load().then(
+    () => emitRules.set(rules, skip),
+    (err: unknown) => log('error', `could not load the JSON Schema compiler for emit rules: ${String(err)}`),
+  ).finally(() => {
+    const waiting = held ?? [];
+    held = null;
+    for (const text of waiting) onFrame(text);
+  });
+}
+
 function onFrame(text: string): void {
+  if (held !== null) {
+    held.push(text);
+    return;
+  }
   const [headText, body] = splitFrame(text);
   const msg = JSON.parse(headText) as ToWorker;
   switch (msg.t) {
@@ -174,6 +204,9 @@ function onFrame(text: string): void {
         (r) => send({ t: 'xval', id: msg.id, ...r }),
         (err: unknown) => send({ t: 'xval', id: msg.id, ok: false, message: String(err) }),
       );
+      return;
+    case 'emit-rules':
+      setEmitRules(msg.rules);
       return;
     case 'ret':
       host.retire(msg.name, msg.keep);

@@ -68,7 +68,7 @@ const apiKeyRequiredSchema = Type.Boolean({
   description: "Callers must send an enabled API key in `x-api-key` whose usage plan covers the API; else 403 (as API Gateway answers)",
 });
 
-/** Bounds on a route's request model (src/gateway/policy/request-schema.ts enforces them). */
+/** Bounds on a route's request model (src/json-schema.ts enforces them). */
 export const REQUEST_MODEL_LIMITS = {
   /** The body schema as JSON text, in bytes. */
   schemaBytes: 65_536,

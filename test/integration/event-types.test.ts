@@ -160,7 +160,7 @@ describe('event types: validation at publish', () => {
 });
 
 describe('event types: emit() from functions', () => {
-  it('warn publishes the emit and records it; reject drops it and records it', async () => {
+  it('warn publishes the emit and records it; reject throws in the function, naming the path, and publishes nothing', async () => {
     expect((await svc.request('POST', '/api/event-types', { name: 'emit.check', schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }, mode: 'warn' })).status).toBe(201);
     const sink = await svc.request('POST', '/api/functions', { name: 'emit-sink', code: 'export const handler = async (e) => e.detail;', events: ['emit.check'] });
     expect(sink.status, sink.text).toBe(201);
@@ -179,16 +179,36 @@ describe('event types: emit() from functions', () => {
     }, 'the emit violation');
     expect(warned[0]).toMatchObject({ path: '/n', source: 'emit' });
 
+    // Reject: the emit throws in the function (as a publish answers 400), naming the path; nothing is published.
     expect((await svc.request('PUT', '/api/event-types/emit.check', { mode: 'reject' })).status).toBe(200);
-    expect((await svc.request('POST', '/api/functions/emit-source/invoke', { n: 'y' })).status).toBe(200);
-    await until(async () => (await svc.request('GET', '/api/event-types/emit.check/violations')).json.length === 2, 'the rejected emit recorded');
-    expect((await svc.request('POST', '/api/functions/emit-source/invoke', { n: 7 })).status).toBe(200);
-    // The valid emit arrives; the rejected one never did.
+    const catcher = await svc.request('POST', '/api/functions', {
+      name: 'emit-catcher',
+      code: "export const handler = async (e) => { try { emit('emit.check', { n: e.n }); return { sent: true }; } catch (err) { return { name: err.name, code: err.code, message: err.message }; } };",
+    });
+    expect(catcher.status, catcher.text).toBe(201);
+    const refused = await svc.request('POST', '/api/functions/emit-catcher/invoke', { n: 'y' });
+    expect(refused.status, refused.text).toBe(200);
+    expect(refused.json.result).toEqual({
+      name: 'EventInvalidError',
+      code: 'event_invalid',
+      message: "emit: data/n: must be integer (event type 'emit.check' version 1)",
+    });
+    expect((await svc.request('POST', '/api/functions/emit-catcher/invoke', { n: 7 })).json.result).toEqual({ sent: true });
+    // Uncaught, the refusal fails the invocation like any throw.
+    const failed = await svc.request('POST', '/api/functions/emit-source/invoke', { n: 'z' });
+    expect(failed.json.error).toMatchObject({ code: 'function_error', message: expect.stringContaining("EventInvalidError: emit: data/n: must be integer (event type 'emit.check'") });
+    // The valid emit arrives; the refused ones never did, and were not recorded as violations at fan-out.
     await until(async () => (await sinkRuns()).length === 2, 'the valid emit to arrive');
     const runs = await sinkRuns();
-    expect(runs.map((r) => JSON.stringify(r.event)).join()).not.toContain('"y"');
-    await until(() => svc.output.join('').includes('emit refused'), 'the refusal logged');
+    expect(runs.map((r) => JSON.stringify(r.event)).join()).not.toMatch(/"[yz]"/);
+    expect((await svc.request('GET', '/api/event-types/emit.check/violations')).json).toHaveLength(1);
+
+    // Back to warn: the same emit is published again (the workers' rules follow every change).
+    expect((await svc.request('PUT', '/api/event-types/emit.check', { mode: 'warn' })).status).toBe(200);
+    expect((await svc.request('POST', '/api/functions/emit-catcher/invoke', { n: 'w' })).json.result).toEqual({ sent: true });
+    await until(async () => (await sinkRuns()).length === 3, 'the warned emit to arrive');
   });
+
 });
 
 describe('event types: the OpenAPI webhooks section and import', () => {

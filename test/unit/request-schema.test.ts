@@ -5,7 +5,7 @@
  * no check at all for a route that requires nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { checkRequestModel, compileBodySchema, REQUEST_MODEL_LIMITS, RequestModelError } from '../../src/gateway/policy/request-schema.js';
+import { checkRequestModel, compileBodySchema, REQUEST_MODEL_LIMITS, RequestModelError } from '../../src/json-schema.js';
 import { compileRequestValidation } from '../../src/gateway/policy/validation.js';
 import { PolicyRefusalError } from '../../src/errors.js';
 import type { Api, Route } from '../../src/types.js';

@@ -177,6 +177,35 @@ describe('runtime: failures', () => {
   });
 });
 
+describe('runtime: emit rules (the catalogue\'s reject mode)', () => {
+  const rules = [{ name: 'rule.checked', version: 3, schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } }];
+  const emitter = (name: string) =>
+    fn(name, `exports.handler = (e) => { try { emit('rule.checked', e); return 'sent'; } catch (err) { return [err.name, err.code, err.message]; } }`);
+
+  it('refuses in the function what the rules refuse, lets the rest through, and follows every new set', async () => {
+    const f = await emitter(nameOn(1, 'emitter'));
+    expect(okResult(await call(f, {}))).toBe('sent'); // no rules yet
+    rt.setEmitRules(rules);
+    expect(okResult(await call(f, { n: 'x' }))).toEqual(['EventInvalidError', 'event_invalid', "emit: data/n: must be integer (event type 'rule.checked' version 3)"]);
+    expect(okResult(await call(f, { n: 2 }))).toBe('sent');
+    rt.setEmitRules([]);
+    expect(okResult(await call(f, { n: 'x' }))).toBe('sent');
+  });
+
+  it('a worker restarted after a crash has the rules before its first call', async () => {
+    const name = nameOn(0, 'emitter');
+    const f = await emitter(name);
+    rt.setEmitRules(rules);
+    expect(okResult(await call(f, {}))).toEqual(['EventInvalidError', 'event_invalid', "emit: data: must have required property 'n' (event type 'rule.checked' version 3)"]);
+    const restarts = rt.stats().workers[0].restarts;
+    rt.crashWorkerForTest(name);
+    while (rt.stats().workers[0].restarts === restarts) await new Promise((r) => setTimeout(r, 20));
+    // Sent while the successor starts: it is queued behind the rules.
+    expect(okResult(await call(f, {}))).toEqual(['EventInvalidError', 'event_invalid', expect.stringContaining("required property 'n'")]);
+    rt.setEmitRules([]);
+  });
+});
+
 describe('runtime: worker RSS watchdog', () => {
   it('computes the bound from the isolates it holds, with a fixed base', () => {
     expect(rssBoundMb([])).toBe(RSS_BASE_MB);

@@ -13,7 +13,7 @@ import { PolicyRefusalError } from '../../errors.js';
 import { jsonTextTooDeep } from '../../json-limits.js';
 import type { Api, RequestModel, Route } from '../../types.js';
 import { parseQuery, type RequestFacts } from '../event.js';
-import { compileBodySchema, RequestModelError } from './request-schema.js';
+import { compileBodySchema, RequestModelError } from '../../json-schema.js';
 
 /**
  * What the check reads of guards.ts's PolicyRequest, and a RouteGuard's shape,

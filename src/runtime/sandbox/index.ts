@@ -26,10 +26,11 @@ export interface SandboxOptions {
   allowPrivateTargets: boolean;
   /**
    * Receives each `emit(event, data)` of this context (data as JSON text), after
-   * the host-side guard. Absent: emits are still checked in the isolate, then
-   * dropped (deploy-time validation).
+   * the host-side guard; a string it returns is a refusal the isolate throws
+   * (the catalogue's reject mode, emit-rules.ts). Absent: emits are still
+   * checked in the isolate, then dropped (deploy-time validation).
    */
-  onEmit?: (event: string, dataJson: string) => void;
+  onEmit?: (event: string, dataJson: string) => string | undefined;
   /**
    * The user's script as the isolate will compile it (prepare.ts), for stack traces in
    * the user's positions: its file name, its source map's `mappings` (null: positions
@@ -207,13 +208,14 @@ export async function installSandbox(
 
   const onEmit = opts.onEmit;
   const emitAllowed = createEmitGuard();
-  const onHostEmit = (event: unknown, dataJson: unknown) => {
+  const onHostEmit = (event: unknown, dataJson: unknown): string | undefined => {
     // No live() check: an emit made just before a deadline killed the isolate still happened.
-    if (!onEmit || !emitAllowed(event, dataJson)) return;
+    if (!onEmit || !emitAllowed(event, dataJson)) return undefined;
     try {
-      onEmit(event as string, dataJson as string);
+      return onEmit(event as string, dataJson as string);
     } catch {
-      // The receiver's failure is its own; the isolate asked for fire-and-forget.
+      // The receiver's failure is its own: the function is told only of a refusal.
+      return undefined;
     }
   };
 
@@ -225,7 +227,8 @@ export async function installSandbox(
     hostTimerSet: new ivm.Callback(onTimerSet, { ignored: true }),
     hostTimerClear: new ivm.Callback(onTimerClear, { ignored: true }),
     hostFetch: new ivm.Callback(onFetch, { ignored: true }),
-    hostEmit: onEmit ? new ivm.Callback(onHostEmit, { ignored: true }) : undefined,
+    // Synchronous, so a refusal reaches the emit that caused it (an empty map lookup when none can come).
+    hostEmit: onEmit ? new ivm.Callback(onHostEmit) : undefined,
     // Lambda's value, which a function's own env cannot change (its worker runs in UTC: pool.ts).
     envJson: JSON.stringify({ ...opts.env, TZ: ':UTC' }),
     userFile: opts.source?.file ?? 'function.js',

@@ -1,9 +1,11 @@
 // @ts-check
 /**
  * Isolate-side source: `emit(event, data)`, the function's way to publish an
- * event (like POST /api/events). Synchronous and fire-and-forget: it checks
- * and serialises here, so only JSON text crosses to the host (`hostEmit`, an
- * ignored Callback). The checks throw TypeErrors the handler can catch; the
+ * event (like POST /api/events). Synchronous: it checks and serialises here,
+ * so only JSON text crosses to the host (`hostEmit`, a synchronous Callback
+ * that answers undefined, or a refusal when the catalogue rejects the data:
+ * thrown as an Error whose code is `event_invalid`, as a publish of it would
+ * answer 400). The checks throw TypeErrors the handler can catch; the
  * host repeats the name, size and rate checks (emit-guard.ts) because user
  * code can patch the builtins these use (RegExp.prototype.exec, ...).
  * `hostEmit` is undefined in deploy-time validation isolates: emits are
@@ -15,6 +17,7 @@
 {
   // Captured now, before user code runs and can replace globals.
   const TypeErr = TypeError;
+  const Err = Error;
   const stringify = JSON.stringify;
   const clock = Date.now;
   const min = Math.min;
@@ -84,7 +87,15 @@
     last = now;
     if (tokens < 1) throw new TypeErr('emit rate limit: at most ' + RATE + ' events per second per function');
     tokens -= 1;
-    if (hostEmit !== undefined) hostEmit(event, json);
+    if (hostEmit === undefined) return;
+    const refusal = hostEmit(event, json);
+    if (typeof refusal === 'string') {
+      const e = new Err(refusal);
+      e.name = 'EventInvalidError';
+      // @ts-expect-error the code is Node's habit for typed errors, which Error's type does not declare
+      e.code = 'event_invalid';
+      throw e;
+    }
   }
   def('emit', emit);
 }

@@ -11,14 +11,18 @@
  * to compile), `$data` stays off, strict mode refuses unknown keywords and
  * formats (a typo would otherwise validate nothing), and allErrors stays off
  * so a failing body costs one error's work.
+ *
+ * The event catalogue (src/events/) and the workers' emit rules
+ * (src/runtime/emit-rules.ts) compile their schemas here too, so a schema
+ * means the same to a route, a publish and a function's emit().
  */
 import { Ajv, MissingRefError, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import AjvDraft04Module from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { valueTooDeep } from '../../json-limits.js';
-import { REQUEST_MODEL_LIMITS } from '../../schema/apis.js';
-import type { RequestModel } from '../../types.js';
+import { valueTooDeep } from './json-limits.js';
+import { REQUEST_MODEL_LIMITS } from './schema/apis.js';
+import type { RequestModel } from './types.js';
 
 export { REQUEST_MODEL_LIMITS };
 
@@ -134,6 +138,14 @@ export function compileBodySchema(schema: unknown): ValidateFunction {
     // The instance's cache holds schemas by object identity: leave nothing keyed by this one.
     ajv.removeSchema(given);
   }
+}
+
+/** ajv's first error as a path and a reason (allErrors is off: there is one). */
+export function firstFailure(validate: ValidateFunction): { path: string; message: string } {
+  const e = validate.errors?.[0];
+  if (!e) return { path: '', message: 'is invalid' };
+  const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+  return { path: e.instancePath, message: missing === undefined ? (e.message ?? 'is invalid') : `must have required property '${missing}'` };
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
