@@ -311,7 +311,7 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     });
 
   handleStopSignals({
-    graceMs: config.shutdownGraceMs,
+    graceMs: config.drainDelayMs + config.shutdownGraceMs,
     log,
     describe: () => ({ fields: { processes: live().length }, where: ` in ${live().length} processes` }),
     stop: async () => {

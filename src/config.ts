@@ -61,6 +61,11 @@ export interface Config {
   demo: boolean;
   /** Milliseconds to finish in-flight requests and delivery attempts after SIGTERM or SIGINT. */
   shutdownGraceMs: number;
+  /**
+   * Milliseconds after SIGTERM or SIGINT during which the listener keeps serving while
+   * /readyz answers 503, before the grace period starts (a load balancer's time to notice).
+   */
+  drainDelayMs: number;
   /** Function console lines kept per function. */
   logRetention: number;
   /** Finished webhook deliveries older than this are pruned. */
@@ -243,6 +248,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--shutdown-grace-ms',
     default: '10000',
     help: 'Time to finish in-flight requests and delivery attempts after SIGTERM or Ctrl-C.',
+  },
+  {
+    env: 'SWITCHYARD_DRAIN_DELAY_MS',
+    flag: '--drain-delay-ms',
+    default: '0',
+    help: 'After SIGTERM or Ctrl-C, keep serving this long while /readyz answers 503 (a load balancer takes the node out), then stop.',
   },
   { env: 'SWITCHYARD_LOG_RETENTION', flag: '--log-retention', default: '1000', help: 'Console lines kept per function.' },
   {
@@ -563,6 +574,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
         : null,
     demo,
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
+    drainDelayMs: int(merged, 'SWITCHYARD_DRAIN_DELAY_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,

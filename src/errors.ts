@@ -68,6 +68,7 @@ export const ERRORS = {
   internal_error: { status: 500, message: 'Internal error; see the server log' },
   shutting_down: { status: 503, message: 'Switchyard is shutting down' },
   store_unavailable: { status: 503, message: 'The database is not answering' },
+  runtime_unavailable: { status: 503, message: 'The isolate workers of this server process are not running' },
   too_many_scrapes: { status: 503, message: 'Too many scrapes of /metrics wait for the next collection' },
   too_many_streams: { status: 503, message: 'Every event stream this server serves is taken' },
   // Invocations: routing, then failures of the function itself

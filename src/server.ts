@@ -222,6 +222,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   /** Each request's count of published changes when it arrived. */
   const changeMarks = new WeakMap<object, number>();
   let closingStarted = false;
+  let draining = false;
   // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
   const trust = config.trustedProxies && trustFunction(config.trustedProxies);
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted, trust });
@@ -304,6 +305,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       background,
       stats,
       metricsAccess: { token: config.metricsToken, attempts },
+      notReady: () =>
+        draining
+          ? { status: 'draining', error: 'Switchyard is shutting down: draining connections', code: 'shutting_down' }
+          : runtime.ready()
+            ? null
+            : { status: 'unavailable', error: 'the isolate workers of this server process are not running', code: 'runtime_unavailable' },
     },
     { secured: config.adminKey !== null },
     invokeOriginOf({
@@ -321,6 +328,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      // Draining: still serving, while /readyz tells the load balancer to send no more.
+      draining = true;
+      if (config.drainDelayMs > 0) {
+        log.info({ drainDelayMs: config.drainDelayMs }, `draining: /readyz answers 503 for ${config.drainDelayMs} ms while requests are still served`);
+        await new Promise((r) => setTimeout(r, config.drainDelayMs));
+      }
       closingStarted = true;
       // Keep-alive sockets that finish their last response would hold close() open
       // until the grace period: close them as soon as they go idle.

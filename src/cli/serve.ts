@@ -76,7 +76,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     service = single;
     // Before the line that says it is up: whoever reads it may signal at once.
     stopping = handleStopSignals({
-      graceMs: config.shutdownGraceMs,
+      graceMs: config.drainDelayMs + config.shutdownGraceMs,
       log,
       stop: () => single.close().then(() => true),
     });

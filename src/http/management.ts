@@ -23,7 +23,7 @@ import { registerDashboardRoutes } from './dashboard.js';
 import { registerFunctionRoutes } from './functions/index.js';
 import { registerIntegerParameters } from './integer-parameters.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
-import { registerOpsRoutes, type MetricsAccess } from './ops.js';
+import { registerOpsRoutes, type MetricsAccess, type NotReady } from './ops.js';
 import { registerSchemas } from './schemas.js';
 import { registerStatsRoutes } from './stats.js';
 import { registerStreamRoutes } from './streams.js';
@@ -51,6 +51,8 @@ export interface ManagementDeps {
   stats: Stats;
   /** Who may read /metrics (default: anyone). */
   metricsAccess?: MetricsAccess;
+  /** Why /readyz answers 503 beyond the store (draining, isolate workers down); null: ready. */
+  notReady?: () => NotReady | null;
 }
 
 /** `invokeOrigin`: where callers reach invocations (listeners.ts); by default their own origin. */
@@ -63,7 +65,7 @@ export async function registerManagementApi(
   registerSchemas(app);
   registerIntegerParameters(app);
   await app.register(swagger, swaggerOptions(doc));
-  registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess);
+  registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess, deps.notReady);
   registerDashboardRoutes(app, invokeOrigin);
   registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });

@@ -1,5 +1,6 @@
 /**
- * Operational endpoints: liveness, readiness (the store answers) and metrics.
+ * Operational endpoints: liveness, readiness (the store answers, the isolate
+ * workers run, and the process is not draining after SIGTERM) and metrics.
  * They need no admin key: probes and scrapers carry none. The probes answer
  * under any `Host` (keyless-guard.ts); `/metrics` can ask for its own token
  * (`SWITCHYARD_METRICS_TOKEN`), and its scrapes share one collection at a
@@ -22,7 +23,20 @@ export interface MetricsAccess {
 
 const PROBE_ROUTE = { config: { public: true, anyHost: true } } as const;
 
-export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: Metrics, access?: MetricsAccess): void {
+/** Why this process is not ready although its store answers: draining after SIGTERM, or its isolate workers down. */
+export interface NotReady {
+  status: 'draining' | 'unavailable';
+  error: string;
+  code: 'shutting_down' | 'runtime_unavailable';
+}
+
+export function registerOpsRoutes(
+  app: FastifyInstance,
+  store: Store,
+  metrics: Metrics,
+  access?: MetricsAccess,
+  notReady: () => NotReady | null = () => null,
+): void {
   app.get(
     '/healthz',
     {
@@ -48,14 +62,16 @@ export function registerOpsRoutes(app: FastifyInstance, store: Store, metrics: M
         tags: ['operations'],
         operationId: 'readyz',
         security: [],
-        summary: 'Readiness: 503 when the store does not answer',
+        summary: 'Readiness: 503 when the store does not answer, the isolate workers are down, or the process drains after SIGTERM',
         response: {
           200: { description: 'Ready to serve', ...ref('Readiness') },
-          503: { description: 'The store does not answer', ...ref('Readiness') },
+          503: { description: 'The store does not answer, the isolate workers are not running, or the process is draining', ...ref('Readiness') },
         },
       },
     },
     async function readyz(request, reply) {
+      const why = notReady();
+      if (why !== null) return reply.code(503).send(why);
       try {
         await store.ping();
         return { status: 'ready' };

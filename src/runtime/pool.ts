@@ -33,6 +33,8 @@ export interface RuntimeStats {
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
   stats(): RuntimeStats;
+  /** Every worker process runs and takes calls (GET /readyz). */
+  ready(): boolean;
   /**
    * The catalogue's reject-mode types, the whole set: an `emit()` whose data
    * fails its type's schema throws in the function (emit-rules.ts). Every
@@ -138,6 +140,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
         await new Promise((r) => setTimeout(r, 20));
       }
       await Promise.all(workers.map((w) => w.stop()));
+    },
+
+    ready(): boolean {
+      return !closing && workers.every((w) => w.ready);
     },
 
     stats(): RuntimeStats {

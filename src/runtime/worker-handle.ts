@@ -113,6 +113,11 @@ export class WorkerHandle {
     return this.child?.pid;
   }
 
+  /** A worker process runs and takes calls (false while it starts again after an exit, or says it is dying). */
+  get ready(): boolean {
+    return this.child !== null && this.accepting;
+  }
+
   get inflight(): number {
     return this.pending.size + this.validations.size + this.transforms.size + this.transformChecks.size;
   }

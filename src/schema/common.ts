@@ -60,7 +60,7 @@ export const HealthSchema = named(
 
 export const ReadinessSchema = named(
   'Readiness',
-  Type.Object({ status: stringEnum(['ready', 'unavailable']), error: Type.Optional(string()), code: Type.Optional(string()) }),
+  Type.Object({ status: stringEnum(['ready', 'unavailable', 'draining']), error: Type.Optional(string()), code: Type.Optional(string()) }),
 );
 
 export type DeletedView = Static<typeof DeletedSchema>;

@@ -148,6 +148,28 @@ describe.skipIf(process.platform !== 'linux')('stop signals', () => {
     await expectWorkersGone(workers);
   }, 40_000);
 
+  it('drains first with SWITCHYARD_DRAIN_DELAY_MS: /readyz answers 503 while new requests are still served, then it stops', async () => {
+    const { server, workers } = await serverWithSlowFunction(0, { SWITCHYARD_DRAIN_DELAY_MS: '3000' });
+    const readyz = async () => {
+      const res = await fetch(`${server.url}/readyz`);
+      return { status: res.status, body: (await res.json()) as { status: string; code?: string } };
+    };
+    expect((await readyz()).status).toBe(200);
+    const apis = (await (await fetch(`${server.url}/api/apis`)).json()) as Array<{ id: string }>;
+    process.kill(server.pid, 'SIGTERM');
+    const draining = await waitFor(async () => {
+      const r = await readyz();
+      return r.status === 503 ? r : null;
+    });
+    expect(draining?.body).toEqual({ status: 'draining', error: 'Switchyard is shutting down: draining connections', code: 'shutting_down' });
+    // A request that arrives during the drain is served, not refused with shutting_down.
+    const late = await fetch(`${server.url}/api/invoke/fn/${apis[0].id}/slow`);
+    expect(late.status, await late.clone().text()).toBe(200);
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+    expect(server.stdout()).toMatch(/draining: \/readyz answers 503 for 3000 ms/);
+    await expectWorkersGone(workers);
+  });
+
   it('the worker processes exit when the main process is killed outright (SIGKILL)', async () => {
     const { server, workers } = await serverWithSlowFunction(10);
     process.kill(server.pid, 'SIGKILL');

@@ -170,6 +170,7 @@ describe('loadConfig', () => {
     expect(String(loadConfig({ SWITCHYARD_PROCESSES: '1' }).workers)).toBe(byEnv.SWITCHYARD_WORKERS);
     expect(byEnv.SWITCHYARD_PROCESSES).toBe('auto');
     expect(String(c.shutdownGraceMs)).toBe(byEnv.SWITCHYARD_SHUTDOWN_GRACE_MS);
+    expect(String(c.drainDelayMs)).toBe(byEnv.SWITCHYARD_DRAIN_DELAY_MS);
     expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
     expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
     const help = helpText();

@@ -175,6 +175,21 @@ describe('runtime: failures', () => {
     expect(okResult(await call(victim, { hang: false }))).toBe('back'); // queued during the restart, then served
     expect(rt.stats().workers[0].restarts).toBe(restartsBefore + 1);
   });
+
+  it('is not ready (GET /readyz) from a worker\'s exit until its successor runs', async () => {
+    const victimName = nameOn(0, 'unready');
+    const victim = await fn(victimName, `exports.handler = (e) => e.hang ? new Promise(() => {}) : 'back'`, { timeoutMs: 20000 });
+    expect(okResult(await call(victim, { hang: false }))).toBe('back');
+    expect(rt.ready()).toBe(true);
+    const inflight = call(victim, { hang: true });
+    await new Promise((r) => setTimeout(r, 20));
+    rt.crashWorkerForTest(victimName);
+    // Failed on the exit, at least 100 ms before the restart.
+    expect((await inflight).ok).toBe(false);
+    expect(rt.ready()).toBe(false);
+    while (!rt.ready()) await new Promise((r) => setTimeout(r, 20));
+    expect(okResult(await call(victim, { hang: false }))).toBe('back');
+  });
 });
 
 describe('runtime: emit rules (the catalogue\'s reject mode)', () => {
