@@ -68,6 +68,8 @@ export interface Config {
   drainDelayMs: number;
   /** Function console lines kept per function. */
   logRetention: number;
+  /** Function console lines also written to the server's log (stdout) as structured lines. */
+  functionLogsToStdout: boolean;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
   /** How long an Idempotency-Key or event id answers its first answer again, in ms (`SWITCHYARD_IDEMPOTENCY_WINDOW`, seconds). */
@@ -256,6 +258,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     help: 'After SIGTERM or Ctrl-C, keep serving this long while /readyz answers 503 (a load balancer takes the node out), then stop.',
   },
   { env: 'SWITCHYARD_LOG_RETENTION', flag: '--log-retention', default: '1000', help: 'Console lines kept per function.' },
+  {
+    env: 'SWITCHYARD_FUNCTION_LOGS_STDOUT',
+    flag: '--function-logs-stdout',
+    default: '1',
+    help: "1 writes functions' console lines to the server's log too (stdout, at their level, with function and requestId), for journald, Loki or any log shipper; 0 keeps them only in the store.",
+  },
   {
     env: 'SWITCHYARD_DELIVERY_RETENTION_DAYS',
     flag: '--delivery-retention-days',
@@ -576,6 +584,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     shutdownGraceMs: int(merged, 'SWITCHYARD_SHUTDOWN_GRACE_MS', 0, 600000),
     drainDelayMs: int(merged, 'SWITCHYARD_DRAIN_DELAY_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
+    functionLogsToStdout: raw(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT') === null ? true : bool(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT'),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,
     maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),

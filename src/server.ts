@@ -134,7 +134,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
-  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
+  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log, echo: config.functionLogsToStdout ? log : null });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
   const throttles = new Throttles({ limits: store, clock });

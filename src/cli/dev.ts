@@ -136,6 +136,8 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
     // The dev loop prints what matters itself; the server speaks up only for problems.
     LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn',
     LOG_FORMAT: io.env.LOG_FORMAT ?? 'pretty',
+    // It streams the functions' lines itself (`logs -f`); the server's copy would print them twice.
+    SWITCHYARD_FUNCTION_LOGS_STDOUT: '0',
   };
   if (adminKey) env.SWITCHYARD_ADMIN_KEY = adminKey;
   if (flags.adminAddress !== undefined) env.SWITCHYARD_ADMIN_ADDRESS = flags.adminAddress;

@@ -2,6 +2,9 @@
  * Buffers functions' console lines and writes them to the store in batches, so
  * an invocation that logs never waits for a database write. Lines are flushed
  * every 200 ms (or at 500 buffered) and old lines are pruned now and then.
+ * With `echo`, each line is also written to the server's own log as it
+ * arrives (SWITCHYARD_FUNCTION_LOGS_STDOUT): collectors that read stdout see
+ * functions' output, as CloudWatch gets Lambda's.
  */
 import type { Store } from '../store/store.js';
 import type { ConsoleLineSink, FunctionLogLine, Logger } from '../types.js';
@@ -11,6 +14,17 @@ export interface FunctionLogSinkDeps {
   /** Lines kept per function. */
   retention: number;
   log: Logger;
+  /** Where each line is also written (the server's log); null: the store only. */
+  echo?: Logger | null;
+}
+
+/** A function's `console.*` level as the server log's (`log` is `info`, as console.log is). */
+const ECHO_LEVEL = { debug: 'debug', info: 'info', log: 'info', warn: 'warn', error: 'error' } as const;
+
+/** One console line in the server's log: `source: "function"` tells it from the server's own lines. */
+export function echoLine(log: Logger, functionName: string, version: number | null, line: FunctionLogLine): void {
+  const level = ECHO_LEVEL[line.level] ?? 'info';
+  log[level]({ source: 'function', function: functionName, version, requestId: line.requestId, fnLevel: line.level, fnTime: line.time }, line.message);
 }
 
 export class FunctionLogSink implements ConsoleLineSink {
@@ -23,16 +37,19 @@ export class FunctionLogSink implements ConsoleLineSink {
   private readonly store: Store;
   private readonly retention: number;
   private readonly log: Logger;
+  private readonly echo: Logger | null;
 
   constructor(deps: FunctionLogSinkDeps) {
     this.store = deps.store;
     this.retention = deps.retention;
     this.log = deps.log;
+    this.echo = deps.echo ?? null;
   }
 
   /** `version`: the function version that ran, stored with each line. */
   push(functionName: string, lines: FunctionLogLine[], version: number | null = null): void {
     if (lines.length === 0) return;
+    if (this.echo) for (const line of lines) echoLine(this.echo, functionName, version, line);
     const stamped = lines.map((l) => ({ ...l, version }));
     const list = this.buffer.get(functionName);
     if (list) list.push(...stamped);

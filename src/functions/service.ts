@@ -298,10 +298,12 @@ export class FunctionService {
    * `POST /api/functions/:name/invoke`: what the gateway would answer, plus the
    * logs. The given event is completed in the function's own event format.
    */
-  /** `depth`: the request's hop count in a chain of runs (`Switchyard-Depth`, src/hops.ts). */
-  async invoke(name: string, partialEvent: unknown, depth = 0): Promise<ManualInvocation> {
+  /**
+   * `depth`: the request's hop count in a chain of runs (`Switchyard-Depth`, src/hops.ts);
+   * `requestId`: the HTTP request's own (its `X-Request-Id`), so the answer, the run and its log lines share one id.
+   */
+  async invoke(name: string, partialEvent: unknown, depth = 0, requestId = nextRequestId()): Promise<ManualInvocation> {
     const fn = await this.get(name);
-    const requestId = nextRequestId();
     const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
     const tracked = this.hops?.enter(name, requestId, depth);
     let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;

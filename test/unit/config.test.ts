@@ -171,6 +171,8 @@ describe('loadConfig', () => {
     expect(byEnv.SWITCHYARD_PROCESSES).toBe('auto');
     expect(String(c.shutdownGraceMs)).toBe(byEnv.SWITCHYARD_SHUTDOWN_GRACE_MS);
     expect(String(c.drainDelayMs)).toBe(byEnv.SWITCHYARD_DRAIN_DELAY_MS);
+    expect(c.functionLogsToStdout ? '1' : '0').toBe(byEnv.SWITCHYARD_FUNCTION_LOGS_STDOUT);
+    expect(loadConfig({ SWITCHYARD_FUNCTION_LOGS_STDOUT: '0' }).functionLogsToStdout).toBe(false);
     expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
     expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
     const help = helpText();

@@ -77,7 +77,7 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background, idem
         const scopes = key === null ? [] : [{ scope: `invoke:${request.params.name}`, key, field: 'Idempotency-Key' }];
         return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body ?? {}) : '', queue);
       }
-      return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth));
+      return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth, request.id));
     },
   );
 }
