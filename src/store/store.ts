@@ -365,7 +365,50 @@ export interface ClaimShares {
  * processes on one database never fire a slot twice or send a delivery twice
  * at once.
  */
-export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart, HeldPart, TargetHealthPart {}
+export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart, HeldPart, TargetHealthPart, HeartbeatsPart {}
+
+/** One lease owner's heartbeat (src/deliveries/heartbeat.ts), as `beat` writes it. */
+export interface OwnerBeat {
+  owner: string;
+  host: string;
+  pid: number;
+  /** The store's clock now (the database's time on PostgreSQL: src/clock.ts), ISO. */
+  now: string;
+}
+
+/** A lease owner whose heartbeat stopped, and how many delivery leases it held when they were given back. */
+export interface TakenOverOwner {
+  owner: string;
+  host: string;
+  pid: number;
+  beatAt: string;
+  released: number;
+}
+
+/**
+ * Lease owners' heartbeats: each process with a delivery engine beats every
+ * few seconds, so another one tells a dead owner (kill -9, a lost node) from
+ * a slow attempt by its last beat instead of waiting for its leases to run out.
+ */
+export interface HeartbeatsPart {
+  /**
+   * Writes `owner`'s beat at `now`. True when its row was there (the owner
+   * kept beating); false when it was written anew: the first beat, or its
+   * row was removed because it looked dead (its leases were given back).
+   */
+  beat(beat: OwnerBeat): Promise<boolean>;
+  /** Removes `owner`'s row (a clean stop, after its leases were given back). */
+  endHeartbeat(owner: string): Promise<void>;
+  /**
+   * In one transaction: every owner but `self` whose last beat is before
+   * `staleBefore` loses its row and its delivery leases (given back, free to
+   * claim at once). A dead owner's work resumes; a paused one finds its row
+   * gone at its next beat and its outcomes no longer recordable (they need
+   * the lease). Owners without a row (an older Switchyard) are left to their
+   * leases' expiry.
+   */
+  takeOverStaleOwners(self: string, staleBefore: string): Promise<TakenOverOwner[]>;
+}
 
 /** Webhooks and their event subscriptions. */
 export interface WebhooksPart {

@@ -172,6 +172,7 @@ describe('loadConfig', () => {
     expect(String(c.shutdownGraceMs)).toBe(byEnv.SWITCHYARD_SHUTDOWN_GRACE_MS);
     expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
     expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
+    expect(String(c.heartbeatTimeoutMs / 1000)).toBe(byEnv.SWITCHYARD_HEARTBEAT_TIMEOUT);
     const help = helpText();
     for (const o of OPTIONS) {
       expect(help).toContain(o.env);

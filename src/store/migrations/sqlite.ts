@@ -672,4 +672,21 @@ ALTER TABLE webhooks ADD COLUMN transformation TEXT;
 ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
 `,
   },
+  {
+    version: 25,
+    name: 'lease_heartbeats',
+    // Each lease owner's heartbeat (src/deliveries/heartbeat.ts): a process with a delivery engine
+    // beats every few seconds; an owner whose beat stopped loses its leases to the others at once
+    // instead of after the 90 s lease. beat_at is the store's clock (the database's on PostgreSQL).
+    sql: `
+CREATE TABLE lease_heartbeats (
+  owner      TEXT    PRIMARY KEY,
+  host       TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  beat_at    TEXT NOT NULL
+);
+CREATE INDEX lease_heartbeats_by_beat ON lease_heartbeats (beat_at);
+`,
+  },
 ];

@@ -1,0 +1,150 @@
+/**
+ * A lease owner's heartbeat: every few seconds this process writes its beat
+ * to the store and gives back the delivery leases of owners whose beat
+ * stopped, so a dead node's work resumes within about the timeout (10 s by
+ * default) instead of when its 90 s leases run out. A slow attempt on a live
+ * node keeps its lease: its owner keeps beating.
+ *
+ * Fencing: a process paused past the timeout (GC, SIGSTOP, a lost network)
+ * may have been taken for dead. Its outcomes can no longer be recorded (a
+ * record needs the lease), and `fresh()` tells the engine not to claim or
+ * send while its last beat is older than the timeout less one interval,
+ * which is before anyone else may take it over. A beat that finds its row
+ * gone moves `epoch`: attempts claimed before it must not be sent.
+ * All times are the store's clock (the database's on PostgreSQL,
+ * src/clock.ts), so nodes with skewed clocks agree on who is stale.
+ */
+import type { Clock } from '../clock.js';
+import type { HeartbeatsPart, TakenOverOwner } from '../store/store.js';
+import type { Logger } from '../types.js';
+
+/** An owner silent this long is taken for dead (SWITCHYARD_HEARTBEAT_TIMEOUT). */
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/** What the engine asks before it claims or sends. */
+export interface LeaseFence {
+  /** Whether nobody can have taken this owner's leases over yet (its last beat is recent enough). */
+  fresh(): boolean;
+  /** Moves each time this owner learns it was taken for dead: attempts of an earlier epoch lost their leases. */
+  readonly epoch: number;
+}
+
+export interface OwnerHeartbeatDeps {
+  store: HeartbeatsPart;
+  clock: Clock;
+  owner: string;
+  host: string;
+  pid: number;
+  /** An owner whose last beat is older than this is taken over (default 10 s). */
+  timeoutMs?: number;
+  /** Between beats (default a fifth of the timeout). */
+  intervalMs?: number;
+  log: Logger;
+  /** After each beat that gave another owner's leases back: the engine claims them now. */
+  onTakeover?(owners: TakenOverOwner[]): void;
+  /** After each successful beat (the engine may claim again if it waited for one). */
+  onBeat?(): void;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class OwnerHeartbeat implements LeaseFence {
+  readonly timeoutMs: number;
+  readonly intervalMs: number;
+  private readonly store: HeartbeatsPart;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  /** Clock time the last successful beat was taken at (what the others compare with). */
+  private lastBeatAt = Number.NEGATIVE_INFINITY;
+  private beaten = false;
+  private epochN = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private beating: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: OwnerHeartbeatDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.log = deps.log;
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
+    this.intervalMs = deps.intervalMs ?? Math.max(100, Math.floor(this.timeoutMs / 5));
+  }
+
+  get epoch(): number {
+    return this.epochN;
+  }
+
+  /**
+   * The margin is one interval: a beat that is due but late (a busy event
+   * loop) stops claims and sends before the others may take the owner over.
+   */
+  fresh(): boolean {
+    return this.clock.now() - this.lastBeatAt < this.timeoutMs - this.intervalMs;
+  }
+
+  /** Beats once (awaited: the first claim finds the row fresh), then every interval. */
+  async start(): Promise<void> {
+    if (this.timer || this.stopped) return;
+    await this.beat();
+    if (this.stopped) return;
+    this.timer = setInterval(() => void this.beat(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One beat and one takeover round. Never throws: a failed beat leaves the owner less fresh. */
+  beat(): Promise<void> {
+    this.beating ??= this.beatOnce().finally(() => {
+      this.beating = null;
+    });
+    return this.beating;
+  }
+
+  /** Stops beating and removes the row; call after the engine gave its leases back. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.beating;
+    try {
+      await this.store.endHeartbeat(this.deps.owner);
+    } catch (err) {
+      this.log.warn({ err }, 'removing the lease heartbeat failed; the others sweep it after the timeout');
+    }
+  }
+
+  private async beatOnce(): Promise<void> {
+    const at = this.clock.now();
+    try {
+      const kept = await this.store.beat({ owner: this.deps.owner, host: this.deps.host, pid: this.deps.pid, now: iso(at) });
+      if (!kept && this.beaten) {
+        this.epochN++;
+        this.log.warn(
+          { owner: this.deps.owner, silentMs: at - this.lastBeatAt },
+          'this process was taken for dead (its heartbeat stopped past the timeout): its delivery leases were given to others; attempts in flight are not recorded',
+        );
+      }
+      this.beaten = true;
+      this.lastBeatAt = Math.max(this.lastBeatAt, at);
+    } catch (err) {
+      this.log.warn({ err }, 'lease heartbeat failed');
+      return;
+    }
+    this.deps.onBeat?.();
+    if (this.stopped) return;
+    try {
+      const gone = await this.store.takeOverStaleOwners(this.deps.owner, iso(at - this.timeoutMs));
+      if (gone.length === 0) return;
+      for (const g of gone) {
+        if (g.released > 0) {
+          this.log.warn(
+            { owner: g.owner, host: g.host, pid: g.pid, lastBeat: g.beatAt, released: g.released },
+            'took over the delivery leases of a lease owner whose heartbeat stopped; sending them again',
+          );
+        }
+      }
+      this.deps.onTakeover?.(gone);
+    } catch (err) {
+      this.log.warn({ err }, 'taking over stale lease owners failed; they are taken over at a later beat');
+    }
+  }
+}

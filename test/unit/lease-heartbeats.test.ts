@@ -1,0 +1,209 @@
+/**
+ * Lease owners' heartbeats on every backend: the store's part (beat, stale
+ * owners taken over, clean removal), and two real delivery engines on one
+ * store with a hand-moved clock: an owner that stops beating loses its
+ * leases to the other within the timeout, a live slow attempt is never taken
+ * over, and a paused owner neither records nor sends what it lost.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { DeliveryEngine } from '../../src/deliveries/engine.js';
+import type { DeliveryGate, GateAnswer } from '../../src/deliveries/health.js';
+import { OwnerHeartbeat } from '../../src/deliveries/heartbeat.js';
+import type { Delivery } from '../../src/deliveries/types.js';
+import type { Store } from '../../src/store/store.js';
+import { WebhookTarget } from '../../src/webhooks/target.js';
+import type { Webhook } from '../../src/webhooks/types.js';
+import { startHoldingReceiver, waitFor, type HoldingReceiver } from '../helpers/receiver.js';
+import { backends, removeTempDatabases } from '../helpers/store-backends.js';
+import { newWebhook } from '../helpers/webhook-fixture.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const TIMEOUT = 10_000;
+
+afterAll(() => removeTempDatabases());
+
+for (const backend of backends()) {
+  describe(`lease heartbeats on ${backend.name}`, () => {
+    let store: Store;
+    let clock: ManualClock;
+    let cleanups: Array<() => Promise<unknown>>;
+    let receiver: HoldingReceiver;
+    let wh: Webhook;
+
+    beforeEach(async () => {
+      clock = new ManualClock(Date.now());
+      store = await backend.open({ now: () => new Date(clock.now()) });
+      cleanups = [];
+      receiver = await startHoldingReceiver();
+      wh = await store.createWebhook(newWebhook(receiver.url));
+    });
+
+    afterEach(async () => {
+      receiver.release();
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      await receiver.close();
+      await store.close();
+    });
+
+    /** A heartbeat driven by hand (its timer never fires within a test): `beat()` is the owner beating. */
+    function heartbeat(owner: string, engine?: () => DeliveryEngine): OwnerHeartbeat {
+      return new OwnerHeartbeat({
+        store,
+        clock,
+        owner,
+        host: 'test-host',
+        pid: 1,
+        timeoutMs: TIMEOUT,
+        intervalMs: 2_000,
+        log,
+        onTakeover: () => engine?.().wake(),
+        onBeat: () => engine?.().wake(),
+      });
+    }
+
+    /** An engine with its heartbeat, beaten once (as the pipeline does before the first claim). */
+    async function node(owner: string, gate?: DeliveryGate): Promise<{ engine: DeliveryEngine; beat: OwnerHeartbeat }> {
+      const target = new WebhookTarget({ store, clock, allowPrivateTargets: true, connections: 100, log, random: () => 0.5 });
+      let engine: DeliveryEngine | undefined;
+      const beat = heartbeat(owner, () => engine!);
+      engine = new DeliveryEngine({ store, clock, owner, targets: { webhook: target }, log, fence: beat, gate, pollMs: 50 });
+      await beat.beat();
+      engine.start();
+      cleanups.push(() => engine!.stop(200));
+      return { engine, beat };
+    }
+
+    const delivery = (): Promise<Delivery> =>
+      store.createDelivery({
+        webhookId: wh.id,
+        trigger: 'event',
+        scheduledFor: null,
+        event: 'order.created',
+        eventData: { id: 7 },
+        nextAttemptAt: iso(clock.now()),
+      });
+
+    const received = (id: string) => receiver.requests.filter((r) => r.headers['webhook-id'] === id).length;
+
+    it('beat says whether the row was there; a takeover spares fresh owners and itself', async () => {
+      const beat = (owner: string) => store.beat({ owner, host: 'h', pid: 7, now: iso(clock.now()) });
+      expect(await beat('a')).toBe(false);
+      expect(await beat('a')).toBe(true);
+      expect(await beat('b')).toBe(false);
+      const d = await delivery();
+      expect(await store.claimDueDeliveries('a', iso(clock.now()), 90_000, 1)).toHaveLength(1);
+      clock.advance(TIMEOUT + 1);
+      expect(await beat('b')).toBe(true);
+      // `a` is stale, `b` is fresh, `self` is never taken.
+      expect(await store.takeOverStaleOwners('c', iso(clock.now() - TIMEOUT))).toEqual([
+        expect.objectContaining({ owner: 'a', host: 'h', pid: 7, released: 1 }),
+      ]);
+      expect(await store.leaseOwners()).toEqual([]);
+      expect((await store.claimDueDeliveries('b', iso(clock.now()), 90_000, 1)).map((x) => x.id)).toEqual([d.id]);
+      // Its row went with its leases: its next beat writes it anew.
+      expect(await beat('a')).toBe(false);
+      clock.advance(TIMEOUT + 1);
+      expect(await store.takeOverStaleOwners('b', iso(clock.now() - TIMEOUT))).toEqual([
+        expect.objectContaining({ owner: 'a', released: 0 }),
+      ]);
+      await store.endHeartbeat('b');
+      expect(await store.takeOverStaleOwners('z', iso(clock.now() + 1))).toEqual([]);
+    });
+
+    it('an owner that stops beating loses its leases to another within the timeout; what it had in flight is not recorded', async () => {
+      const ids = (await Promise.all([1, 2, 3].map(() => delivery()))).map((d) => d.id);
+      const a = await node('owner-a');
+      await waitFor(() => receiver.requests.length === 3);
+      // From here on `a` beats no more (killed, or paused). `b` beats every 2 s of clock.
+      const b = await node('owner-b');
+      for (let t = 2_000; t <= 8_000; t += 2_000) {
+        clock.advance(2_000);
+        await b.beat.beat();
+      }
+      // 8 s: `a` is not stale yet, its leases hold; but it is no longer fresh enough to claim or send.
+      await pause(200);
+      expect(receiver.requests).toHaveLength(3);
+      expect(a.beat.fresh()).toBe(false);
+      clock.advance(2_001);
+      await b.beat.beat();
+      // Taken over at the first beat past the timeout: `b` sends all three again.
+      await waitFor(() => receiver.requests.length === 6);
+      receiver.release();
+      for (const id of ids) {
+        const d = await waitFor(async () => {
+          const got = await store.getDelivery(id);
+          return got?.status === 'succeeded' ? got : null;
+        });
+        // One attempt each: `a`'s answers came back too, but its lease was gone, so they were not recorded.
+        expect(d!.attempts).toHaveLength(1);
+        expect(received(id)).toBe(2);
+      }
+      await pause(200);
+      for (const id of ids) expect((await store.getDelivery(id))!.attempts).toHaveLength(1);
+    });
+
+    it('a slow attempt of an owner that keeps beating is never taken over', async () => {
+      const d = await delivery();
+      const a = await node('owner-a');
+      const b = await node('owner-b');
+      await waitFor(() => receiver.requests.length === 1);
+      // 60 s of clock, both beating: the lease (90 s) is `a`'s all along.
+      for (let t = 0; t < 60_000; t += 2_000) {
+        clock.advance(2_000);
+        await a.beat.beat();
+        await b.beat.beat();
+      }
+      await pause(200);
+      expect(receiver.requests).toHaveLength(1);
+      receiver.release();
+      const done = await waitFor(async () => {
+        const got = await store.getDelivery(d.id);
+        return got?.status === 'succeeded' ? got : null;
+      });
+      expect(done!.attempts).toHaveLength(1);
+      expect(received(d.id)).toBe(1);
+      expect(a.beat.epoch).toBe(0);
+    });
+
+    it('a paused owner does not send what it claimed before the pause once it may have been taken over', async () => {
+      // `a`'s gate stands for a pause between its claim and its send.
+      let resume!: (answer: GateAnswer) => void;
+      let asked = 0;
+      const paused: DeliveryGate = {
+        check: () => {
+          asked++;
+          return new Promise<GateAnswer>((r) => (resume = r));
+        },
+      };
+      const d = await delivery();
+      const a = await node('owner-a', paused);
+      await waitFor(() => asked === 1);
+      clock.advance(TIMEOUT + 1);
+      const b = await node('owner-b');
+      await b.beat.beat();
+      await waitFor(() => receiver.requests.length === 1);
+      receiver.release();
+      await waitFor(async () => (await store.getDelivery(d.id))?.status === 'succeeded');
+      // `a` wakes up: its last beat is stale, so it sends nothing.
+      resume('go');
+      await pause(300);
+      expect(received(d.id)).toBe(1);
+      // Its next beat finds its row gone: it knows it was taken for dead.
+      await a.beat.beat();
+      expect(a.beat.epoch).toBe(1);
+      expect(a.beat.fresh()).toBe(true);
+      expect((await store.getDelivery(d.id))!.attempts).toHaveLength(1);
+    });
+
+    it('a clean stop removes the row after the leases went back', async () => {
+      const beat = heartbeat('owner-a');
+      await beat.start();
+      await beat.stop();
+      // Nothing left to take over, however late.
+      expect(await store.takeOverStaleOwners('x', iso(clock.now() + 60_000))).toEqual([]);
+    });
+  });
+}
