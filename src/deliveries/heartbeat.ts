@@ -67,7 +67,8 @@ export class OwnerHeartbeat implements LeaseFence {
     this.clock = deps.clock;
     this.log = deps.log;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
-    this.intervalMs = deps.intervalMs ?? Math.max(100, Math.floor(this.timeoutMs / 5));
+    // Under half the timeout, or `fresh()` would never hold between two beats.
+    this.intervalMs = Math.min(deps.intervalMs ?? Math.max(100, Math.floor(this.timeoutMs / 5)), Math.floor(this.timeoutMs / 2));
   }
 
   get epoch(): number {
