@@ -1,7 +1,7 @@
 /**
  * Lease owners' heartbeats on every backend: the store's part (beat, stale
  * owners taken over, clean removal), and two real delivery engines on one
- * store with a hand-moved clock: an owner that stops beating loses its
+ * store with a hand-moved clock (silences are timed on it): an owner that stops beating loses its
  * leases to the other within the timeout, a live slow attempt is never taken
  * over, and a paused owner neither records nor sends what it lost.
  */
@@ -58,6 +58,8 @@ for (const backend of backends()) {
         pid: 1,
         timeoutMs: TIMEOUT,
         intervalMs: 2_000,
+        // Silences are timed on the hand-moved clock.
+        elapsed: () => clock.now(),
         log,
         onTakeover: () => engine?.().wake(),
         onBeat: () => engine?.().wake(),
@@ -66,7 +68,15 @@ for (const backend of backends()) {
 
     /** An engine with its heartbeat, beaten once (as the pipeline does before the first claim). */
     async function node(owner: string, gate?: DeliveryGate): Promise<{ engine: DeliveryEngine; beat: OwnerHeartbeat }> {
-      const target = new WebhookTarget({ store, clock, allowPrivateTargets: true, connections: 100, log, random: () => 0.5 });
+      const target = new WebhookTarget({
+        store,
+        clock,
+        allowPrivateTargets: true,
+        connections: 100,
+        fetchMock: async () => ({ status: 404, body: null, error: 'no mock in this test' }),
+        log,
+        random: () => 0.5,
+      });
       let engine: DeliveryEngine | undefined;
       const beat = heartbeat(owner, () => engine!);
       engine = new DeliveryEngine({ store, clock, owner, targets: { webhook: target }, log, fence: beat, gate, pollMs: 50 });
@@ -88,29 +98,29 @@ for (const backend of backends()) {
 
     const received = (id: string) => receiver.requests.filter((r) => r.headers['webhook-id'] === id).length;
 
-    it('beat says whether the row was there; a takeover spares fresh owners and itself', async () => {
+    it('beat says whether the row was there; a takeover needs the seq it saw, and gives the leases back', async () => {
       const beat = (owner: string) => store.beat({ owner, host: 'h', pid: 7, now: iso(clock.now()) });
       expect(await beat('a')).toBe(false);
       expect(await beat('a')).toBe(true);
       expect(await beat('b')).toBe(false);
+      expect(await store.heartbeats()).toEqual([
+        expect.objectContaining({ owner: 'a', host: 'h', pid: 7, seq: 2 }),
+        expect.objectContaining({ owner: 'b', seq: 1 }),
+      ]);
       const d = await delivery();
       expect(await store.claimDueDeliveries('a', iso(clock.now()), 90_000, 1)).toHaveLength(1);
-      clock.advance(TIMEOUT + 1);
-      expect(await beat('b')).toBe(true);
-      // `a` is stale, `b` is fresh, `self` is never taken.
-      expect(await store.takeOverStaleOwners('c', iso(clock.now() - TIMEOUT))).toEqual([
-        expect.objectContaining({ owner: 'a', host: 'h', pid: 7, released: 1 }),
-      ]);
+      // `a` beat after seq 1 was seen: not taken.
+      expect(await store.takeOverOwner('a', 1)).toBeNull();
+      expect(await store.leaseOwners()).toEqual(['a']);
+      expect(await store.takeOverOwner('a', 2)).toBe(1);
       expect(await store.leaseOwners()).toEqual([]);
       expect((await store.claimDueDeliveries('b', iso(clock.now()), 90_000, 1)).map((x) => x.id)).toEqual([d.id]);
-      // Its row went with its leases: its next beat writes it anew.
+      // A second watcher finds it taken already.
+      expect(await store.takeOverOwner('a', 2)).toBeNull();
+      // Its row went with its leases: its next beat writes it anew, and says so.
       expect(await beat('a')).toBe(false);
-      clock.advance(TIMEOUT + 1);
-      expect(await store.takeOverStaleOwners('b', iso(clock.now() - TIMEOUT))).toEqual([
-        expect.objectContaining({ owner: 'a', released: 0 }),
-      ]);
       await store.endHeartbeat('b');
-      expect(await store.takeOverStaleOwners('z', iso(clock.now() + 1))).toEqual([]);
+      expect((await store.heartbeats()).map((r) => r.owner)).toEqual(['a']);
     });
 
     it('an owner that stops beating loses its leases to another within the timeout; what it had in flight is not recorded', async () => {
@@ -181,8 +191,9 @@ for (const backend of backends()) {
       const d = await delivery();
       const a = await node('owner-a', paused);
       await waitFor(() => asked === 1);
-      clock.advance(TIMEOUT + 1);
+      // `b` first sees `a`'s beat now, and times its silence from here.
       const b = await node('owner-b');
+      clock.advance(TIMEOUT);
       await b.beat.beat();
       await waitFor(() => receiver.requests.length === 1);
       receiver.release();
@@ -202,8 +213,7 @@ for (const backend of backends()) {
       const beat = heartbeat('owner-a');
       await beat.start();
       await beat.stop();
-      // Nothing left to take over, however late.
-      expect(await store.takeOverStaleOwners('x', iso(clock.now() + 60_000))).toEqual([]);
+      expect(await store.heartbeats()).toEqual([]);
     });
   });
 }

@@ -1,20 +1,22 @@
 /**
  * Lease owners' heartbeats on SQLite (store.ts HeartbeatsPart). A takeover
- * removes the stale rows and gives back their delivery leases in one
- * IMMEDIATE transaction, so an owner that beats again meanwhile either kept
- * its row (and its leases) or finds it gone (and its leases with it).
+ * removes a silent owner's row and gives back its delivery leases in one
+ * IMMEDIATE transaction, only if its seq has not moved: an owner that beats
+ * meanwhile keeps its row and its leases, one that beats after finds its row
+ * gone (and its leases with it).
  */
-import type { HeartbeatsPart, TakenOverOwner } from '../store.js';
+import type { HeartbeatRow, HeartbeatsPart } from '../store.js';
 import type { SqliteDb } from './db.js';
 
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    touch: p('UPDATE lease_heartbeats SET beat_at = @now WHERE owner = @owner'),
-    insert: p(`INSERT INTO lease_heartbeats (owner, host, pid, started_at, beat_at) VALUES (@owner, @host, @pid, @now, @now)
-      ON CONFLICT (owner) DO UPDATE SET beat_at = excluded.beat_at`),
+    touch: p('UPDATE lease_heartbeats SET seq = seq + 1, beat_at = @now WHERE owner = @owner'),
+    insert: p(`INSERT INTO lease_heartbeats (owner, host, pid, seq, started_at, beat_at) VALUES (@owner, @host, @pid, 1, @now, @now)
+      ON CONFLICT (owner) DO UPDATE SET seq = seq + 1, beat_at = excluded.beat_at`),
+    all: p('SELECT owner, host, pid, seq, beat_at AS beatAt FROM lease_heartbeats ORDER BY owner'),
+    removeAt: p('DELETE FROM lease_heartbeats WHERE owner = ? AND seq = ?'),
     remove: p('DELETE FROM lease_heartbeats WHERE owner = ?'),
-    stale: p(`SELECT owner, host, pid, beat_at FROM lease_heartbeats WHERE beat_at < @before AND owner <> @self`),
     release: p('UPDATE deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?'),
   };
 }
@@ -31,19 +33,16 @@ export function sqliteHeartbeats(deps: { db: SqliteDb }): HeartbeatsPart {
       });
     },
 
-    async endHeartbeat(owner) {
-      s.remove.run(owner);
+    async heartbeats() {
+      return s.all.all() as HeartbeatRow[];
     },
 
-    async takeOverStaleOwners(self, staleBefore) {
-      return db.write(() => {
-        const rows = s.stale.all({ before: staleBefore, self }) as Array<{ owner: string; host: string; pid: number; beat_at: string }>;
-        return rows.map((r): TakenOverOwner => {
-          const released = s.release.run(r.owner).changes;
-          s.remove.run(r.owner);
-          return { owner: r.owner, host: r.host, pid: r.pid, beatAt: r.beat_at, released };
-        });
-      });
+    async takeOverOwner(owner, seq) {
+      return db.write(() => (s.removeAt.run(owner, seq).changes === 0 ? null : s.release.run(owner).changes));
+    },
+
+    async endHeartbeat(owner) {
+      s.remove.run(owner);
     },
   };
 }
