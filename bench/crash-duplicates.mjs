@@ -124,8 +124,10 @@ async function killMidBurst({ deliveries, delayMs }) {
     const burst = await heldBurst(node, receiver.url, 1, deliveries);
     await burst.resume();
     await until(() => receiver.state.seen.size >= deliveries * 0.4, '40 % received', 60_000, 1);
-    const atKill = { open: receiver.state.open, received: receiver.state.seen.size };
+    const openAtKill = receiver.state.open;
     await killNode(node);
+    // Counted once the node is gone: what reached the receiver up to its last moment.
+    const receivedAtKill = receiver.state.seen.size;
     const db = new Database(file, { readonly: true });
     const leased = db.prepare(`SELECT COUNT(*) FROM deliveries WHERE status = 'pending' AND lease_owner IS NOT NULL`).pluck().get();
     const recorded = db.prepare(`SELECT COUNT(*) FROM deliveries WHERE attempt_count > 0`).pluck().get();
@@ -137,11 +139,11 @@ async function killMidBurst({ deliveries, delayMs }) {
       deliveries,
       delayMs,
       leasedAtKill: leased,
-      openAtKill: atKill.open,
-      receivedAtKill: atKill.received,
+      openAtKill,
+      receivedAtKill,
       recordedAtKill: recorded,
       // Reached the receiver before the kill, outcome not durable: what a restart must send again.
-      unrecordedAtKill: atKill.received - recorded,
+      unrecordedAtKill: receivedAtKill - recorded,
       duplicates: receiver.state.duplicates,
       lost: deliveries - receiver.state.seen.size,
     };
