@@ -144,6 +144,9 @@ export class OwnerHeartbeat implements LeaseFence {
         );
       }
       this.beaten = true;
+      // This process could not beat for a while (the database was away, or it was paused itself):
+      // it saw nobody meanwhile, so nobody's silence is known; time them all again from now.
+      if (at - this.lastBeatAt > 2 * this.intervalMs) this.watched.clear();
       this.lastBeatAt = Math.max(this.lastBeatAt, at);
     } catch (err) {
       this.log.warn({ err }, 'lease heartbeat failed');

@@ -193,8 +193,10 @@ for (const backend of backends()) {
       await waitFor(() => asked === 1);
       // `b` first sees `a`'s beat now, and times its silence from here.
       const b = await node('owner-b');
-      clock.advance(TIMEOUT);
-      await b.beat.beat();
+      for (let t = 0; t < TIMEOUT; t += 2_000) {
+        clock.advance(2_000);
+        await b.beat.beat();
+      }
       await waitFor(() => receiver.requests.length === 1);
       receiver.release();
       await waitFor(async () => (await store.getDelivery(d.id))?.status === 'succeeded');
@@ -207,6 +209,33 @@ for (const backend of backends()) {
       expect(a.beat.epoch).toBe(1);
       expect(a.beat.fresh()).toBe(true);
       expect((await store.getDelivery(d.id))!.attempts).toHaveLength(1);
+    });
+
+    it('a watcher that could not beat for a while (the database away) times the others again before it takes any over', async () => {
+      expect(await store.beat({ owner: 'owner-a', host: 'h', pid: 1, now: iso(clock.now()) })).toBe(false);
+      await delivery();
+      expect(await store.claimDueDeliveries('owner-a', iso(clock.now()), 90_000, 1)).toHaveLength(1);
+      let away = false;
+      const flaky = Object.assign(Object.create(store) as Store, {
+        beat: (b: Parameters<Store['beat']>[0]) => (away ? Promise.reject(new Error('connection refused')) : store.beat(b)),
+      });
+      const b = new OwnerHeartbeat({ store: flaky, clock, owner: 'owner-b', host: 'h', pid: 2, timeoutMs: TIMEOUT, intervalMs: 2_000, elapsed: () => clock.now(), log });
+      await b.beat();
+      away = true;
+      for (let t = 0; t < 20_000; t += 2_000) {
+        clock.advance(2_000);
+        await b.beat();
+      }
+      away = false;
+      clock.advance(2_000);
+      await b.beat();
+      // `a` did not beat either, but `b` saw nothing for 22 s: it starts timing `a` now.
+      expect(await store.leaseOwners()).toEqual(['owner-a']);
+      for (let t = 0; t < TIMEOUT; t += 2_000) {
+        clock.advance(2_000);
+        await b.beat();
+      }
+      expect(await store.leaseOwners()).toEqual([]);
     });
 
     it('a clean stop removes the row after the leases went back', async () => {
