@@ -260,7 +260,7 @@ export const OPTIONS: readonly ConfigOption[] = [
     env: 'SWITCHYARD_HEARTBEAT_TIMEOUT',
     flag: '--heartbeat-timeout',
     default: '10',
-    help: 'Seconds after which a process whose heartbeat stopped (killed, lost, paused) is taken for dead and its in-flight deliveries are sent by the others (3 to 600; it beats every fifth of it).',
+    help: 'Seconds after which a process whose heartbeat stopped (killed, lost, paused) is taken for dead and its in-flight deliveries are sent by the others (3 to 600; it beats every tenth of it).',
   },
   {
     env: 'SWITCHYARD_IDEMPOTENCY_WINDOW',

@@ -52,7 +52,7 @@ export interface OwnerHeartbeatDeps {
   pid: number;
   /** An owner whose last beat is older than this is taken over (default 10 s). */
   timeoutMs?: number;
-  /** Between beats (default a fifth of the timeout). */
+  /** Between beats (default a tenth of the timeout: a watcher notices a silence within the timeout plus two beats). */
   intervalMs?: number;
   log: Logger;
   /** After each beat that gave another owner's leases back: the engine claims them now. */
@@ -87,7 +87,7 @@ export class OwnerHeartbeat implements LeaseFence {
     this.log = deps.log;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
     // Under half the timeout, or `fresh()` would never hold between two beats.
-    this.intervalMs = Math.min(deps.intervalMs ?? Math.max(100, Math.floor(this.timeoutMs / 5)), Math.floor(this.timeoutMs / 2));
+    this.intervalMs = Math.min(deps.intervalMs ?? Math.max(100, Math.floor(this.timeoutMs / 10)), Math.floor(this.timeoutMs / 2));
   }
 
   get epoch(): number {
@@ -144,9 +144,9 @@ export class OwnerHeartbeat implements LeaseFence {
         );
       }
       this.beaten = true;
-      // This process could not beat for a while (the database was away, or it was paused itself):
+      // This process could not beat for half the timeout (the database was away, or it was paused itself):
       // it saw nobody meanwhile, so nobody's silence is known; time them all again from now.
-      if (at - this.lastBeatAt > 2 * this.intervalMs) this.watched.clear();
+      if (at - this.lastBeatAt > this.timeoutMs / 2) this.watched.clear();
       this.lastBeatAt = Math.max(this.lastBeatAt, at);
     } catch (err) {
       this.log.warn({ err }, 'lease heartbeat failed');
