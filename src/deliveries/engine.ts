@@ -250,7 +250,14 @@ export class DeliveryEngine {
           const held = this.inflight.beforeClaim();
           const shares = { default: this.limits.bounds.initial, byTarget: this.claimShares() };
           const batch = await this.store.claimDueDeliveries(this.owner, now, this.leaseMs, room, shares);
+          // A claim that straddled this owner's takeover (it may commit after its leases were given
+          // away, and take some again): give it all back unsent, before any gate is asked.
+          const fenced = !this.mayStillSend(epoch);
           for (const delivery of batch) {
+            if (fenced) {
+              this.giveBack(delivery.id, 250, false);
+              continue;
+            }
             // The share may have shrunk while the claim ran (attempts timing out meanwhile freed
             // their leases in the store): what no longer fits goes back unsent, as if unclaimed.
             if (this.inflight.of(delivery.target) >= this.limits.of(delivery.target)) this.giveBack(delivery.id, 250, false);
