@@ -63,7 +63,7 @@ export function freePort() {
   });
 }
 
-async function startNode(databaseUrl, label) {
+async function startNode(databaseUrl, label, extraEnv = {}) {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -74,6 +74,7 @@ async function startNode(databaseUrl, label) {
     SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1',
     // One process per node: "N nodes" must mean N processes, whatever the core count.
     SWITCHYARD_PROCESSES: '1',
+    ...extraEnv,
   };
   // A developer's own settings must not leak into the measured nodes.
   for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_TEST_HOOKS']) delete env[name];
@@ -412,4 +413,4 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
 }
 
-export { stopNode, nodes as runningNodes };
+export { startNode, stopNode, nodes as runningNodes };

@@ -537,6 +537,7 @@ async function main() {
       checks.push(`FAILED: ${r.label} had ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     }
   }
+  if (!opt['bare-only'] && !opt['no-webhooks']) await crashSection(opt, checks);
   const seconds = (performance.now() - started) / 1000;
   const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes });
   console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
@@ -545,6 +546,40 @@ async function main() {
     console.log(`wrote ${path.relative(ROOT, README)}`);
   }
   if (checks.length) process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------- crashes (issue 27 item 2)
+
+const CRASH_START = '<!-- bench:crash:start -->';
+const CRASH_END = '<!-- bench:crash:end -->';
+
+/**
+ * bench/crash-duplicates.mjs: duplicates after kill -9 against the attempts in
+ * flight, failover of two nodes on PostgreSQL, deliveries through the public
+ * API against the raw undici loop. Its own marked block of bench/README.md,
+ * so the main section's layout stays the main section's.
+ */
+async function crashSection(opt, checks) {
+  const { runCrashBench, renderCrash } = await import('./crash-duplicates.mjs');
+  let r;
+  try {
+    r = await runCrashBench({ postgres: opt['no-postgres'] ? null : POSTGRES });
+  } catch (err) {
+    checks.push(`FAILED: bench/crash-duplicates.mjs: ${err.message}`);
+    return;
+  }
+  for (const k of r.kills) {
+    if (k.lost > 0) checks.push(`FAILED: crash: ${k.lost} deliveries lost after kill -9`);
+    if (k.duplicates > k.leasedAtKill) checks.push(`FAILED: crash: ${k.duplicates} received twice, more than the ${k.leasedAtKill} in flight`);
+  }
+  const block = `${CRASH_START}\n${renderCrash(r).join('\n')}\n${CRASH_END}`;
+  console.log(`\n${block}\n`);
+  if (opt['no-write']) return;
+  let text = await readFile(README, 'utf8');
+  const a = text.indexOf(CRASH_START);
+  const b = text.indexOf(CRASH_END);
+  text = a !== -1 && b > a ? text.slice(0, a) + block + text.slice(b + CRASH_END.length) : `${text.trimEnd()}\n\n${block}\n`;
+  await writeFile(README, text);
 }
 
 try {

@@ -196,9 +196,12 @@ async function raw({ url, count, concurrency, warmup }) {
   try {
     await run(warmup, 0);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await run(count, warmup);
     const seconds = (performance.now() - t0) / 1000;
-    return { count, seconds, perSecond: count / seconds, failures, bodyBytes, warmup };
+    // CPU of the sending loop alone (user + system), for CPU per delivery against the engine's (crash-duplicates.mjs).
+    const cpu = process.cpuUsage(cpu0);
+    return { count, seconds, perSecond: count / seconds, failures, bodyBytes, warmup, cpuUsPerSend: (cpu.user + cpu.system) / count };
   } finally {
     await agent.close();
   }

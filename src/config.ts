@@ -72,6 +72,11 @@ export interface Config {
   functionLogsToStdout: boolean;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
+  /**
+   * A process whose lease heartbeat is older than this (ms) is taken for dead:
+   * its delivery leases are given to the others (`SWITCHYARD_HEARTBEAT_TIMEOUT`, seconds).
+   */
+  heartbeatTimeoutMs: number;
   /** How long an Idempotency-Key or event id answers its first answer again, in ms (`SWITCHYARD_IDEMPOTENCY_WINDOW`, seconds). */
   idempotencyWindowMs: number;
   /** Held deliveries a webhook keeps at most; past it the oldest are discarded (counted). */
@@ -269,6 +274,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--delivery-retention-days',
     default: '30',
     help: 'Finished and held webhook deliveries older than this are pruned.',
+  },
+  {
+    env: 'SWITCHYARD_HEARTBEAT_TIMEOUT',
+    flag: '--heartbeat-timeout',
+    default: '10',
+    help: 'Seconds after which a process whose heartbeat stopped (killed, lost, paused) is taken for dead and its in-flight deliveries are sent by the others (3 to 600; it beats every tenth of it).',
   },
   {
     env: 'SWITCHYARD_IDEMPOTENCY_WINDOW',
@@ -586,6 +597,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     functionLogsToStdout: raw(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT') === null ? true : bool(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT'),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
+    heartbeatTimeoutMs: int(merged, 'SWITCHYARD_HEARTBEAT_TIMEOUT', 3, 600) * 1000,
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,
     maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),

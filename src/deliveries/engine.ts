@@ -17,6 +17,7 @@ import { EventLoopLoad, TargetLimits } from './concurrency-limit.js';
 import type { DueSignal } from './due-signal.js';
 import { TypedEvents, type DeliveryEventMap } from './events.js';
 import { openGate, type DeliveryGate, type GateAnswer } from './health.js';
+import type { LeaseFence } from './heartbeat.js';
 import { InflightAttempts } from './inflight.js';
 import { AttemptRecorder } from './recorder.js';
 import type { AttemptContext, AttemptResult, DeliveryTarget, DeliveryTargets } from './target.js';
@@ -76,6 +77,13 @@ export interface DeliveryEngineDeps {
    * are released when the engine starts, before its first claim.
    */
   isDeadOwner?(owner: string): boolean;
+  /**
+   * This owner's heartbeat (heartbeat.ts): while it is not fresh the engine
+   * claims nothing and sends nothing (another process may be taking its
+   * leases over), and attempts claimed before it learnt it was taken for dead
+   * are dropped unsent. None: leases are only ever lost by expiry.
+   */
+  fence?: LeaseFence;
   /** Default 90 s: longer than the longest webhook attempt. */
   leaseMs?: number;
   /** How often to look for due deliveries when nobody wakes the engine. */
@@ -100,6 +108,7 @@ export class DeliveryEngine {
   private readonly gate: DeliveryGate | null;
   private readonly log: Logger;
   private readonly metrics: DeliveryMetrics | null;
+  private readonly fence: LeaseFence | null;
   private readonly leaseMs: number;
   private readonly pollMs: number;
 
@@ -126,6 +135,7 @@ export class DeliveryEngine {
     this.gate = deps.gate && deps.gate !== openGate ? deps.gate : null;
     this.log = deps.log;
     this.metrics = deps.metrics ?? null;
+    this.fence = deps.fence ?? null;
     this.events = new TypedEvents<DeliveryEventMap>({ log: deps.log, source: 'delivery engine' });
     const initial = deps.perTarget ?? DEFAULT_PER_TARGET;
     this.limits = new TargetLimits({
@@ -203,13 +213,14 @@ export class DeliveryEngine {
    */
   async attemptNow(deliveryId: string): Promise<Delivery> {
     if (this.inflight.has(deliveryId)) throw deliveryBusy(deliveryId);
+    const epoch = this.fence?.epoch ?? 0;
     const leased = await this.store.leaseDelivery(deliveryId, this.owner, iso(this.clock.now()), this.leaseMs);
     if (!leased) {
       const exists = await this.store.getDelivery(deliveryId);
       if (!exists) throw deliveryNotFound(deliveryId);
       throw deliveryBusy(deliveryId);
     }
-    const attempt = this.attempt(leased, true);
+    const attempt = this.attempt(leased, true, epoch);
     this.inflight.add(deliveryId, leased.target, attempt);
     try {
       const recorded = await attempt;
@@ -231,17 +242,26 @@ export class DeliveryEngine {
       let claimed = 0;
       let again = false;
       this.wakePending = false;
-      if (room > 0) {
+      // Not fresh: this process may be being taken for dead; its next beat wakes the loop.
+      if (room > 0 && (this.fence === null || this.fence.fresh())) {
         try {
+          const epoch = this.fence?.epoch ?? 0;
           const now = iso(this.clock.now());
           const held = this.inflight.beforeClaim();
           const shares = { default: this.limits.bounds.initial, byTarget: this.claimShares() };
           const batch = await this.store.claimDueDeliveries(this.owner, now, this.leaseMs, room, shares);
+          // A claim that straddled this owner's takeover (it may commit after its leases were given
+          // away, and take some again): give it all back unsent, before any gate is asked.
+          const fenced = !this.mayStillSend(epoch);
           for (const delivery of batch) {
+            if (fenced) {
+              this.giveBack(delivery.id, 250, false);
+              continue;
+            }
             // The share may have shrunk while the claim ran (attempts timing out meanwhile freed
             // their leases in the store): what no longer fits goes back unsent, as if unclaimed.
             if (this.inflight.of(delivery.target) >= this.limits.of(delivery.target)) this.giveBack(delivery.id, 250, false);
-            else if (this.dispatch(delivery)) claimed++;
+            else if (this.dispatch(delivery, epoch)) claimed++;
           }
           const claimedShare = (target: string) => shares.byTarget.get(target) ?? shares.default;
           again = this.inflight.claimed(held, batch.map((d) => d.target), claimedShare);
@@ -296,18 +316,18 @@ export class DeliveryEngine {
    * that turn ends (the delivery would otherwise sit out a whole lease,
    * 90 s, unsent); a recorded outcome already cleared it.
    */
-  private dispatch(delivery: Delivery): boolean {
+  private dispatch(delivery: Delivery, epoch: number): boolean {
     const running = this.inflight.runOf(delivery.id);
     if (running !== undefined) {
       void running.finally(() => this.giveBack(delivery.id));
       return false;
     }
     let attempted: Promise<Delivery | null>;
-    if (this.gate === null) attempted = this.attempt(delivery, false);
+    if (this.gate === null) attempted = this.attempt(delivery, false, epoch);
     else {
       const answer = this.gate.check(delivery);
-      if (answer instanceof Promise) attempted = answer.then((a) => (a === 'go' ? this.attempt(delivery, false) : this.turnAway(delivery, a)));
-      else if (answer === 'go') attempted = this.attempt(delivery, false);
+      if (answer instanceof Promise) attempted = answer.then((a) => (a === 'go' ? this.attempt(delivery, false, epoch) : this.turnAway(delivery, a)));
+      else if (answer === 'go') attempted = this.attempt(delivery, false, epoch);
       else {
         void this.turnAway(delivery, answer);
         return false;
@@ -400,7 +420,7 @@ export class DeliveryEngine {
 
   // ---- one attempt
 
-  private context(delivery: Delivery, final: boolean): AttemptContext {
+  private context(delivery: Delivery, final: boolean, epoch: number): AttemptContext {
     const number = delivery.attempts.length + 1;
     return {
       number,
@@ -408,7 +428,14 @@ export class DeliveryEngine {
       final,
       leaseMs: this.leaseMs,
       extendLease: (untilMs) => this.store.extendLease(delivery.id, this.owner, iso(untilMs)),
+      mayStillSend: () => this.mayStillSend(epoch),
     };
+  }
+
+  /** Whether an attempt claimed in `epoch` may still go out: nobody can have taken this owner's leases yet. */
+  private mayStillSend(epoch: number): boolean {
+    const fence = this.fence;
+    return fence === null || (fence.epoch === epoch && fence.fresh());
   }
 
   /**
@@ -417,10 +444,15 @@ export class DeliveryEngine {
    * success its target reports); null otherwise, and when there was nothing
    * to do or the lease was lost.
    */
-  private async attempt(delivery: Delivery, final: boolean): Promise<Delivery | null> {
+  private async attempt(delivery: Delivery, final: boolean, epoch: number): Promise<Delivery | null> {
     const target = this.targets[delivery.kind] as DeliveryTarget | undefined;
-    const ctx = this.context(delivery, final);
-    const result = target ? await target.attempt(delivery, ctx) : null;
+    const ctx = this.context(delivery, final, epoch);
+    // Claimed before a pause (or a gate's wait) that may have let another process take this owner over.
+    const fenced = !this.mayStillSend(epoch);
+    if (fenced) {
+      this.log.warn({ delivery: delivery.id }, 'not sending a delivery: this process may have lost its lease (its heartbeat went stale)');
+    }
+    const result = target && !fenced ? await target.attempt(delivery, ctx) : null;
     if (!target || !result) {
       // No target of this kind here (a store-only engine), or the target is gone (its deliveries went with it).
       await this.store.releaseLease(delivery.id, this.owner).catch(() => false);

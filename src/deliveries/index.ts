@@ -1,6 +1,7 @@
 /**
- * Assembles the delivery pipeline: the engine with its lease owner, targets
- * and metrics, plus its background chores (queue depth gauges, retention).
+ * Assembles the delivery pipeline: the engine with its lease owner, its
+ * heartbeat (a dead owner's leases are taken over in seconds), targets and
+ * metrics, plus its background chores (queue depth gauges, retention).
  * server.ts builds the targets, starts it after listening and stops it last
  * of the background work.
  */
@@ -10,9 +11,11 @@ import type { Metrics } from '../metrics.js';
 import type { StatsCollector } from '../stats/collector.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
+import { hostname } from 'node:os';
 import type { DueSignal } from './due-signal.js';
 import { DeliveryEngine } from './engine.js';
 import type { DeliveryGate } from './health.js';
+import { OwnerHeartbeat } from './heartbeat.js';
 import { isDeadOwnerOnThisHost, newLeaseOwner } from './lease-owner.js';
 import { deliveryMetrics } from './metrics.js';
 import type { DeliveryTargets } from './target.js';
@@ -21,7 +24,7 @@ import type { DeliveryTargets } from './target.js';
 const PENDING_SERIES = 200;
 
 export interface DeliveryPipelineDeps {
-  config: Pick<Config, 'deliveryConcurrency' | 'deliveryRetentionDays'>;
+  config: Pick<Config, 'deliveryConcurrency' | 'deliveryRetentionDays' | 'heartbeatTimeoutMs'>;
   store: Store;
   clock: Clock;
   targets: DeliveryTargets;
@@ -36,6 +39,19 @@ export interface DeliveryPipelineDeps {
 export function createDeliveryPipeline(deps: DeliveryPipelineDeps) {
   const { config, store, clock, metrics, log } = deps;
   const owner = newLeaseOwner();
+  // Late-bound: the heartbeat wakes the engine, the engine asks the heartbeat.
+  let wake = () => undefined as void;
+  const heartbeat = new OwnerHeartbeat({
+    store,
+    clock,
+    owner,
+    host: hostname(),
+    pid: process.pid,
+    timeoutMs: config.heartbeatTimeoutMs,
+    log,
+    onTakeover: () => wake(),
+    onBeat: () => wake(),
+  });
   const engine = new DeliveryEngine({
     store,
     clock,
@@ -45,6 +61,7 @@ export function createDeliveryPipeline(deps: DeliveryPipelineDeps) {
     gate: deps.gate,
     concurrency: config.deliveryConcurrency,
     isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner),
+    fence: heartbeat,
     log,
     metrics: deliveryMetrics({ metrics, stats: deps.stats }),
   });
@@ -56,9 +73,14 @@ export function createDeliveryPipeline(deps: DeliveryPipelineDeps) {
     timers.push(timer);
   };
 
+  wake = () => engine.wake();
+
   return {
     engine,
+    heartbeat,
     start(): void {
+      // The engine claims nothing until the first beat is written (the fence is not fresh before): that beat wakes it.
+      void heartbeat.start();
       engine.start();
       metrics.webhookLoad.inflight = () => engine.inflightByTarget();
       metrics.webhookLoad.limits = () => engine.concurrencyLimits();
@@ -79,6 +101,8 @@ export function createDeliveryPipeline(deps: DeliveryPipelineDeps) {
     async stop(graceMs: number): Promise<void> {
       for (const timer of timers) clearInterval(timer);
       await engine.stop(graceMs);
+      // After the leases went back: a row gone with leases still held would let them be taken over early.
+      await heartbeat.stop();
     },
   };
 }

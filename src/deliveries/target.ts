@@ -19,6 +19,12 @@ export interface AttemptContext {
   readonly leaseMs: number;
   /** Keeps this delivery's lease until `untilMs` (a run longer than the lease); false: the lease is lost. */
   extendLease(untilMs: number): Promise<boolean>;
+  /**
+   * False once this process may have been taken for dead (its heartbeat went
+   * stale: heartbeat.ts): a target asks right before it sends, after any
+   * awaited work (rendering, a transformation), and answers null instead.
+   */
+  mayStillSend(): boolean;
 }
 
 /** One attempt as the target saw it. Fields a kind has no use for are null. */

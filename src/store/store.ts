@@ -365,7 +365,55 @@ export interface ClaimShares {
  * processes on one database never fire a slot twice or send a delivery twice
  * at once.
  */
-export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart, HeldPart, TargetHealthPart {}
+export interface WebhookStore extends WebhooksPart, SchedulesPart, DeliveriesPart, HeldPart, TargetHealthPart, HeartbeatsPart {}
+
+/** One lease owner's heartbeat (src/deliveries/heartbeat.ts), as `beat` writes it. */
+export interface OwnerBeat {
+  owner: string;
+  host: string;
+  pid: number;
+  /** The store's clock now, ISO: for people reading the table; nobody compares it. */
+  now: string;
+}
+
+/** A heartbeat row: `seq` moves with every beat. */
+export interface HeartbeatRow {
+  owner: string;
+  host: string;
+  pid: number;
+  seq: number;
+  beatAt: string;
+}
+
+/**
+ * Lease owners' heartbeats: each process with a delivery engine beats every
+ * few seconds, so another one tells a dead owner (kill -9, a lost node) from
+ * a slow attempt by whether its beats go on, instead of waiting for its
+ * leases to run out. Whoever watches times an owner's silence on its own
+ * monotonic clock (a `seq` that stops moving), so no two clocks are compared.
+ */
+export interface HeartbeatsPart {
+  /**
+   * Writes `owner`'s beat (seq + 1). True when its row was there (the owner
+   * kept beating); false when it was written anew: the first beat, or its
+   * row was removed because it looked dead (its leases were given back).
+   */
+  beat(beat: OwnerBeat): Promise<boolean>;
+  /** Every owner's row (one per process with an engine: a few). */
+  heartbeats(): Promise<HeartbeatRow[]>;
+  /**
+   * In one transaction, only while `owner`'s row still has `seq` (it did not
+   * beat since it was seen silent): removes the row and gives back its
+   * delivery leases, free to claim at once. The number given back; null when
+   * the owner beat meanwhile, or another watcher took it over first. A paused
+   * owner finds its row gone at its next beat, and its outcomes no longer
+   * recordable (they need the lease). Owners without a row (an older
+   * Switchyard) are left to their leases' expiry.
+   */
+  takeOverOwner(owner: string, seq: number): Promise<number | null>;
+  /** Removes `owner`'s row (a clean stop, after its leases were given back). */
+  endHeartbeat(owner: string): Promise<void>;
+}
 
 /** Webhooks and their event subscriptions. */
 export interface WebhooksPart {

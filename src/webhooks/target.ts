@@ -172,6 +172,8 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
       }
     }
     if (result === null && toSend !== null) {
+      // Rendering and a transformation were awaited: this process may have been taken for dead since.
+      if (!ctx.mayStillSend()) return null;
       const sentAt = this.clock.now();
       result = await this.send(toSend, delivery.id, webhook);
       latencyMs = this.clock.now() - sentAt;

@@ -175,6 +175,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ SWITCHYARD_FUNCTION_LOGS_STDOUT: '0' }).functionLogsToStdout).toBe(false);
     expect(String(c.logRetention)).toBe(byEnv.SWITCHYARD_LOG_RETENTION);
     expect(String(c.deliveryRetentionDays)).toBe(byEnv.SWITCHYARD_DELIVERY_RETENTION_DAYS);
+    expect(String(c.heartbeatTimeoutMs / 1000)).toBe(byEnv.SWITCHYARD_HEARTBEAT_TIMEOUT);
     const help = helpText();
     for (const o of OPTIONS) {
       expect(help).toContain(o.env);

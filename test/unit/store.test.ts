@@ -19,8 +19,15 @@ import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
+/** Back to migration 24: no lease heartbeats. */
+async function undoHeartbeats(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'DROP TABLE lease_heartbeats');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 25');
+}
+
 /** Back to migration 23: no transformations. */
 async function undoTransformations(b: StoreBackend, url: string): Promise<void> {
+  await undoHeartbeats(b, url);
   await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN transformation');
   await b.exec(url, 'ALTER TABLE delivery_attempts DROP COLUMN sent_json');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 24');
@@ -589,6 +596,7 @@ for (const b of backends()) {
           [22, 'webhook_filters'],
           [23, 'webhook_secret_rotation'],
           [24, 'webhook_transformations'],
+          [25, 'lease_heartbeats'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

@@ -603,4 +603,19 @@ ALTER TABLE webhooks ADD COLUMN transformation TEXT;
 ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
 `,
   },
+  {
+    version: 25,
+    name: 'lease_heartbeats',
+    // As on SQLite: each lease owner's heartbeat, seq moved by every beat.
+    sql: `
+CREATE TABLE lease_heartbeats (
+  owner      TEXT    PRIMARY KEY,
+  host       TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,
+  started_at TIMESTAMPTZ NOT NULL,
+  beat_at    TIMESTAMPTZ NOT NULL
+);
+`,
+  },
 ];

@@ -672,4 +672,22 @@ ALTER TABLE webhooks ADD COLUMN transformation TEXT;
 ALTER TABLE delivery_attempts ADD COLUMN sent_json TEXT;
 `,
   },
+  {
+    version: 25,
+    name: 'lease_heartbeats',
+    // Each lease owner's heartbeat (src/deliveries/heartbeat.ts): a process with a delivery engine
+    // beats every few seconds, adding one to seq; an owner whose seq stopped moving loses its leases
+    // to the others at once instead of after the 90 s lease. Each watcher times that silence on its
+    // own monotonic clock, so no two clocks are compared; beat_at is for people.
+    sql: `
+CREATE TABLE lease_heartbeats (
+  owner      TEXT    PRIMARY KEY,
+  host       TEXT    NOT NULL,
+  pid        INTEGER NOT NULL,
+  seq        INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  beat_at    TEXT NOT NULL
+);
+`,
+  },
 ];

@@ -13,6 +13,7 @@ import { pgApis } from './apis.js';
 import { PgChangeFeed } from './changes.js';
 import { pgDb } from './db.js';
 import { pgDeliveries } from './deliveries.js';
+import { pgHeartbeats } from './heartbeats.js';
 import { pgHeld } from './held.js';
 import { pgEventTypes } from './event-types.js';
 import { pgIdempotency } from './idempotency.js';
@@ -69,6 +70,7 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...webhooks,
     ...pgSchedules({ db }),
     ...pgDeliveries({ db }),
+    ...pgHeartbeats({ db }),
     ...pgHeld({ db }),
     ...pgTargetHealth({ db }),
     ...pgRecoveries({ db }),

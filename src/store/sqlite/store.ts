@@ -14,6 +14,7 @@ import { SqliteChangeFeed } from './changes.js';
 import type { BackgroundCheckpointer } from './checkpointer.js';
 import { sqliteDb } from './db.js';
 import { sqliteDeliveries } from './deliveries.js';
+import { sqliteHeartbeats } from './heartbeats.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteHeld } from './held.js';
 import { sqliteEventTypes } from './event-types.js';
@@ -67,6 +68,7 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...webhooks,
     ...sqliteSchedules({ db }),
     ...sqliteDeliveries({ db }),
+    ...sqliteHeartbeats({ db }),
     ...sqliteHeld({ db }),
     ...sqliteTargetHealth({ db }),
     ...sqliteRecoveries({ db }),
