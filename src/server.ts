@@ -42,6 +42,7 @@ import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createInProcessRuntime } from './runtime/in-process.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
 import { Throttles } from './gateway/policy/throttle.js';
@@ -113,12 +114,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const emitOperational = events.emitOperational.bind(events);
   const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
-  const runtime = createRuntime({
-    workers: config.workers,
+  const runtimeOptions = {
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
-    onEmit(functionName, event, dataJson) {
+    onEmit(functionName: string, event: string, dataJson: string) {
       background
         .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
         .catch((err) =>
@@ -127,7 +127,12 @@ export async function buildService(config: Config, log: Logger = createLogger(co
             : log.warn({ err, function: functionName, event }, 'could not publish an emitted event'),
         );
     },
-  });
+  };
+  // In this process only as one of several (src/cluster.ts): an isolate's V8 abort then costs this process alone.
+  const runtime =
+    config.isolates === 'in-process' && isClusterWorker()
+      ? createInProcessRuntime({ ...runtimeOptions, testHooks: config.testHooks })
+      : createRuntime({ ...runtimeOptions, workers: config.workers });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log });
