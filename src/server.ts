@@ -42,7 +42,6 @@ import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
 import { createLogger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { createInProcessRuntime } from './runtime/in-process.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
 import { Throttles } from './gateway/policy/throttle.js';
@@ -129,9 +128,10 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     },
   };
   // In this process only as one of several (src/cluster.ts): an isolate's V8 abort then costs this process alone.
+  // Loaded only here: isolated-vm and the sandbox stay out of a primary's and a worker-mode process's memory.
   const runtime =
     config.isolates === 'in-process' && isClusterWorker()
-      ? createInProcessRuntime({ ...runtimeOptions, testHooks: config.testHooks })
+      ? (await import('./runtime/in-process.js')).createInProcessRuntime({ ...runtimeOptions, testHooks: config.testHooks })
       : createRuntime({ ...runtimeOptions, workers: config.workers });
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
