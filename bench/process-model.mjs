@@ -8,7 +8,7 @@
 // other load on the machine; compare within a round.
 //
 // Options: --requests <n> (50000)  --connections <n> (50)  --rounds <n> (3)
-//          --processes <n> (2)  --variants <list> (bare,workers,in-process)
+//          --processes <n> (2)  --variants <list> (bare,workers,in-process; also workers-nosnap)
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -66,7 +66,11 @@ async function startBare() {
 
 async function start(variant) {
   if (variant === 'bare') return startBare();
-  const g = await startHelloGateway({ processes: PROCESSES, env: { SWITCHYARD_ISOLATES: variant } });
+  // `workers-nosnap`: worker processes, the server processes started with --no-node-snapshot as in-process ones are
+  // (so that what the flag costs is told apart from where the isolates run).
+  const [isolates, nosnap] = variant.split('-nosnap');
+  const nodeArgs = nosnap !== undefined ? ['--no-node-snapshot'] : [];
+  const g = await startHelloGateway({ processes: PROCESSES, nodeArgs, env: { SWITCHYARD_ISOLATES: isolates } });
   return { pid: g.child.pid, url: g.url, stop: g.stop };
 }
 
@@ -86,7 +90,7 @@ async function measure(variant) {
     const used = [...after.values()].reduce((a, b) => a + b, 0) - before; // a worker restarted meanwhile would be missed: check non2xx
     // Per process, µs per request: the primary first, then what it forked and theirs.
     const split = pids.map((p) => ((after.get(p) - (beforeEach.get(p) ?? 0)) / N).toFixed(1)).join('+');
-    return { variant, split, processes: pids.length, cpuUsPerReq: used / N, rps: r.requests.mean, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, idleRssMb: idle };
+    return { variant, split, processes: pids.length, cpuUsPerReq: used / N, rps: r.requests.total / r.duration, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, idleRssMb: idle };
   } finally {
     await s.stop();
   }
