@@ -152,6 +152,17 @@ class InProcessRuntime implements Runtime {
 
   private enter(b: Batch): void {
     const { fn, key } = b;
+    this.ensureLoaded(fn, key);
+    // The header the isolate's dispatcher reads (as a worker would receive it).
+    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${b.ids.join(',')}],"rids":${JSON.stringify(b.rids)}}`;
+    this.host.invoke(key, b.ids, b.rids, head, '[' + b.events.join(',') + ']');
+  }
+
+  /**
+   * Hands the version's code to the host once (what a worker's `load` frame does). Anything
+   * else that reaches IsolateHost for a version (a prewarm, say) calls this first.
+   */
+  private ensureLoaded(fn: DeployedFunction, key: string): void {
     if (!this.loaded.has(key)) {
       const load: Extract<ToWorker, { t: 'load' }> = {
         t: 'load',
@@ -169,9 +180,6 @@ class InProcessRuntime implements Runtime {
       this.forgetLoaded(fn.name, fn.version);
       this.loaded.add(key);
     }
-    // The header the isolate's dispatcher reads (as a worker would receive it).
-    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${b.ids.join(',')}],"rids":${JSON.stringify(b.rids)}}`;
-    this.host.invoke(key, b.ids, b.rids, head, '[' + b.events.join(',') + ']');
   }
 
   /** Result items from the host, each already checked (isolate-output.ts). */
