@@ -20,7 +20,10 @@
  * The RSS watchdog cannot restart the process here without failing every
  * HTTP request it serves, so a breach restarts the runtime instead: in-flight
  * invocations fail with function_crashed, every isolate is disposed, and new
- * calls get fresh ones (logged at error, counted in stats().restarts).
+ * calls get fresh ones (logged at error, counted in stats().restarts). What
+ * it measures leaves out the server's own V8 heap and external memory
+ * (deliveries in flight, request bodies), which no isolate limit accounts
+ * for and which discarding isolates would not give back.
  */
 import { writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -59,6 +62,15 @@ interface Pending {
   start: number;
 }
 
+/** After a breach, the watchdog rests this long before it checks again (the freed memory is returned lazily). */
+const RSS_REARM_MS = 30_000;
+
+/** Resident memory less the server's own V8 heap and external memory: what isolates and native code hold. */
+function rssBesideOwnHeap(): number {
+  const m = process.memoryUsage();
+  return Math.max(0, m.rss - m.heapTotal - m.external);
+}
+
 const ms = (start: number) => Math.round((performance.now() - start) * 100) / 100;
 
 const shuttingDown = (): InvokeOutcome => ({
@@ -88,6 +100,7 @@ class InProcessRuntime implements Runtime {
   private restarts = 0;
   private rssBoundForTest: number | null = null;
   private stopWatchdog: () => void;
+  private rearm: NodeJS.Timeout | null = null;
 
   private readonly allowPrivateTargets: boolean;
   private readonly logger: Logger | undefined;
@@ -227,7 +240,7 @@ class InProcessRuntime implements Runtime {
 
   private watchRss(): () => void {
     return startRssWatchdog({
-      rss: () => process.memoryUsage.rss(),
+      rss: rssBesideOwnHeap,
       limits: () => [...this.host.memoryLimitsMb(), ...this.transformations.memoryLimitsMb()],
       boundOverrideMb: () => this.rssBoundForTest,
       onBreach: (rssMb, boundMb) => this.restartIsolates(rssMb, boundMb),
@@ -248,8 +261,13 @@ class InProcessRuntime implements Runtime {
     old.failAll('function_crashed', why);
     old.close();
     oldTransformations.close();
-    // A fresh watchdog: if the memory was the isolates', it is back under the bound now.
-    this.stopWatchdog = this.watchRss();
+    // A fresh watchdog, once the freed memory had time to go back: the next breach is a new one.
+    this.stopWatchdog = () => undefined;
+    this.rearm = setTimeout(() => {
+      this.rearm = null;
+      if (!this.closing) this.stopWatchdog = this.watchRss();
+    }, RSS_REARM_MS);
+    this.rearm.unref();
   }
 
   validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome> {
@@ -306,6 +324,7 @@ class InProcessRuntime implements Runtime {
       await new Promise((r) => setTimeout(r, 20));
     }
     this.stopWatchdog();
+    if (this.rearm) clearTimeout(this.rearm);
     this.host.failAll('function_crashed', 'runtime closed');
     for (const [id] of this.pending) this.settle({ i: id, ok: 0, c: 'function_crashed', m: 'runtime closed', l: [] });
     this.host.close();
