@@ -28,10 +28,11 @@ process.on('exit', () => {
 
 /**
  * Starts the gateway with `processes` server processes (and node's own `nodeArgs`);
- * `cli` runs another build's cli.js (an A/B of two builds).
+ * `cli` runs another build's cli.js (an A/B of two builds); `env` adds settings
+ * (e.g. SWITCHYARD_ISOLATES for bench/process-model.mjs).
  * Resolves once hello answers through every process's cache: `{ child, base, url, stop }`.
  */
-export async function startHelloGateway({ processes = 1, nodeArgs = [], cli = CLI } = {}) {
+export async function startHelloGateway({ processes = 1, nodeArgs = [], cli = CLI, env: extra = {} } = {}) {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
   const port = await freePort();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-'));
@@ -43,7 +44,8 @@ export async function startHelloGateway({ processes = 1, nodeArgs = [], cli = CL
     LOG_LEVEL: 'warn',
     SWITCHYARD_PROCESSES: String(processes),
   };
-  for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_WORKERS']) delete env[name];
+  for (const name of ['SWITCHYARD_ADMIN_KEY', 'SWITCHYARD_DEMO', 'SWITCHYARD_WORKERS', 'SWITCHYARD_ISOLATES']) delete env[name];
+  Object.assign(env, extra);
   const child = spawn(process.execPath, [...nodeArgs, cli], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
   running.add(child);
   const stop = async () => {

@@ -1,7 +1,8 @@
 /**
  * `switchyard serve --processes <n>` with n > 1: this process becomes a small
  * supervisor (the primary) of n server processes, each a full node (HTTP,
- * store, change feed, scheduler, delivery engine, its own isolate workers) on
+ * store, change feed, scheduler, delivery engine, its isolates: in the process
+ * itself by default, see src/runtime/in-process.ts, or in worker processes) on
  * the same database, which already makes n nodes safe (each slot fired once,
  * each delivery leased once; the change feed carries cache invalidations).
  *
@@ -163,8 +164,17 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
 
   const live = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
 
+  if (config.isolates === 'in-process') {
+    // The server processes host isolates themselves (src/runtime/in-process.ts): isolated-vm
+    // needs V8 without Node's startup snapshot, and isolates take their time zone from
+    // the process, which must be UTC as Lambda's is (as pool.ts gives its workers).
+    const execArgv = process.execArgv.includes('--no-node-snapshot') ? process.execArgv : [...process.execArgv, '--no-node-snapshot'];
+    cluster.setupPrimary({ execArgv });
+  }
+  const forkEnv = config.isolates === 'in-process' ? { TZ: 'UTC' } : undefined;
+
   const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string }> => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(forkEnv);
     started.set(worker, Date.now());
     return new Promise((resolve, reject) => {
       const onMessage = (message: ClusterMessage) => {

@@ -44,7 +44,15 @@ export interface Config {
   logFormat: 'json' | 'pretty';
   /** Largest accepted request body on invocation and management routes, in bytes. */
   bodyLimit: number;
-  /** Number of supervised worker processes hosting isolates (per server process). */
+  /**
+   * Where each server process runs its isolates (`SWITCHYARD_ISOLATES`): `in-process`
+   * (in the server process itself, src/runtime/in-process.ts) or `workers` (in
+   * supervised worker processes, src/runtime/pool.ts). `auto` resolves to
+   * in-process with more than one server process, where an isolate's fatal error
+   * costs one process of several, and to workers with one.
+   */
+  isolates: 'in-process' | 'workers';
+  /** Number of supervised worker processes hosting isolates (per server process; with `isolates: 'workers'`). */
   workers: number;
   /** Idle isolates each worker process keeps warm; past it the least recently used are disposed. */
   warmIsolates: number;
@@ -230,11 +238,20 @@ export const OPTIONS: readonly ConfigOption[] = [
     help: 'Server processes sharing the port, each a full node on the same database; 1 is a single process.',
   },
   {
+    env: 'SWITCHYARD_ISOLATES',
+    flag: '--isolates',
+    default: 'auto',
+    defaultText: 'auto (in-process with more than one server process, else workers)',
+    help:
+      'Where isolates run: in-process (in each server process: fastest; a fatal isolate error aborts that process, which the others outlive) ' +
+      'or workers (in worker processes beside each server process). in-process needs --processes 2 or more.',
+  },
+  {
     env: 'SWITCHYARD_WORKERS',
     flag: '--workers',
     default: '2',
     defaultText: '2 with one server process, else 1',
-    help: 'Worker processes hosting the isolates, per server process.',
+    help: 'Worker processes hosting the isolates, per server process (with --isolates workers).',
   },
   {
     env: 'SWITCHYARD_WARM_ISOLATES',
@@ -548,6 +565,15 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   // An in-memory database lives in one process: others would each see their own, empty one.
   const memory = databaseUrl === 'sqlite::memory:';
   const processes = memory ? 1 : processesWanted;
+  const isolatesWanted = oneOf(merged, 'SWITCHYARD_ISOLATES', ['auto', 'in-process', 'workers'] as const)!;
+  // One server process hosting its isolates would be the whole service lost to one isolate's V8 abort.
+  if (isolatesWanted === 'in-process' && processes === 1) {
+    throw new ConfigError(
+      `SWITCHYARD_ISOLATES=in-process needs more than one server process (${memory && processesWanted > 1 ? 'DATABASE_URL=sqlite::memory: serves from one' : 'SWITCHYARD_PROCESSES is 1'}): ` +
+        'an isolate that aborts its process would take the whole service down; use workers, or --processes 2 or more',
+    );
+  }
+  const isolates = isolatesWanted === 'auto' ? (processes > 1 ? 'in-process' : 'workers') : isolatesWanted;
   const workersSet = (merged.SWITCHYARD_WORKERS ?? '') !== '';
   // Each server process has its own workers: one each keeps the process count near the core count.
   const workers = workersSet || processes === 1 ? int(merged, 'SWITCHYARD_WORKERS', 1, 64) : 1;
@@ -577,10 +603,11 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     logLevel: oneOf(merged, 'LOG_LEVEL', LOG_LEVELS)!,
     logFormat: oneOf(merged, 'LOG_FORMAT', LOG_FORMATS) ?? (terminal ? 'pretty' : 'json'),
     bodyLimit: int(merged, 'SWITCHYARD_BODY_LIMIT', 1024, 64 * 1024 * 1024),
+    isolates,
     workers,
     warmIsolates:
       raw(merged, 'SWITCHYARD_WARM_ISOLATES') === 'auto'
-        ? autoWarmIsolates(processes * workers)
+        ? autoWarmIsolates(isolates === 'in-process' ? processes : processes * workers)
         : count(merged, 'SWITCHYARD_WARM_ISOLATES', 1, 1_000_000),
     deliveryConcurrency:
       raw(merged, 'SWITCHYARD_DELIVERY_CONCURRENCY') === 'auto'

@@ -115,12 +115,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const emitOperational = events.emitOperational.bind(events);
   const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
-  const runtime = createRuntime({
-    workers: config.workers,
+  const runtimeOptions = {
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
-    onEmit(functionName, event, dataJson) {
+    onEmit(functionName: string, event: string, dataJson: string) {
       background
         .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
         .catch((err) =>
@@ -129,7 +128,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
             : log.warn({ err, function: functionName, event }, 'could not publish an emitted event'),
         );
     },
-  });
+  };
+  // In this process only as one of several (src/cluster.ts): an isolate's V8 abort then costs this process alone.
+  // Loaded only here: isolated-vm and the sandbox stay out of a primary's and a worker-mode process's memory.
+  const runtime =
+    config.isolates === 'in-process' && isClusterWorker()
+      ? (await import('./runtime/in-process.js')).createInProcessRuntime({ ...runtimeOptions, testHooks: config.testHooks })
+      : createRuntime({ ...runtimeOptions, workers: config.workers });
   const emitRules: EmitRulesSync = new EmitRulesSync({ catalogue, changes, apply: (rules) => runtime.setEmitRules(rules), log });
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;

@@ -63,7 +63,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
     }
     stopping = (service as Awaited<ReturnType<typeof startCluster>>).stopping;
     log.info(
-      { url: service.url, ...adminField(service), processes: config.processes, workersPerProcess: config.workers },
+      { url: service.url, ...adminField(service), processes: config.processes, isolates: config.isolates, ...(config.isolates === 'workers' ? { workersPerProcess: config.workers } : {}) },
       `listening on ${service.url}${adminPart(service)} with ${config.processes} server processes`,
     );
   } else {

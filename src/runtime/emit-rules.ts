@@ -24,7 +24,12 @@ type Compiler = typeof import('../json-schema.js');
 
 export class EmitRules {
   private rules = new Map<string, { version: number; validate: ValidateFunction }>();
-  private compiler: Compiler | null = null;
+  private compiler: Compiler | null;
+
+  /** `compiler`: given where ajv is loaded anyway (a serving process, in-process.ts); a worker loads it on demand. */
+  constructor(compiler: Compiler | null = null) {
+    this.compiler = compiler;
+  }
 
   /** True when `set(list)` can compile now; otherwise `load()` first. */
   ready(list: readonly EmitRule[]): boolean {

@@ -14,15 +14,13 @@
 import './worker-signals.js'; // first: before anything slow to load
 import { writeSync } from 'node:fs';
 import net from 'node:net';
-import ivm from 'isolated-vm';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { EmitRules, type EmitRule } from './emit-rules.js';
-import { dispatcherSetup } from './handler-export.js';
 import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
-import { UserCompileError, prepare } from './prepare.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import { validateFunction } from './validate.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
 const warmArg = process.argv.find((a) => a.startsWith('--warm-isolates='));
@@ -104,44 +102,7 @@ startRssWatchdog({
 });
 
 async function validate(msg: Extract<ToWorker, { t: 'val' }>): Promise<FromWorker> {
-  const isolate = new ivm.Isolate({ memoryLimit: msg.memoryMb });
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    // ivm's timeout covers the synchronous top level; this covers the rest (context, sandbox).
-    const overall = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timed out')), msg.timeoutMs + 2000);
-    });
-    const prepared = prepare(isolate, msg.code, msg.env ?? {}, msg.timeoutMs, allowPrivateTargets, {
-      name: 'validate',
-      // The export is chosen as the warm isolate will, so a missing one is refused at deploy.
-      setup: dispatcherSetup(msg.handler ?? null, 0, msg.memoryMb),
-      deliver: () => undefined,
-      // No onEmit: top-level emits at deploy are checked (bad names still throw, as they
-      // would in the warm isolate) but dropped; a deploy is not an event source.
-    });
-    prepared.catch(() => undefined);
-    const { sandbox, dispatch } = await Promise.race([prepared, overall]);
-    dispatch.release();
-    sandbox.dispose();
-    return { t: 'val', id: msg.id, ok: true };
-  } catch (err) {
-    if (err instanceof UserCompileError) return { t: 'val', id: msg.id, ok: false, ...err.detail };
-    const message = err instanceof Error ? err.message : String(err);
-    if (/memory limit/.test(message)) {
-      return { t: 'val', id: msg.id, ok: false, message: `top-level code exceeded the memory limit of ${msg.memoryMb} MB` };
-    }
-    if (/timed out/.test(message)) {
-      return { t: 'val', id: msg.id, ok: false, message: `top-level code timed out after ${msg.timeoutMs} ms` };
-    }
-    // The position moves from the message to its own fields (the caller prints it once).
-    const at = /\s*\((?:[^(),]+, )?line (\d+), column (\d+)\)$/.exec(message);
-    return at
-      ? { t: 'val', id: msg.id, ok: false, message: message.slice(0, at.index), line: Number(at[1]), column: Number(at[2]) }
-      : { t: 'val', id: msg.id, ok: false, message };
-  } finally {
-    clearTimeout(timer);
-    if (!isolate.isDisposed) isolate.dispose();
-  }
+  return { t: 'val', id: msg.id, ...(await validateFunction(msg, allowPrivateTargets)) };
 }
 
 /**

@@ -216,7 +216,8 @@ describe.skipIf(process.platform !== 'linux')('two nodes of two server processes
     receiver = await startReceiver();
     const dbUrl = tempDbUrl();
     nodes = [await startService({ dbUrl, env: ENV }), await startService({ dbUrl, env: ENV })];
-  });
+    // Two clusters one after the other: on a loaded 2-core machine each takes 12-16 s to listen.
+  }, 90_000);
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop('SIGKILL')));
     await receiver?.close();

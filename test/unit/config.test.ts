@@ -202,6 +202,20 @@ describe('loadConfig', () => {
     expect(memory.processesNote).toMatch(/sqlite::memory:.*1 process instead of 4/);
   });
 
+  it('hosts isolates in the server processes when there are several, in worker processes with one, or as set', () => {
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '2' })).toMatchObject({ isolates: 'in-process', workers: 1 });
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '1' }).isolates).toBe('workers');
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '2' }, ['--isolates', 'workers']).isolates).toBe('workers');
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '3', SWITCHYARD_ISOLATES: 'in-process' }).isolates).toBe('in-process');
+    // One process hosting its isolates would be the whole service lost to one isolate's abort.
+    expect(() => loadConfig({ SWITCHYARD_PROCESSES: '1', SWITCHYARD_ISOLATES: 'in-process' })).toThrow(/needs more than one server process/);
+    expect(() => loadConfig({ SWITCHYARD_PROCESSES: '4', DATABASE_URL: 'sqlite::memory:', SWITCHYARD_ISOLATES: 'in-process' })).toThrow(/sqlite::memory:/);
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '4', DATABASE_URL: 'sqlite::memory:' }).isolates).toBe('workers');
+    expect(() => loadConfig({ SWITCHYARD_ISOLATES: 'threads' })).toThrow(/SWITCHYARD_ISOLATES must be one of auto, in-process, workers/);
+    // In-process, every server process's isolates share the warm budget (no worker processes to divide it by).
+    expect(loadConfig({ SWITCHYARD_PROCESSES: '2' }).warmIsolates).toBe(autoWarmIsolates(2));
+  });
+
   it('keeps warm isolates within half the memory, shared by every worker process of the node', () => {
     const gib16 = 16 * 2 ** 30;
     expect(autoWarmIsolates(2, gib16)).toBe(gib16 / 2 / WARM_ISOLATE_BYTES / 2);
