@@ -193,6 +193,18 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     metrics,
     log,
     functionSlot: scheduledInvocation,
+    prewarm: {
+      // Each worker process keeps at most warmIsolates; the runtime refuses prewarms past that itself.
+      limit: config.warmIsolates * Math.max(1, config.workers),
+      warm(names) {
+        for (const name of names) {
+          store.getFunction(name).then(
+            (fn) => fn && runtime.prewarm(fn),
+            (err: unknown) => log.warn({ err, function: name }, 'could not read a function to prewarm'),
+          );
+        }
+      },
+    },
   });
   const scheduler = webhooks.scheduler;
   const functions = new FunctionService({

@@ -31,6 +31,7 @@ export interface RuntimeStats {
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
+  prewarm(fn: DeployedFunction): void;
   stats(): RuntimeStats;
   /** Aborts the worker hosting `name`; only honoured when workers run with SWITCHYARD_TEST_HOOKS=1. */
   crashWorkerForTest(name: string): void;
@@ -114,6 +115,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
     validateTransformation(compiled: string): Promise<ValidateOutcome> {
       if (closing) return Promise.resolve({ ok: false, message: 'the function runtime is shutting down' });
       return workers[nextValidator++ % count].validateTransformation(compiled, ++nextId);
+    },
+
+    prewarm(fn: DeployedFunction): void {
+      if (!closing) workerFor(fn.name).prewarm(fn);
     },
 
     retire(name: string, keepVersion?: number): void {

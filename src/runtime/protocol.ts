@@ -37,6 +37,8 @@ export type ToWorker =
   | { t: 'xrun'; id: number; h: string; code?: string; input: string }
   /** The write-time check of a transformation's code, in a throwaway isolate. */
   | { t: 'xval'; id: number; code: string }
+  /** Create the warm isolate of `k` (already loaded) without invoking it, if the worker has room. */
+  | { t: 'warm'; k: string }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */

@@ -175,6 +175,9 @@ function onFrame(text: string): void {
         (err: unknown) => send({ t: 'xval', id: msg.id, ok: false, message: String(err) }),
       );
       return;
+    case 'warm':
+      host.prewarm(msg.k);
+      return;
     case 'ret':
       host.retire(msg.name, msg.keep);
       return;
