@@ -222,6 +222,8 @@ export class Scheduler {
     if (!prewarm || !this.opts.functionSlot) return;
     const now = this.opts.clock.now();
     const until = now + (prewarm.aheadMs ?? PREWARM_AHEAD_MS);
+    // Past the lead: the clock was set back, and the slots ahead were not handed yet.
+    if (this.warmedThrough > until) this.warmedThrough = 0;
     const after = Math.max(this.warmedThrough, now);
     if (until <= after) return;
     const names = await this.opts.store.functionsDueBetween(iso(after), iso(until), prewarm.limit);

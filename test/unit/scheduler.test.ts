@@ -285,6 +285,12 @@ for (const backend of backends()) {
       clock.set(Date.parse('2026-01-05T10:01:56Z'));
       await vi.waitFor(() => expect(warmed).toHaveLength(2), { timeout: 5000, interval: 20 });
       expect(warmed[1]!.names).toEqual(['soon']);
+      // The clock set back (as by hand): the slots ahead are handed again, not taken as done.
+      clock.set(Date.parse('2026-01-05T10:01:00Z'));
+      await new Promise((r) => setTimeout(r, 100));
+      clock.set(Date.parse('2026-01-05T10:01:57Z'));
+      await vi.waitFor(() => expect(warmed).toHaveLength(3), { timeout: 5000, interval: 20 });
+      expect(warmed[2]).toEqual({ at: '2026-01-05T10:01:57.000Z', names: ['soon'] });
     });
 
     it('keeps running when the store fails, and logs it', async () => {
