@@ -193,7 +193,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     metrics,
     log,
     functionSlot: scheduledInvocation,
-    prewarm: {
+    prewarm: config.prewarmAheadMs === 0 ? undefined : {
+      aheadMs: config.prewarmAheadMs,
       // Each worker process keeps at most warmIsolates; the runtime refuses prewarms past that itself.
       limit: config.warmIsolates * Math.max(1, config.workers),
       warm(names) {

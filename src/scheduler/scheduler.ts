@@ -32,7 +32,7 @@ const DEFAULT_BATCH = 500;
 const CLAIM_SLICE_MS = 100;
 /** A tick stops after this many full batches and lets the next tick continue. */
 const MAX_BATCHES_PER_TICK = 200;
-/** How far ahead of a slot its functions' isolates are built: enough to boot a burst's isolates, short enough that the LRU keeps them. */
+/** How far ahead of a slot its functions' isolates are built when not told (SWITCHYARD_PREWARM_SECONDS): enough to boot a burst's isolates, short enough that the LRU keeps them. */
 export const PREWARM_AHEAD_MS = 5000;
 
 
