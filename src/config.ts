@@ -56,6 +56,8 @@ export interface Config {
   workers: number;
   /** Idle isolates each worker process keeps warm; past it the least recently used are disposed. */
   warmIsolates: number;
+  /** How long before a function schedule's slot its isolate is built (ms); 0: not ahead, on the slot's first run. */
+  prewarmAheadMs: number;
   /** Webhook attempts and function runs in flight per server process, at most. */
   deliveryConcurrency: number;
   /**
@@ -259,6 +261,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: 'auto',
     defaultText: 'auto (half the memory, at 2 MB an isolate, shared by all worker processes)',
     help: 'Idle isolates each worker process keeps warm; past it the least recently used are disposed.',
+  },
+  {
+    env: 'SWITCHYARD_PREWARM_SECONDS',
+    flag: '--prewarm-seconds',
+    default: '5',
+    help: "Seconds before a function schedule's slot its isolate is built, so the slot's run starts warm; 0 turns it off.",
   },
   {
     env: 'SWITCHYARD_DELIVERY_CONCURRENCY',
@@ -609,6 +617,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
       raw(merged, 'SWITCHYARD_WARM_ISOLATES') === 'auto'
         ? autoWarmIsolates(isolates === 'in-process' ? processes : processes * workers)
         : count(merged, 'SWITCHYARD_WARM_ISOLATES', 1, 1_000_000),
+    prewarmAheadMs: int(merged, 'SWITCHYARD_PREWARM_SECONDS', 0, 600) * 1000,
     deliveryConcurrency:
       raw(merged, 'SWITCHYARD_DELIVERY_CONCURRENCY') === 'auto'
         ? autoDeliveryConcurrency(processes)

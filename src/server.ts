@@ -202,6 +202,19 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     metrics,
     log,
     functionSlot: scheduledInvocation,
+    prewarm: config.prewarmAheadMs === 0 ? undefined : {
+      aheadMs: config.prewarmAheadMs,
+      // Each worker process keeps at most warmIsolates; the runtime refuses prewarms past that itself.
+      limit: config.warmIsolates * Math.max(1, config.workers),
+      warm(names) {
+        for (const name of names) {
+          store.getFunction(name).then(
+            (fn) => fn && runtime.prewarm(fn),
+            (err: unknown) => log.warn({ err, function: name }, 'could not read a function to prewarm'),
+          );
+        }
+      },
+    },
   });
   const scheduler = webhooks.scheduler;
   const functions = new FunctionService({

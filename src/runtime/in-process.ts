@@ -140,6 +140,14 @@ class InProcessRuntime implements Runtime {
     this.emitRules.set(rules, (name, why) => this.logger?.warn({ isolates: 'in-process', event: name }, `emit rule not taken: ${why}`));
   }
 
+  /** The scheduler's prewarm before a slot: the version's isolate built now, only into free room (IsolateHost.prewarm). */
+  prewarm(fn: DeployedFunction): void {
+    if (this.closing) return;
+    const key = versionKey(fn.name, fn.version);
+    this.ensureLoaded(fn, key);
+    this.host.prewarm(key);
+  }
+
   /** Isolates live in this process: ready while it is not closing. */
   ready(): boolean {
     return !this.closing;

@@ -194,6 +194,22 @@ export class IsolateHost {
     );
   }
 
+  /**
+   * Creates the warm isolate of `key` ahead of its first invocation (the
+   * scheduler's prewarm before a slot). Only into free room: with the warm
+   * bound reached it does nothing, so a prewarm never evicts an isolate that
+   * served calls. The new isolate goes idle once booted, as after a call; a
+   * failing top level is left for the invocation to report.
+   */
+  prewarm(key: string): void {
+    const load = this.loads.get(key);
+    if (!load) return;
+    const inst = this.current.get(key);
+    if (inst && inst.routed) return;
+    if (this.all.size >= this.warmIsolates) return;
+    this.create(load);
+  }
+
   private create(load: Load): Instance {
     const isolate = new ivm.Isolate({
       memoryLimit: load.memoryMb,

@@ -32,6 +32,7 @@ export interface RuntimeStats {
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
+  prewarm(fn: DeployedFunction): void;
   stats(): RuntimeStats;
   /** Every worker process runs and takes calls (GET /readyz). */
   ready(): boolean;
@@ -127,6 +128,10 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
 
     setEmitRules(rules: EmitRule[]): void {
       for (const w of workers) w.setEmitRules(rules);
+    },
+
+    prewarm(fn: DeployedFunction): void {
+      if (!closing) workerFor(fn.name).prewarm(fn);
     },
 
     retire(name: string, keepVersion?: number): void {

@@ -40,6 +40,8 @@ export type ToWorker =
   | { t: 'xval'; id: number; code: string }
   /** The catalogue's reject-mode types, the whole set (emit-rules.ts); sent again to a restarted worker. */
   | { t: 'emit-rules'; rules: EmitRule[] }
+  /** Create the warm isolate of `k` (already loaded) without invoking it, if the worker has room. */
+  | { t: 'warm'; k: string }
   /** Forget versions of `name` older than `keep` (all when null). */
   | { t: 'ret'; name: string; keep: number | null }
   /** Test hook, honoured only when SWITCHYARD_TEST_HOOKS=1: abort the worker. */

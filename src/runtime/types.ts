@@ -53,6 +53,14 @@ export interface FunctionRuntime {
    */
   validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome>;
   /**
+   * Creates that version's warm isolate (compiles it, runs its top level)
+   * without running the handler, so its next invocation is warm: the scheduler
+   * calls it a few seconds before a slot. Best effort and bounded: it never
+   * evicts a warm isolate to make room, and is dropped when no room is left.
+   * Optional: a runtime without it just starts cold.
+   */
+  prewarm?(fn: DeployedFunction): void;
+  /**
    * Forget every version of `name` older than `keepVersion` (or all of them when
    * omitted): isolates are disposed once their in-flight invocations finish.
    */

@@ -54,7 +54,7 @@ interface Pending {
   batch: Batch;
 }
 
-type Outgoing = { kind: 'batch'; batch: Batch } | { kind: 'frame'; msg: ToWorker };
+type Outgoing = { kind: 'batch'; batch: Batch } | { kind: 'frame'; msg: ToWorker } | { kind: 'warm'; fn: DeployedFunction };
 
 const ms = (start: number) => Math.round((performance.now() - start) * 100) / 100;
 
@@ -192,6 +192,12 @@ export class WorkerHandle {
     this.schedule();
   }
 
+  /** Ships the version's code if this process lacks it, then asks for its isolate (no invocation, no answer). */
+  prewarm(fn: DeployedFunction): void {
+    this.outbox.push({ kind: 'warm', fn });
+    this.schedule();
+  }
+
   retire(name: string, keep: number | null): void {
     this.outbox.push({ kind: 'frame', msg: { t: 'ret', name, keep } });
     this.schedule();
@@ -266,6 +272,9 @@ export class WorkerHandle {
           x.sent = true;
         }
         channel.write(encodeFrame(JSON.stringify(item.msg)));
+      } else if (item.kind === 'warm') {
+        this.writeLoad(channel, item.fn);
+        channel.write(encodeFrame(JSON.stringify({ t: 'warm', k: versionKey(item.fn.name, item.fn.version) } satisfies ToWorker)));
       } else {
         this.writeBatch(channel, item.batch);
       }
@@ -279,21 +288,7 @@ export class WorkerHandle {
     const key = versionKey(fn.name, fn.version);
     const ids = batch.ids.filter((id) => this.pending.has(id));
     if (ids.length === 0) return;
-    if (!this.loaded.has(key)) {
-      const load: ToWorker = {
-        t: 'load',
-        k: key,
-        name: fn.name,
-        version: fn.version,
-        code: fn.compiled,
-        env: fn.env,
-        timeoutMs: fn.timeoutMs,
-        memoryMb: fn.memoryMb,
-        handler: fn.handler ?? null,
-      };
-      channel.write(encodeFrame(JSON.stringify(load)));
-      this.loaded.add(key);
-    }
+    this.writeLoad(channel, fn);
     let events = batch.events;
     let rids = batch.rids;
     if (ids.length !== batch.ids.length) {
@@ -303,6 +298,25 @@ export class WorkerHandle {
     }
     const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${ids.join(',')}],"rids":${JSON.stringify(rids)}}`;
     channel.write(encodeFrame(head + '\n[' + events.join(',') + ']'));
+  }
+
+  /** The `load` frame of a version, once per worker process. */
+  private writeLoad(channel: net.Socket, fn: DeployedFunction): void {
+    const key = versionKey(fn.name, fn.version);
+    if (this.loaded.has(key)) return;
+    const load: ToWorker = {
+      t: 'load',
+      k: key,
+      name: fn.name,
+      version: fn.version,
+      code: fn.compiled,
+      env: fn.env,
+      timeoutMs: fn.timeoutMs,
+      memoryMb: fn.memoryMb,
+      handler: fn.handler ?? null,
+    };
+    channel.write(encodeFrame(JSON.stringify(load)));
+    this.loaded.add(key);
   }
 
   private forgetLoaded(name: string, keep: number | null): void {

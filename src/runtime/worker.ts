@@ -169,6 +169,9 @@ function onFrame(text: string): void {
     case 'emit-rules':
       setEmitRules(msg.rules);
       return;
+    case 'warm':
+      host.prewarm(msg.k);
+      return;
     case 'ret':
       host.retire(msg.name, msg.keep);
       return;

@@ -11,6 +11,9 @@
  * Between ticks the loop sleeps until the earliest `nextFireAt`, but never
  * more than 1 s, so schedules changed by another process are picked up within
  * a second.
+ * Functions due within the prewarm lead (5 s) are handed to `prewarm` once
+ * each round, so their isolates are built before the slot: the first slot after
+ * a start is then as punctual as later ones (cold isolates made it seconds late).
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../types.js';
@@ -29,6 +32,8 @@ const DEFAULT_BATCH = 500;
 const CLAIM_SLICE_MS = 100;
 /** A tick stops after this many full batches and lets the next tick continue. */
 const MAX_BATCHES_PER_TICK = 200;
+/** How far ahead of a slot its functions' isolates are built when not told (SWITCHYARD_PREWARM_SECONDS): enough to boot a burst's isolates, short enough that the LRU keeps them. */
+export const PREWARM_AHEAD_MS = 5000;
 
 
 export interface SchedulerOptions {
@@ -54,6 +59,12 @@ export interface SchedulerOptions {
    * Without it, function schedules are not fired by this scheduler.
    */
   functionSlot?(schedule: DueFunctionSchedule, slot: string): { event: unknown; detail: Record<string, unknown> };
+  /**
+   * Builds the warm isolates of the named functions (their schedules fire
+   * within `aheadMs`, default PREWARM_AHEAD_MS); at most `limit` names per
+   * round, the runtime's own warm bound. Fire-and-forget. Only with functionSlot.
+   */
+  prewarm?: { warm(functionNames: string[]): void; limit: number; aheadMs?: number };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -115,6 +126,8 @@ export class Scheduler {
   private again = false;
   private looping: Promise<void> | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** Slots up to this time (ms) were prewarmed; each round asks only for the ones after it. */
+  private warmedThrough = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.batch = opts.batch ?? DEFAULT_BATCH;
@@ -175,6 +188,7 @@ export class Scheduler {
     this.again = false;
     try {
       await this.tick();
+      await this.prewarmAhead();
       const nexts = [await this.opts.store.nextFireAt()];
       if (this.opts.functionSlot) nexts.push(await this.opts.store.nextFunctionFireAt());
       const next = nexts.filter((n): n is string => n !== null).sort()[0] ?? null;
@@ -200,6 +214,26 @@ export class Scheduler {
       );
     }
     return fired;
+  }
+
+  /** Hands the functions of the schedules due within the lead, not handed before, to `prewarm`. */
+  private async prewarmAhead(): Promise<void> {
+    const prewarm = this.opts.prewarm;
+    if (!prewarm || !this.opts.functionSlot) return;
+    const now = this.opts.clock.now();
+    const until = now + (prewarm.aheadMs ?? PREWARM_AHEAD_MS);
+    // Past the lead: the clock was set back, and the slots ahead were not handed yet.
+    if (this.warmedThrough > until) this.warmedThrough = 0;
+    const after = Math.max(this.warmedThrough, now);
+    if (until <= after) return;
+    const names = await this.opts.store.functionsDueBetween(iso(after), iso(until), prewarm.limit);
+    this.warmedThrough = until;
+    if (names.length === 0) return;
+    try {
+      prewarm.warm(names);
+    } catch (err) {
+      this.opts.log.warn({ err }, 'prewarming isolates failed');
+    }
   }
 
   /** Claims batch after batch while full ones come back; webhooks and function schedules alike. */

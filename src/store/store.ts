@@ -463,6 +463,12 @@ export interface SchedulesPart {
   /** The earliest `nextFireAt` of any function schedule. */
   nextFunctionFireAt(): Promise<string | null>;
   /**
+   * Names of the functions with a schedule whose `nextFireAt` is in (`after`,
+   * `until`] (ISO), earliest first, at most `limit`: the scheduler prewarms
+   * their isolates before the slot.
+   */
+  functionsDueBetween(after: string, until: string, limit: number): Promise<string[]>;
+  /**
    * claimDueSlots for function schedules: takes up to `limit` due schedules
    * (skipping rows another node is claiming), moves each to `plan`'s next fire
    * time and inserts one pending `schedule` invocation per slot, due at `now`,

@@ -81,6 +81,8 @@ export interface WebhooksDeps {
   log: Logger;
   /** Function schedules fire too when given: the event of a slot's invocation (src/functions/schedule-event.ts). */
   functionSlot?: SchedulerOptions['functionSlot'];
+  /** Isolates of functions due in the next seconds are built before their slot (scheduler.ts). */
+  prewarm?: SchedulerOptions['prewarm'];
 }
 
 export function createWebhooks(deps: WebhooksDeps) {
@@ -115,6 +117,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     log,
     lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
     functionSlot: deps.functionSlot,
+    prewarm: deps.prewarm,
   });
   const owner = newLeaseOwner();
   const recoveries = new RecoveryRunner({ store, clock, owner, isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner), due: deps.due, log });

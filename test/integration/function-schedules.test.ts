@@ -101,6 +101,25 @@ describe('function schedules', () => {
     expect(await slots('minutely')).toEqual(['2026-04-01T00:10:00.000Z']);
   });
 
+  it("prewarms: the first slot's run is served by an isolate built before the slot", async () => {
+    await setClock('2026-05-04T10:00:20.000Z');
+    // Date.now() in the isolate is the real clock; the hand-moved one only drives the scheduler.
+    const created = await svc.request('POST', '/api/functions', {
+      name: 'prewarmed',
+      code: 'const bootedAt = Date.now(); export const handler = async () => ({ bootedAt });',
+      schedules: [{ cron: '* * * * *', timezone: 'UTC' }],
+    });
+    expect(created.status, created.text).toBe(201);
+    await setClock('2026-05-04T10:00:57.000Z'); // within the 5 s lead of 10:01
+    await sleep(2000); // room for the worker to build the isolate (real time; the test clock stands still)
+    const beforeSlot = Date.now();
+    await setClock('2026-05-04T10:01:00.000Z');
+    const ran = await until(async () => (await invocations('prewarmed')).find((i) => i.status === 'succeeded'), 'the first slot');
+    expect(ran.trigger.scheduled_for).toBe('2026-05-04T10:01:00.000Z');
+    // Built (top level run) before the slot was reached: without prewarm it would be built by this run.
+    expect(ran.result.bootedAt).toBeLessThan(beforeSlot);
+  });
+
   it("gives aws-v2 functions EventBridge's scheduled event", async () => {
     await setClock('2026-05-01T11:59:00.000Z');
     const res = await svc.request('POST', '/api/functions', {

@@ -227,6 +227,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SWITCHYARD_WARM_ISOLATES: '0' })).toThrow(/SWITCHYARD_WARM_ISOLATES must be a whole number from 1 to 1000000 or auto/);
   });
 
+  it('builds scheduled functions\' isolates 5 s before their slot unless told (0: off)', () => {
+    expect(loadConfig({}).prewarmAheadMs).toBe(5000);
+    expect(loadConfig({ SWITCHYARD_PREWARM_SECONDS: '0' }).prewarmAheadMs).toBe(0);
+    expect(loadConfig({}, ['--prewarm-seconds', '30']).prewarmAheadMs).toBe(30_000);
+    expect(() => loadConfig({ SWITCHYARD_PREWARM_SECONDS: '-1' })).toThrow(/SWITCHYARD_PREWARM_SECONDS/);
+  });
+
   it('keeps delivery attempts in flight within an eighth of the memory, 50 to 1000 per server process', () => {
     expect(autoDeliveryConcurrency(1, 100 * 8 * ATTEMPT_BYTES)).toBe(100);
     expect(autoDeliveryConcurrency(2, 100 * 8 * ATTEMPT_BYTES)).toBe(50);

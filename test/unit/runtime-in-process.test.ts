@@ -90,6 +90,15 @@ describe('in-process runtime', () => {
     expect(rt.ready()).toBe(true);
   });
 
+  it('prewarms: the isolate is built (top level run) before the first call, which runs in it', async () => {
+    const f = await fn('prewarmed-here', `emit('isolate.booted'); let n = 0; exports.handler = async () => ++n;`);
+    const boots = () => emits.filter(([name, event]) => name === 'prewarmed-here' && event === 'isolate.booted').length;
+    rt.prewarm(f);
+    while (boots() === 0) await new Promise((r) => setTimeout(r, 10));
+    expect(okResult(await call(f))).toBe(1);
+    expect(boots()).toBe(1);
+  });
+
   it('serves a new version after a retire, and validates and transforms in this process', async () => {
     const v1 = await fn('versioned', `exports.handler = () => 1`);
     expect(okResult(await call(v1))).toBe(1);

@@ -238,6 +238,61 @@ for (const backend of backends()) {
       expect(claimed[0]!.scheduledFor).toBe('2026-01-05T10:00:00.000Z');
     });
 
+    it('hands the functions due within the prewarm lead to prewarm before their slot, once, and no others', async () => {
+      const { clock, store } = await setup();
+      const fnFields = (name: string, cron: string, fire: string) => ({
+        name,
+        runtime: 'javascript' as const,
+        code: 'export const handler = () => 1;',
+        compiled: 'exports.handler = () => 1;',
+        handler: null,
+        eventFormat: 'switchyard' as const,
+        env: {},
+        timeoutMs: 1000,
+        memoryMb: 64,
+        codeSha256: 'a'.repeat(64),
+        schedules: [{ cron, timezone: 'UTC', payload: null }],
+        scheduleFires: [fire],
+      });
+      await store.createFunction(fnFields('soon', '* * * * *', '2026-01-05T10:01:00.000Z'));
+      await store.createFunction(fnFields('later', '*/5 * * * *', '2026-01-05T10:05:00.000Z'));
+      const warmed: Array<{ at: string; names: string[] }> = [];
+      const claimed: Delivery[] = [];
+      const scheduler = new Scheduler({
+        store,
+        clock,
+        log: quietLog,
+        onClaimed: (d) => claimed.push(d),
+        functionSlot: () => ({ event: {}, detail: {} }),
+        prewarm: { limit: 100, aheadMs: 5000, warm: (names) => warmed.push({ at: iso(clock.now()), names }) },
+      });
+      cleanups.push(() => scheduler.stop());
+      scheduler.start();
+      // 10:00:30: the first slot is 30 s away, past the lead.
+      await scheduler.tick();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(warmed).toEqual([]);
+      clock.set(Date.parse('2026-01-05T10:00:56Z'));
+      await vi.waitFor(() => expect(warmed).toHaveLength(1), { timeout: 5000, interval: 20 });
+      expect(warmed[0]).toEqual({ at: '2026-01-05T10:00:56.000Z', names: ['soon'] });
+      expect(claimed).toEqual([]); // before the slot
+      clock.set(Date.parse('2026-01-05T10:01:00Z'));
+      await vi.waitFor(() => expect(claimed).toHaveLength(1), { timeout: 5000, interval: 20 });
+      // Another round within the same lead hands nothing again; 'later' is minutes away.
+      clock.set(Date.parse('2026-01-05T10:01:01Z'));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(warmed).toHaveLength(1);
+      clock.set(Date.parse('2026-01-05T10:01:56Z'));
+      await vi.waitFor(() => expect(warmed).toHaveLength(2), { timeout: 5000, interval: 20 });
+      expect(warmed[1]!.names).toEqual(['soon']);
+      // The clock set back (as by hand): the slots ahead are handed again, not taken as done.
+      clock.set(Date.parse('2026-01-05T10:01:00Z'));
+      await new Promise((r) => setTimeout(r, 100));
+      clock.set(Date.parse('2026-01-05T10:01:57Z'));
+      await vi.waitFor(() => expect(warmed).toHaveLength(3), { timeout: 5000, interval: 20 });
+      expect(warmed[2]).toEqual({ at: '2026-01-05T10:01:57.000Z', names: ['soon'] });
+    });
+
     it('keeps running when the store fails, and logs it', async () => {
       const { clock, store } = await setup();
       await store.createWebhook(webhookFields(clock));

@@ -68,6 +68,15 @@ export function pgSchedules(deps: { db: PgDb }): SchedulesPart {
       return row?.next ?? null;
     },
 
+    async functionsDueBetween(after, until, limit) {
+      const rows = await db.rows<{ function_name: string }>(
+        `SELECT function_name FROM function_schedules WHERE next_fire_at > $1 AND next_fire_at <= $2
+         GROUP BY function_name ORDER BY MIN(next_fire_at) LIMIT $3`,
+        [after, until, limit],
+      );
+      return rows.map((r) => r.function_name);
+    },
+
     async claimDueFunctionSlots(now, limit, plan) {
       return db.tx(async (c) => {
         const rows = await db.rows<FunctionScheduleRow>(

@@ -31,6 +31,8 @@ function prepare({ db }: SqliteDb) {
     dueFunctionSchedules: p(`SELECT s.*, f.event_format FROM function_schedules s JOIN functions f ON f.name = s.function_name
       WHERE s.next_fire_at <= ? ORDER BY s.next_fire_at, s.id LIMIT ?`),
     nextFunctionFireAt: p('SELECT MIN(next_fire_at) FROM function_schedules').pluck(),
+    functionsDueBetween: p(`SELECT function_name FROM function_schedules WHERE next_fire_at > ? AND next_fire_at <= ?
+      GROUP BY function_name ORDER BY MIN(next_fire_at) LIMIT ?`).pluck(),
     moveFunctionSchedules: p(`UPDATE function_schedules SET next_fire_at = m.value ->> 1
       FROM json_each(@moves) m WHERE function_schedules.id = m.value ->> 0`),
     insertFunctionSlots: p(`INSERT INTO deliveries
@@ -75,6 +77,10 @@ export function sqliteSchedules(deps: { db: SqliteDb }): SchedulesPart {
 
     async nextFunctionFireAt() {
       return (s.nextFunctionFireAt.get() as string | null) ?? null;
+    },
+
+    async functionsDueBetween(after, until, limit) {
+      return s.functionsDueBetween.all(after, until, limit) as string[];
     },
 
     async claimDueFunctionSlots(now, limit, plan) {
