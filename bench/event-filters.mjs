@@ -104,7 +104,7 @@ const HEADERS = { 'x-source': 'checkout', 'x-request-id': 'bench' };
 async function publishOnce(s, n) {
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const published = await s.bus.publish('order.created', event(n), 0, HEADERS);
+  const published = await s.bus.publish('order.created', event(n), 0, { headers: HEADERS });
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const r = s.rounds.at(-1);
@@ -133,7 +133,7 @@ const padded = await side('padded', () => null, true);
 const filtered = await side('filtered', (i) => filterOf(i, false));
 const half = await side('half', (i) => filterOf(i, true));
 // One warm-up publish each (compiles the filters, warms SQLite's page cache), not counted.
-for (const s of [plain, padded, filtered, half]) await s.bus.publish('order.created', event(0), 0, HEADERS);
+for (const s of [plain, padded, filtered, half]) await s.bus.publish('order.created', event(0), 0, { headers: HEADERS });
 for (let r = 0; r < ROUNDS; r++) {
   for (const s of [plain, padded, filtered, half]) s.rounds.push({ deliveries: 0, ms: 0, cpuMs: 0, userMs: 0 });
   // The sides take turns publish by publish (who goes first alternating), so a busy moment of a shared

@@ -28,6 +28,9 @@
 //                        postgres://postgres@127.0.0.1:5432/test); each part
 //                        works in a fresh schema and drops it
 //   --no-write           leave bench/README.md alone
+//   --no-issue26         skip issue 26's standalone benches (event schema, payload
+//                        filters, signing, transformations; each runnable alone)
+//   --only issue26       run only that section (prints it, leaves the README alone)
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -74,6 +77,8 @@ const { values: opt } = parseArgs({
     'no-postgres': { type: 'boolean', default: false },
     'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     'no-write': { type: 'boolean', default: false },
+    'no-issue26': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const DURATION = positive('duration');
@@ -312,7 +317,7 @@ function command() {
   return args.length ? `\`node bench/run.js ${args.join(' ')}\`` : '`npm run bench` (= `npm run build && node bench/run.js`)';
 }
 
-function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes }) {
+function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, date, seconds, checks, notes }) {
   const m = machine();
   const row = (r) =>
     `| ${r.label} | ${CORES} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
@@ -363,6 +368,7 @@ function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, we
   if (webhooks) lines.push(...renderWebhooks(webhooks), '', ...WEBHOOK_PROSE);
   else if (!opt['bare-only']) lines.push('', 'Webhook deliveries not measured in this run.');
   if (nodes) lines.push(...nodes.flatMap((r) => renderNodes(r)), '', ...NODES_PROSE);
+  if (issue26) lines.push(...renderIssue26(issue26));
   lines.push('', `Checks: ${checks.length ? checks.join('; ') : 'all responses 2xx, no errors'}.`);
   if (notes.length) lines.push('', `Notes: ${notes.join('; ')}.`);
   lines.push(END);
@@ -431,7 +437,54 @@ async function measureGatewayPg(code) {
   }
 }
 
+// Issue 26's benches, each a script runnable alone: run one after another as children and
+// their reports kept whole (their own tables), so run.js shows them without re-deriving them.
+// Short settings: the standalone defaults are what bench/README.md's sections record.
+const ISSUE26_BENCHES = [
+  ['bench/event-schema.mjs', ['--duration', '3', '--rounds', '1']],
+  ['bench/event-filters.mjs', []],
+  ['bench/signing-micro.mjs', ['3']],
+  ['bench/transformations.mjs', ['--rounds', '1']],
+];
+
+async function runIssue26() {
+  const results = [];
+  for (const [script, args] of ISSUE26_BENCHES) {
+    console.log(`${script} ${args.join(' ')}`);
+    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    const exit = await new Promise((done) => child.once('exit', done));
+    process.stdout.write(text);
+    results.push({ script, args, ok: exit === 0, text: text.trim() });
+  }
+  return results;
+}
+
+function renderIssue26(results) {
+  const lines = ['', '### Issue 26 benches (event schema, payload filters, signing, transformations)'];
+  for (const r of results) {
+    lines.push('', `\`node ${r.script}${r.args.length ? ` ${r.args.join(' ')}` : ''}\`${r.ok ? '' : ' **FAILED**'}:`, '');
+    // Markdown tables pass through as they are; other lines become a plain list.
+    for (const l of r.text.split('\n')) {
+      if (!l.trim()) continue;
+      const table = l.startsWith('|');
+      // A table needs a blank line after a list item to render as one.
+      if (table !== lines.at(-1).startsWith('|') && lines.at(-1) !== '') lines.push('');
+      lines.push(table ? l : `- ${l.trim()}`);
+    }
+  }
+  return lines;
+}
+
 async function main() {
+  if (opt.only !== undefined) {
+    if (opt.only !== 'issue26') throw new Error(`--only knows: issue26, got "${opt.only}"`);
+    const results = await runIssue26();
+    console.log(renderIssue26(results).join('\n'));
+    if (results.some((r) => !r.ok)) process.exitCode = 1;
+    return;
+  }
   const date = new Date().toISOString();
   const started = performance.now();
   const code = await readFile(path.join(ROOT, 'examples', 'functions', 'hello.js'), 'utf8');
@@ -522,8 +575,11 @@ async function main() {
     health = exit === 0 ? text.split('\n').filter((l) => /^(PASS|FAIL) goal:/.test(l)) : null;
   }
 
+  const issue26 = !opt['bare-only'] && !opt['no-issue26'] ? await runIssue26() : null;
+
   const checks = [];
   const notes = [];
+  for (const r of issue26 ?? []) if (!r.ok) checks.push(`FAILED: ${r.script} did not finish`);
   // A goal missed is a figure to read, not a broken run: noted, as the script itself exits 0.
   if (policy) notes.push(...policy.map((l) => `bench/policy.mjs: ${l}`));
   else if (!opt['bare-only'] && !opt['no-policy']) checks.push('FAILED: bench/policy.mjs did not finish');
@@ -539,7 +595,7 @@ async function main() {
   }
   if (!opt['bare-only'] && !opt['no-webhooks']) await crashSection(opt, checks);
   const seconds = (performance.now() - started) / 1000;
-  const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, date, seconds, checks, notes });
+  const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, date, seconds, checks, notes });
   console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
   if (!opt['no-write'] && !opt['bare-only']) {
     await writeReadme(section);
