@@ -30,7 +30,10 @@
 //   --no-write           leave bench/README.md alone
 //   --no-issue26         skip issue 26's standalone benches (event schema, payload
 //                        filters, signing, transformations; each runnable alone)
-//   --only issue26       run only that section (prints it, leaves the README alone)
+//   --no-issue27         skip issue 27's standalone benches (CPU per request of every
+//                        process against bare node:http and idle RSS, warm isolate
+//                        cost, the cold first slot of 10,000 schedules)
+//   --only issue26|issue27  run only that section (prints it, leaves the README alone)
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -78,6 +81,7 @@ const { values: opt } = parseArgs({
     'postgres-url': { type: 'string', default: DEFAULT_PG_URL },
     'no-write': { type: 'boolean', default: false },
     'no-issue26': { type: 'boolean', default: false },
+    'no-issue27': { type: 'boolean', default: false },
     only: { type: 'string' },
   },
 });
@@ -317,7 +321,7 @@ function command() {
   return args.length ? `\`node bench/run.js ${args.join(' ')}\`` : '`npm run bench` (= `npm run build && node bench/run.js`)';
 }
 
-function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, date, seconds, checks, notes }) {
+function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, issue27, date, seconds, checks, notes }) {
   const m = machine();
   const row = (r) =>
     `| ${r.label} | ${CORES} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.non2xx} | ${r.errors + r.timeouts} |`;
@@ -369,6 +373,7 @@ function render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, we
   else if (!opt['bare-only']) lines.push('', 'Webhook deliveries not measured in this run.');
   if (nodes) lines.push(...nodes.flatMap((r) => renderNodes(r)), '', ...NODES_PROSE);
   if (issue26) lines.push(...renderIssue26(issue26));
+  if (issue27) lines.push(...renderIssue26(issue27, ISSUE27_TITLE));
   lines.push('', `Checks: ${checks.length ? checks.join('; ') : 'all responses 2xx, no errors'}.`);
   if (notes.length) lines.push('', `Notes: ${notes.join('; ')}.`);
   lines.push(END);
@@ -447,9 +452,20 @@ const ISSUE26_BENCHES = [
   ['bench/transformations.mjs', ['--rounds', '1']],
 ];
 
-async function runIssue26() {
+// Issue 27's: CPU per hello request of every Switchyard process added up against bare
+// node:http over a fixed number of requests (steadier than req/s on a shared machine), with
+// the idle RSS of each process tree; a warm isolate's cost; the first slot after a start.
+const ISSUE27_BENCHES = [
+  ['bench/process-model.mjs', ['--rounds', '2']],
+  ['bench/isolate-density.mjs', ['--isolates', '100', '--rounds', '1']],
+  ['bench/function-schedules.js', ['--schedules', '10000', '--wait', '60']],
+];
+
+const ISSUE27_TITLE = 'Issue 27 benches (CPU per request of all processes vs bare node:http, idle RSS, warm isolate cost, cold first slot)';
+
+async function runIssue26(list = ISSUE26_BENCHES) {
   const results = [];
-  for (const [script, args] of ISSUE26_BENCHES) {
+  for (const [script, args] of list) {
     console.log(`${script} ${args.join(' ')}`);
     const child = spawn(process.execPath, [path.join(ROOT, script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
@@ -461,8 +477,8 @@ async function runIssue26() {
   return results;
 }
 
-function renderIssue26(results) {
-  const lines = ['', '### Issue 26 benches (event schema, payload filters, signing, transformations)'];
+function renderIssue26(results, title = 'Issue 26 benches (event schema, payload filters, signing, transformations)') {
+  const lines = ['', `### ${title}`];
   for (const r of results) {
     lines.push('', `\`node ${r.script}${r.args.length ? ` ${r.args.join(' ')}` : ''}\`${r.ok ? '' : ' **FAILED**'}:`, '');
     // Markdown tables pass through as they are; other lines become a plain list.
@@ -479,9 +495,9 @@ function renderIssue26(results) {
 
 async function main() {
   if (opt.only !== undefined) {
-    if (opt.only !== 'issue26') throw new Error(`--only knows: issue26, got "${opt.only}"`);
-    const results = await runIssue26();
-    console.log(renderIssue26(results).join('\n'));
+    if (opt.only !== 'issue26' && opt.only !== 'issue27') throw new Error(`--only knows: issue26, issue27, got "${opt.only}"`);
+    const results = opt.only === 'issue26' ? await runIssue26() : await runIssue26(ISSUE27_BENCHES);
+    console.log((opt.only === 'issue26' ? renderIssue26(results) : renderIssue26(results, ISSUE27_TITLE)).join('\n'));
     if (results.some((r) => !r.ok)) process.exitCode = 1;
     return;
   }
@@ -576,10 +592,11 @@ async function main() {
   }
 
   const issue26 = !opt['bare-only'] && !opt['no-issue26'] ? await runIssue26() : null;
+  const issue27 = !opt['bare-only'] && !opt['no-issue27'] ? await runIssue26(ISSUE27_BENCHES) : null;
 
   const checks = [];
   const notes = [];
-  for (const r of issue26 ?? []) if (!r.ok) checks.push(`FAILED: ${r.script} did not finish`);
+  for (const r of [...(issue26 ?? []), ...(issue27 ?? [])]) if (!r.ok) checks.push(`FAILED: ${r.script} did not finish`);
   // A goal missed is a figure to read, not a broken run: noted, as the script itself exits 0.
   if (policy) notes.push(...policy.map((l) => `bench/policy.mjs: ${l}`));
   else if (!opt['bare-only'] && !opt['no-policy']) checks.push('FAILED: bench/policy.mjs did not finish');
@@ -595,7 +612,7 @@ async function main() {
   }
   if (!opt['bare-only'] && !opt['no-webhooks']) await crashSection(opt, checks);
   const seconds = (performance.now() - started) / 1000;
-  const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, date, seconds, checks, notes });
+  const section = render({ bare, bareCluster, gateway, gatewaySingle, gatewayPg, cold, webhooks, nodes, issue26, issue27, date, seconds, checks, notes });
   console.log(`\n${section.split('\n').slice(1, -1).join('\n')}\n`);
   if (!opt['no-write'] && !opt['bare-only']) {
     await writeReadme(section);
