@@ -5,9 +5,12 @@
  * once by the survivor, after the dead node's heartbeat went stale (3 s here),
  * long before its 90 s leases would have run out; nothing is lost.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHoldingReceiver, type HoldingReceiver } from '../helpers/receiver.js';
-import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+import { startService, type RunningService } from '../helpers/service.js';
 import { pgSchemaUrl, postgresUnavailable } from '../helpers/test-database.js';
 import { backends as storeBackends } from '../helpers/store-backends.js';
 import { sleep, until } from '../helpers/until.js';
@@ -15,7 +18,8 @@ import { sleep, until } from '../helpers/until.js';
 const ENV = { SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', SWITCHYARD_WORKERS: '1', SWITCHYARD_HEARTBEAT_TIMEOUT: '3' };
 
 const backends = [
-  { name: 'sqlite', url: () => tempDbUrl() },
+  // A file of its own whatever TEST_STORE says: this test runs each backend itself.
+  { name: 'sqlite', url: () => `sqlite:${join(mkdtempSync(join(tmpdir(), 'switchyard-crash-')), 'switchyard.db')}` },
   { name: 'postgres', url: () => pgSchemaUrl('crash').url },
 ];
 /** Raw SQL on each backend's database, to see the heartbeat rows. */
