@@ -43,8 +43,9 @@ describe.skipIf(process.platform !== 'linux')('two server processes on one port'
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    svc = await startService({ env: ENV });
-  });
+    // Two processes each loading isolated-vm: on a loaded 2-core machine (the PostgreSQL run of CI) 20 s was not always enough.
+    svc = await startService({ env: ENV, startTimeoutMs: 60_000 });
+  }, 90_000);
   afterAll(async () => {
     await svc?.stop('SIGKILL');
     await receiver?.close();
@@ -215,9 +216,9 @@ describe.skipIf(process.platform !== 'linux')('two nodes of two server processes
   beforeAll(async () => {
     receiver = await startReceiver();
     const dbUrl = tempDbUrl();
-    nodes = [await startService({ dbUrl, env: ENV }), await startService({ dbUrl, env: ENV })];
+    nodes = [await startService({ dbUrl, env: ENV, startTimeoutMs: 60_000 }), await startService({ dbUrl, env: ENV, startTimeoutMs: 60_000 })];
     // Two clusters one after the other: on a loaded 2-core machine each takes 12-16 s to listen.
-  }, 90_000);
+  }, 150_000);
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.stop('SIGKILL')));
     await receiver?.close();
