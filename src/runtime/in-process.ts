@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import * as jsonSchema from '../json-schema.js';
 import { EmitRules, type EmitRule } from './emit-rules.js';
 import { IsolateHost } from './isolate-host.js';
-import { versionKey, type ResultItem, type ToWorker } from './protocol.js';
+import { loadMessage, versionKey, type ResultItem, type ToWorker } from './protocol.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import { validateFunction } from './validate.js';
@@ -199,18 +199,7 @@ class InProcessRuntime implements Runtime {
    */
   private ensureLoaded(fn: DeployedFunction, key: string): void {
     if (!this.loaded.has(key)) {
-      const load: Extract<ToWorker, { t: 'load' }> = {
-        t: 'load',
-        k: key,
-        name: fn.name,
-        version: fn.version,
-        code: fn.compiled,
-        env: fn.env,
-        timeoutMs: fn.timeoutMs,
-        memoryMb: fn.memoryMb,
-        handler: fn.handler ?? null,
-      };
-      this.host.load(load);
+      this.host.load(loadMessage(fn));
       // load() retired the older versions of this name in the host: forget them here too.
       this.forgetLoaded(fn.name, fn.version);
       this.loaded.add(key);

@@ -7,6 +7,7 @@
  */
 import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';
+import type { DeployedFunction } from './types.js';
 import type { EmitRule } from './emit-rules.js';
 
 /** main -> worker */
@@ -72,6 +73,21 @@ export type FromWorker =
   | { t: 'dying' };
 
 export const versionKey = (name: string, version: number): string => `${name}@${version}`;
+
+/** The `load` message of a version: what a worker (or the in-process host) needs to build its isolate. */
+export function loadMessage(fn: DeployedFunction): Extract<ToWorker, { t: 'load' }> {
+  return {
+    t: 'load',
+    k: versionKey(fn.name, fn.version),
+    name: fn.name,
+    version: fn.version,
+    code: fn.compiled,
+    env: fn.env,
+    timeoutMs: fn.timeoutMs,
+    memoryMb: fn.memoryMb,
+    handler: fn.handler ?? null,
+  };
+}
 
 /** Filename user code is compiled under; stack frames naming it are user lines. */
 export const USER_FILENAME = 'function.js';

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
-import { versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
+import { loadMessage, versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
 import type { DeployedFunction, InvokeOutcome, TransformOutcome, ValidateOutcome } from './types.js';
@@ -304,18 +304,7 @@ export class WorkerHandle {
   private writeLoad(channel: net.Socket, fn: DeployedFunction): void {
     const key = versionKey(fn.name, fn.version);
     if (this.loaded.has(key)) return;
-    const load: ToWorker = {
-      t: 'load',
-      k: key,
-      name: fn.name,
-      version: fn.version,
-      code: fn.compiled,
-      env: fn.env,
-      timeoutMs: fn.timeoutMs,
-      memoryMb: fn.memoryMb,
-      handler: fn.handler ?? null,
-    };
-    channel.write(encodeFrame(JSON.stringify(load)));
+    channel.write(encodeFrame(JSON.stringify(loadMessage(fn))));
     this.loaded.add(key);
   }
 
