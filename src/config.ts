@@ -5,6 +5,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
+import { parseQueryRedaction, type QueryRedaction } from './net/redact.js';
 import { trustFunction, type TrustedProxies } from './net/trusted-proxies.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
@@ -80,6 +81,10 @@ export interface Config {
   logRetention: number;
   /** Function console lines also written to the server's log (stdout) as structured lines. */
   functionLogsToStdout: boolean;
+  /** One `info` line per invocation and management request (`SWITCHYARD_ACCESS_LOG`); off: only 5xx answers are logged (warn). */
+  accessLog: boolean;
+  /** Which query parameters' values logged URLs show as `[redacted]` (`SWITCHYARD_LOG_REDACT_QUERY`, src/net/redact.ts). */
+  logRedactQuery: QueryRedaction;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
   /**
@@ -293,6 +298,18 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--function-logs-stdout',
     default: '1',
     help: "1 writes functions' console lines to the server's log too (stdout, at their level, with function and requestId), for journald, Loki or any log shipper; 0 keeps them only in the store.",
+  },
+  {
+    env: 'SWITCHYARD_ACCESS_LOG',
+    flag: '--access-log',
+    default: '1',
+    help: '1 logs one info line per request (invocations and the management API: method, route, status, ms, errorCode, requestId, traceId); 0 logs only answers of 500 and above (warn).',
+  },
+  {
+    env: 'SWITCHYARD_LOG_REDACT_QUERY',
+    flag: '--log-redact-query',
+    default: 'default',
+    help: 'Query parameters whose values logged URLs show as [redacted]: a comma-separated list of names (case-insensitive; default stands for token, access_token, api_key, key, secret, password, signature, sig, code, auth and the like, docs/observability.md), * for every value, none for no value.',
   },
   {
     env: 'SWITCHYARD_DELIVERY_RETENTION_DAYS',
@@ -632,6 +649,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     drainDelayMs: int(merged, 'SWITCHYARD_DRAIN_DELAY_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     functionLogsToStdout: raw(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT') === null ? true : bool(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT'),
+    accessLog: bool(merged, 'SWITCHYARD_ACCESS_LOG'),
+    logRedactQuery: parseQueryRedaction(raw(merged, 'SWITCHYARD_LOG_REDACT_QUERY') ?? ''),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
     heartbeatTimeoutMs: int(merged, 'SWITCHYARD_HEARTBEAT_TIMEOUT', 3, 600) * 1000,
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,
