@@ -81,6 +81,10 @@ export interface Config {
   logRetention: number;
   /** Function console lines also written to the server's log (stdout) as structured lines. */
   functionLogsToStdout: boolean;
+  /** A start, end and report line per run among the functions' lines on stdout (`SWITCHYARD_FUNCTION_REPORT_LINES`). */
+  functionReportLines: boolean;
+  /** How functions' lines on stdout are written: pino JSON, or Lambda's plain text (`SWITCHYARD_FUNCTION_LOGS_FORMAT`). */
+  functionLogsFormat: 'json' | 'lambda';
   /** One `info` line per invocation and management request (`SWITCHYARD_ACCESS_LOG`); off: only 5xx answers are logged (warn). */
   accessLog: boolean;
   /** Which query parameters' values logged URLs show as `[redacted]` (`SWITCHYARD_LOG_REDACT_QUERY`, src/net/redact.ts). */
@@ -298,6 +302,18 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--function-logs-stdout',
     default: '1',
     help: "1 writes functions' console lines to the server's log too (stdout, at their level, with function and requestId), for journald, Loki or any log shipper; 0 keeps them only in the store.",
+  },
+  {
+    env: 'SWITCHYARD_FUNCTION_REPORT_LINES',
+    flag: '--function-report-lines',
+    default: '0',
+    help: "1 adds a start, end and report line per run (duration, billed duration, memory size, memory used, init duration on a cold start) to the functions' lines on stdout, as Lambda writes them.",
+  },
+  {
+    env: 'SWITCHYARD_FUNCTION_LOGS_FORMAT',
+    flag: '--function-logs-format',
+    default: 'json',
+    help: "How functions' lines on stdout are written: json (one JSON object a line, as the server's own) or lambda (Lambda's CloudWatch text: START/END/REPORT and tab-separated console lines).",
   },
   {
     env: 'SWITCHYARD_ACCESS_LOG',
@@ -649,6 +665,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     drainDelayMs: int(merged, 'SWITCHYARD_DRAIN_DELAY_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     functionLogsToStdout: raw(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT') === null ? true : bool(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT'),
+    functionReportLines: bool(merged, 'SWITCHYARD_FUNCTION_REPORT_LINES'),
+    functionLogsFormat: oneOf(merged, 'SWITCHYARD_FUNCTION_LOGS_FORMAT', ['json', 'lambda'] as const)!,
     accessLog: bool(merged, 'SWITCHYARD_ACCESS_LOG'),
     logRedactQuery: parseQueryRedaction(raw(merged, 'SWITCHYARD_LOG_REDACT_QUERY') ?? ''),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),

@@ -13,6 +13,7 @@ import { isLoopbackHost, type Config, type ListenAddress } from './config.js';
 import { createDeliveryPipeline, type DeliveryPipeline } from './deliveries/index.js';
 import { DueSignal } from './deliveries/due-signal.js';
 import { FunctionLogSink } from './functions/log-sink.js';
+import { FunctionStdout } from './functions/stdout-lines.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { InvocationOutcomes } from './functions/outcomes.js';
 import { scheduledInvocation } from './functions/schedule-event.js';
@@ -119,6 +120,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const runtimeOptions = {
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
+    // The start time and heap of each run travel with its answer only where report lines are written.
+    runReports: config.functionLogsToStdout && config.functionReportLines,
     logger: log,
     onEmit(functionName: string, event: string, dataJson: string) {
       background
@@ -140,7 +143,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
-  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log, echo: config.functionLogsToStdout ? log : null });
+  const logSink = new FunctionLogSink({
+    store,
+    retention: config.logRetention,
+    log,
+    echo: config.functionLogsToStdout ? new FunctionStdout({ format: config.functionLogsFormat, log }) : null,
+    runLines: config.functionReportLines,
+  });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
   const throttles = new Throttles({ limits: store, clock });

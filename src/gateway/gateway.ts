@@ -304,7 +304,9 @@ export class Gateway {
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
       logLines = logs.length;
-      if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
+      if (this.logSink.runLines === true) {
+        this.logSink.push(fn.name, logs, fn.version, { requestId: req.requestId, durationMs: outcome.durationMs, memoryMb: fn.memoryMb, stats: outcome.stats });
+      } else if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
     }
     if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
     this.record(req.apiId, match.route, match.resource, response.status, started);
