@@ -5,6 +5,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
+import { parseQueryRedaction, type QueryRedaction } from './net/redact.js';
 import { trustFunction, type TrustedProxies } from './net/trusted-proxies.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
@@ -80,6 +81,14 @@ export interface Config {
   logRetention: number;
   /** Function console lines also written to the server's log (stdout) as structured lines. */
   functionLogsToStdout: boolean;
+  /** A start, end and report line per run among the functions' lines on stdout (`SWITCHYARD_FUNCTION_REPORT_LINES`). */
+  functionReportLines: boolean;
+  /** How functions' lines on stdout are written: pino JSON, or Lambda's plain text (`SWITCHYARD_FUNCTION_LOGS_FORMAT`). */
+  functionLogsFormat: 'json' | 'lambda';
+  /** One `info` line per invocation and management request (`SWITCHYARD_ACCESS_LOG`); off: only 5xx answers are logged (warn). */
+  accessLog: boolean;
+  /** Which query parameters' values logged URLs show as `[redacted]` (`SWITCHYARD_LOG_REDACT_QUERY`, src/net/redact.ts). */
+  logRedactQuery: QueryRedaction;
   /** Finished webhook deliveries older than this are pruned. */
   deliveryRetentionDays: number;
   /**
@@ -293,6 +302,30 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--function-logs-stdout',
     default: '1',
     help: "1 writes functions' console lines to the server's log too (stdout, at their level, with function and requestId), for journald, Loki or any log shipper; 0 keeps them only in the store.",
+  },
+  {
+    env: 'SWITCHYARD_FUNCTION_REPORT_LINES',
+    flag: '--function-report-lines',
+    default: '0',
+    help: "1 adds a start, end and report line per run (duration, billed duration, memory size, memory used, init duration on a cold start) to the functions' lines on stdout, as Lambda writes them.",
+  },
+  {
+    env: 'SWITCHYARD_FUNCTION_LOGS_FORMAT',
+    flag: '--function-logs-format',
+    default: 'json',
+    help: "How functions' lines on stdout are written: json (one JSON object a line, as the server's own) or lambda (Lambda's CloudWatch text: START/END/REPORT and tab-separated console lines).",
+  },
+  {
+    env: 'SWITCHYARD_ACCESS_LOG',
+    flag: '--access-log',
+    default: '1',
+    help: '1 logs one info line per request (invocations and the management API: method, route, status, ms, errorCode, requestId, traceId); 0 logs only answers of 500 and above (warn).',
+  },
+  {
+    env: 'SWITCHYARD_LOG_REDACT_QUERY',
+    flag: '--log-redact-query',
+    default: 'default',
+    help: 'Query parameters whose values logged URLs show as [redacted]: a comma-separated list of names (case-insensitive; default stands for token, access_token, api_key, key, secret, password, signature, sig, code, auth and the like, docs/observability.md), * for every value, none for no value.',
   },
   {
     env: 'SWITCHYARD_DELIVERY_RETENTION_DAYS',
@@ -632,6 +665,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     drainDelayMs: int(merged, 'SWITCHYARD_DRAIN_DELAY_MS', 0, 600000),
     logRetention: int(merged, 'SWITCHYARD_LOG_RETENTION', 10, 100000),
     functionLogsToStdout: raw(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT') === null ? true : bool(merged, 'SWITCHYARD_FUNCTION_LOGS_STDOUT'),
+    functionReportLines: bool(merged, 'SWITCHYARD_FUNCTION_REPORT_LINES'),
+    functionLogsFormat: oneOf(merged, 'SWITCHYARD_FUNCTION_LOGS_FORMAT', ['json', 'lambda'] as const)!,
+    accessLog: bool(merged, 'SWITCHYARD_ACCESS_LOG'),
+    logRedactQuery: parseQueryRedaction(raw(merged, 'SWITCHYARD_LOG_REDACT_QUERY') ?? ''),
     deliveryRetentionDays: int(merged, 'SWITCHYARD_DELIVERY_RETENTION_DAYS', 1, 3650),
     heartbeatTimeoutMs: int(merged, 'SWITCHYARD_HEARTBEAT_TIMEOUT', 3, 600) * 1000,
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,

@@ -13,6 +13,7 @@ import { isLoopbackHost, type Config, type ListenAddress } from './config.js';
 import { createDeliveryPipeline, type DeliveryPipeline } from './deliveries/index.js';
 import { DueSignal } from './deliveries/due-signal.js';
 import { FunctionLogSink } from './functions/log-sink.js';
+import { FunctionStdout } from './functions/stdout-lines.js';
 import { FunctionInvocations } from './functions/invocations.js';
 import { InvocationOutcomes } from './functions/outcomes.js';
 import { scheduledInvocation } from './functions/schedule-event.js';
@@ -22,6 +23,7 @@ import { FunctionTarget } from './functions/target.js';
 import { ApiService } from './gateway/apis.js';
 import { Gateway } from './gateway/gateway.js';
 import { RunDepths } from './hops.js';
+import { AccessLog } from './http/access-log.js';
 import { registerAdminAuth } from './http/auth.js';
 import { registerCompression } from './http/compression.js';
 import { FailedAttempts } from './http/failed-attempts.js';
@@ -118,6 +120,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const runtimeOptions = {
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
+    // The start time and heap of each run travel with its answer only where report lines are written.
+    runReports: config.functionLogsToStdout && config.functionReportLines,
     logger: log,
     onEmit(functionName: string, event: string, dataJson: string) {
       background
@@ -139,7 +143,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics(() => dbClock?.offset ?? 0);
-  const logSink = new FunctionLogSink({ store, retention: config.logRetention, log, echo: config.functionLogsToStdout ? log : null });
+  const logSink = new FunctionLogSink({
+    store,
+    retention: config.logRetention,
+    log,
+    echo: config.functionLogsToStdout ? new FunctionStdout({ format: config.functionLogsFormat, log }) : null,
+    runLines: config.functionReportLines,
+  });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
   const throttles = new Throttles({ limits: store, clock });
@@ -243,7 +253,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let draining = false;
   // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
   const trust = config.trustedProxies && trustFunction(config.trustedProxies);
-  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted, trust });
+  const access = new AccessLog({ log, enabled: config.accessLog, redaction: config.logRedactQuery });
+  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, access, isClosing: () => closingStarted, trust });
 
   let adminServer: Server | null = null;
   const app = Fastify({
@@ -260,8 +271,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       return listeners.public;
     },
     loggerInstance: log as FastifyBaseLogger,
-    // Per-request lines come from our own accessLog hook (debug level, warn for 5xx).
-    logController: new LogController({ disableRequestLogging: true }),
+    // One request id field name in every line (`requestId`, as invocations and functions' lines name it); the
+    // per-request line is our own access line (src/http/access-log.ts), not Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimit,
     // request.ip, .protocol and .host (invokeUrl, the wrong-key slowing) believe X-Forwarded-* only from trusted peers.
     trustProxy: trust ?? false,
@@ -290,8 +302,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     }
   });
   app.addHook('onResponse', async function accessLog(request, reply) {
-    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
-    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    if (access.wants(reply.statusCode)) access.management(request, reply);
   });
 
   registerErrorHandling(app);

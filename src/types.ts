@@ -377,7 +377,22 @@ export interface Logger {
   error(obj: object, msg?: string): void;
 }
 
+/**
+ * One run, for its start, end and report lines (SWITCHYARD_FUNCTION_REPORT_LINES):
+ * its request id, how long it took, the function's memory limit and what the
+ * runtime measured (the runtime's RunStats: start time when the run started the
+ * isolate, heap used).
+ */
+export interface RunFacts {
+  requestId: string;
+  durationMs: number;
+  memoryMb: number;
+  stats?: { initMs: number | null; memoryUsedMb: number };
+}
+
 /** Where a run's console lines are handed (src/functions/log-sink.ts batches them into the store). */
 export interface ConsoleLineSink {
-  push(functionName: string, lines: FunctionLogLine[], version?: number | null): void;
+  /** Every run is to be handed with its RunFacts, lines or not (report lines are on). */
+  readonly runLines?: boolean;
+  push(functionName: string, lines: FunctionLogLine[], version?: number | null, run?: RunFacts): void;
 }

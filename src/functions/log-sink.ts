@@ -2,32 +2,28 @@
  * Buffers functions' console lines and writes them to the store in batches, so
  * an invocation that logs never waits for a database write. Lines are flushed
  * every 200 ms (or at 500 buffered) and old lines are pruned now and then.
- * With `echo`, each line is also written to the server's own log as it
- * arrives (SWITCHYARD_FUNCTION_LOGS_STDOUT): collectors that read stdout see
- * functions' output, as CloudWatch gets Lambda's.
+ * With `echo`, each line is also written to the server's own output as it
+ * arrives (SWITCHYARD_FUNCTION_LOGS_STDOUT, ./stdout-lines.ts): collectors that
+ * read stdout see functions' output, as CloudWatch gets Lambda's; with
+ * `runLines`, every run is handed here and gets its start, end and report lines.
  */
 import type { Store } from '../store/store.js';
-import type { ConsoleLineSink, FunctionLogLine, Logger } from '../types.js';
+import type { ConsoleLineSink, FunctionLogLine, Logger, RunFacts } from '../types.js';
+import type { FunctionStdout } from './stdout-lines.js';
 
 export interface FunctionLogSinkDeps {
   store: Store;
   /** Lines kept per function. */
   retention: number;
   log: Logger;
-  /** Where each line is also written (the server's log); null: the store only. */
-  echo?: Logger | null;
-}
-
-/** A function's `console.*` level as the server log's (`log` is `info`, as console.log is). */
-const ECHO_LEVEL = { debug: 'debug', info: 'info', log: 'info', warn: 'warn', error: 'error' } as const;
-
-/** One console line in the server's log: `source: "function"` tells it from the server's own lines. */
-export function echoLine(log: Logger, functionName: string, version: number | null, line: FunctionLogLine): void {
-  const level = ECHO_LEVEL[line.level] ?? 'info';
-  log[level]({ source: 'function', function: functionName, version, requestId: line.requestId, fnLevel: line.level, fnTime: line.time }, line.message);
+  /** Where each line is also written (the server's output); null: the store only. */
+  echo?: FunctionStdout | null;
+  /** Each run's start, end and report lines too (SWITCHYARD_FUNCTION_REPORT_LINES); only with `echo`. */
+  runLines?: boolean;
 }
 
 export class FunctionLogSink implements ConsoleLineSink {
+  readonly runLines: boolean;
   private buffer = new Map<string, FunctionLogLine[]>();
   private buffered = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -37,19 +33,20 @@ export class FunctionLogSink implements ConsoleLineSink {
   private readonly store: Store;
   private readonly retention: number;
   private readonly log: Logger;
-  private readonly echo: Logger | null;
+  private readonly echo: FunctionStdout | null;
 
   constructor(deps: FunctionLogSinkDeps) {
     this.store = deps.store;
     this.retention = deps.retention;
     this.log = deps.log;
     this.echo = deps.echo ?? null;
+    this.runLines = this.echo !== null && deps.runLines === true;
   }
 
   /** `version`: the function version that ran, stored with each line. */
-  push(functionName: string, lines: FunctionLogLine[], version: number | null = null): void {
+  push(functionName: string, lines: FunctionLogLine[], version: number | null = null, run?: RunFacts): void {
+    if (this.echo && (lines.length > 0 || run !== undefined)) this.echo.lines(functionName, version, lines, this.runLines ? run : undefined);
     if (lines.length === 0) return;
-    if (this.echo) for (const line of lines) echoLine(this.echo, functionName, version, line);
     const stamped = lines.map((l) => ({ ...l, version }));
     const list = this.buffer.get(functionName);
     if (list) list.push(...stamped);

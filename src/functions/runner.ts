@@ -47,7 +47,12 @@ export class BackgroundRunner implements FunctionRunner {
       } finally {
         if (tracked) hops.leave(name, delivery.id);
       }
-      this.deps.logSink.push(name, outcome.logs, fn.version);
+      this.deps.logSink.push(
+        name,
+        outcome.logs,
+        fn.version,
+        this.deps.logSink.runLines === true ? { requestId, durationMs: outcome.durationMs, memoryMb: fn.memoryMb, stats: outcome.stats } : undefined,
+      );
       const durationMs = roundMs(outcome.durationMs);
       const code = outcome.ok ? 'ok' : outcome.error.code;
       const hub = this.deps.hub;

@@ -312,7 +312,12 @@ export class FunctionService {
     } finally {
       if (tracked) this.hops!.leave(name, requestId);
     }
-    this.logSink.push(name, outcome.logs, fn.version);
+    this.logSink.push(
+      name,
+      outcome.logs,
+      fn.version,
+      this.logSink.runLines === true ? { requestId, durationMs: outcome.durationMs, memoryMb: fn.memoryMb, stats: outcome.stats } : undefined,
+    );
     const logs = outcome.logs;
     const durationMs = roundMs(outcome.durationMs);
     let answer: ManualInvocation;

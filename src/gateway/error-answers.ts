@@ -79,10 +79,10 @@ export function failureAnswer(policy: ErrorPolicy, style: EventFormat, code: Inv
     const body: Record<string, string> = { message: text };
     // Never in API Gateway; here the caller debugging its own API asked for it.
     if (policy.exposeErrors) Object.assign(body, { error: message, code });
-    return { status, headers: { 'content-type': AWS_CT }, body: JSON.stringify(body) };
+    return { status, headers: { 'content-type': AWS_CT }, body: JSON.stringify(body), errorCode: code };
   }
   const error = policy.exposeErrors ? message : hiddenMessage(code, requestId);
-  return { status: ERRORS[code].status, headers: { 'content-type': JSON_CT }, body: JSON.stringify({ error, code, requestId }) };
+  return { status: ERRORS[code].status, headers: { 'content-type': JSON_CT }, body: JSON.stringify({ error, code, requestId }), errorCode: code };
 }
 
 /** The log line that keeps a failure's details (its message carries the source position when there is one). */
@@ -104,5 +104,6 @@ export function awsErrorAnswer(err: unknown): GatewayResponse | null {
     status: answer.status,
     headers: { ...err.headers, 'content-type': AWS_CT },
     body: JSON.stringify({ message: answer.message }),
+    errorCode: err.code,
   };
 }

@@ -72,6 +72,15 @@ export interface InvokeRequest extends RequestFacts {
   minChange?: number;
   /** The request's hop count in a chain of runs (the `Switchyard-Depth` header, src/hops.ts); absent: 0. */
   depth?: number;
+  /** Filled with what the access line names (src/http/access-log.ts); absent when no line is written. */
+  facts?: InvocationFacts;
+}
+
+/** What the gateway learnt while answering, for the request's access line: the route template and its function. */
+export interface InvocationFacts {
+  /** `GET /users/{id}`: the route as the API declares it. */
+  route?: string;
+  function?: string;
 }
 
 /**
@@ -235,6 +244,11 @@ export class Gateway {
     }
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
+    // Before the policy runs: a refused request's line names its route too.
+    if (req.facts !== undefined) {
+      req.facts.route = `${match.route.method} ${match.resource}`;
+      req.facts.function = match.route.function;
+    }
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     let grant: PolicyGrant | null = null;
@@ -290,7 +304,9 @@ export class Gateway {
         else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
       }
       logLines = logs.length;
-      if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
+      if (this.logSink.runLines === true) {
+        this.logSink.push(fn.name, logs, fn.version, { requestId: req.requestId, durationMs: outcome.durationMs, memoryMb: fn.memoryMb, stats: outcome.stats });
+      } else if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
     }
     if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
     this.record(req.apiId, match.route, match.resource, response.status, started);

@@ -21,6 +21,8 @@ export interface GatewayResponse {
   compressAbove?: number;
   /** An `aws-v1` function's own answer: its Access-Control-* headers stand, as a REST API's proxy integration passes them on (cors.ts). */
   ownCors?: boolean;
+  /** The code of the failure this answers (`function_error`, `no_route`, ...), for the access line; absent on a function's own answer. */
+  errorCode?: string;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';

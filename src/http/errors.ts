@@ -12,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, SwitchyardError, asStoreUnavailable, type ErrorCode } from '../errors.js';
 import { nextRequestId } from '../ids.js';
+import { noteErrorCode } from './access-log.js';
 import { allowedMethods } from './allowed-methods.js';
 
 /** Longest path parameter the router accepts (Fastify's `maxParamLength`); longer is a 414. */
@@ -66,6 +67,7 @@ function articled(type: string): string {
 export function sendError(reply: FastifyReply, status: number, code: ErrorCode, message: string, details?: unknown) {
   const body: Record<string, unknown> = { error: message, code };
   if (details !== undefined) body.details = details;
+  noteErrorCode(reply, code);
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 

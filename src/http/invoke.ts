@@ -16,12 +16,13 @@ import {
   SwitchyardError,
   asStoreUnavailable,
 } from '../errors.js';
-import type { Gateway } from '../gateway/gateway.js';
+import type { Gateway, InvocationFacts } from '../gateway/gateway.js';
 import { INVOKE_PREFIX } from '../gateway/paths.js';
 import { compressAnswer } from '../gateway/policy/compression.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
+import type { AccessLog } from './access-log.js';
 
 export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +77,8 @@ export interface InvokeHeaders {
   minChange: string | undefined;
   /** `Switchyard-Depth`: the hop count of a request made by a chain of runs (src/hops.ts). */
   depth: string | undefined;
+  /** W3C `traceparent`: the caller's trace, which the access line names. */
+  traceparent: string | undefined;
   /**
    * A `Service-Worker` header (`script`, which browsers send when they fetch a
    * service worker's script): refused, so no function can register one
@@ -91,6 +94,7 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let chunked = false;
   let minChange: string | undefined;
   let depth: string | undefined;
+  let traceparent: string | undefined;
   let serviceWorker = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
@@ -111,9 +115,11 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
       minChange = raw[i + 1];
     } else if (name.length === 16 && name.toLowerCase() === DEPTH_HEADER) {
       depth = raw[i + 1];
+    } else if (name.length === 11 && name.toLowerCase() === 'traceparent') {
+      traceparent = raw[i + 1];
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, traceparent, serviceWorker };
 }
 
 /** The header's value as a change number; a 400 naming it when it is not one. */
@@ -155,6 +161,8 @@ function readBody(req: IncomingMessage, h: InvokeHeaders, limit: number): Promis
 export interface InvokeHandlerOptions {
   bodyLimit: number;
   log: Logger;
+  /** Each answer's line (src/http/access-log.ts); absent: only unexpected errors are logged. */
+  access?: AccessLog | null;
   /** True once shutdown began: new requests get 503 and the connection closes. */
   isClosing(): boolean;
   /**
@@ -167,14 +175,20 @@ export interface InvokeHandlerOptions {
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
   const { bodyLimit, log } = opts;
   const trust = opts.trust ?? null;
+  const access = opts.access ?? null;
+  // With the access log off only 5xx answers get a line, and those need no facts from the gateway.
+  const wantsFacts = access?.enabled === true;
 
-  function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): void {
+  /** Answers the error; returns its code, for the access line. */
+  function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): string {
     const err = asStoreUnavailable(caught) ?? caught;
     let status = 500;
+    let code = 'internal_error';
     let body: Record<string, unknown>;
     const headers: Record<string, string> = { 'content-type': JSON_CT, 'x-request-id': requestId };
     if (err instanceof SwitchyardError) {
       status = err.status;
+      code = err.code;
       body = { error: err.message, code: err.code };
       if (err.details !== undefined) body.details = err.details;
       if (err instanceof MethodNotAllowedError) headers.allow = err.allow.join(', ');
@@ -186,9 +200,17 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     if (closeConnection) headers.connection = 'close';
     res.writeHead(status, headers);
     res.end(JSON.stringify(body));
+    return code;
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, body: Buffer | null): Promise<void> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: InvokeHeaders,
+    requestId: string,
+    body: Buffer | null,
+    facts: InvocationFacts | undefined,
+  ): Promise<string | undefined> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const peer = req.socket.remoteAddress ?? '';
     const response = await gateway.handle({
@@ -206,6 +228,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
       requestTimeEpoch: Date.now(),
       httpVersion: req.httpVersion,
       localPort: req.socket.localPort,
+      facts,
     });
     const headers = response.headers;
     headers['x-request-id'] = requestId;
@@ -214,6 +237,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     if (out !== null) headers['content-length'] = String(typeof out === 'string' ? Buffer.byteLength(out) : out.length);
     res.writeHead(response.status, headers);
     res.end(req.method === 'HEAD' ? undefined : (out ?? undefined));
+    return response.errorCode;
   }
 
   /** The CORS headers of the API a refused body was sent to; none when the URL or the API cannot be read. */
@@ -225,13 +249,22 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     }
   }
 
-  function finish(req: IncomingMessage, res: ServerResponse, requestId: string, started: number): void {
-    if (log.isLevelEnabled('debug') || res.statusCode >= 500) {
-      log[res.statusCode >= 500 ? 'warn' : 'debug'](
-        { requestId, method: req.method, url: req.url, status: res.statusCode, ms: performance.now() - started },
-        'invoke',
-      );
-    }
+  /** The access line, once answered; `errorCode`: the code of an error answered here rather than by the gateway. */
+  function finish(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, started: number, facts: InvocationFacts | undefined, errorCode?: string): void {
+    if (access === null || !access.wants(res.statusCode)) return;
+    access.invocation(
+      {
+        method: req.method!,
+        url: req.url!,
+        status: res.statusCode,
+        ms: performance.now() - started,
+        requestId,
+        traceparent: h.traceparent,
+        apiId: splitInvokeUrl(req.url!).apiId,
+        errorCode,
+      },
+      facts,
+    );
   }
 
   return function handleInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -241,29 +274,31 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
+      finish(req, res, h, requestId, started, undefined, 'shutting_down');
       return Promise.resolve();
     }
     if (h.serviceWorker) {
       // Before the body is read: close rather than parse what is left of it as the next request.
-      sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
-      finish(req, res, requestId, started);
+      const code = sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
+      finish(req, res, h, requestId, started, undefined, code);
       return Promise.resolve();
     }
+    const facts: InvocationFacts | undefined = wantsFacts ? {} : undefined;
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
     const answered =
       h.contentLength === undefined && !h.chunked
-        ? answer(req, res, h, requestId, null)
-        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body));
+        ? answer(req, res, h, requestId, null, facts)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, facts));
     return answered.then(
-      () => finish(req, res, requestId, started),
+      (errorCode) => finish(req, res, h, requestId, started, facts, errorCode),
       async (err: unknown) => {
         if (err instanceof PayloadTooLargeError) {
           // Refused before the gateway ran: its API's CORS headers still let a browser read why.
           err.headers = { ...err.headers, ...(await corsOfTooLarge(req)) };
         }
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
-        sendError(res, requestId, err, err instanceof PayloadTooLargeError);
-        finish(req, res, requestId, started);
+        const code = sendError(res, requestId, err, err instanceof PayloadTooLargeError);
+        finish(req, res, h, requestId, started, facts, code);
       },
     );
   };

@@ -30,13 +30,13 @@ import { performance } from 'node:perf_hooks';
 import * as jsonSchema from '../json-schema.js';
 import { EmitRules, type EmitRule } from './emit-rules.js';
 import { IsolateHost } from './isolate-host.js';
-import { loadMessage, versionKey, type ResultItem, type ToWorker } from './protocol.js';
+import { loadMessage, runStatsOf, versionKey, type ResultItem, type RunReportItem, type ToWorker } from './protocol.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import { validateFunction } from './validate.js';
 import type { Logger } from '../types.js';
 import type { Runtime, RuntimeStats } from './pool.js';
-import type { DeployedFunction, InvokeOutcome, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface InProcessRuntimeOptions {
   allowPrivateTargets: boolean;
@@ -49,6 +49,8 @@ export interface InProcessRuntimeOptions {
   warmIsolates?: number;
   /** Honour crashWorkerForTest and setWorkerRssBoundForTest (SWITCHYARD_TEST_HOOKS=1). */
   testHooks?: boolean;
+  /** Each outcome carries its RunStats (start time, heap), for run report lines. */
+  runReports?: boolean;
 }
 
 interface Batch {
@@ -62,6 +64,7 @@ interface Batch {
 interface Pending {
   resolve: (o: InvokeOutcome) => void;
   start: number;
+  stats?: RunStats;
 }
 
 /** After a breach, the watchdog rests this long before it checks again (the freed memory is returned lazily). */
@@ -111,6 +114,7 @@ class InProcessRuntime implements Runtime {
   private readonly batching: boolean;
   private readonly onEmit: InProcessRuntimeOptions['onEmit'];
   private readonly warmIsolates: number | undefined;
+  private readonly runReports: boolean;
   private readonly testHooks: boolean;
 
   constructor(deps: InProcessRuntimeOptions) {
@@ -119,6 +123,7 @@ class InProcessRuntime implements Runtime {
     this.batching = deps.batching ?? true;
     this.onEmit = deps.onEmit;
     this.warmIsolates = deps.warmIsolates;
+    this.runReports = deps.runReports ?? false;
     this.testHooks = deps.testHooks ?? false;
     this.host = this.newHost();
     this.stopWatchdog = this.watchRss();
@@ -133,6 +138,7 @@ class InProcessRuntime implements Runtime {
       publish: (fn, event, dataJson) => this.publish(fn, event, dataJson),
       refuseEmit: (event, dataJson) => this.emitRules.refusal(event, dataJson),
       warmIsolates: this.warmIsolates,
+      runReports: this.runReports,
     });
   }
 
@@ -209,18 +215,22 @@ class InProcessRuntime implements Runtime {
   /** Result items from the host, each already checked (isolate-output.ts). */
   private out(items: string): void {
     if (items === '') return;
-    for (const item of JSON.parse('[' + items + ']') as ResultItem[]) this.settle(item);
+    for (const item of JSON.parse('[' + items + ']') as Array<ResultItem | RunReportItem>) this.settle(item);
   }
 
-  private settle(item: ResultItem): void {
+  private settle(item: ResultItem | RunReportItem): void {
     const p = this.pending.get(item.i);
     if (!p) return;
+    if ('rep' in item) {
+      p.stats = runStatsOf(item);
+      return;
+    }
     this.pending.delete(item.i);
-    p.resolve(
-      item.ok
-        ? { ok: true, result: item.r, logs: item.l, durationMs: ms(p.start) }
-        : { ok: false, error: { code: item.c, message: item.m }, logs: item.l, durationMs: ms(p.start) },
-    );
+    const outcome: InvokeOutcome = item.ok
+      ? { ok: true, result: item.r, logs: item.l, durationMs: ms(p.start) }
+      : { ok: false, error: { code: item.c, message: item.m }, logs: item.l, durationMs: ms(p.start) };
+    if (p.stats !== undefined) outcome.stats = p.stats;
+    p.resolve(outcome);
   }
 
   /**

@@ -81,6 +81,11 @@ interface Instance {
   idleCpu: bigint | null;
   lastHeapCheck: number;
   lastUsed: number;
+  /** When it was created (performance.now()), and how long it took to start; null until started. */
+  createdAt: number;
+  initMs: number | null;
+  /** Its start was reported with a call (run reports): later calls are warm. */
+  startReported: boolean;
 }
 
 export { UserCompileError, prepare } from './prepare.js';
@@ -109,6 +114,8 @@ export interface IsolateHostDeps {
   refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
   warmIsolates?: number;
+  /** Put a RunReportItem (protocol.ts) before each answer: start time and heap, for run report lines. */
+  runReports?: boolean;
 }
 
 export class IsolateHost {
@@ -129,6 +136,7 @@ export class IsolateHost {
   private readonly publish: (functionName: string, event: string, dataJson: string) => void;
   private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
+  private readonly runReports: boolean;
 
   constructor(deps: IsolateHostDeps) {
     this.allowPrivateTargets = deps.allowPrivateTargets;
@@ -138,6 +146,7 @@ export class IsolateHost {
     this.publish = deps.publish ?? (() => undefined);
     this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
+    this.runReports = deps.runReports ?? false;
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
     this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
@@ -207,7 +216,7 @@ export class IsolateHost {
     const inst = this.current.get(key);
     if (inst && inst.routed) return;
     if (this.all.size >= this.warmIsolates) return;
-    this.create(load);
+    this.create(load).startReported = true;
   }
 
   private create(load: Load): Instance {
@@ -240,6 +249,10 @@ export class IsolateHost {
       idleCpu: null,
       lastHeapCheck: Date.now(),
       lastUsed: Date.now(),
+      createdAt: performance.now(),
+      initMs: null,
+      // A prewarmed isolate's start was paid before any call: its first call is warm.
+      startReported: false,
     };
     inst.ready = this.boot(inst).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
@@ -274,6 +287,7 @@ export class IsolateHost {
       },
     });
     inst.sandbox = sandbox;
+    inst.initMs = performance.now() - inst.createdAt;
     if (inst.dead) {
       sandbox.dispose();
       throw new Error('isolate disposed while starting');
@@ -316,8 +330,26 @@ export class IsolateHost {
     }
     if (verdict.late) for (const id of verdict.late) inst.answered.delete(id);
     for (const id of verdict.ids) this.forget(id);
-    this.out(verdict.text);
+    this.out(this.runReports && verdict.text !== '' ? this.reportsOf(inst, verdict.ids) + verdict.text : verdict.text);
     this.settle(inst);
+  }
+
+  /** RunReportItems for these answers, each followed by a comma: the first call of a new isolate carries its start time. */
+  private reportsOf(inst: Instance, ids: number[]): string {
+    let heapMb = 0;
+    try {
+      const st = inst.isolate.getHeapStatisticsSync();
+      heapMb = Math.ceil((st.used_heap_size + st.externally_allocated_size) / (1024 * 1024));
+    } catch {
+      // disposed meanwhile: nothing to measure
+    }
+    let text = '';
+    for (const id of ids) {
+      const initMs = !inst.startReported && inst.initMs !== null ? Math.round(inst.initMs * 100) / 100 : -1;
+      inst.startReported = true;
+      text += `{"i":${id},"rep":[${initMs},${heapMb}]},`;
+    }
+    return text;
   }
 
   private forget(id: number): boolean {

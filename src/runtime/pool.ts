@@ -25,6 +25,8 @@ export interface RuntimeOptions {
   onEmit?: (functionName: string, event: string, dataJson: string) => void;
   /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
   warmIsolates?: number;
+  /** Each outcome carries its RunStats (start time, heap), for run report lines (SWITCHYARD_FUNCTION_REPORT_LINES). */
+  runReports?: boolean;
 }
 
 export interface RuntimeStats {
@@ -84,6 +86,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const script = workerScript();
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
   if (opts.warmIsolates !== undefined) args.push(`--warm-isolates=${Math.max(1, Math.floor(opts.warmIsolates))}`);
+  if (opts.runReports === true) args.push('--run-reports');
   const env = workerEnv();
   const workers = Array.from(
     { length: count },

@@ -7,7 +7,7 @@
  */
 import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';
-import type { DeployedFunction } from './types.js';
+import type { DeployedFunction, RunStats } from './types.js';
 import type { EmitRule } from './emit-rules.js';
 
 /** main -> worker */
@@ -55,9 +55,20 @@ export type ResultItem =
   | { i: number; ok: 1; r?: unknown; l: FunctionLogLine[] }
   | { i: number; ok: 0; c: InvocationErrorCode; m: string; l: FunctionLogLine[] };
 
+/**
+ * What the host adds before an invocation's item when run reports are on
+ * (SWITCHYARD_FUNCTION_REPORT_LINES): `[initMs, heapMb]`, initMs -1 on a warm
+ * start. Never produced by the isolate: isolate-output.ts refuses it there.
+ */
+export type RunReportItem = { i: number; rep: [number, number] };
+
+export function runStatsOf(item: RunReportItem): RunStats {
+  return { initMs: item.rep[0] < 0 ? null : item.rep[0], memoryUsedMb: item.rep[1] };
+}
+
 /** worker -> main */
 export type FromWorker =
-  | { t: 'res'; r: ResultItem[] }
+  | { t: 'res'; r: Array<ResultItem | RunReportItem> }
   | { t: 'val'; id: number; ok: true }
   | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }

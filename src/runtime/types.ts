@@ -20,6 +20,16 @@ export interface ValidateLimits {
   handler?: string | null;
 }
 
+/**
+ * What a run report line says beyond the duration (runtimes built with
+ * `runReports`): how long the isolate took to start when this call started it
+ * (null: it was warm), and its heap after the call, in MB.
+ */
+export interface RunStats {
+  initMs: number | null;
+  memoryUsedMb: number;
+}
+
 export type InvokeOutcome =
   | {
       ok: true;
@@ -27,12 +37,14 @@ export type InvokeOutcome =
       result: unknown;
       logs: FunctionLogLine[];
       durationMs: number;
+      stats?: RunStats;
     }
   | {
       ok: false;
       error: { code: InvocationErrorCode; message: string };
       logs: FunctionLogLine[];
       durationMs: number;
+      stats?: RunStats;
     };
 
 export type ValidateOutcome = { ok: true } | { ok: false; message: string; line?: number; column?: number };

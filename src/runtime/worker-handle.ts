@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
-import { loadMessage, versionKey, type FromWorker, type ResultItem, type ToWorker } from './protocol.js';
+import { loadMessage, runStatsOf, versionKey, type FromWorker, type ResultItem, type RunReportItem, type ToWorker } from './protocol.js';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
-import type { DeployedFunction, InvokeOutcome, TransformOutcome, ValidateOutcome } from './types.js';
+import type { DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateOutcome } from './types.js';
 
 export interface WorkerHandleDeps {
   index: number;
@@ -52,6 +52,7 @@ interface Pending {
   resolve: (o: InvokeOutcome) => void;
   start: number;
   batch: Batch;
+  stats?: RunStats;
 }
 
 type Outgoing = { kind: 'batch'; batch: Batch } | { kind: 'frame'; msg: ToWorker } | { kind: 'warm'; fn: DeployedFunction };
@@ -341,16 +342,20 @@ export class WorkerHandle {
     }
   }
 
-  private settle(item: ResultItem): void {
+  private settle(item: ResultItem | RunReportItem): void {
     const p = this.pending.get(item.i);
     if (!p) return; // already answered (e.g. by the safety deadline)
+    if ('rep' in item) {
+      p.stats = runStatsOf(item);
+      return;
+    }
     this.pending.delete(item.i);
     if (--p.batch.left === 0 && p.batch.timer) clearTimeout(p.batch.timer);
-    p.resolve(
-      item.ok
-        ? { ok: true, result: item.r, logs: item.l, durationMs: ms(p.start) }
-        : { ok: false, error: { code: item.c, message: item.m }, logs: item.l, durationMs: ms(p.start) },
-    );
+    const outcome: InvokeOutcome = item.ok
+      ? { ok: true, result: item.r, logs: item.l, durationMs: ms(p.start) }
+      : { ok: false, error: { code: item.c, message: item.m }, logs: item.l, durationMs: ms(p.start) };
+    if (p.stats !== undefined) outcome.stats = p.stats;
+    p.resolve(outcome);
   }
 
   private onFrame(text: string): void {

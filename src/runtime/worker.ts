@@ -26,6 +26,7 @@ const allowPrivateTargets = process.argv.includes('--allow-private-targets');
 const warmArg = process.argv.find((a) => a.startsWith('--warm-isolates='));
 const warmIsolates = warmArg ? Number(warmArg.slice('--warm-isolates='.length)) : DEFAULT_WARM_ISOLATES;
 const testHooks = process.env.SWITCHYARD_TEST_HOOKS === '1';
+const runReports = process.argv.includes('--run-reports');
 
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
 
@@ -80,7 +81,7 @@ function publish(fn: string, event: string, dataJson: string): void {
 
 const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates });
+const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;

@@ -104,7 +104,10 @@ export class FunctionAuthorizerCheck {
     if (fn === null) throw new AuthorizerFailedError(`authorizer '${config.name}': function '${config.function}' does not exist`);
     const event = this.eventOf(request, arn, values);
     const outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event), request.req.requestId);
-    if (outcome.logs.length > 0) this.deps.logSink.push(fn.name, outcome.logs, fn.version);
+    const requestId = request.req.requestId;
+    if (this.deps.logSink.runLines === true) {
+      this.deps.logSink.push(fn.name, outcome.logs, fn.version, { requestId, durationMs: outcome.durationMs, memoryMb: fn.memoryMb, stats: outcome.stats });
+    } else if (outcome.logs.length > 0) this.deps.logSink.push(fn.name, outcome.logs, fn.version);
     if (!outcome.ok) {
       if (UNAUTHORIZED.test(outcome.error.message)) throw unauthorized();
       throw new AuthorizerFailedError(`authorizer '${config.name}' failed (${outcome.error.code}); see the logs of '${fn.name}' under request ${request.req.requestId}`);
