@@ -55,6 +55,8 @@ import type { Store } from './store/store.js';
 import { createStats } from './stats/index.js';
 import { InvocationHub } from './streams/invocations.js';
 import { EventBus } from './webhooks/events.js';
+import { ApplicationService } from './applications/service.js';
+import { PortalTokens } from './portal/tokens.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
@@ -105,10 +107,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   // The catalogue's compiled schemas, dropped on every process by an event_type change;
   // a write answers once this process's workers refuse emits by it (emitRules, below).
   const catalogue = new EventCatalogue({ store, changes, afterChange: (): Promise<void> => emitRules.settled() });
+  const applications = new ApplicationService({ store, clock });
+  const portalTokens = new PortalTokens({ store, clock, ttlMs: config.portalTokenTtlMs, maxTtlMs: config.portalTokenMaxTtlMs });
   const events = new EventBus({
     store,
     clock,
     wake,
+    applications,
     functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
     validator: new EventValidator({ store, changes, log }),
     log,
@@ -198,6 +203,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     transformer,
     health,
     events,
+    applications,
     due,
     metrics,
     log,
@@ -318,6 +324,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       webhooks: webhooks.service,
       events,
       catalogue,
+      applications,
+      portalTokens,
       idempotency,
       invocations,
       background,

@@ -50,3 +50,16 @@ export interface PortalSession {
 
 /** Ids of applications start with this; anything else given where an application is named is looked up as a uid first. */
 export const APPLICATION_ID_PREFIX = 'app_';
+
+/**
+ * What the webhook service and the event bus ask of applications (implemented
+ * by ApplicationService), given to them as a dependency so neither imports it.
+ */
+export interface ApplicationScope {
+  /** The application an id (`app_...`) or uid names; throws application_not_found naming `field`. */
+  resolve(idOrUid: string, field?: string): Promise<Application>;
+  /** Throws application_limit_reached when it owns its `maxEndpoints` webhooks already. */
+  checkRoomForEndpoint(app: Application): Promise<void>;
+  /** Counts one event published to it; throws application_rate_limited past its events per second. */
+  admitEvent(app: Application): Promise<void>;
+}
