@@ -127,7 +127,7 @@ function createPortalAccessRoute(app: TypedApp, { applications, portalTokens }: 
         summary:
           "A token (shown once) and a portal URL for the application's customer: it grants the consumer API on this application's resources only, expires unless refreshed, and can be revoked",
         params: applicationParams,
-        body: Type.Optional(portalAccessBody),
+        body: portalAccessBody,
         response: { 201: { description: 'The token and the URL', ...ref('PortalAccess') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
@@ -150,7 +150,10 @@ function revokePortalAccessRoute(app: TypedApp, { applications, portalTokens }: 
         operationId: 'revokePortalAccess',
         summary: "Revoke the application's portal tokens: every live one, or only the one in the body's `token`",
         params: applicationParams,
-        body: Type.Optional(Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false })),
+        body: Type.Object(
+          { token: Type.Optional(Type.String({ maxLength: 200, description: 'Only this token; left out: every live one' })) },
+          { additionalProperties: false },
+        ),
         response: {
           200: { description: 'How many were revoked', type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer' } } },
           ...ERRORS_BY_ID_WITH_BODY,

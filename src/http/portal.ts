@@ -299,7 +299,7 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         operationId: 'testPortalEndpoint',
         summary: "Send once now with a catalogued event type's example; answers the finished delivery",
         params: idParams,
-        body: Type.Optional(testEndpointBody),
+        body: testEndpointBody,
         response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
