@@ -124,9 +124,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
-    onEmit(functionName: string, event: string, dataJson: string) {
+    onEmit(functionName: string, event: string, dataJson: string, application?: string) {
+      // `emit(name, data, {application})`: to that application's webhooks only (an unknown one is logged below).
+      const opts = application === undefined ? { source: 'emit' as const } : { source: 'emit' as const, application };
       background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, opts), emitOperational)
         .catch((err) =>
           err instanceof EventInvalidError
             ? log.warn({ function: functionName, event, path: err.path, version: err.version }, `emit refused: ${err.message}`)

@@ -95,6 +95,20 @@ describe('publishing to an application', () => {
     expect(arrived('b1')).toEqual([2]);
   });
 
+  it("a function's emit(name, data, {application}) reaches only that application's webhooks; a bad option throws in the function", async () => {
+    const code =
+      "export const handler = async (event) => { emit('order.created', { n: 10 }, { application: 'acme' }); emit('order.created', { n: 11 }); " +
+      "try { emit('order.created', {}, { application: 7 }); } catch (e) { return e.message; } return 'no throw'; };";
+    expect((await admin('POST', '/api/functions', { name: 'app-emitter', code })).status).toBe(201);
+    const run = await admin('POST', '/api/functions/app-emitter/invoke', {});
+    expect(run.status, run.text).toBe(200);
+    expect(JSON.stringify(run.json)).toMatch(/options\.application must be an application id or uid/);
+    await until(() => arrived('a1').includes(10) && arrived('g1').includes(11), 'the emitted deliveries');
+    expect(arrived('a1')).not.toContain(11);
+    expect(arrived('g1')).not.toContain(10);
+    expect(arrived('b1')).not.toContain(10);
+  });
+
   it('refuses an unknown application naming the field, and creates nothing', async () => {
     const res = await admin('POST', '/api/events', { event: 'order.created', data: { n: 4 }, application: 'nobody' });
     expect(res.status).toBe(404);
