@@ -771,4 +771,10 @@ export interface ApplicationsPart {
   refreshPortalToken(hash: string, expiresAt: string, now: string): Promise<PortalSession | null>;
   /** Revokes the application's live tokens (only `hash` when given); returns how many. */
   revokePortalTokens(applicationId: string, now: string, hash?: string): Promise<number>;
+  /**
+   * The retention of applications with a `retentionDays`: their webhooks' finished and held
+   * deliveries created more than that many days before `nowMs` are deleted; returns how many.
+   * Reads only the applications that have the limit (the server-wide sweep covers the rest).
+   */
+  pruneApplicationDeliveries(nowMs: number): Promise<number>;
 }

@@ -79,6 +79,20 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
       );
       return row ? toPortalSession(row) : null;
     },
+    async pruneApplicationDeliveries(nowMs) {
+      let removed = 0;
+      const apps = await db.rows<{ id: string; days: string }>(
+        `SELECT id, limits_json::json->>'retentionDays' AS days FROM applications WHERE limits_json::json->>'retentionDays' IS NOT NULL`,
+      );
+      for (const { id, days } of apps) {
+        removed += await db.changes(
+          `DELETE FROM deliveries WHERE status <> 'pending' AND created_at < $2
+           AND webhook_id IN (SELECT id FROM webhooks WHERE application_id = $1)`,
+          [id, new Date(nowMs - Number(days) * 86_400_000).toISOString()],
+        );
+      }
+      return removed;
+    },
     async revokePortalTokens(applicationId, now, hash) {
       return hash === undefined
         ? db.changes('UPDATE portal_tokens SET revoked_at = $2 WHERE application_id = $1 AND revoked_at IS NULL', [applicationId, now])

@@ -29,6 +29,10 @@ function prepare({ db }: SqliteDb) {
     refresh: p(`UPDATE portal_tokens SET expires_at = MIN(@expiresAt, max_expires_at)
       WHERE hash = @hash AND revoked_at IS NULL AND expires_at > @now RETURNING *`),
     revokeAll: p('UPDATE portal_tokens SET revoked_at = @now WHERE application_id = @applicationId AND revoked_at IS NULL'),
+    withRetention: p(`SELECT id, json_extract(limits_json, '$.retentionDays') AS days FROM applications
+      WHERE json_extract(limits_json, '$.retentionDays') IS NOT NULL`),
+    pruneOf: p(`DELETE FROM deliveries WHERE status <> 'pending' AND created_at < @before
+      AND webhook_id IN (SELECT id FROM webhooks WHERE application_id = @id)`),
     revokeOne: p('UPDATE portal_tokens SET revoked_at = @now WHERE application_id = @applicationId AND hash = @hash AND revoked_at IS NULL'),
   };
 }
@@ -91,6 +95,13 @@ export function sqliteApplications({ db }: { db: SqliteDb }): ApplicationsPart {
     async refreshPortalToken(hash, expiresAt, now) {
       const row = s.refresh.get({ hash, expiresAt, now }) as PortalTokenRow | undefined;
       return row ? toPortalSession(row) : null;
+    },
+    async pruneApplicationDeliveries(nowMs) {
+      let removed = 0;
+      for (const { id, days } of s.withRetention.all() as Array<{ id: string; days: number }>) {
+        removed += s.pruneOf.run({ id, before: new Date(nowMs - days * 86_400_000).toISOString() }).changes;
+      }
+      return removed;
     },
     async revokePortalTokens(applicationId, now, hash) {
       return (hash === undefined ? s.revokeAll.run({ applicationId, now }) : s.revokeOne.run({ applicationId, now, hash })).changes;
