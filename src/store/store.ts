@@ -633,8 +633,11 @@ export interface RecoveriesPart {
   /** Creates a running job with its total counted in the same transaction. */
   createRecovery(recovery: NewRecovery): Promise<Recovery>;
   getRecovery(id: string): Promise<Recovery | null>;
-  /** Newest first; of one webhook when given (null: every job); `page.after` is a job id. */
-  listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]>;
+  /**
+   * Newest first; of one webhook when given (null: every job), and of the webhooks of one
+   * application when `applicationId` is given; `page.after` is a job id.
+   */
+  listRecoveries(webhookId: string | null, page: Page, applicationId?: string): Promise<Recovery[]>;
   /** Leases one running job whose lease is free or expired to `owner` until `now + leaseMs`. */
   claimRecovery(owner: string, now: string, leaseMs: number): Promise<Recovery | null>;
   /**

@@ -477,9 +477,15 @@ export class WebhookService {
   }
 
   /** A webhook's recovery jobs (null: every job, bulk retries included), newest first. */
-  async listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]> {
-    if (webhookId !== null) await this.get(webhookId);
-    return this.deps.store.listRecoveries(webhookId, page);
+  /** Of one application's webhooks when `applicationId` (resolved by the caller) is given. */
+  async listRecoveries(webhookId: string | null, page: Page, applicationId?: string): Promise<Recovery[]> {
+    if (webhookId !== null) {
+      const webhook = await this.get(webhookId);
+      // Both given: that webhook's jobs, when it is the application's.
+      if (applicationId !== undefined && webhook.applicationId !== applicationId) return [];
+      return this.deps.store.listRecoveries(webhookId, page);
+    }
+    return this.deps.store.listRecoveries(null, page, applicationId);
   }
 
   /** Stops a running job; what it resent stays resent. */

@@ -126,6 +126,17 @@ describe('publishing to an application', () => {
     expect((await admin('GET', '/api/webhooks?application=nobody')).status).toBe(404);
   });
 
+  it("lists recovery jobs of one application's webhooks", async () => {
+    const since = '2020-01-01T00:00:00.000Z';
+    const ofA = await admin('POST', `/api/webhooks/${a1.id}/recover`, { since, statuses: ['succeeded'] });
+    expect(ofA.status, ofA.text).toBe(202);
+    const ofB = await admin('POST', `/api/webhooks/${b1.id}/recover`, { since, statuses: ['succeeded'] });
+    expect(ofB.status).toBe(202);
+    const listed = await admin('GET', '/api/recoveries?application=acme');
+    expect((listed.json as Array<{ id: string }>).map((r) => r.id)).toEqual([ofA.json.id]);
+    expect((await admin('GET', `/api/recoveries?application=acme&webhook_id=${b1.id}`)).json).toEqual([]);
+  });
+
   it('moves a webhook between scopes when its application_id changes', async () => {
     const moved = await webhook('moved', ['order.shipped']);
     expect((await admin('PUT', `/api/webhooks/${moved.id}`, { application_id: 'acme' })).json.application_id).toBe(acme.id);
