@@ -9,6 +9,7 @@
  * the URL sent to the server (only in the link's fragment) nor in a log line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliToEnd } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -218,6 +219,22 @@ describe('a portal token', () => {
     expect((await svc.request('GET', '/api/portal/endpoints')).status).toBe(401);
     expect((await as('swp_not-a-token')('GET', '/api/portal/endpoints')).status).toBe(401);
     expect((await as(KEY)('GET', '/api/portal/endpoints')).json.code).toBe('portal_token_invalid');
+  });
+
+  it('comes from `switchyard portal`, and applications from `switchyard applications`', async () => {
+    const env = { SWITCHYARD_URL: svc.url, SWITCHYARD_ADMIN_KEY: KEY };
+    const created = await runCliToEnd(['applications', 'create', 'From the CLI', '--uid', 'cli-made'], env, 30_000);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^app_/);
+    const listed = await runCliToEnd(['applications', 'list'], env, 30_000);
+    expect(listed.stdout).toMatch(/cli-made\s+From the CLI/);
+    const portal = await runCliToEnd(['portal', 'cli-made'], env, 30_000);
+    expect(portal.code, portal.stderr).toBe(0);
+    const token = /#token=(swp_[A-Za-z0-9_-]+)/.exec(portal.stdout)?.[1];
+    expect(token).toBeDefined();
+    issued.push(token!);
+    expect((await as(token!)('GET', '/api/portal/session')).json.application_name).toBe('From the CLI');
+    expect((await runCliToEnd(['portal', 'cli-made', '--ttl', '5'], env, 30_000)).code).not.toBe(0);
   });
 
   it('never appears in a log line', () => {
