@@ -100,6 +100,10 @@ export interface Config {
   idempotencyWindowMs: number;
   /** Held deliveries a webhook keeps at most; past it the oldest are discarded (counted). */
   maxHeld: number;
+  /** How long a portal token lives unless refreshed, in ms (`SWITCHYARD_PORTAL_TOKEN_TTL`, seconds). */
+  portalTokenTtlMs: number;
+  /** The longest refreshes keep a portal token alive, from when it was made, in ms (`SWITCHYARD_PORTAL_TOKEN_MAX_TTL`, seconds). */
+  portalTokenMaxTtlMs: number;
   /**
    * `SWITCHYARD_TEST_HOOKS=1`: a hand-moved clock (`PUT /api/_test/clock`) for
    * schedule tests. Never for production.
@@ -340,6 +344,18 @@ export const OPTIONS: readonly ConfigOption[] = [
     help: 'Seconds after which a process whose heartbeat stopped (killed, lost, paused) is taken for dead and its in-flight deliveries are sent by the others (3 to 600; it beats every tenth of it).',
   },
   {
+    env: 'SWITCHYARD_PORTAL_TOKEN_TTL',
+    flag: '--portal-token-ttl',
+    default: '900',
+    help: "Seconds a portal token (POST /api/applications/{id}/portal-access) lives unless refreshed (60 to 86400).",
+  },
+  {
+    env: 'SWITCHYARD_PORTAL_TOKEN_MAX_TTL',
+    flag: '--portal-token-max-ttl',
+    default: '28800',
+    help: 'Seconds from its making past which refreshes never keep a portal token alive (60 to 2592000; at least the TTL).',
+  },
+  {
     env: 'SWITCHYARD_IDEMPOTENCY_WINDOW',
     flag: '--idempotency-window',
     default: '86400',
@@ -452,6 +468,14 @@ type Env = Record<string, string | undefined>;
 function raw(env: Env, name: string): string | null {
   const value = env[name];
   return value === undefined || value === '' ? (BY_ENV.get(name)?.default ?? null) : value;
+}
+
+/** A token's maximum can never be shorter than the life one refresh gives it. */
+function portalTokenTtls(env: Env): { portalTokenTtlMs: number; portalTokenMaxTtlMs: number } {
+  const ttl = int(env, 'SWITCHYARD_PORTAL_TOKEN_TTL', 60, 86_400);
+  const max = int(env, 'SWITCHYARD_PORTAL_TOKEN_MAX_TTL', 60, 30 * 86_400);
+  if (max < ttl) throw new ConfigError(`SWITCHYARD_PORTAL_TOKEN_MAX_TTL must be at least SWITCHYARD_PORTAL_TOKEN_TTL (${ttl}), got "${max}"`);
+  return { portalTokenTtlMs: ttl * 1000, portalTokenMaxTtlMs: max * 1000 };
 }
 
 function int(env: Env, name: string, min: number, max: number): number {
@@ -673,6 +697,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     heartbeatTimeoutMs: int(merged, 'SWITCHYARD_HEARTBEAT_TIMEOUT', 3, 600) * 1000,
     idempotencyWindowMs: int(merged, 'SWITCHYARD_IDEMPOTENCY_WINDOW', 1, 30 * 86_400) * 1000,
     maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),
+    ...portalTokenTtls(merged),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
   });
 }

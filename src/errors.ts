@@ -30,6 +30,9 @@ export const ERRORS = {
   event_invalid: { status: 400, message: "The event's data does not match its type's schema (validation mode reject)" },
   private_target: { status: 400, message: 'The URL points at a private, loopback or metadata address' },
   unauthorized: { status: 401, message: 'Missing or wrong admin key: send Authorization: Bearer <SWITCHYARD_ADMIN_KEY>' },
+  portal_token_invalid: { status: 401, message: 'The portal token is missing, unknown, expired or revoked' },
+  application_limit_reached: { status: 422, message: "One of the application's limits is reached (its endpoints)" },
+  application_rate_limited: { status: 429, message: "Events published to the application are past its events per second: retry after Retry-After seconds" },
   cross_origin_refused: { status: 403, message: 'A cross-site request to a server without an admin key' },
   host_not_allowed: { status: 421, message: 'A server without an admin key answers only loopback names' },
   too_many_failed_attempts: { status: 429, message: 'Too many wrong keys from this address' },
@@ -46,6 +49,7 @@ export const ERRORS = {
   usage_plan_not_found: { status: 404, message: 'No usage plan has that id' },
   recovery_not_found: { status: 404, message: 'No recovery job has that id' },
   event_type_not_found: { status: 404, message: 'No event type has that name' },
+  application_not_found: { status: 404, message: 'No application has that id or uid' },
   delivery_pending: { status: 409, message: 'The delivery is still pending' },
   delivery_busy: { status: 409, message: 'The delivery is being attempted right now' },
   invocation_not_failed: { status: 409, message: 'Only a failed invocation can be retried' },
@@ -54,6 +58,7 @@ export const ERRORS = {
   usage_plan_in_use: { status: 409, message: 'API keys are on the usage plan' },
   function_exists: { status: 409, message: 'A function of that name exists' },
   event_type_exists: { status: 409, message: 'An event type of that name exists' },
+  application_exists: { status: 409, message: 'An application with that uid exists' },
   function_in_use: { status: 409, message: 'Routes still bind the function' },
   limit_reached: { status: 409, message: 'A configured limit on what the server holds is reached' },
   route_conflict: { status: 409, message: 'Two routes of one API have the same method and path shape' },
@@ -212,6 +217,27 @@ export class TooManyFailedAttemptsError extends coded('too_many_failed_attempts'
   }
 }
 
+/** A portal token that is missing, unknown, expired or revoked: the consumer API's only refusal of its caller. */
+export class PortalTokenInvalidError extends coded('portal_token_invalid') {
+  constructor(message: string = ERRORS.portal_token_invalid.message) {
+    super(message);
+  }
+}
+
+/** An application already owns as many webhooks as its `max_endpoints` allows. */
+export class ApplicationLimitError extends coded('application_limit_reached') {
+  constructor(applicationId: string, max: number) {
+    super(`application_id: application '${applicationId}' already has its ${max} endpoint(s) (limits.max_endpoints)`, { field: 'application_id', limit: 'max_endpoints', max });
+  }
+}
+
+/** Events published to an application past its `events_per_second` (a bucket shared by the cluster). */
+export class ApplicationRateLimitedError extends coded('application_rate_limited') implements RetryLater {
+  constructor(applicationId: string, readonly retryAfterS: number) {
+    super(`Application '${applicationId}' is past its events per second; retry after ${retryAfterS} s`, { retry_after_s: retryAfterS });
+  }
+}
+
 /**
  * A server without an admin key answers its management API and dashboard only
  * under a loopback name: a DNS name an attacker controls can point at
@@ -294,6 +320,8 @@ export const webhookNotFound = (id: string) => new NotFoundError('webhook_not_fo
 export const deliveryNotFound = (id: string, gone = false) =>
   new NotFoundError('delivery_not_found', `Delivery '${id}' ${gone ? 'no longer exists' : 'does not exist'}`);
 export const eventTypeNotFound = (name: string) => new NotFoundError('event_type_not_found', `Event type '${name}' does not exist`);
+export const applicationNotFound = (idOrUid: string, field?: string) =>
+  new NotFoundError('application_not_found', `${field ? `${field}: ` : ''}Application '${idOrUid}' does not exist`, field ? { field } : undefined);
 export const recoveryNotFound = (id: string) => new NotFoundError('recovery_not_found', `Recovery '${id}' does not exist`);
 export const invocationNotFound = (name: string, id: string) =>
   new NotFoundError('invocation_not_found', `Function '${name}' has no invocation '${id}'`);
@@ -316,6 +344,7 @@ export class MethodNotAllowedError extends coded('method_not_allowed') {
 
 export class ConflictError extends ofStatus<409>() {}
 
+export const applicationExists = (uid: string) => new ConflictError('application_exists', `An application with uid '${uid}' exists`, { field: 'uid' });
 export const functionExists = (name: string) => new ConflictError('function_exists', `Function '${name}' already exists`);
 /** `routes`: those that still bind the function, as the answer's `details.routes` lists them. */
 export const functionInUse = (name: string, routes: Array<{ apiId: string; id: string; method: string; path: string }>) =>

@@ -57,6 +57,8 @@ import type { Store } from './store/store.js';
 import { createStats } from './stats/index.js';
 import { InvocationHub } from './streams/invocations.js';
 import { EventBus } from './webhooks/events.js';
+import { ApplicationService } from './applications/service.js';
+import { PortalTokens } from './portal/tokens.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
@@ -107,10 +109,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   // The catalogue's compiled schemas, dropped on every process by an event_type change;
   // a write answers once this process's workers refuse emits by it (emitRules, below).
   const catalogue = new EventCatalogue({ store, changes, afterChange: (): Promise<void> => emitRules.settled() });
+  const applications = new ApplicationService({ store, clock });
+  const portalTokens = new PortalTokens({ store, clock, ttlMs: config.portalTokenTtlMs, maxTtlMs: config.portalTokenMaxTtlMs });
   const events = new EventBus({
     store,
     clock,
     wake,
+    applications,
     functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
     validator: new EventValidator({ store, changes, log }),
     log,
@@ -123,9 +128,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     // The start time and heap of each run travel with its answer only where report lines are written.
     runReports: config.functionLogsToStdout && config.functionReportLines,
     logger: log,
-    onEmit(functionName: string, event: string, dataJson: string) {
+    onEmit(functionName: string, event: string, dataJson: string, application?: string) {
+      // `emit(name, data, {application})`: to that application's webhooks only (an unknown one is logged below).
+      const opts = application === undefined ? { source: 'emit' as const } : { source: 'emit' as const, application };
       background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, opts), emitOperational)
         .catch((err) =>
           err instanceof EventInvalidError
             ? log.warn({ function: functionName, event, path: err.path, version: err.version }, `emit refused: ${err.message}`)
@@ -208,6 +215,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     transformer,
     health,
     events,
+    applications,
     due,
     metrics,
     log,
@@ -329,6 +337,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       webhooks: webhooks.service,
       events,
       catalogue,
+      applications,
+      portalTokens,
       idempotency,
       invocations,
       background,

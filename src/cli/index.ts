@@ -17,6 +17,7 @@ import { registerApply } from './apply.js';
 import { registerDeploy } from './deploy.js';
 import { registerEvents } from './events.js';
 import { registerEventTypes } from './event-types.js';
+import { registerApplications } from './applications.js';
 import { registerDev } from './dev.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
@@ -63,6 +64,7 @@ export function buildProgram(io: CliIO): Command {
   registerWebhooks(program, io);
   registerEvents(program, io);
   registerEventTypes(program, io);
+  registerApplications(program, io);
   registerDeliveries(program, io);
   registerDeploy(program, io);
   registerDev(program, io);

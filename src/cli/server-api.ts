@@ -64,6 +64,8 @@ export type PublishedEvent = Schemas['PublishedEvent'];
 export type EventTypeInfo = Schemas['EventType'];
 export type EventTypeImport = Schemas['EventTypeImport'];
 export type ValidationMode = EventTypeInfo['mode'];
+export type ApplicationInfo = Schemas['Application'];
+export type PortalAccess = Schemas['PortalAccess'];
 export type EventInput = paths['/api/events']['post']['requestBody']['content']['application/json'];
 /** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
 export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
@@ -162,6 +164,11 @@ export interface ServerApi {
   /** Creates or updates the types of an OpenAPI document's webhooks. */
   importEventTypes(document: Record<string, unknown>, mode?: ValidationMode): Promise<EventTypeImport>;
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
+  /** Every application, oldest first. */
+  listApplications(): Promise<ApplicationInfo[]>;
+  createApplication(body: { name: string; uid?: string | null }): Promise<ApplicationInfo>;
+  /** A portal token and link for the application (id or uid); the token is shown once. */
+  createPortalAccess(application: string, ttlSeconds?: number): Promise<PortalAccess>;
   /** Holds the webhook's new and due deliveries, none lost, until it is resumed. */
   pauseWebhook(id: string): Promise<WebhookInfo>;
   /** Sends again: unpauses, closes an open circuit breaker, releases held deliveries in publish order. */
@@ -447,6 +454,26 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     },
     async importEventTypes(document, mode) {
       const { data } = await call(client.POST('/api/event-type-imports', { body: { document, ...(mode === undefined ? {} : { mode }) }, ...deadline() }));
+      return data;
+    },
+    async listApplications() {
+      const items: ApplicationInfo[] = [];
+      let after: string | undefined;
+      do {
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
+        const { data, response } = await call(client.GET('/api/applications', { params: { query }, ...deadline() }));
+        items.push(...data);
+        after = nextPageAfter(response);
+      } while (after !== undefined);
+      return items;
+    },
+    async createApplication(body) {
+      const { data } = await call(client.POST('/api/applications', { body, ...deadline() }));
+      return data;
+    },
+    async createPortalAccess(application, ttlSeconds) {
+      const body = ttlSeconds === undefined ? {} : { ttl_seconds: ttlSeconds };
+      const { data } = await call(client.POST('/api/applications/{id}/portal-access', { params: { path: { id: application } }, body, ...deadline() }));
       return data;
     },
     async listDeliveries(id, { limit }) {

@@ -94,6 +94,9 @@ export function createDeliveryPipeline(deps: DeliveryPipelineDeps) {
         const before = new Date(clock.now() - config.deliveryRetentionDays * 86_400_000).toISOString();
         const removed = await store.pruneDeliveries(before);
         if (removed > 0) log.info({ removed, before }, 'pruned old deliveries');
+        // Applications whose retention is shorter than the server's (their limits.retention_days).
+        const ofApplications = await store.pruneApplicationDeliveries(clock.now());
+        if (ofApplications > 0) log.info({ removed: ofApplications }, "pruned applications' old deliveries");
       };
       every(3_600_000, prune, 'delivery retention');
       void prune().catch((err) => log.warn({ err }, 'delivery retention failed'));

@@ -68,6 +68,8 @@ export function registerAdminAuth(app: FastifyInstance, adminKey: string | null,
   if (!adminKey) return;
   app.addHook('onRequest', async function requireAdminKey(request) {
     if (request.is404 || request.routeOptions.config.public === true) return;
+    // The consumer API takes a portal token instead, and only that (portal.ts checks it).
+    if (request.routeOptions.config.portal === true) return;
     checkBearer(request, adminKey, attempts);
   });
 }

@@ -31,6 +31,10 @@ import { registerWebhookRoutes } from './webhooks/index.js';
 import type { Idempotency } from '../events/idempotency.js';
 import type { EventCatalogue } from '../events/catalogue.js';
 import { registerEventTypeRoutes } from './event-types.js';
+import type { ApplicationService } from '../applications/service.js';
+import type { PortalTokens } from '../portal/tokens.js';
+import { registerApplicationRoutes } from './applications.js';
+import { registerPortalRoutes } from './portal.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -42,6 +46,10 @@ export interface ManagementDeps {
   events: EventBus;
   /** The event-type catalogue (`/api/event-types`). */
   catalogue: EventCatalogue;
+  /** Applications (`/api/applications`) and the scope of webhooks and publishes. */
+  applications: ApplicationService;
+  /** Portal tokens: the consumer API's (`/api/portal/...`) authentication. */
+  portalTokens: PortalTokens;
   /** Idempotency-Key and event ids on publish, test-fire and background invokes. */
   idempotency: Idempotency;
   invocations: InvocationHub;
@@ -71,8 +79,16 @@ export async function registerManagementApi(
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
-  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency, catalogue: deps.catalogue });
+  registerWebhookRoutes(app, {
+    webhooks: deps.webhooks,
+    events: deps.events,
+    idempotency: deps.idempotency,
+    catalogue: deps.catalogue,
+    applications: deps.applications,
+  });
   registerEventTypeRoutes(app, { catalogue: deps.catalogue });
+  registerApplicationRoutes(app, { applications: deps.applications, portalTokens: deps.portalTokens });
+  registerPortalRoutes(app, { portalTokens: deps.portalTokens, webhooks: deps.webhooks, catalogue: deps.catalogue });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 
@@ -85,7 +101,22 @@ export async function buildOpenApiDocument(doc: DocumentOptions): Promise<Record
   const stub = {} as never;
   await registerManagementApi(
     app,
-    { store: stub, metrics: stub, functions: stub, apis: stub, apiKeys: stub, webhooks: stub, events: stub, catalogue: stub, idempotency: stub, invocations: stub, background: stub, stats: stub },
+    {
+      store: stub,
+      metrics: stub,
+      functions: stub,
+      apis: stub,
+      apiKeys: stub,
+      webhooks: stub,
+      events: stub,
+      catalogue: stub,
+      applications: stub,
+      portalTokens: stub,
+      idempotency: stub,
+      invocations: stub,
+      background: stub,
+      stats: stub,
+    },
     doc,
   );
   await app.ready();

@@ -111,12 +111,17 @@ export function swaggerOptions(opts: DocumentOptions): SwaggerOptions {
         { name: 'api-keys', description: 'API keys (secrets shown once) and the usage plans that throttle and count them' },
         { name: 'webhooks', description: 'Webhooks, their deliveries, and events' },
         { name: 'event-types', description: "The event-type catalogue: each type's schema versions, examples and validation mode (also the document's `webhooks`)" },
+        { name: 'applications', description: 'Applications (one per customer): their webhooks receive only the events published to them; portal access for their customers' },
+        { name: 'consumer', description: "The consumer API: what a portal token (not the admin key) opens, on its application's resources only (`Authorization: Bearer <portal token>`)" },
         { name: 'invoke', description: 'The public invocation endpoint' },
         { name: 'operations', description: 'Probes and metrics (public)' },
         { name: 'stats', description: 'Per-minute statistics of every node, and the deliveries stream (the dashboard overview)' },
       ],
       components: {
-        securitySchemes: { adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' } },
+        securitySchemes: {
+          adminKey: { type: 'http', scheme: 'bearer', description: 'SWITCHYARD_ADMIN_KEY' },
+          portalToken: { type: 'http', scheme: 'bearer', description: 'A portal token (POST /api/applications/{id}/portal-access): the consumer API only' },
+        },
       },
       security: opts.secured ? [{ adminKey: [] }] : [],
       paths: { '/api/invoke/fn/{apiId}/{path}': invokePathItem() },

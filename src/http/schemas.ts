@@ -41,6 +41,7 @@ import {
   TransformationTestResultSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
+import { ApplicationLimitsSchema, ApplicationSchema, PortalAccessSchema, PortalSessionSchema } from '../schema/applications.js';
 import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
@@ -82,6 +83,10 @@ export const COMPONENT_SCHEMAS = [
   EventTypeSchema,
   EventViolationSchema,
   EventTypeImportSchema,
+  ApplicationLimitsSchema,
+  ApplicationSchema,
+  PortalAccessSchema,
+  PortalSessionSchema,
   FilterTestSchema,
   DryRunSchema,
   HealthSchema,
@@ -108,7 +113,7 @@ export const orDryRun = (name: ComponentName, description: string) =>
   ({ description: `${description}; with \`?dry_run=true\`, a DryRun`, anyOf: [ref(name), ref('DryRun')] }) as const;
 
 const errorRef = ref('Error');
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 421 | 429 | 500 | 503 | 508;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 414 | 415 | 421 | 422 | 429 | 500 | 503 | 508;
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'Invalid request (the message and `details.field` name the field)',
   401: 'Missing or wrong admin key',
@@ -119,6 +124,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   414: 'A path segment is too long',
   415: 'The body is not JSON',
   421: 'Without an admin key: a Host that is not a loopback name (host_not_allowed)',
+  422: "One of the application's limits is reached (application_limit_reached)",
   429: 'Too many wrong admin keys from this address (too_many_failed_attempts; Retry-After says when to try again)',
   500: 'Internal error (see the server log for the request id)',
   503: 'The database does not answer, or the server is shutting down',
@@ -132,7 +138,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
  */
 export function errors(...extra: ErrorStatus[]): Record<number, { description: string; $ref: string }> {
   const out: Record<number, { description: string; $ref: string }> = {};
-  for (const status of [400, 401, 403, ...extra, 421, 429, 500, 503] as ErrorStatus[]) {
+  for (const status of [400, 401, 403, ...extra.filter((s) => s !== 422), 421, ...extra.filter((s) => s === 422), 429, 500, 503] as ErrorStatus[]) {
     out[status] = { description: ERROR_TEXT[status], ...errorRef };
   }
   return out;

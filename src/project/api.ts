@@ -77,8 +77,11 @@ export type RemoteEventType = Omit<EventTypeView, 'createdAt' | 'updatedAt'>;
 export type EventTypeBody = CreateEventTypeInput;
 export type EventTypePatchBody = UpdateEventTypeInput;
 
-/** The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only. */
-export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter'> & { secret?: string | null; filter?: RemoteWebhook['filter'] };
+/**
+ * The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only.
+ * Never `application_id`: project files do not name applications yet (fields.ts), so an apply keeps a webhook's owner.
+ */
+export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter' | 'application_id'> & { secret?: string | null; filter?: RemoteWebhook['filter'] };
 
 export interface ProjectApi {
   listFunctions(): Promise<RemoteFunction[]>;

@@ -10,7 +10,12 @@ import { canonicalJson } from '../canonical-json.js';
 import { createFunctionBody, FUNCTION_INPUT_DEFAULTS, type FunctionInput } from '../schema/functions.js';
 import { createWebhookBody, WEBHOOK_INPUT_DEFAULTS, type WebhookInput } from '../schema/webhooks.js';
 
-export const WEBHOOK_FIELDS = Object.keys(createWebhookBody.properties) as Array<keyof WebhookInput>;
+/**
+ * `application_id` is left to the API for now: project files do not name applications yet, so an
+ * apply neither sets nor clears a webhook's owner (a webhook moved into an application stays there).
+ */
+const NOT_IN_PROJECT_FILES: ReadonlyArray<keyof WebhookInput> = ['application_id'];
+export const WEBHOOK_FIELDS = (Object.keys(createWebhookBody.properties) as Array<keyof WebhookInput>).filter((k) => !NOT_IN_PROJECT_FILES.includes(k));
 
 /** Where plans and exports have always put them: first, before the rest in the schema's order. */
 const FUNCTION_LISTED_FIRST: Array<keyof FunctionInput> = ['name', 'code', 'runtime', 'handler', 'event_format'];

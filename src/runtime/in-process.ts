@@ -44,7 +44,7 @@ export interface InProcessRuntimeOptions {
   /** Micro-batching (default on): one isolate call for every invocation of a version in the same turn. */
   batching?: boolean;
   /** As in RuntimeOptions (pool.ts): every `emit(event, data)` of a function, data as JSON text. */
-  onEmit?: (functionName: string, event: string, dataJson: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
   /** Idle isolates kept warm; past it the least recently used go. */
   warmIsolates?: number;
   /** Honour crashWorkerForTest and setWorkerRssBoundForTest (SWITCHYARD_TEST_HOOKS=1). */
@@ -135,7 +135,7 @@ class InProcessRuntime implements Runtime {
       out: (items) => this.out(items),
       log: (level, msg) => this.logger?.[level]({ isolates: 'in-process' }, msg),
       fatal: () => this.fatal(),
-      publish: (fn, event, dataJson) => this.publish(fn, event, dataJson),
+      publish: (fn, event, dataJson, application) => this.publish(fn, event, dataJson, application),
       refuseEmit: (event, dataJson) => this.emitRules.refusal(event, dataJson),
       warmIsolates: this.warmIsolates,
       runReports: this.runReports,
@@ -248,11 +248,11 @@ class InProcessRuntime implements Runtime {
   }
 
   /** The receiver's failures stay its own (as in worker-handle.ts). */
-  private publish(fn: string, event: string, dataJson: string): void {
+  private publish(fn: string, event: string, dataJson: string, application?: string): void {
     if (!this.onEmit) return;
     const fail = (err: unknown) => this.logger?.warn({ function: fn, event, err: String(err) }, 'onEmit failed for a function event');
     try {
-      const r: unknown = this.onEmit(fn, event, dataJson);
+      const r: unknown = this.onEmit(fn, event, dataJson, application);
       if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);
     } catch (err) {
       fail(err);

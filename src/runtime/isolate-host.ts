@@ -109,7 +109,7 @@ export interface IsolateHostDeps {
   log: (level: 'info' | 'warn' | 'error', msg: string) => void;
   /** Must send `items` synchronously and end the process: V8 is no longer sound. */
   fatal: (items: string) => never;
-  publish?: (functionName: string, event: string, dataJson: string) => void;
+  publish?: (functionName: string, event: string, dataJson: string, application?: string) => void;
   /** Why an emit may not be published (the catalogue's reject mode, emit-rules.ts): thrown in the function instead. */
   refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
@@ -133,7 +133,7 @@ export class IsolateHost {
   private readonly out: (items: string) => void;
   private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void;
   private readonly fatal: (items: string) => never;
-  private readonly publish: (functionName: string, event: string, dataJson: string) => void;
+  private readonly publish: (functionName: string, event: string, dataJson: string, application?: string) => void;
   private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
   private readonly runReports: boolean;
@@ -280,9 +280,9 @@ export class IsolateHost {
       name: load.name,
       setup: dispatcherSetup(load.handler, load.version, load.memoryMb),
       deliver: (text: unknown) => this.settled(inst, text),
-      onEmit: (event: string, dataJson: string) => {
+      onEmit: (event: string, dataJson: string, application?: string) => {
         const refusal = this.refuseEmit(event, dataJson);
-        if (refusal === undefined) this.publish(load.name, event, dataJson);
+        if (refusal === undefined) this.publish(load.name, event, dataJson, application);
         return refusal;
       },
     });

@@ -22,7 +22,7 @@ export interface RuntimeOptions {
    * main process. Fire-and-forget: what it throws or rejects is logged, never
    * seen by the function. Without it emits are dropped.
    */
-  onEmit?: (functionName: string, event: string, dataJson: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
   /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
   warmIsolates?: number;
   /** Each outcome carries its RunStats (start time, heap), for run report lines (SWITCHYARD_FUNCTION_REPORT_LINES). */

@@ -75,7 +75,7 @@ export async function prepare(
     /** Receives results that settle after `dispatch` returned (see isolate/dispatcher.js); untrusted. */
     deliver: (text: unknown) => void;
     /** The sandbox's `emit` (a string returned is thrown as a refusal); absent in validation isolates, whose emits are dropped. */
-    onEmit?: (event: string, dataJson: string) => string | undefined;
+    onEmit?: (event: string, dataJson: string, application?: string) => string | undefined;
   },
 ): Promise<{ dispatch: ivm.Reference<(payload: string) => string>; sandbox: SandboxHandle }> {
   const { code: script0, file, mappings } = splitSourceMap(code);

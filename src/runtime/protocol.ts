@@ -73,7 +73,7 @@ export type FromWorker =
   | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
   /** A function's `emit(event, data)`; the frame body is the data's JSON text. */
-  | { t: 'emit'; fn: string; event: string }
+  | { t: 'emit'; fn: string; event: string; app?: string }
   /** A transformation's run: `miss` when the worker holds no code for its hash (send it again with the code). */
   | { t: 'xres'; id: number; ok: true; out: string }
   | { t: 'xres'; id: number; ok: false; c: 'transformation_error' | 'transformation_cpu_limit'; m: string }

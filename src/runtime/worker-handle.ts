@@ -23,7 +23,7 @@ export interface WorkerHandleDeps {
   logger?: Logger;
   /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
   batching?: boolean;
-  onEmit?: (functionName: string, event: string, dataJson: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
 }
 
 /** Extra time the main process grants a worker past a function's own deadline before killing it. */
@@ -97,7 +97,7 @@ export class WorkerHandle {
   private readonly env: NodeJS.ProcessEnv;
   private readonly logger: Logger | undefined;
   private readonly batching: boolean;
-  private readonly onEmit: ((functionName: string, event: string, dataJson: string) => void) | undefined;
+  private readonly onEmit: ((functionName: string, event: string, dataJson: string, application?: string) => void) | undefined;
 
   constructor(deps: WorkerHandleDeps) {
     this.index = deps.index;
@@ -363,7 +363,7 @@ export class WorkerHandle {
     const msg = JSON.parse(head) as FromWorker;
     switch (msg.t) {
       case 'emit':
-        this.publish(msg.fn, msg.event, body);
+        this.publish(msg.fn, msg.event, body, msg.app);
         return;
       case 'res':
         for (const item of msg.r) this.settle(item);
@@ -412,12 +412,12 @@ export class WorkerHandle {
   }
 
   /** The receiver's failures stay its own: they must not read as a garbled worker stream. */
-  private publish(fn: string, event: string, dataJson: string): void {
+  private publish(fn: string, event: string, dataJson: string, application?: string): void {
     if (!this.onEmit) return;
     const fail = (err: unknown) =>
       this.logger?.warn({ worker: this.index, function: fn, event, err: String(err) }, 'onEmit failed for a function event');
     try {
-      const r: unknown = this.onEmit(fn, event, dataJson);
+      const r: unknown = this.onEmit(fn, event, dataJson, application);
       // Typed void, but an async receiver must not leave an unhandled rejection behind.
       if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);
     } catch (err) {

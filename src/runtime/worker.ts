@@ -74,8 +74,8 @@ function fatal(items: string): never {
  * before a handler returned normally reaches the main process before that
  * handler's result. The data is spliced raw as the frame body (already JSON).
  */
-function publish(fn: string, event: string, dataJson: string): void {
-  const head: FromWorker = { t: 'emit', fn, event };
+function publish(fn: string, event: string, dataJson: string, application?: string): void {
+  const head: FromWorker = application === undefined ? { t: 'emit', fn, event } : { t: 'emit', fn, event, app: application };
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 

@@ -127,6 +127,7 @@ export const WebhookSchema = named(
       description: "The payload filter of its event subscription (see docs/webhooks.md, Filters); null: every event it subscribes to",
     }),
     project: projectField(),
+    application_id: nullableString({ description: 'The application that owns it; null: global' }),
     created_at: instant(),
     updated_at: instant(),
     secret: Type.Optional(Type.String({ description: 'Only in the answer that generated or set it' })),
@@ -252,8 +253,9 @@ export const PublishedEventSchema = named(
       { description: 'The webhooks subscribed to the event, by whether their filter let it through' },
     ),
     functions: Type.Array(Type.Object({ name: string(), invocation_id: string() }), {
-      description: 'The subscribed functions reached, each with the id of its invocation',
+      description: 'The subscribed functions reached, each with the id of its invocation (none for an event published to an application)',
     }),
+    application_id: Type.Optional(Type.String({ description: 'The application it was published to (only its webhooks were reached)' })),
     validation: Type.Optional(
       Type.Object(
         {
@@ -395,6 +397,14 @@ const optionalFields = {
   auto_disable: orNull(fields.auto_disable),
   filter: orNull(fields.filter),
   project: Type.Optional(projectField()),
+  application_id: orNull(
+    Type.String({
+      maxLength: 200,
+      description:
+        'The application (customer) that owns it, by id or uid: it then receives only events published to that application ' +
+        '(docs/applications.md); null or left out: a global webhook, which receives only events published without one',
+    }),
+  ),
 };
 
 export const createWebhookBody = Type.Object(
@@ -461,6 +471,15 @@ export const publishEventBody = Type.Object(
       Type.Integer({ minimum: 1, description: "The schema version of the event's catalogued type to validate against (default: the latest)" }),
     ),
     headers: Type.Optional(eventHeaders),
+    application: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "The application (id or uid) to publish to: only its webhooks subscribed to the event (and whose filter matches) get a delivery; " +
+          'left out: the global webhooks and the subscribed functions, as before applications (docs/applications.md)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -561,6 +580,7 @@ export const WEBHOOK_INPUT_DEFAULTS = {
   auto_disable: { enabled: true, after_s: 432_000, min_span_s: 43_200 },
   filter: null,
   project: null,
+  application_id: null,
 } satisfies InputDefaults<WebhookInput>;
 
 /** `POST /api/webhooks/{id}/rotate-secret`. */

@@ -5,6 +5,7 @@
  * are constraints in the schema, surfaced as typed errors (ConflictError,
  * UnknownFunctionError) by the implementations.
  */
+import type { Application, ApplicationPatch, NewApplication, PortalSession } from '../applications/types.js';
 import type { ChangeFeed } from '../changes.js';
 import type { EventType, EventViolation, ValidationMode, ViolationSource } from '../events/types.js';
 import type { AttemptEvent, StatsBatch, StatsRows } from '../stats/types.js';
@@ -87,7 +88,7 @@ interface ScheduleFires {
  * (sqlite/store.ts, postgres/store.ts), with the same parts and file names.
  */
 export interface Store
-  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart, IdempotencyPart, EventTypesPart {
+  extends FunctionsPart, LogsPart, ApisPart, WebhookStore, StatsPart, InvocationEventsPart, LimitsPart, ApiKeysPart, RecoveriesPart, IdempotencyPart, EventTypesPart, ApplicationsPart {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The database's own clock in ms since the epoch (one round trip on
@@ -419,8 +420,8 @@ export interface HeartbeatsPart {
 export interface WebhooksPart {
   createWebhook(webhook: NewWebhook): Promise<Webhook>;
   getWebhook(id: string): Promise<Webhook | null>;
-  /** Oldest first; `page.after` is a webhook id. */
-  listWebhooks(page: Page): Promise<Webhook[]>;
+  /** Oldest first; `page.after` is a webhook id; of one application only when `applicationId` is given. */
+  listWebhooks(page: Page, applicationId?: string): Promise<Webhook[]>;
   /**
    * The health of each webhook named, over its `window` newest deliveries, in
    * one query that reads at most `window` index entries per webhook. Webhooks
@@ -441,9 +442,11 @@ export interface WebhooksPart {
   /**
    * Webhooks subscribed to `event` (listed by name, or by `*` unless the event
    * is an operational `switchyard.*` one), each with whether its deliveries are
-   * held now: disabled, paused, or its breaker not closed.
+   * held now: disabled, paused, or its breaker not closed. Of the application
+   * given, else only global webhooks (none): one seek of the (application, event)
+   * index either way, never a scan of other applications' subscriptions.
    */
-  subscribersOf(event: string): Promise<Array<{ webhook: Webhook; hold: boolean }>>;
+  subscribersOf(event: string, applicationId?: string | null): Promise<Array<{ webhook: Webhook; hold: boolean }>>;
 }
 
 /** Due schedule slots of webhooks and functions, claimed once across nodes. */
@@ -630,8 +633,11 @@ export interface RecoveriesPart {
   /** Creates a running job with its total counted in the same transaction. */
   createRecovery(recovery: NewRecovery): Promise<Recovery>;
   getRecovery(id: string): Promise<Recovery | null>;
-  /** Newest first; of one webhook when given (null: every job); `page.after` is a job id. */
-  listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]>;
+  /**
+   * Newest first; of one webhook when given (null: every job), and of the webhooks of one
+   * application when `applicationId` is given; `page.after` is a job id.
+   */
+  listRecoveries(webhookId: string | null, page: Page, applicationId?: string): Promise<Recovery[]>;
   /** Leases one running job whose lease is free or expired to `owner` until `now + leaseMs`. */
   claimRecovery(owner: string, now: string, leaseMs: number): Promise<Recovery | null>;
   /**
@@ -738,4 +744,40 @@ export interface EventTypesPart {
   recordEventViolation(v: NewEventViolation, keep: number): Promise<void>;
   /** Newest first. */
   listEventViolations(name: string, limit: number): Promise<EventViolation[]>;
+}
+
+/**
+ * Applications and their portal tokens (applications.ts of each dialect).
+ * Deleting an application deletes its webhooks (ON DELETE CASCADE), and with
+ * them their subscriptions, deliveries and attempts, and its portal tokens.
+ */
+export interface ApplicationsPart {
+  /** Throws ConflictError application_exists when the uid is taken. */
+  createApplication(app: NewApplication): Promise<Application>;
+  getApplication(id: string): Promise<Application | null>;
+  getApplicationByUid(uid: string): Promise<Application | null>;
+  /** Oldest first; `page.after` is an application id. */
+  listApplications(page: Page): Promise<Application[]>;
+  /** Fields present replace; null when it does not exist. Throws as createApplication. */
+  updateApplication(id: string, patch: ApplicationPatch): Promise<Application | null>;
+  deleteApplication(id: string): Promise<boolean>;
+  /** How many webhooks the application owns. */
+  countApplicationWebhooks(id: string): Promise<number>;
+  /** Stores a portal token by its SHA-256 (hex). */
+  createPortalToken(hash: string, session: Omit<PortalSession, 'revokedAt'>): Promise<void>;
+  /** The token's session, whatever its state (the caller checks expiry against its clock); null: unknown. */
+  portalSession(hash: string): Promise<PortalSession | null>;
+  /**
+   * Moves a live token's expiry to `expiresAt`, capped at its maximum; null when
+   * it is unknown, revoked or expired at `now` (ISO).
+   */
+  refreshPortalToken(hash: string, expiresAt: string, now: string): Promise<PortalSession | null>;
+  /** Revokes the application's live tokens (only `hash` when given); returns how many. */
+  revokePortalTokens(applicationId: string, now: string, hash?: string): Promise<number>;
+  /**
+   * The retention of applications with a `retentionDays`: their webhooks' finished and held
+   * deliveries created more than that many days before `nowMs` are deleted; returns how many.
+   * Reads only the applications that have the limit (the server-wide sweep covers the rest).
+   */
+  pruneApplicationDeliveries(nowMs: number): Promise<number>;
 }

@@ -7,6 +7,7 @@
  * subscribed function gets a function-target delivery (an `event`
  * invocation). The delivery engine takes it from there.
  */
+import type { ApplicationScope } from '../applications/types.js';
 import type { Clock } from '../clock.js';
 import { compileFilter, type CompiledFilter } from '../events/filters.js';
 import { checkUserEventName, isOperationalEvent } from '../events/names.js';
@@ -14,6 +15,7 @@ import type { ViolationSource } from '../events/types.js';
 import type { EventValidator, ValidationOutcome } from '../events/validation.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
+import { InvalidRequestError } from '../errors.js';
 
 /** What one published event reached. */
 export interface Published {
@@ -25,6 +27,8 @@ export interface Published {
   functions: Array<{ name: string; invocationId: string }>;
   /** What the catalogue's schema said (absent: the type is not catalogued, has no schema, or its mode is off). */
   validation?: ValidationOutcome;
+  /** The id of the application it was published to; absent: none. */
+  applicationId?: string;
 }
 
 /** How a publish came: where from (for violation records) and the schema version it names. */
@@ -33,6 +37,11 @@ export interface PublishOptions {
   version?: number;
   /** The publish request's event headers (lowercased names), for filters only. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * The application (id or uid) it is published to: only that application's webhooks get it, no
+   * function does. Absent: the global webhooks and the subscribed functions.
+   */
+  application?: string;
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
@@ -47,6 +56,8 @@ export interface EventBusDeps {
   functionFanOut?: FunctionFanOut;
   /** The catalogue's schemas (src/events/validation.ts); none: nothing is validated. */
   validator?: EventValidator;
+  /** Resolves and limits an event's `application`; none: publishing to one is refused. */
+  applications?: ApplicationScope;
   log: Logger;
 }
 
@@ -71,14 +82,28 @@ export class EventBus {
    * from outside; src/hops.ts); every delivery and run it makes keeps it.
    */
   async publish(event: string, data: unknown, depth = 0, opts: PublishOptions = {}): Promise<Published> {
+    // Named and limited first: an unknown application or one past its rate creates nothing.
+    const applicationId = opts.application === undefined ? null : await this.admit(opts.application);
     // Before anything is created: a reject-mode type's invalid data throws EventInvalidError here.
     const validation = this.deps.validator && !isOperationalEvent(event)
       ? await this.deps.validator.check(event, data ?? null, opts.source ?? 'publish', opts.version)
       : null;
-    const fanOut = this.deps.functionFanOut;
+    const fanOut = applicationId === null ? this.deps.functionFanOut : undefined;
     const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
-    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {});
-    return validation ? { deliveries, webhooks, functions, validation } : { deliveries, webhooks, functions };
+    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {}, applicationId);
+    const published: Published = { deliveries, webhooks, functions };
+    if (validation) published.validation = validation;
+    if (applicationId !== null) published.applicationId = applicationId;
+    return published;
+  }
+
+  /** The id of the application named, once one more event fits its rate. */
+  private async admit(idOrUid: string): Promise<string> {
+    const { applications } = this.deps;
+    if (!applications) throw new InvalidRequestError('application: applications are not available here', { field: 'application' });
+    const app = await applications.resolve(idOrUid, 'application');
+    await applications.admitEvent(app);
+    return app.id;
   }
 
   private async publishToWebhooks(
@@ -86,8 +111,9 @@ export class EventBus {
     data: unknown,
     depth: number,
     headers: Readonly<Record<string, string>>,
+    applicationId: string | null,
   ): Promise<Pick<Published, 'deliveries' | 'webhooks'>> {
-    const subscribers = await this.deps.store.subscribersOf(event);
+    const subscribers = await this.deps.store.subscribersOf(event, applicationId);
     const matched: string[] = [];
     const filteredOut: string[] = [];
     if (subscribers.length === 0) return { deliveries: [], webhooks: { matched, filteredOut } };

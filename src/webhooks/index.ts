@@ -6,6 +6,7 @@
  * failed for good, a webhook disabled). server.ts starts it after listening
  * and stops it first.
  */
+import type { ApplicationScope } from '../applications/types.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { DueSignal } from '../deliveries/due-signal.js';
@@ -76,6 +77,8 @@ export interface WebhooksDeps {
   /** Endpoint health (./health/index.ts): started and stopped with the webhooks. */
   health: EndpointHealth;
   events: EventBus;
+  /** The scope of webhooks' `application_id` (src/applications/service.ts); absent: refused. */
+  applications?: ApplicationScope;
   due: DueSignal;
   metrics: Metrics;
   log: Logger;
@@ -130,6 +133,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     health: health.monitor,
     recoveries,
     transformer,
+    applications: deps.applications,
   });
 
   return {

@@ -4,6 +4,7 @@
  * (`nextFireAt` recomputed on every change), test-fire and manual retry.
  */
 import { compileFilter } from '../events/filters.js';
+import type { ApplicationScope } from '../applications/types.js';
 import type { Clock } from '../clock.js';
 import { dryRunResult, sameJson, type DryRunResult } from '../dry-run.js';
 import { ConflictError, InvalidRequestError, deliveryNotFound, recoveryNotFound, webhookNotFound } from '../errors.js';
@@ -70,6 +71,8 @@ export interface WebhookServiceDeps {
   recoveries: RecoveryRunner;
   /** Checks a transformation at write time (a worker's throwaway isolate) and runs the try-it endpoint's. */
   transformer?: Transformer;
+  /** Webhooks' `application_id`: the application named must exist and have room; absent: refused. */
+  applications?: ApplicationScope;
 }
 
 /** What a delivery answer's `message` says when a person discarded it. */
@@ -259,6 +262,7 @@ export class WebhookService {
     if (input.transformation) await this.checkTransformation(input.transformation);
     const events = input.events ?? [];
     this.checkEvents(events);
+    const applicationId = input.application_id ? await this.ownerWithRoom(input.application_id) : null;
     const secret = this.resolveSecret(input.secret);
     const fields: NewWebhook = {
       name: input.name,
@@ -288,6 +292,7 @@ export class WebhookService {
       autoDisable: autoDisableOf(input.auto_disable),
       filter: checkedFilter(input.filter),
       project: input.project ?? null,
+      applicationId,
     };
     return { fields, reveal: secret.reveal };
   }
@@ -326,8 +331,21 @@ export class WebhookService {
     return nextFires(parseCron(webhook.cron), webhook.timezone, this.deps.clock.now(), 5).map((ms) => this.iso(ms));
   }
 
-  async list(page: Page): Promise<Webhook[]> {
-    return (await this.deps.store.listWebhooks(page)).map((w) => this.live(w));
+  /** Of one application when `applicationId` (an id, resolved by the caller) is given. */
+  async list(page: Page, applicationId?: string): Promise<Webhook[]> {
+    return (await this.deps.store.listWebhooks(page, applicationId)).map((w) => this.live(w));
+  }
+
+  private async applicationOf(idOrUid: string) {
+    if (!this.deps.applications) throw new InvalidRequestError('application_id: applications are not available on this server', { field: 'application_id' });
+    return this.deps.applications.resolve(idOrUid, 'application_id');
+  }
+
+  /** The id of the application named, once it has room for one more endpoint. */
+  private async ownerWithRoom(idOrUid: string): Promise<string> {
+    const app = await this.applicationOf(idOrUid);
+    await this.deps.applications!.checkRoomForEndpoint(app);
+    return app.id;
   }
 
   /**
@@ -459,9 +477,15 @@ export class WebhookService {
   }
 
   /** A webhook's recovery jobs (null: every job, bulk retries included), newest first. */
-  async listRecoveries(webhookId: string | null, page: Page): Promise<Recovery[]> {
-    if (webhookId !== null) await this.get(webhookId);
-    return this.deps.store.listRecoveries(webhookId, page);
+  /** Of one application's webhooks when `applicationId` (resolved by the caller) is given. */
+  async listRecoveries(webhookId: string | null, page: Page, applicationId?: string): Promise<Recovery[]> {
+    if (webhookId !== null) {
+      const webhook = await this.get(webhookId);
+      // Both given: that webhook's jobs, when it is the application's.
+      if (applicationId !== undefined && webhook.applicationId !== applicationId) return [];
+      return this.deps.store.listRecoveries(webhookId, page);
+    }
+    return this.deps.store.listRecoveries(null, page, applicationId);
   }
 
   /** Stops a running job; what it resent stays resent. */
@@ -521,6 +545,12 @@ export class WebhookService {
     if (input.auto_disable !== undefined) patch.autoDisable = autoDisableOf(input.auto_disable, current.autoDisable);
     if (input.filter !== undefined) patch.filter = checkedFilter(input.filter);
     if (input.project !== undefined) patch.project = input.project;
+    if (input.application_id !== undefined) {
+      const owner = input.application_id === null ? null : (await this.applicationOf(input.application_id)).id;
+      // Moved into another application: it takes one of that one's endpoints.
+      if (owner !== null && owner !== (current.applicationId ?? null)) await this.ownerWithRoom(owner);
+      patch.applicationId = owner;
+    }
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret_overlap_s != null && (input.secret === undefined || input.secret === null)) {
       throw new InvalidRequestError('secret_overlap_s: only with a new secret (it says how long the replaced one keeps signing)', { field: 'secret_overlap_s' });

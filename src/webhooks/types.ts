@@ -163,6 +163,8 @@ export interface Webhook {
   filter: Record<string, unknown> | null;
   /** The project whose `switchyard apply` made (or last took over) the webhook; null: none (made by hand). */
   project?: string | null;
+  /** The application (customer) that owns it: it receives only events published to it. Null or absent: global. */
+  applicationId?: string | null;
   createdAt: string;
   updatedAt: string;
 }

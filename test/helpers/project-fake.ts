@@ -174,7 +174,8 @@ export class FakeProjectApi implements ProjectApi {
   async createWebhook(body: WebhookBody) {
     this.writes.push(`create webhook ${body.name}`);
     const { secret, ...rest } = body;
-    const w = { ...structuredClone(rest), filter: rest.filter ?? null, ...healthAnswer(rest, true), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
+    // A project never names an application: its webhooks are global, as the server answers them.
+    const w = { ...structuredClone(rest), filter: rest.filter ?? null, application_id: null, ...healthAnswer(rest, true), id: `wh_${++this.seq}`, has_secret: Boolean(secret), secret: secret ?? null };
     this.webhooks.push(w);
     return structuredClone(w);
   }

@@ -158,6 +158,8 @@ describe('OpenAPI document', () => {
     for (const { path, method, op } of operations()) {
       const isPublic = ['/', '/healthz', '/readyz', '/metrics'].includes(path) || path.startsWith('/api/invoke/');
       if (isPublic) expect(op.security, `${method} ${path}`).toEqual([]);
+      // The consumer API takes a portal token, never the admin key (src/http/portal.ts).
+      else if (path.startsWith('/api/portal/')) expect(op.security, `${method} ${path}`).toEqual([{ portalToken: [] }]);
       else expect(op.security, `${method} ${path}`).toBeUndefined();
     }
     const open = await buildOpenApiDocument({ secured: false });

@@ -19,8 +19,18 @@ import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
+/** Back to migration 25 (26 is not in this branch): no applications. */
+async function undoApplications(b: StoreBackend, url: string): Promise<void> {
+  for (const index of ['webhooks_by_application', 'webhook_events_by_scope']) await b.exec(url, `DROP INDEX ${index}`);
+  await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN application_id');
+  await b.exec(url, 'ALTER TABLE webhook_events DROP COLUMN application_id');
+  for (const table of ['portal_tokens', 'applications']) await b.exec(url, `DROP TABLE ${table}`);
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 27');
+}
+
 /** Back to migration 24: no lease heartbeats. */
 async function undoHeartbeats(b: StoreBackend, url: string): Promise<void> {
+  await undoApplications(b, url);
   await b.exec(url, 'DROP TABLE lease_heartbeats');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 25');
 }
@@ -597,6 +607,7 @@ for (const b of backends()) {
           [23, 'webhook_secret_rotation'],
           [24, 'webhook_transformations'],
           [25, 'lease_heartbeats'],
+          [27, 'applications'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

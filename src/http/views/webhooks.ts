@@ -58,6 +58,7 @@ export function webhookView(w: Webhook, extra: { secret?: string; nextFires?: st
     auto_disable: autoDisableView(w.autoDisable),
     filter: w.filter,
     project: w.project ?? null,
+    application_id: w.applicationId ?? null,
     created_at: w.createdAt,
     updated_at: w.updatedAt,
     ...(extra.secret ? { secret: extra.secret } : {}),

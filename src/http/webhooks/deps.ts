@@ -1,4 +1,5 @@
 /** What the webhook routes are given (one deps object); apart from index.ts so each operation's file can import it. */
+import type { ApplicationScope } from '../../applications/types.js';
 import type { EventCatalogue } from '../../events/catalogue.js';
 import type { Idempotency } from '../../events/idempotency.js';
 import type { EventBus } from '../../webhooks/events.js';
@@ -11,4 +12,6 @@ export interface WebhookRouteDeps {
   idempotency: Idempotency;
   /** Test-fires send a catalogued type's example; absent: never. */
   catalogue?: EventCatalogue;
+  /** `?application=` of the webhook list; absent: refused. */
+  applications?: ApplicationScope;
 }

@@ -30,7 +30,7 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
             headers: REPLAYED_RESPONSE_HEADERS,
             ...ref('PublishedEvent'),
           },
-          ...errors(409, 413, 415, 508),
+          ...errors(404, 409, 413, 415, 508),
         },
       },
     },
@@ -40,7 +40,7 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
       // An event published by a request of a chain of runs is one hop deeper than the request.
       const depth = requestDepth(request.headers) + (request.headers[DEPTH_HEADER] === undefined ? 0 : 1);
       if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
-      const { id: ownId, event, data, version } = request.body;
+      const { id: ownId, event, data, version, application } = request.body;
       const headers = lowercased(request.body.headers);
       const scopes: IdempotencyScope[] = [];
       if (key !== null) scopes.push({ scope: 'events', key, field: 'Idempotency-Key' });
@@ -48,13 +48,14 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
       if (ownId !== undefined) scopes.push({ scope: 'event-id', key: ownId, field: 'id' });
       // Hashed only when a key or an id asks for it: a plain publish does no extra work.
       return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body) : '', async () => {
-        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version, headers });
+        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version, headers, ...(application === undefined ? {} : { application }) });
         const body = {
           id: ownId ?? newId('evt'),
           event,
           deliveries: published.deliveries,
           webhooks: { matched: published.webhooks.matched, filtered_out: published.webhooks.filteredOut },
           functions: published.functions.map((f) => ({ name: f.name, invocation_id: f.invocationId })),
+          ...(published.applicationId ? { application_id: published.applicationId } : {}),
           ...(published.validation ? { validation: published.validation } : {}),
         };
         return { status: 202, body };

@@ -12,6 +12,7 @@ import { recoveryView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
 import { bulkRetryBody, idParams, recoverBody } from '../../schema/webhooks.js';
 import { Type } from '../../schema/kit.js';
+import { applicationsOf } from './webhooks.js';
 import type { Recovery } from '../../webhooks/types.js';
 
 /** The two answers of a recovery: the job (202), or with `?dry_run=true` the count it would resend (200). */
@@ -89,11 +90,15 @@ export function getRecoveryRoute(app: TypedApp, { webhooks }: WebhookRouteDeps):
 }
 
 const listRecoveriesQuery = Type.Object(
-  { ...pageQuerySchema.properties, webhook_id: Type.Optional(Type.String({ maxLength: 100, description: "Only this webhook's jobs" })) },
+  {
+    ...pageQuerySchema.properties,
+    webhook_id: Type.Optional(Type.String({ maxLength: 100, description: "Only this webhook's jobs" })),
+    application: Type.Optional(Type.String({ maxLength: 200, description: "Only the jobs of this application's webhooks (its id or uid)" })),
+  },
   { additionalProperties: false },
 );
 
-export function listRecoveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+export function listRecoveriesRoute(app: TypedApp, { webhooks, applications }: WebhookRouteDeps): void {
   app.get(
     '/api/recoveries',
     {
@@ -107,7 +112,9 @@ export function listRecoveriesRoute(app: TypedApp, { webhooks }: WebhookRouteDep
     },
     async function listRecoveries(request, reply) {
       const page = readPage(request.query);
-      const items = await webhooks.listRecoveries(request.query.webhook_id ?? null, page);
+      const { application } = request.query;
+      const owner = application === undefined ? undefined : (await applicationsOf(applications).resolve(application, 'application')).id;
+      const items = await webhooks.listRecoveries(request.query.webhook_id ?? null, page, owner);
       return pageOf(items, page, request, reply, (r) => r.id).map(recoveryView);
     },
   );

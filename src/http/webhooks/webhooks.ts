@@ -11,6 +11,9 @@ import { deliveryView, transformationTestView, webhookView } from '../views/webh
 import type { WebhookRouteDeps } from './deps.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_SCHEMA, REPLAYED_RESPONSE_HEADERS, idempotencyKeyOf, requestHash } from '../../events/idempotency.js';
 import { sendOnce } from '../idempotent.js';
+import type { ApplicationScope } from '../../applications/types.js';
+import { InvalidRequestError } from '../../errors.js';
+import { Type } from '../../schema/kit.js';
 import { createWebhookBody, discardHeldBody, idParams, rotateSecretBody, transformationTestBody, updateWebhookBody } from '../../schema/webhooks.js';
 
 
@@ -24,7 +27,11 @@ export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
         summary: 'Create a webhook',
         querystring: dryRunQuerySchema,
         body: createWebhookBody,
-        response: { 200: DRY_RUN_ANSWER, 201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') }, ...ERRORS_WITH_BODY },
+        response: {
+          200: DRY_RUN_ANSWER,
+          201: { description: 'The webhook (with `secret` when one was generated)', ...ref('Webhook') },
+          ...errors(404, 409, 413, 415, 422),
+        },
       },
     },
     async function createWebhook(request, reply) {
@@ -35,7 +42,21 @@ export function createWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
   );
 }
 
-export function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): void {
+const webhookListQuery = Type.Object(
+  {
+    ...pageQuerySchema.properties,
+    application: Type.Optional(Type.String({ maxLength: 200, description: "Only this application's webhooks (its id or uid)" })),
+  },
+  { additionalProperties: false },
+);
+
+/** The scope the routes resolve `application` with; a server without one refuses the parameter. */
+export function applicationsOf(applications: ApplicationScope | undefined): ApplicationScope {
+  if (!applications) throw new InvalidRequestError('application: applications are not available here', { field: 'application' });
+  return applications;
+}
+
+export function listWebhooksRoute(app: TypedApp, { webhooks, applications }: WebhookRouteDeps): void {
   app.get(
     '/api/webhooks',
     {
@@ -43,13 +64,15 @@ export function listWebhooksRoute(app: TypedApp, { webhooks }: WebhookRouteDeps)
         tags: ['webhooks'],
         operationId: 'listWebhooks',
         summary: 'List webhooks (oldest first), each with its health: its 20 newest deliveries, its breaker, what it holds',
-        querystring: pageQuerySchema,
-        response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
+        querystring: webhookListQuery,
+        response: { 200: { description: 'A page of webhooks', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors(404) },
       },
     },
     async function listWebhooks(request, reply) {
       const page = readPage(request.query);
-      const items = pageOf(await webhooks.list(page), page, request, reply, (w) => w.id);
+      const { application } = request.query;
+      const owner = application === undefined ? undefined : (await applicationsOf(applications).resolve(application, 'application')).id;
+      const items = pageOf(await webhooks.list(page, owner), page, request, reply, (w) => w.id);
       // One query for the whole page: a list of N webhooks never costs N reads of deliveries.
       const health = await webhooks.health(items);
       return items.map((w) => webhookView(w, { health: health.get(w.id) }));
@@ -88,7 +111,7 @@ export function updateWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
         params: idParams,
         querystring: dryRunQuerySchema,
         body: updateWebhookBody,
-        response: { 200: orDryRun('Webhook', 'The webhook as updated'), ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: orDryRun('Webhook', 'The webhook as updated'), ...errors(404, 409, 413, 414, 415, 422) },
       },
     },
     async function updateWebhook(request, reply) {

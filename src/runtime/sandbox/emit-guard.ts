@@ -22,14 +22,17 @@ const EVENT_NAME = new RegExp(`^[A-Za-z0-9_.:-]{1,${EMIT_MAX_EVENT_CHARS}}$`);
  */
 const HOST_BURST = 2 * EMIT_RATE_PER_SECOND;
 
-export type EmitGuard = (event: unknown, dataJson: unknown) => boolean;
+export type EmitGuard = (event: unknown, dataJson: unknown, application?: unknown) => boolean;
+
+const APPLICATION = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /** One guard per isolate context: true when `(event, dataJson)` may be published. */
 export function createEmitGuard(now: () => number = Date.now): EmitGuard {
   let tokens = HOST_BURST;
   let last = now();
-  return function emitAllowed(event, dataJson) {
+  return function emitAllowed(event, dataJson, application) {
     if (typeof event !== 'string' || typeof dataJson !== 'string') return false;
+    if (application !== undefined && (typeof application !== 'string' || !APPLICATION.test(application))) return false;
     if (!EVENT_NAME.test(event) || isOperationalEvent(event)) return false;
     if (dataJson.length === 0 || dataJson.length > EMIT_MAX_DATA_BYTES) return false;
     if (dataJson.length * 3 > EMIT_MAX_DATA_BYTES && Buffer.byteLength(dataJson) > EMIT_MAX_DATA_BYTES) return false;

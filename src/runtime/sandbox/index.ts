@@ -30,7 +30,7 @@ export interface SandboxOptions {
    * (the catalogue's reject mode, emit-rules.ts). Absent: emits are still
    * checked in the isolate, then dropped (deploy-time validation).
    */
-  onEmit?: (event: string, dataJson: string) => string | undefined;
+  onEmit?: (event: string, dataJson: string, application?: string) => string | undefined;
   /**
    * The user's script as the isolate will compile it (prepare.ts), for stack traces in
    * the user's positions: its file name, its source map's `mappings` (null: positions
@@ -208,11 +208,11 @@ export async function installSandbox(
 
   const onEmit = opts.onEmit;
   const emitAllowed = createEmitGuard();
-  const onHostEmit = (event: unknown, dataJson: unknown): string | undefined => {
+  const onHostEmit = (event: unknown, dataJson: unknown, application?: unknown): string | undefined => {
     // No live() check: an emit made just before a deadline killed the isolate still happened.
-    if (!onEmit || !emitAllowed(event, dataJson)) return undefined;
+    if (!onEmit || !emitAllowed(event, dataJson, application)) return undefined;
     try {
-      return onEmit(event as string, dataJson as string);
+      return onEmit(event as string, dataJson as string, application as string | undefined);
     } catch {
       // The receiver's failure is its own: the function is told only of a refusal.
       return undefined;

@@ -618,4 +618,34 @@ CREATE TABLE lease_heartbeats (
 );
 `,
   },
+  {
+    version: 27,
+    name: 'applications',
+    // As on SQLite: applications, webhooks.application_id (cascading), the fan-out's
+    // (application_id, event) index on webhook_events ('' for global webhooks), portal token hashes.
+    sql: `
+CREATE TABLE applications (
+  id            TEXT COLLATE "C" PRIMARY KEY,
+  uid           TEXT COLLATE "C" UNIQUE,
+  name          TEXT NOT NULL,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  limits_json   TEXT NOT NULL DEFAULT '{}',
+  created_at    TIMESTAMPTZ NOT NULL,
+  updated_at    TIMESTAMPTZ NOT NULL
+);
+ALTER TABLE webhooks ADD COLUMN application_id TEXT COLLATE "C" REFERENCES applications (id) ON DELETE CASCADE;
+CREATE INDEX webhooks_by_application ON webhooks (application_id, id);
+ALTER TABLE webhook_events ADD COLUMN application_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX webhook_events_by_scope ON webhook_events (application_id, event, webhook_id);
+CREATE TABLE portal_tokens (
+  hash           TEXT COLLATE "C" PRIMARY KEY,
+  application_id TEXT COLLATE "C" NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+  created_at     TIMESTAMPTZ NOT NULL,
+  expires_at     TIMESTAMPTZ NOT NULL,
+  max_expires_at TIMESTAMPTZ NOT NULL,
+  revoked_at     TIMESTAMPTZ
+);
+CREATE INDEX portal_tokens_by_application ON portal_tokens (application_id);
+`,
+  },
 ];

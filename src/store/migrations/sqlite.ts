@@ -690,4 +690,38 @@ CREATE TABLE lease_heartbeats (
 );
 `,
   },
+  {
+    version: 27,
+    name: 'applications',
+    // Applications (one per customer of the operator, src/applications/): a webhook may belong to one
+    // (application_id; deleting the application deletes its webhooks, so their subscriptions,
+    // deliveries and attempts go too). webhook_events carries its webhook's application ('' for a
+    // global webhook) so a publish reads only its scope's subscriptions: (application_id, event) is
+    // the index the fan-out seeks, whatever the number of applications. Portal tokens are kept as
+    // their SHA-256 only; a token's expiry moves with each refresh, never past max_expires_at.
+    sql: `
+CREATE TABLE applications (
+  id            TEXT PRIMARY KEY,
+  uid           TEXT UNIQUE,
+  name          TEXT NOT NULL,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  limits_json   TEXT NOT NULL DEFAULT '{}',
+  created_at    TEXT NOT NULL,
+  updated_at    TEXT NOT NULL
+);
+ALTER TABLE webhooks ADD COLUMN application_id TEXT REFERENCES applications (id) ON DELETE CASCADE;
+CREATE INDEX webhooks_by_application ON webhooks (application_id, id);
+ALTER TABLE webhook_events ADD COLUMN application_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX webhook_events_by_scope ON webhook_events (application_id, event, webhook_id);
+CREATE TABLE portal_tokens (
+  hash           TEXT PRIMARY KEY,
+  application_id TEXT NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+  created_at     TEXT NOT NULL,
+  expires_at     TEXT NOT NULL,
+  max_expires_at TEXT NOT NULL,
+  revoked_at     TEXT
+);
+CREATE INDEX portal_tokens_by_application ON portal_tokens (application_id);
+`,
+  },
 ];

@@ -48,11 +48,12 @@ export function pgRecoveries(deps: { db: PgDb }): RecoveriesPart {
       return row ? toRecovery(row) : null;
     },
 
-    async listRecoveries(webhookId, page) {
+    async listRecoveries(webhookId, page, applicationId) {
       const rows = await db.rows<RecoveryRow>(
         `SELECT * FROM recoveries WHERE ($1::text IS NULL OR webhook_id = $1) AND ($2::text IS NULL OR id < $2)
+         AND ($4::text IS NULL OR webhook_id IN (SELECT id FROM webhooks WHERE application_id = $4))
          ORDER BY id DESC LIMIT $3`,
-        [webhookId, page.after ?? null, page.limit],
+        [webhookId, page.after ?? null, page.limit, applicationId ?? null],
       );
       return rows.map(toRecovery);
     },

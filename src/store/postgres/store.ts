@@ -16,6 +16,7 @@ import { pgDeliveries } from './deliveries.js';
 import { pgHeartbeats } from './heartbeats.js';
 import { pgHeld } from './held.js';
 import { pgEventTypes } from './event-types.js';
+import { pgApplications } from './applications.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgRecoveries } from './recoveries.js';
 import { pgTargetHealth } from './target-health.js';
@@ -80,5 +81,6 @@ export function createPgStore(deps: PgStoreDeps): Store {
     ...pgApiKeys({ db }),
     ...pgIdempotency({ db }),
     ...pgEventTypes({ db }),
+    ...pgApplications({ db }),
   };
 }

@@ -26,12 +26,12 @@ function webhookValues(w: NewWebhook): unknown[] {
 export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
   const { db } = deps;
 
-  const setEvents = async (c: pg.PoolClient, id: string, events: readonly string[]) => {
+  const setEvents = async (c: pg.PoolClient, id: string, events: readonly string[], applicationId: string | null | undefined) => {
     await c.query('DELETE FROM webhook_events WHERE webhook_id = $1', [id]);
     if (events.length) {
       await c.query(
-        'INSERT INTO webhook_events (event, webhook_id) SELECT DISTINCT e, $2::text FROM unnest($1::text[]) AS e ON CONFLICT DO NOTHING',
-        [events, id],
+        'INSERT INTO webhook_events (event, webhook_id, application_id) SELECT DISTINCT e, $2::text, $3::text FROM unnest($1::text[]) AS e ON CONFLICT DO NOTHING',
+        [events, id, applicationId ?? ''],
       );
     }
   };
@@ -49,7 +49,9 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
           [id, ...webhookValues(next), db.stamp()],
           c,
         );
-        if (typeof patch !== 'function' && patch.events !== undefined) await setEvents(c, id, patch.events);
+        if (typeof patch !== 'function' && (patch.events !== undefined || patch.applicationId !== undefined)) {
+          await setEvents(c, id, next.events, next.applicationId);
+        }
         return toWebhook(updated);
       });
     } catch (err) {
@@ -68,7 +70,7 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
             [id, ...webhookValues(webhook), db.stamp()],
             c,
           );
-          await setEvents(c, id, webhook.events ?? []);
+          await setEvents(c, id, webhook.events ?? [], webhook.applicationId);
           return toWebhook(row);
         });
       } catch (err) {
@@ -81,8 +83,10 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       return row ? toWebhook(row) : null;
     },
 
-    async listWebhooks(page: Page) {
-      const rows = await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2', [page.after ?? '', page.limit]);
+    async listWebhooks(page: Page, applicationId?: string) {
+      const rows = applicationId === undefined
+        ? await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2', [page.after ?? '', page.limit])
+        : await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE application_id = $3 AND id > $1 ORDER BY id LIMIT $2', [page.after ?? '', page.limit, applicationId]);
       return rows.map(toWebhook);
     },
 
@@ -120,13 +124,13 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       return (await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE mock_api_id = $1 ORDER BY id', [apiId])).map(toWebhook);
     },
 
-    async subscribersOf(event) {
-      // Disabled webhooks too: their deliveries are held, not dropped.
+    async subscribersOf(event, applicationId = null) {
+      // Disabled webhooks too: their deliveries are held, not dropped. '' is the global webhooks' scope.
       const rows = await db.rows<WebhookRow & { hold: boolean }>(
         `SELECT w.*, NOT ${SENDABLE('w')} AS hold FROM webhooks w WHERE w.id IN (
-           SELECT webhook_id FROM webhook_events WHERE event IN ($1, $2)
+           SELECT webhook_id FROM webhook_events WHERE application_id = $3 AND event IN ($1, $2)
          ) ORDER BY w.id`,
-        [event, wildcardFor(event)],
+        [event, wildcardFor(event), applicationId ?? ''],
       );
       return rows.map((row) => ({ webhook: toWebhook(row), hold: row.hold }));
     },

@@ -51,6 +51,8 @@ export interface WebhookRow {
   project: string | null;
   /** The payload filter as JSON; null: none (rows before migration 22 too). */
   filter_json: string | null;
+  /** Migration 27; null: a global webhook. */
+  application_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -67,6 +69,7 @@ export const WEBHOOK_COLUMNS = [
   'name', 'target_url', 'method', 'headers_json', 'template_json', 'cron', 'timezone', 'mock_api_id', 'mock_path',
   'events_json', 'enabled', 'secret', 'max_attempts', 'schedule_json', 'timeout_ms', 'next_fire_at',
   'paused_at', 'disabled_reason', 'health_json', 'target_origin', 'project', 'secret_created_at', 'previous_secrets_json', 'filter_json', 'transformation',
+  'application_id',
 ] as const;
 
 /** The values of WEBHOOK_COLUMNS for a webhook (`enabled` as 0 or 1). */
@@ -97,6 +100,7 @@ export function webhookColumns(w: NewWebhook): Record<(typeof WEBHOOK_COLUMNS)[n
     previous_secrets_json: w.previousSecrets?.length ? JSON.stringify(w.previousSecrets) : null,
     filter_json: jsonOrNull(w.filter ?? null),
     transformation: w.transformation ?? null,
+    application_id: w.applicationId ?? null,
   };
 }
 
@@ -125,6 +129,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     ...healthSettingsOf(r.health_json),
     project: r.project ?? null,
     filter: filterOf(r.filter_json ?? null),
+    applicationId: r.application_id ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

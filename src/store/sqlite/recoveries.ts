@@ -26,6 +26,8 @@ function prepare({ db }: SqliteDb) {
     get: p('SELECT * FROM recoveries WHERE id = ?'),
     listAll: p('SELECT * FROM recoveries WHERE (@after IS NULL OR id < @after) ORDER BY id DESC LIMIT @limit'),
     listOf: p('SELECT * FROM recoveries WHERE webhook_id = @webhook AND (@after IS NULL OR id < @after) ORDER BY id DESC LIMIT @limit'),
+    listOfApp: p(`SELECT * FROM recoveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE application_id = @app)
+      AND (@after IS NULL OR id < @after) ORDER BY id DESC LIMIT @limit`),
     claim: p(`UPDATE recoveries SET lease_owner = @owner, lease_until = @until, updated_at = @now
       WHERE id = (SELECT id FROM recoveries WHERE status = 'running' AND (lease_until IS NULL OR lease_until < @now) ORDER BY id LIMIT 1)
       RETURNING *`),
@@ -84,8 +86,9 @@ export function sqliteRecoveries(deps: { db: SqliteDb }): RecoveriesPart {
       return row ? toRecovery(row) : null;
     },
 
-    async listRecoveries(webhookId, page) {
+    async listRecoveries(webhookId, page, applicationId) {
       const args = { after: page.after ?? null, limit: page.limit };
+      if (applicationId !== undefined && webhookId === null) return (s.listOfApp.all({ ...args, app: applicationId }) as RecoveryRow[]).map(toRecovery);
       const rows = (webhookId === null ? s.listAll.all(args) : s.listOf.all({ ...args, webhook: webhookId })) as RecoveryRow[];
       return rows.map(toRecovery);
     },

@@ -18,6 +18,7 @@ import { sqliteHeartbeats } from './heartbeats.js';
 import { sqliteFunctions } from './functions.js';
 import { sqliteHeld } from './held.js';
 import { sqliteEventTypes } from './event-types.js';
+import { sqliteApplications } from './applications.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInvocationEvents } from './invocation-events.js';
 import { sqliteLimits } from './limits.js';
@@ -78,5 +79,6 @@ export function createSqliteStore(deps: SqliteStoreDeps): Store {
     ...sqliteApiKeys({ db }),
     ...sqliteIdempotency({ db }),
     ...sqliteEventTypes({ db }),
+    ...sqliteApplications({ db }),
   };
 }

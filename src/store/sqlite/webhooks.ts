@@ -21,6 +21,7 @@ function prepare({ db }: SqliteDb) {
     insert: p(`INSERT INTO webhooks (id, ${columns}, created_at, updated_at) VALUES (@id, ${values}, @now, @now) RETURNING *`),
     get: p('SELECT * FROM webhooks WHERE id = ?'),
     list: p('SELECT * FROM webhooks WHERE id > ? ORDER BY id LIMIT ?'),
+    listOfApp: p('SELECT * FROM webhooks WHERE application_id = ? AND id > ? ORDER BY id LIMIT ?'),
     // No LATERAL in SQLite: each webhook's rows from the id of its window-th newest
     // delivery on (a range of the (webhook_id, id) index; the first when it has fewer).
     health: p(`WITH asked(id) AS (SELECT value FROM json_each(@ids)),
@@ -33,11 +34,12 @@ function prepare({ db }: SqliteDb) {
     delete: p('DELETE FROM webhooks WHERE id = ?'),
     usingApi: p('SELECT * FROM webhooks WHERE mock_api_id = ? ORDER BY id'),
     count: p('SELECT COUNT(*) FROM webhooks').pluck(),
-    insertEvent: p('INSERT OR IGNORE INTO webhook_events (event, webhook_id) VALUES (?, ?)'),
+    insertEvent: p('INSERT OR IGNORE INTO webhook_events (event, webhook_id, application_id) VALUES (?, ?, ?)'),
     deleteEvents: p('DELETE FROM webhook_events WHERE webhook_id = ?'),
     // Disabled webhooks too: their deliveries are held, not dropped.
+    // One seek of (application_id, event) per name: '' is the global webhooks' scope.
     forEvent: p(`SELECT w.*, NOT ${SENDABLE('w')} AS hold FROM webhooks w WHERE w.id IN (
-        SELECT webhook_id FROM webhook_events WHERE event IN (@event, @star)
+        SELECT webhook_id FROM webhook_events WHERE application_id = @scope AND event IN (@event, @star)
       ) ORDER BY w.id`),
   };
 }
@@ -46,9 +48,9 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
   const { db } = deps;
   const s = prepare(db);
 
-  const setEvents = (id: string, events: readonly string[]) => {
+  const setEvents = (id: string, events: readonly string[], applicationId: string | null | undefined) => {
     s.deleteEvents.run(id);
-    for (const e of events) s.insertEvent.run(e, id);
+    for (const e of events) s.insertEvent.run(e, id, applicationId ?? '');
   };
 
   /** Fields present replace; a function makes the patch from the row as locked. */
@@ -60,7 +62,7 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
         if (!row) return null;
         const next = (merged.current = patchedWebhook(row, patch));
         const updated = s.update.get({ id, ...webhookColumns(next), now: db.stamp() }) as WebhookRow;
-        if (typeof patch !== 'function' && patch.events !== undefined) setEvents(id, patch.events);
+        if (typeof patch !== 'function' && (patch.events !== undefined || patch.applicationId !== undefined)) setEvents(id, next.events, next.applicationId);
         return toWebhook(updated);
       });
     } catch (err) {
@@ -75,7 +77,7 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
           if (db.limits) checkRoom(db.limits, 'webhooks', s.count.get() as number);
           const id = newId('wh');
           const row = s.insert.get({ id, ...webhookColumns(webhook), now: db.stamp() }) as WebhookRow;
-          setEvents(id, webhook.events ?? []);
+          setEvents(id, webhook.events ?? [], webhook.applicationId);
           return toWebhook(row);
         });
       } catch (err) {
@@ -88,8 +90,9 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
       return row ? toWebhook(row) : null;
     },
 
-    async listWebhooks(page: Page) {
-      return (s.list.all(page.after ?? '', page.limit) as WebhookRow[]).map(toWebhook);
+    async listWebhooks(page: Page, applicationId?: string) {
+      const rows = applicationId === undefined ? s.list.all(page.after ?? '', page.limit) : s.listOfApp.all(applicationId, page.after ?? '', page.limit);
+      return (rows as WebhookRow[]).map(toWebhook);
     },
 
     async webhookHealth(ids, window) {
@@ -114,8 +117,8 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
       return (s.usingApi.all(apiId) as WebhookRow[]).map(toWebhook);
     },
 
-    async subscribersOf(event) {
-      const rows = s.forEvent.all({ event, star: wildcardFor(event) }) as Array<WebhookRow & { hold: number }>;
+    async subscribersOf(event, applicationId = null) {
+      const rows = s.forEvent.all({ event, star: wildcardFor(event), scope: applicationId ?? '' }) as Array<WebhookRow & { hold: number }>;
       return rows.map((row) => ({ webhook: toWebhook(row), hold: row.hold === 1 }));
     },
   };

@@ -61,7 +61,10 @@
     return false;
   }
 
-  function emit(event, data) {
+  // An application id (app_...) or uid, as POST /api/events takes it.
+  const APPLICATION = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+  function emit(event, data, options) {
     if (typeof event !== 'string' || !NAME.test(event)) {
       throw new TypeErr('emit: event must be a string of 1 to __EMIT_MAX_EVENT_CHARS__ characters of letters, digits and _ . : -');
     }
@@ -76,6 +79,14 @@
       throw new TypeErr('emit: data is not JSON-serialisable: ' + (e && typeof e.message === 'string' ? e.message : String(e)));
     }
     if (typeof json !== 'string') throw new TypeErr('emit: data is not JSON-serialisable: ' + typeof data);
+    let application;
+    if (options !== undefined && options !== null) {
+      if (typeof options !== 'object') throw new TypeErr('emit: options must be an object such as {application}');
+      application = options.application;
+      if (application !== undefined && (typeof application !== 'string' || !APPLICATION.test(application))) {
+        throw new TypeErr('emit: options.application must be an application id or uid (1 to 200 letters, digits and _ . : -)');
+      }
+    }
     if (json.length > MAX_BYTES || (json.length * 3 > MAX_BYTES && utf8Length(json) > MAX_BYTES)) {
       throw new TypeErr('emit: data is larger than __EMIT_MAX_DATA_KIB__ KiB as JSON');
     }
@@ -88,7 +99,7 @@
     if (tokens < 1) throw new TypeErr('emit rate limit: at most ' + RATE + ' events per second per function');
     tokens -= 1;
     if (hostEmit === undefined) return;
-    const refusal = hostEmit(event, json);
+    const refusal = application === undefined ? hostEmit(event, json) : hostEmit(event, json, application);
     if (typeof refusal === 'string') {
       const e = new Err(refusal);
       e.name = 'EventInvalidError';

@@ -1,0 +1,104 @@
+/**
+ * Applications as the management API serves them (`/api/applications`), and
+ * the scope checks the webhook service and the event bus ask of them through
+ * `ApplicationScope` (./types.ts): which application an id or uid names,
+ * whether it has room for one more endpoint, and whether one more event fits
+ * its events per second (a token bucket in the store, shared by every process
+ * and node; taken only for an application that has the limit).
+ */
+import { ApplicationLimitError, ApplicationRateLimitedError, InvalidRequestError, applicationNotFound } from '../errors.js';
+import type { Clock } from '../clock.js';
+import type { ApplicationInput, ApplicationUpdate } from '../schema/applications.js';
+import type { Store } from '../store/store.js';
+import type { Page } from '../types.js';
+import { APPLICATION_ID_PREFIX, NO_APPLICATION_LIMITS, type Application, type ApplicationLimits, type ApplicationPatch, type ApplicationScope } from './types.js';
+
+const METADATA_MAX_BYTES = 16 * 1024;
+
+export interface ApplicationServiceDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export class ApplicationService implements ApplicationScope {
+  constructor(private readonly deps: ApplicationServiceDeps) {}
+
+  async create(input: ApplicationInput): Promise<Application> {
+    checkUid(input.uid);
+    checkMetadata(input.metadata);
+    return this.deps.store.createApplication({
+      name: input.name,
+      uid: input.uid ?? null,
+      metadata: input.metadata ?? {},
+      limits: limitsOf(input.limits, NO_APPLICATION_LIMITS),
+    });
+  }
+
+  /** By id (`app_...`) or uid; throws application_not_found naming `field` when given. */
+  async resolve(idOrUid: string, field?: string): Promise<Application> {
+    const { store } = this.deps;
+    const found = idOrUid.startsWith(APPLICATION_ID_PREFIX) ? await store.getApplication(idOrUid) : await store.getApplicationByUid(idOrUid);
+    if (!found) throw applicationNotFound(idOrUid, field);
+    return found;
+  }
+
+  list(page: Page): Promise<Application[]> {
+    return this.deps.store.listApplications(page);
+  }
+
+  async update(idOrUid: string, input: ApplicationUpdate): Promise<Application> {
+    const current = await this.resolve(idOrUid);
+    checkUid(input.uid);
+    checkMetadata(input.metadata);
+    const patch: ApplicationPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.uid !== undefined) patch.uid = input.uid;
+    if (input.metadata !== undefined) patch.metadata = input.metadata;
+    if (input.limits !== undefined) patch.limits = limitsOf(input.limits, current.limits);
+    const updated = await this.deps.store.updateApplication(current.id, patch);
+    if (!updated) throw applicationNotFound(idOrUid);
+    return updated;
+  }
+
+  /** Its webhooks, their deliveries and attempts, and its portal tokens go with it (the store's cascade). */
+  async delete(idOrUid: string): Promise<void> {
+    const app = await this.resolve(idOrUid);
+    if (!(await this.deps.store.deleteApplication(app.id))) throw applicationNotFound(idOrUid);
+  }
+
+  async checkRoomForEndpoint(app: Application): Promise<void> {
+    const max = app.limits.maxEndpoints;
+    if (max === null) return;
+    if ((await this.deps.store.countApplicationWebhooks(app.id)) >= max) throw new ApplicationLimitError(app.id, max);
+  }
+
+  async admitEvent(app: Application): Promise<void> {
+    const rate = app.limits.eventsPerSecond;
+    if (rate === null) return;
+    const burst = Math.max(1, Math.ceil(rate));
+    const take = await this.deps.store.takeTokens(`app:${app.id}`, { rateLimit: rate, burstLimit: burst }, 1, this.deps.clock.now());
+    if (take.taken === 0) throw new ApplicationRateLimitedError(app.id, Math.max(1, Math.ceil(take.retryAfterMs / 1000)));
+  }
+}
+
+/** A uid that looked like an id would make `resolve` ambiguous. */
+function checkUid(uid: string | null | undefined): void {
+  if (uid && uid.startsWith(APPLICATION_ID_PREFIX)) {
+    throw new InvalidRequestError(`uid: must not start with '${APPLICATION_ID_PREFIX}' (ids do)`, { field: 'uid' });
+  }
+}
+
+function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (metadata === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > METADATA_MAX_BYTES) throw new InvalidRequestError(`metadata: ${bytes} bytes of JSON; at most ${METADATA_MAX_BYTES}`, { field: 'metadata' });
+}
+
+function limitsOf(input: ApplicationInput['limits'], current: ApplicationLimits): ApplicationLimits {
+  if (input === undefined) return { ...current };
+  return {
+    maxEndpoints: input.max_endpoints === undefined ? current.maxEndpoints : input.max_endpoints,
+    eventsPerSecond: input.events_per_second === undefined ? current.eventsPerSecond : input.events_per_second,
+    retentionDays: input.retention_days === undefined ? current.retentionDays : input.retention_days,
+  };
+}

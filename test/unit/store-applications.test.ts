@@ -1,0 +1,81 @@
+/**
+ * Applications on every backend: a taken uid is a typed conflict; the fan-out
+ * reads only the scope asked for (an application's subscriptions, or the global
+ * ones), also after a webhook moves between scopes; an application's retention
+ * prunes its own finished deliveries only; deleting it deletes its webhooks,
+ * their deliveries and its portal tokens; a refresh never passes a token's maximum.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/errors.js';
+import { NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
+import type { Store } from '../../src/store/store.js';
+import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
+import { newWebhook } from '../helpers/webhook-fixture.js';
+
+afterAll(removeTempDatabases);
+
+const DAY = 86_400_000;
+const app = (name: string, over: Partial<{ uid: string | null; retentionDays: number | null }> = {}) => ({
+  name,
+  uid: over.uid ?? null,
+  metadata: {},
+  limits: { ...NO_APPLICATION_LIMITS, retentionDays: over.retentionDays ?? null },
+});
+
+for (const backend of backends()) {
+  describe(`applications on ${backend.name}`, () => {
+    const withStore = (fn: (store: Store) => Promise<void>) => withBackendStore(backend, fn);
+
+    it('refuses a taken uid, finds one by uid', () =>
+      withStore(async (store) => {
+        const a = await store.createApplication(app('A', { uid: 'acme' }));
+        const again = await store.createApplication(app('B', { uid: 'acme' })).catch((e: unknown) => e);
+        expect(again).toBeInstanceOf(ConflictError);
+        expect((again as ConflictError).code).toBe('application_exists');
+        expect((await store.getApplicationByUid('acme'))?.id).toBe(a.id);
+        expect(a.id).toMatch(/^app_/);
+      }));
+
+    it('hands the fan-out only the scope asked for, following a move', () =>
+      withStore(async (store) => {
+        const a = await store.createApplication(app('A'));
+        const b = await store.createApplication(app('B'));
+        const wa = await store.createWebhook(newWebhook('http://a.test/', { events: ['x'], applicationId: a.id }));
+        const wb = await store.createWebhook(newWebhook('http://b.test/', { events: ['*'], applicationId: b.id }));
+        const wg = await store.createWebhook(newWebhook('http://g.test/', { events: ['x'] }));
+        const ids = async (scope: string | null) => (await store.subscribersOf('x', scope)).map((s) => s.webhook.id);
+        expect(await ids(a.id)).toEqual([wa.id]);
+        expect(await ids(b.id)).toEqual([wb.id]);
+        expect(await ids(null)).toEqual([wg.id]);
+        await store.updateWebhook(wg.id, { applicationId: a.id });
+        expect((await ids(a.id)).sort()).toEqual([wa.id, wg.id].sort());
+        expect(await ids(null)).toEqual([]);
+        expect((await store.listWebhooks({ limit: 10 }, b.id)).map((w) => w.id)).toEqual([wb.id]);
+        expect(await store.countApplicationWebhooks(a.id)).toBe(2);
+      }));
+
+    it("prunes an application's finished deliveries past its retention only, and deletes what it owned with it", () =>
+      withStore(async (store) => {
+        const short = await store.createApplication(app('Short', { retentionDays: 1 }));
+        const long = await store.createApplication(app('Long', { retentionDays: 30 }));
+        const hooks = await Promise.all([short.id, long.id, null].map((applicationId) => store.createWebhook(newWebhook('http://x.test/', { applicationId }))));
+        const deliveries = [];
+        for (const w of hooks) {
+          deliveries.push(await store.createDelivery({ webhookId: w.id, trigger: 'event', scheduledFor: null, event: 'x', eventData: null, nextAttemptAt: new Date().toISOString(), held: true }));
+        }
+        expect(await store.pruneApplicationDeliveries(Date.now() + 2 * DAY)).toBe(1);
+        expect(await store.getDelivery(deliveries[0].id)).toBeNull();
+        expect(await store.getDelivery(deliveries[1].id)).not.toBeNull();
+        expect(await store.getDelivery(deliveries[2].id)).not.toBeNull();
+        const now = new Date().toISOString();
+        await store.createPortalToken('h1', { applicationId: long.id, createdAt: now, expiresAt: new Date(Date.now() + 60_000).toISOString(), maxExpiresAt: new Date(Date.now() + 120_000).toISOString() });
+        const refreshed = await store.refreshPortalToken('h1', new Date(Date.now() + DAY).toISOString(), now);
+        expect(refreshed?.expiresAt).toBe(refreshed?.maxExpiresAt);
+        expect(await store.deleteApplication(long.id)).toBe(true);
+        expect(await store.getWebhook(hooks[1].id)).toBeNull();
+        expect(await store.getDelivery(deliveries[1].id)).toBeNull();
+        expect(await store.portalSession('h1')).toBeNull();
+        expect(await store.getWebhook(hooks[2].id)).not.toBeNull();
+      }));
+  });
+}
