@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
 import { WorkerHandle } from './worker-handle.js';
-import type { DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { CallCounts, DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface RuntimeOptions {
   workers: number;
@@ -25,10 +25,13 @@ export interface RuntimeOptions {
   onEmit?: (functionName: string, event: string, dataJson: string) => void;
   /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
   warmIsolates?: number;
+  /** The synchronous fast path into isolates (default on; isolate-host.ts). */
+  syncCalls?: boolean;
 }
 
 export interface RuntimeStats {
-  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number }>;
+  /** `calls`: invocations answered on the fast path and otherwise (isolate-host.ts), where this process hosts the isolates. */
+  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number; calls?: CallCounts }>;
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
@@ -84,6 +87,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const script = workerScript();
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
   if (opts.warmIsolates !== undefined) args.push(`--warm-isolates=${Math.max(1, Math.floor(opts.warmIsolates))}`);
+  if (opts.syncCalls === false) args.push('--no-sync-calls');
   const env = workerEnv();
   const workers = Array.from(
     { length: count },
