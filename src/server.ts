@@ -117,6 +117,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
   const runtimeOptions = {
     warmIsolates: config.warmIsolates,
+    syncCalls: config.syncCalls,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
     onEmit(functionName: string, event: string, dataJson: string) {
