@@ -58,6 +58,13 @@ export const DEFAULT_WARM_ISOLATES = 1000;
  */
 export const IDLE_CPU_BUDGET_MS = 100;
 const IDLE_CPU_CHECK_MS = 250;
+/**
+ * A synchronous call stops this process's event loop (other functions' calls, and in a
+ * server process its HTTP requests) while it runs. A version one of whose calls ran longer
+ * than this synchronously takes the asynchronous path from then on, so a CPU-heavy or
+ * looping handler stalls its process once, not on every call.
+ */
+export const SYNC_SLICE_MS = 20;
 
 interface StartFailure {
   code: InvocationErrorCode;
@@ -83,6 +90,8 @@ interface Instance {
   dispatch: ivm.Reference<(payload: string, mode: number) => string | null | Promise<string>> | null;
   /** Our `apply` calls into it not finished yet: while any is, the fast path is not taken. */
   applies: number;
+  /** Its version may take the fast path (not in IsolateHost.asyncOnly). */
+  sync: boolean;
   ready: Promise<void>;
   sandbox: SandboxHandle | null;
   /** Accepting new batches; false once draining or dead. */
@@ -150,6 +159,8 @@ export class IsolateHost {
   private readonly warmIsolates: number;
   private readonly syncCalls: boolean;
   private readonly counts: CallCounts = { sync: 0, async: 0 };
+  /** Versions (keys) one of whose synchronous calls ran past SYNC_SLICE_MS. */
+  private readonly asyncOnly = new Set<string>();
 
   constructor(deps: IsolateHostDeps) {
     this.allowPrivateTargets = deps.allowPrivateTargets;
@@ -174,7 +185,10 @@ export class IsolateHost {
 
   retire(name: string, keep: number | null): void {
     for (const [key, load] of this.loads) {
-      if (load.name === name && (keep === null || load.version < keep)) this.loads.delete(key);
+      if (load.name === name && (keep === null || load.version < keep)) {
+        this.loads.delete(key);
+        this.asyncOnly.delete(key);
+      }
     }
     for (const inst of this.all) {
       if (inst.load.name === name && (keep === null || inst.load.version < keep)) this.drain(inst);
@@ -261,6 +275,7 @@ export class IsolateHost {
       isolate,
       dispatch: null,
       applies: 0,
+      sync: !this.asyncOnly.has(load.k),
       ready: Promise.resolve(),
       sandbox: null,
       routed: true,
@@ -314,12 +329,20 @@ export class IsolateHost {
     if (inst.inflight.size === 0) this.settle(inst);
   }
 
+  private checkSlice(inst: Instance, start: number): void {
+    const took = Date.now() - start;
+    if (took <= SYNC_SLICE_MS) return;
+    inst.sync = false;
+    this.asyncOnly.add(inst.load.k);
+    this.log('info', `${inst.load.k} ran ${took} ms in one synchronous call; its calls take the asynchronous path from now on`);
+  }
+
   private arm(batch: Batch): void {
     batch.timer = setTimeout(() => this.deadline(batch), Math.max(0, batch.deadline - Date.now()));
   }
 
   private canRunSync(inst: Instance): boolean {
-    return this.syncCalls && inst.applies === 0 && inst.sandbox !== null && inst.sandbox.entering() === 0;
+    return this.syncCalls && inst.sync && inst.applies === 0 && inst.sandbox !== null && inst.sandbox.entering() === 0;
   }
 
   private run(inst: Instance, batch: Batch, payload: string): void {
@@ -350,7 +373,8 @@ export class IsolateHost {
   private runSync(inst: Instance, batch: Batch, payload: string): void {
     const dispatch = inst.dispatch!;
     let text: string | null;
-    let limit = batch.deadline - Date.now();
+    const start = Date.now();
+    let limit = batch.deadline - start;
     try {
       text = dispatch.applySync(undefined, [payload, 1], { timeout: Math.max(1, limit) }) as string | null;
       if (text === null) {
@@ -359,6 +383,7 @@ export class IsolateHost {
       }
     } catch (err) {
       this.counts.async += batch.ids.length;
+      this.checkSlice(inst, start);
       // ivm's own words for its time limit; a rejection the function left unhandled could say
       // the same, but not before its time was up.
       if (err instanceof Error && err.message === 'Script execution timed out.' && Date.now() >= batch.deadline - 1 && !inst.isolate.isDisposed) {
@@ -369,6 +394,7 @@ export class IsolateHost {
       }
       return;
     }
+    this.checkSlice(inst, start);
     const left = batch.left;
     this.settled(inst, text);
     if (inst.dead) {

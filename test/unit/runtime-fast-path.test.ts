@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSource } from '../../src/runtime/compile.js';
 import { createInProcessRuntime } from '../../src/runtime/in-process.js';
+import { SYNC_SLICE_MS } from '../../src/runtime/isolate-host.js';
 import type { Runtime } from '../../src/runtime/pool.js';
 import type { CallCounts, DeployedFunction, InvokeOutcome } from '../../src/runtime/types.js';
 
@@ -109,6 +110,27 @@ describe('the synchronous fast path', () => {
     }
     expect(c.async).toBe(2);
     expect(okResult(await rt.invoke(f, '{}', 'req_after'))).toBe('calm');
+  });
+
+  it('takes a version whose synchronous call ran past SYNC_SLICE_MS off the fast path, for its later isolates too', async () => {
+    const f = await fn('busy', `exports.handler = (e) => { const end = Date.now() + e.ms; while (Date.now() < end); return e.ms; }`, { timeoutMs: 300 });
+    expect(okResult(await rt.invoke(f, '{"ms":0}', 'req_warm'))).toBe(0);
+    const quick = await counted(() => rt.invoke(f, '{"ms":0}', 'req_quick'));
+    expect([quick.sync, quick.async]).toEqual([1, 0]);
+    const long = await counted(() => rt.invoke(f, `{"ms":${SYNC_SLICE_MS + 30}}`, 'req_long'));
+    expect(okResult(long.out)).toBe(SYNC_SLICE_MS + 30);
+    expect([long.sync, long.async]).toEqual([1, 0]);
+    const after = await counted(() => rt.invoke(f, '{"ms":0}', 'req_after'));
+    expect(okResult(after.out)).toBe(0);
+    expect([after.sync, after.async]).toEqual([0, 1]);
+    // A loop that hit the time limit leaves the version off it too: its next isolate is not entered synchronously.
+    const spin = await fn('spin-once', `exports.handler = (e) => { if (e.spin) for (;;) {} return 'calm'; }`, { timeoutMs: 200 });
+    expect(okResult(await rt.invoke(spin, '{}', 'req_warm'))).toBe('calm');
+    const timedOut = await rt.invoke(spin, '{"spin":true}', 'req_spin');
+    expect(!timedOut.ok && timedOut.error.code).toBe('function_timeout');
+    const next = await counted(() => rt.invoke(spin, '{}', 'req_next'));
+    expect(okResult(next.out)).toBe('calm');
+    expect([next.sync, next.async]).toEqual([0, 1]);
   });
 
   it('stops an endless loop after an await of a settled value (microtasks run inside the time limit)', async () => {
