@@ -60,11 +60,13 @@ export const IDLE_CPU_BUDGET_MS = 100;
 const IDLE_CPU_CHECK_MS = 250;
 /**
  * A synchronous call stops this process's event loop (other functions' calls, and in a
- * server process its HTTP requests) while it runs. A version one of whose calls ran longer
- * than this synchronously takes the asynchronous path from then on, so a CPU-heavy or
- * looping handler stalls its process once, not on every call.
+ * server process its HTTP requests) while it runs. A version one of whose calls used more
+ * CPU than this synchronously takes the asynchronous path from then on, so a CPU-heavy or
+ * looping handler stalls its process once, not on every call. The isolate's CPU time, not
+ * the wall clock: on a loaded machine a sub-millisecond call can be descheduled for longer.
  */
 export const SYNC_SLICE_MS = 20;
+const SYNC_SLICE_NS = BigInt(SYNC_SLICE_MS) * 1_000_000n;
 
 interface StartFailure {
   code: InvocationErrorCode;
@@ -329,12 +331,14 @@ export class IsolateHost {
     if (inst.inflight.size === 0) this.settle(inst);
   }
 
-  private checkSlice(inst: Instance, start: number): void {
-    const took = Date.now() - start;
-    if (took <= SYNC_SLICE_MS) return;
+  /** `before`: the isolate's CPU time when the synchronous call began. */
+  private checkSlice(inst: Instance, before: bigint | null): void {
+    const now = cpuTimeOf(inst);
+    // A disposed isolate (memory limit) reads null: its calls were answered, a new isolate may try again.
+    if (before === null || now === null || now - before <= SYNC_SLICE_NS) return;
     inst.sync = false;
     this.asyncOnly.add(inst.load.k);
-    this.log('info', `${inst.load.k} ran ${took} ms in one synchronous call; its calls take the asynchronous path from now on`);
+    this.log('info', `${inst.load.k} used ${(now - before) / 1_000_000n} ms of CPU in one synchronous call; its calls take the asynchronous path from now on`);
   }
 
   private arm(batch: Batch): void {
@@ -373,8 +377,8 @@ export class IsolateHost {
   private runSync(inst: Instance, batch: Batch, payload: string): void {
     const dispatch = inst.dispatch!;
     let text: string | null;
-    const start = Date.now();
-    let limit = batch.deadline - start;
+    const cpu = cpuTimeOf(inst);
+    let limit = batch.deadline - Date.now();
     try {
       text = dispatch.applySync(undefined, [payload, 1], { timeout: Math.max(1, limit) }) as string | null;
       if (text === null) {
@@ -383,7 +387,7 @@ export class IsolateHost {
       }
     } catch (err) {
       this.counts.async += batch.ids.length;
-      this.checkSlice(inst, start);
+      this.checkSlice(inst, cpu);
       // ivm's own words for its time limit; a rejection the function left unhandled could say
       // the same, but not before its time was up.
       if (err instanceof Error && err.message === 'Script execution timed out.' && Date.now() >= batch.deadline - 1 && !inst.isolate.isDisposed) {
@@ -394,7 +398,7 @@ export class IsolateHost {
       }
       return;
     }
-    this.checkSlice(inst, start);
+    this.checkSlice(inst, cpu);
     const left = batch.left;
     this.settled(inst, text);
     if (inst.dead) {
