@@ -60,12 +60,16 @@ export const IDLE_CPU_BUDGET_MS = 100;
 const IDLE_CPU_CHECK_MS = 250;
 /**
  * A synchronous call stops this process's event loop (other functions' calls, and in a
- * server process its HTTP requests) while it runs. A version one of whose calls used more
- * CPU than this synchronously takes the asynchronous path from then on, so a CPU-heavy or
- * looping handler stalls its process once, not on every call. The isolate's CPU time, not
- * the wall clock: on a loaded machine a sub-millisecond call can be descheduled for longer.
+ * server process its HTTP requests) while it runs. A version whose synchronous calls used
+ * more CPU than this SYNC_SLOW_STREAK times in a row, or one that hit its time limit in one,
+ * takes the asynchronous path from then on, so a CPU-heavy or looping handler stalls its
+ * process once or twice, not on every call. The isolate's CPU time, not the wall clock: on
+ * a loaded machine a sub-millisecond call can be descheduled for longer. In a row, because
+ * a hello call was once measured at 94 ms of CPU (a collection of the isolate's heap, it
+ * seems) among 20,000 of a few µs.
  */
 export const SYNC_SLICE_MS = 20;
+export const SYNC_SLOW_STREAK = 2;
 const SYNC_SLICE_NS = BigInt(SYNC_SLICE_MS) * 1_000_000n;
 
 interface StartFailure {
@@ -94,6 +98,8 @@ interface Instance {
   applies: number;
   /** Its version may take the fast path (not in IsolateHost.asyncOnly). */
   sync: boolean;
+  /** Its last synchronous calls that used more than SYNC_SLICE_MS of CPU, in a row. */
+  slowCalls: number;
   ready: Promise<void>;
   sandbox: SandboxHandle | null;
   /** Accepting new batches; false once draining or dead. */
@@ -278,6 +284,7 @@ export class IsolateHost {
       dispatch: null,
       applies: 0,
       sync: !this.asyncOnly.has(load.k),
+      slowCalls: 0,
       ready: Promise.resolve(),
       sandbox: null,
       routed: true,
@@ -335,10 +342,19 @@ export class IsolateHost {
   private checkSlice(inst: Instance, before: bigint | null): void {
     const now = cpuTimeOf(inst);
     // A disposed isolate (memory limit) reads null: its calls were answered, a new isolate may try again.
-    if (before === null || now === null || now - before <= SYNC_SLICE_NS) return;
+    if (before === null || now === null) return;
+    if (now - before <= SYNC_SLICE_NS) {
+      inst.slowCalls = 0;
+      return;
+    }
+    if (++inst.slowCalls < SYNC_SLOW_STREAK) return;
+    this.takeOffFastPath(inst, `used over ${SYNC_SLICE_MS} ms of CPU in ${SYNC_SLOW_STREAK} synchronous calls in a row`);
+  }
+
+  private takeOffFastPath(inst: Instance, why: string): void {
     inst.sync = false;
     this.asyncOnly.add(inst.load.k);
-    this.log('info', `${inst.load.k} used ${(now - before) / 1_000_000n} ms of CPU in one synchronous call; its calls take the asynchronous path from now on`);
+    this.log('info', `${inst.load.k} ${why}; its calls take the asynchronous path from now on`);
   }
 
   private arm(batch: Batch): void {
@@ -387,13 +403,14 @@ export class IsolateHost {
       }
     } catch (err) {
       this.counts.async += batch.ids.length;
-      this.checkSlice(inst, cpu);
       // ivm's own words for its time limit; a rejection the function left unhandled could say
       // the same, but not before its time was up.
       if (err instanceof Error && err.message === 'Script execution timed out.' && Date.now() >= batch.deadline - 1 && !inst.isolate.isDisposed) {
         const { name, timeoutMs } = inst.load;
+        this.takeOffFastPath(inst, `ran past its time limit of ${timeoutMs} ms`);
         this.kill(inst, 'function_timeout', `Function '${name}' timed out after ${timeoutMs} ms`);
       } else {
+        this.checkSlice(inst, cpu);
         this.applyFailed(inst, batch, err);
       }
       return;
