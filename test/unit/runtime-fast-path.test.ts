@@ -11,9 +11,10 @@ import type { CallCounts, DeployedFunction, InvokeOutcome } from '../../src/runt
 
 let rt: Runtime;
 let slow: Runtime;
+const emitted: string[] = [];
 
 beforeAll(() => {
-  rt = createInProcessRuntime({ allowPrivateTargets: false });
+  rt = createInProcessRuntime({ allowPrivateTargets: false, onEmit: (_fn, event) => void emitted.push(event) });
   slow = createInProcessRuntime({ allowPrivateTargets: false, syncCalls: false });
 });
 afterAll(async () => {
@@ -151,13 +152,13 @@ describe('the synchronous fast path', () => {
   it('does not enter an isolate synchronously while a timer callback runs in it: the event loop and its deadlines go on', async () => {
     const f = await fn(
       'spin-after-timer',
-      `exports.handler = async (e) => { if (e.spin) { await new Promise((r) => setTimeout(r, 20)); for (;;) {} } return 'calm'; }`,
+      `exports.handler = async (e) => { if (e.spin) { await new Promise((r) => setTimeout(r, 20)); emit('spinning'); for (;;) {} } return 'calm'; }`,
       { timeoutMs: 400 },
     );
     expect(okResult(await rt.invoke(f, '{}', 'req_warm'))).toBe('calm');
     const spinning = rt.invoke(f, '{"spin":true}', 'req_spin');
-    // The timer fired and its callback spins on isolated-vm's thread by now.
-    await new Promise((r) => setTimeout(r, 150));
+    // Once the emit is here, the timer's callback spins on isolated-vm's thread.
+    while (!emitted.includes('spinning')) await new Promise((r) => setTimeout(r, 5));
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);
     const queued = await rt.invoke(f, '{}', 'req_queued');
