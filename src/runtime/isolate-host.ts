@@ -25,7 +25,8 @@
  * path (`apply`). The fast path is taken only while nothing else runs in that
  * isolate (no `apply` of ours and no sandbox call into it unfinished): a
  * synchronous call would otherwise wait for it with this event loop, and so
- * every deadline timer, stopped.
+ * every deadline timer, stopped. It also stops this event loop for as long as
+ * the handler runs, so versions that proved slow leave it (SYNC_SLICE_MS).
  */
 import ivm from 'isolated-vm';
 import { MAX_JSON_DEPTH } from '../json-limits.js';
@@ -167,7 +168,7 @@ export class IsolateHost {
   private readonly warmIsolates: number;
   private readonly syncCalls: boolean;
   private readonly counts: CallCounts = { sync: 0, async: 0 };
-  /** Versions (keys) one of whose synchronous calls ran past SYNC_SLICE_MS. */
+  /** Versions (keys) taken off the fast path: slow synchronous calls (SYNC_SLICE_MS) or one that hit the time limit. */
   private readonly asyncOnly = new Set<string>();
 
   constructor(deps: IsolateHostDeps) {
