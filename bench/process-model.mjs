@@ -8,7 +8,8 @@
 // other load on the machine; compare within a round.
 //
 // Options: --requests <n> (50000)  --connections <n> (50)  --rounds <n> (3)
-//          --processes <n> (2)  --variants <list> (bare,workers,in-process; also workers-nosnap)
+//          --processes <n> (2)  --variants <list> (bare,workers,in-process; also workers-nosnap, and any
+//          of them with `-async`: SWITCHYARD_SYNC_CALLS=0, the synchronous fast path off, for an A/B of it)
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -68,9 +69,11 @@ async function start(variant) {
   if (variant === 'bare') return startBare();
   // `workers-nosnap`: worker processes, the server processes started with --no-node-snapshot as in-process ones are
   // (so that what the flag costs is told apart from where the isolates run).
-  const [isolates, nosnap] = variant.split('-nosnap');
+  const async = variant.endsWith('-async');
+  const [isolates, nosnap] = (async ? variant.slice(0, -'-async'.length) : variant).split('-nosnap');
   const nodeArgs = nosnap !== undefined ? ['--no-node-snapshot'] : [];
-  const g = await startHelloGateway({ processes: PROCESSES, nodeArgs, env: { SWITCHYARD_ISOLATES: isolates } });
+  const env = { SWITCHYARD_ISOLATES: isolates, ...(async ? { SWITCHYARD_SYNC_CALLS: '0' } : {}) };
+  const g = await startHelloGateway({ processes: PROCESSES, nodeArgs, env });
   return { pid: g.child.pid, url: g.url, stop: g.stop };
 }
 
@@ -105,7 +108,7 @@ for (let round = 1; round <= Number(opt.rounds); round++) {
   for (const r of rows) {
     const ratio = bare ? ` ratio ${(r.rps / bare.rps).toFixed(2)}, CPU x${(r.cpuUsPerReq / bare.cpuUsPerReq).toFixed(2)} bare` : '';
     console.log(
-      `round ${round}: ${r.variant.padEnd(10)} ${r.cpuUsPerReq.toFixed(1).padStart(6)} µs/req (${r.split})  ${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${r.p99} ms  ` +
+      `round ${round}: ${r.variant.padEnd(16)} ${r.cpuUsPerReq.toFixed(1).padStart(6)} µs/req (${r.split})  ${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${r.p99} ms  ` +
         `idle RSS ${r.idleRssMb} MB (${r.processes} processes)  non2xx ${r.non2xx} errors ${r.errors}${ratio}`,
     );
   }

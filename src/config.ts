@@ -57,6 +57,8 @@ export interface Config {
   workers: number;
   /** Idle isolates each worker process keeps warm; past it the least recently used are disposed. */
   warmIsolates: number;
+  /** The synchronous fast path into isolates (isolate-host.ts); off only to measure against it. */
+  syncCalls: boolean;
   /** How long before a function schedule's slot its isolate is built (ms); 0: not ahead, on the slot's first run. */
   prewarmAheadMs: number;
   /** Webhook attempts and function runs in flight per server process, at most. */
@@ -274,6 +276,12 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: 'auto',
     defaultText: 'auto (half the memory, at 2 MB an isolate, shared by all worker processes)',
     help: 'Idle isolates each worker process keeps warm; past it the least recently used are disposed.',
+  },
+  {
+    env: 'SWITCHYARD_SYNC_CALLS',
+    flag: '--sync-calls',
+    default: '1',
+    help: 'Call a function synchronously when its handler finishes without waiting on I/O or timers (the fast path); 0 sends every call through the asynchronous path, for comparison.',
   },
   {
     env: 'SWITCHYARD_PREWARM_SECONDS',
@@ -674,6 +682,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
       raw(merged, 'SWITCHYARD_WARM_ISOLATES') === 'auto'
         ? autoWarmIsolates(isolates === 'in-process' ? processes : processes * workers)
         : count(merged, 'SWITCHYARD_WARM_ISOLATES', 1, 1_000_000),
+    syncCalls: raw(merged, 'SWITCHYARD_SYNC_CALLS') === null ? true : bool(merged, 'SWITCHYARD_SYNC_CALLS'),
     prewarmAheadMs: int(merged, 'SWITCHYARD_PREWARM_SECONDS', 0, 600) * 1000,
     deliveryConcurrency:
       raw(merged, 'SWITCHYARD_DELIVERY_CONCURRENCY') === 'auto'

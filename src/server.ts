@@ -124,6 +124,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
   const runtimeOptions = {
     warmIsolates: config.warmIsolates,
+    syncCalls: config.syncCalls,
     allowPrivateTargets: config.allowPrivateTargets,
     // The start time and heap of each run travel with its answer only where report lines are written.
     runReports: config.functionLogsToStdout && config.functionReportLines,

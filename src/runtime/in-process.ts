@@ -36,7 +36,7 @@ import { TransformationHost, checkTransformation } from './transformations.js';
 import { validateFunction } from './validate.js';
 import type { Logger } from '../types.js';
 import type { Runtime, RuntimeStats } from './pool.js';
-import type { DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { CallCounts, DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface InProcessRuntimeOptions {
   allowPrivateTargets: boolean;
@@ -47,6 +47,8 @@ export interface InProcessRuntimeOptions {
   onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
   /** Idle isolates kept warm; past it the least recently used go. */
   warmIsolates?: number;
+  /** The synchronous fast path into isolates (default on; isolate-host.ts). */
+  syncCalls?: boolean;
   /** Honour crashWorkerForTest and setWorkerRssBoundForTest (SWITCHYARD_TEST_HOOKS=1). */
   testHooks?: boolean;
   /** Each outcome carries its RunStats (start time, heap), for run report lines. */
@@ -115,6 +117,9 @@ class InProcessRuntime implements Runtime {
   private readonly onEmit: InProcessRuntimeOptions['onEmit'];
   private readonly warmIsolates: number | undefined;
   private readonly runReports: boolean;
+  private readonly syncCalls: boolean | undefined;
+  /** Fast-path counts of the hosts a restart replaced, so stats() covers this runtime's life. */
+  private readonly pastCalls: CallCounts = { sync: 0, async: 0 };
   private readonly testHooks: boolean;
 
   constructor(deps: InProcessRuntimeOptions) {
@@ -124,6 +129,7 @@ class InProcessRuntime implements Runtime {
     this.onEmit = deps.onEmit;
     this.warmIsolates = deps.warmIsolates;
     this.runReports = deps.runReports ?? false;
+    this.syncCalls = deps.syncCalls;
     this.testHooks = deps.testHooks ?? false;
     this.host = this.newHost();
     this.stopWatchdog = this.watchRss();
@@ -139,6 +145,7 @@ class InProcessRuntime implements Runtime {
       refuseEmit: (event, dataJson) => this.emitRules.refusal(event, dataJson),
       warmIsolates: this.warmIsolates,
       runReports: this.runReports,
+      syncCalls: this.syncCalls,
     });
   }
 
@@ -281,6 +288,9 @@ class InProcessRuntime implements Runtime {
     this.loaded.clear();
     old.failAll('function_crashed', why);
     old.close();
+    const counted = old.callCounts();
+    this.pastCalls.sync += counted.sync;
+    this.pastCalls.async += counted.async;
     oldTransformations.close();
     // A fresh watchdog, once the freed memory had time to go back: the next breach is a new one.
     this.stopWatchdog = () => undefined;
@@ -354,8 +364,13 @@ class InProcessRuntime implements Runtime {
 
   stats(): RuntimeStats {
     return {
-      workers: [{ index: 0, pid: process.pid, restarts: this.restarts, inflight: this.pending.size + this.others }],
+      workers: [{ index: 0, pid: process.pid, restarts: this.restarts, inflight: this.pending.size + this.others, calls: this.calls() }],
     };
+  }
+
+  private calls(): CallCounts {
+    const now = this.host.callCounts();
+    return { sync: this.pastCalls.sync + now.sync, async: this.pastCalls.async + now.async };
   }
 
   /** Aborts this very process (what a V8 fatal error in an isolate does): only with test hooks. */

@@ -15,6 +15,18 @@
  * An isolate with nothing in flight is idle: its sandbox drops timers and
  * fetches and receives nothing, and a watchdog discards it if it still burns
  * CPU (code that outlived its invocation), before a caller queues behind it.
+ *
+ * The synchronous fast path: a batch goes into its isolate with `applySync`
+ * (isolated-vm's time limit as the function's), which answers every call its
+ * handler finished without waiting on the host (synchronous handlers, async
+ * ones that await only settled values: isolated-vm drains the isolate's
+ * microtasks before that call returns) with no hop to isolated-vm's threads
+ * and back; calls still pending are delivered later, as on the asynchronous
+ * path (`apply`). The fast path is taken only while nothing else runs in that
+ * isolate (no `apply` of ours and no sandbox call into it unfinished): a
+ * synchronous call would otherwise wait for it with this event loop, and so
+ * every deadline timer, stopped. It also stops this event loop for as long as
+ * the handler runs, so versions that proved slow leave it (SYNC_SLICE_MS).
  */
 import ivm from 'isolated-vm';
 import { MAX_JSON_DEPTH } from '../json-limits.js';
@@ -23,6 +35,7 @@ import { readIsolateOutput } from './isolate-output.js';
 import { prepare } from './prepare.js';
 import type { ToWorker } from './protocol.js';
 import type { SandboxHandle } from './sandbox/index.js';
+import type { CallCounts } from './types.js';
 import type { InvocationErrorCode } from '../errors.js';
 
 type Load = Extract<ToWorker, { t: 'load' }>;
@@ -46,6 +59,19 @@ export const DEFAULT_WARM_ISOLATES = 1000;
  */
 export const IDLE_CPU_BUDGET_MS = 100;
 const IDLE_CPU_CHECK_MS = 250;
+/**
+ * A synchronous call stops this process's event loop (other functions' calls, and in a
+ * server process its HTTP requests) while it runs. A version whose synchronous calls used
+ * more CPU than this SYNC_SLOW_STREAK times in a row, or one that hit its time limit in one,
+ * takes the asynchronous path from then on, so a CPU-heavy or looping handler stalls its
+ * process once or twice, not on every call. The isolate's CPU time, not the wall clock: on
+ * a loaded machine a sub-millisecond call can be descheduled for longer. In a row, because
+ * a hello call was once measured at 94 ms of CPU (a collection of the isolate's heap, it
+ * seems) among 20,000 of a few µs.
+ */
+export const SYNC_SLICE_MS = 20;
+export const SYNC_SLOW_STREAK = 2;
+const SYNC_SLICE_NS = BigInt(SYNC_SLICE_MS) * 1_000_000n;
 
 interface StartFailure {
   code: InvocationErrorCode;
@@ -56,7 +82,10 @@ interface Batch {
   inst: Instance;
   ids: number[];
   left: number;
-  timer: NodeJS.Timeout;
+  /** When its time limit ends (ms since the epoch). */
+  deadline: number;
+  /** Armed while some of its calls may outlive a synchronous call; null before (the fast path may answer them all). */
+  timer: NodeJS.Timeout | null;
   /** Its `dispatch` apply has not returned: at the deadline, the isolate is stuck in sync code. */
   applying: boolean;
 }
@@ -64,8 +93,14 @@ interface Batch {
 interface Instance {
   load: Load;
   isolate: ivm.Isolate;
-  /** Set once init succeeded. */
-  dispatch: ivm.Reference<(payload: string) => string | Promise<string>> | null;
+  /** Set once init succeeded. Mode 0: asynchronous, 1: the fast path's call, 2: its collect (isolate/dispatcher.js). */
+  dispatch: ivm.Reference<(payload: string, mode: number) => string | null | Promise<string>> | null;
+  /** Our `apply` calls into it not finished yet: while any is, the fast path is not taken. */
+  applies: number;
+  /** Its version may take the fast path (not in IsolateHost.asyncOnly). */
+  sync: boolean;
+  /** Its last synchronous calls that used more than SYNC_SLICE_MS of CPU, in a row. */
+  slowCalls: number;
   ready: Promise<void>;
   sandbox: SandboxHandle | null;
   /** Accepting new batches; false once draining or dead. */
@@ -116,6 +151,8 @@ export interface IsolateHostDeps {
   warmIsolates?: number;
   /** Put a RunReportItem (protocol.ts) before each answer: start time and heap, for run report lines. */
   runReports?: boolean;
+  /** The synchronous fast path (default on); off, every batch takes `apply` (SWITCHYARD_SYNC_CALLS=0, for A/B measurements). */
+  syncCalls?: boolean;
 }
 
 export class IsolateHost {
@@ -137,6 +174,10 @@ export class IsolateHost {
   private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
   private readonly runReports: boolean;
+  private readonly syncCalls: boolean;
+  private readonly counts: CallCounts = { sync: 0, async: 0 };
+  /** Versions (keys) taken off the fast path: slow synchronous calls (SYNC_SLICE_MS) or one that hit the time limit. */
+  private readonly asyncOnly = new Set<string>();
 
   constructor(deps: IsolateHostDeps) {
     this.allowPrivateTargets = deps.allowPrivateTargets;
@@ -147,6 +188,7 @@ export class IsolateHost {
     this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
     this.runReports = deps.runReports ?? false;
+    this.syncCalls = deps.syncCalls ?? true;
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
     this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
@@ -161,7 +203,10 @@ export class IsolateHost {
 
   retire(name: string, keep: number | null): void {
     for (const [key, load] of this.loads) {
-      if (load.name === name && (keep === null || load.version < keep)) this.loads.delete(key);
+      if (load.name === name && (keep === null || load.version < keep)) {
+        this.loads.delete(key);
+        this.asyncOnly.delete(key);
+      }
     }
     for (const inst of this.all) {
       if (inst.load.name === name && (keep === null || inst.load.version < keep)) this.drain(inst);
@@ -189,13 +234,21 @@ export class IsolateHost {
       this.idle.delete(inst);
       inst.sandbox?.setActive(true);
     }
-    const batch: Batch = { inst, ids, left: ids.length, applying: false, timer: setTimeout(() => this.deadline(batch), load.timeoutMs) };
+    const deadline = Date.now() + load.timeoutMs;
+    const batch: Batch = { inst, ids, left: ids.length, deadline, applying: false, timer: null };
     for (let i = 0; i < ids.length; i++) {
       this.inflight.set(ids[i], batch);
       inst.inflight.set(ids[i], rids[i]);
     }
     const runOn = inst;
-    const payload = headText.slice(0, -1) + ',"dl":' + (Date.now() + load.timeoutMs) + '}\n' + body;
+    const payload = headText.slice(0, -1) + ',"dl":' + deadline + '}\n' + body;
+    // Ready and nothing else running in it: the synchronous call answers what it can, and its
+    // own time limit stands in for the deadline timer, which is armed only if calls remain.
+    if (runOn.dispatch && this.canRunSync(runOn)) {
+      this.runSync(runOn, batch, payload);
+      return;
+    }
+    this.arm(batch);
     if (runOn.dispatch) this.run(runOn, batch, payload);
     else runOn.ready.then(
       () => this.run(runOn, batch, payload),
@@ -239,6 +292,9 @@ export class IsolateHost {
       load,
       isolate,
       dispatch: null,
+      applies: 0,
+      sync: !this.asyncOnly.has(load.k),
+      slowCalls: 0,
       ready: Promise.resolve(),
       sandbox: null,
       routed: true,
@@ -297,20 +353,94 @@ export class IsolateHost {
     if (inst.inflight.size === 0) this.settle(inst);
   }
 
+  /** `before`: the isolate's CPU time when the synchronous call began. */
+  private checkSlice(inst: Instance, before: bigint | null): void {
+    const now = cpuTimeOf(inst);
+    // A disposed isolate (memory limit) reads null: its calls were answered, a new isolate may try again.
+    if (before === null || now === null) return;
+    if (now - before <= SYNC_SLICE_NS) {
+      inst.slowCalls = 0;
+      return;
+    }
+    if (++inst.slowCalls < SYNC_SLOW_STREAK) return;
+    this.takeOffFastPath(inst, `used over ${SYNC_SLICE_MS} ms of CPU in ${SYNC_SLOW_STREAK} synchronous calls in a row`);
+  }
+
+  private takeOffFastPath(inst: Instance, why: string): void {
+    inst.sync = false;
+    this.asyncOnly.add(inst.load.k);
+    this.log('info', `${inst.load.k} ${why}; its calls take the asynchronous path from now on`);
+  }
+
+  private arm(batch: Batch): void {
+    batch.timer = setTimeout(() => this.deadline(batch), Math.max(0, batch.deadline - Date.now()));
+  }
+
+  private canRunSync(inst: Instance): boolean {
+    return this.syncCalls && inst.sync && inst.applies === 0 && inst.sandbox !== null && inst.sandbox.entering() === 0;
+  }
+
   private run(inst: Instance, batch: Batch, payload: string): void {
     if (inst.dead || !inst.dispatch) return; // the batch was already answered when it died
+    this.counts.async += batch.ids.length;
     batch.applying = true;
-    inst.dispatch.apply(undefined, [payload], { result: { promise: true } }).then(
+    inst.applies++;
+    inst.dispatch.apply(undefined, [payload, 0], { result: { promise: true } }).then(
       (text) => {
+        inst.applies--;
         batch.applying = false;
         this.settled(inst, text);
         this.checkHeap(inst);
       },
       (err: unknown) => {
+        inst.applies--;
         batch.applying = false;
         this.applyFailed(inst, batch, err);
       },
     );
+  }
+
+  /**
+   * The fast path: the batch in one `applySync` under the function's time limit, which
+   * covers the microtasks isolated-vm drains before returning; a batch that did not finish
+   * in the handlers' own synchronous code is read out with a second, trivial call (mode 2).
+   */
+  private runSync(inst: Instance, batch: Batch, payload: string): void {
+    const dispatch = inst.dispatch!;
+    let text: string | null;
+    const cpu = cpuTimeOf(inst);
+    let limit = batch.deadline - Date.now();
+    try {
+      text = dispatch.applySync(undefined, [payload, 1], { timeout: Math.max(1, limit) }) as string | null;
+      if (text === null) {
+        limit = batch.deadline - Date.now();
+        text = dispatch.applySync(undefined, ['', 2], { timeout: Math.max(1, limit) }) as string | null;
+      }
+    } catch (err) {
+      this.counts.async += batch.ids.length;
+      // ivm's own words for its time limit; a rejection the function left unhandled could say
+      // the same, but not before its time was up.
+      if (err instanceof Error && err.message === 'Script execution timed out.' && Date.now() >= batch.deadline - 1 && !inst.isolate.isDisposed) {
+        const { name, timeoutMs } = inst.load;
+        this.takeOffFastPath(inst, `ran past its time limit of ${timeoutMs} ms`);
+        this.kill(inst, 'function_timeout', `Function '${name}' timed out after ${timeoutMs} ms`);
+      } else {
+        this.checkSlice(inst, cpu);
+        this.applyFailed(inst, batch, err);
+      }
+      return;
+    }
+    this.checkSlice(inst, cpu);
+    const left = batch.left;
+    this.settled(inst, text);
+    if (inst.dead) {
+      this.counts.async += left;
+      return;
+    }
+    this.counts.sync += left - batch.left;
+    this.counts.async += batch.left;
+    if (batch.left > 0) this.arm(batch);
+    this.checkHeap(inst);
   }
 
   /** `text` is what the isolate returned or delivered: one ResultItem JSON per line, if it plays by the rules. */
@@ -357,7 +487,7 @@ export class IsolateHost {
     if (!batch) return false;
     this.inflight.delete(id);
     batch.inst.inflight.delete(id);
-    if (--batch.left === 0) clearTimeout(batch.timer);
+    if (--batch.left === 0 && batch.timer !== null) clearTimeout(batch.timer);
     return true;
   }
 
@@ -428,15 +558,17 @@ export class IsolateHost {
     const now = Date.now();
     if (now - inst.lastHeapCheck < HEAP_CHECK_EVERY_MS || inst.dead) return;
     inst.lastHeapCheck = now;
+    inst.applies++;
     inst.isolate.getHeapStatistics().then(
       (st) => {
+        inst.applies--;
         const limit = inst.load.memoryMb * 1024 * 1024 * HEAP_MARGIN;
         if (!inst.dead && st.used_heap_size + st.externally_allocated_size > limit) {
           const { name, memoryMb } = inst.load;
           this.kill(inst, 'function_memory_limit', `Function '${name}' exceeded its memory limit of ${memoryMb} MB`);
         }
       },
-      () => undefined,
+      () => void inst.applies--,
     );
   }
 
@@ -503,6 +635,10 @@ export class IsolateHost {
   }
 
   /** Counts for tests and stats. */
+  callCounts(): CallCounts {
+    return { ...this.counts };
+  }
+
   isolateCount(): number {
     return this.all.size;
   }

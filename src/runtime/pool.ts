@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
 import { WorkerHandle } from './worker-handle.js';
-import type { DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { CallCounts, DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface RuntimeOptions {
   workers: number;
@@ -27,10 +27,13 @@ export interface RuntimeOptions {
   warmIsolates?: number;
   /** Each outcome carries its RunStats (start time, heap), for run report lines (SWITCHYARD_FUNCTION_REPORT_LINES). */
   runReports?: boolean;
+  /** The synchronous fast path into isolates (default on; isolate-host.ts). */
+  syncCalls?: boolean;
 }
 
 export interface RuntimeStats {
-  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number }>;
+  /** `calls`: invocations answered on the fast path and otherwise (isolate-host.ts), where this process hosts the isolates. */
+  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number; calls?: CallCounts }>;
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
@@ -87,6 +90,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
   if (opts.warmIsolates !== undefined) args.push(`--warm-isolates=${Math.max(1, Math.floor(opts.warmIsolates))}`);
   if (opts.runReports === true) args.push('--run-reports');
+  if (opts.syncCalls === false) args.push('--no-sync-calls');
   const env = workerEnv();
   const workers = Array.from(
     { length: count },

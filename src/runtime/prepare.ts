@@ -77,7 +77,7 @@ export async function prepare(
     /** The sandbox's `emit` (a string returned is thrown as a refusal); absent in validation isolates, whose emits are dropped. */
     onEmit?: (event: string, dataJson: string, application?: string) => string | undefined;
   },
-): Promise<{ dispatch: ivm.Reference<(payload: string) => string>; sandbox: SandboxHandle }> {
+): Promise<{ dispatch: ivm.Reference<(payload: string, mode: number) => string | null>; sandbox: SandboxHandle }> {
   const { code: script0, file, mappings } = splitSourceMap(code);
   const userFile = file ?? USER_FILENAME;
   const context = await isolate.createContext();
@@ -110,7 +110,7 @@ export async function prepare(
     const dispatch = (await init.apply(undefined, [factory.derefInto(), JSON.stringify(opts.setup)], {
       timeout: timeoutMs,
       result: { reference: true },
-    })) as ivm.Reference<(payload: string) => string>;
+    })) as ivm.Reference<(payload: string, mode: number) => string | null>;
     init.release();
     factory.release();
     return { dispatch, sandbox };

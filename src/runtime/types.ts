@@ -97,3 +97,9 @@ export interface TransformationRuntime {
   /** Runs the top level once in a throwaway isolate and checks there is a handler to call. */
   validateTransformation(compiled: string): Promise<ValidateOutcome>;
 }
+
+/** Invocations answered inside the fast path's synchronous isolate call, and all others (isolate-host.ts; for tests and benchmarks). */
+export interface CallCounts {
+  sync: number;
+  async: number;
+}

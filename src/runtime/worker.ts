@@ -25,6 +25,7 @@ import { validateFunction } from './validate.js';
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
 const warmArg = process.argv.find((a) => a.startsWith('--warm-isolates='));
 const warmIsolates = warmArg ? Number(warmArg.slice('--warm-isolates='.length)) : DEFAULT_WARM_ISOLATES;
+const syncCalls = !process.argv.includes('--no-sync-calls');
 const testHooks = process.env.SWITCHYARD_TEST_HOOKS === '1';
 const runReports = process.argv.includes('--run-reports');
 
@@ -81,7 +82,7 @@ function publish(fn: string, event: string, dataJson: string, application?: stri
 
 const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports });
+const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports, syncCalls });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;

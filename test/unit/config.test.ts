@@ -227,6 +227,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SWITCHYARD_WARM_ISOLATES: '0' })).toThrow(/SWITCHYARD_WARM_ISOLATES must be a whole number from 1 to 1000000 or auto/);
   });
 
+  it('takes the synchronous fast path into isolates unless told 0', () => {
+    expect(loadConfig({}).syncCalls).toBe(true);
+    expect(loadConfig({ SWITCHYARD_SYNC_CALLS: '0' }).syncCalls).toBe(false);
+    expect(loadConfig({}, ['--sync-calls', '0']).syncCalls).toBe(false);
+    expect(() => loadConfig({ SWITCHYARD_SYNC_CALLS: 'maybe' })).toThrow(/SWITCHYARD_SYNC_CALLS must be 1 or 0/);
+  });
+
   it('builds scheduled functions\' isolates 5 s before their slot unless told (0: off)', () => {
     expect(loadConfig({}).prewarmAheadMs).toBe(5000);
     expect(loadConfig({ SWITCHYARD_PREWARM_SECONDS: '0' }).prewarmAheadMs).toBe(0);

@@ -17,13 +17,21 @@
  * concurrent invocation of one function version, so module scope is shared
  * between them.
  *
- * `dispatch` receives one batch as a string `headerJson\neventsJson`, calls
+ * `dispatch(payload, mode)` receives one batch as a string `headerJson\neventsJson`, calls
  * every handler, then waits a few microtask turns and returns, as one string,
  * the results that settled by then: one line per result, each the JSON of a
  * `ResultItem` (protocol.ts). Invocations still pending (awaiting
  * fetch, timers) are delivered later through `deliver` (an ivm Reference to a
  * host function), coalescing those that settle together. The worker parses
  * and checks every item before anything leaves it (isolate-output.ts).
+ *
+ * The host's synchronous fast path (isolate-host.ts) calls it with mode 1
+ * through `applySync`: a batch not completed by the handlers' own synchronous
+ * code returns null instead of waiting, and is kept open while isolated-vm
+ * drains the microtask queue as that same call ends (inside its time limit),
+ * so async handlers that await only settled values finish; the host then calls
+ * mode 2, which closes that batch and returns what settled. Mode 0 is the
+ * asynchronous path above.
  *
  * User code runs in this same context and may replace any global or builtin
  * method. So everything this code uses is captured before user code runs
@@ -396,8 +404,19 @@ async function settleTurns(batch) {
   return batch.out;
 }
 
-/** @type {(payload: string) => string | Promise<string>} */
-function dispatch(payload) {
+/** The batch a mode 1 call left open for mode 2 to close. */
+/** @type {Batch | null} */
+let held = null;
+
+/** @type {(payload: string, mode: number) => string | null | Promise<string>} */
+function dispatch(payload, mode) {
+  if (mode === 2) {
+    const open = held;
+    held = null;
+    if (open === null) return '';
+    open.open = false;
+    return open.out;
+  }
   const nl = apply(indexOfString, payload, ['\n']);
   const head = parse(apply(sliceString, payload, [0, nl]));
   let events = null;
@@ -440,6 +459,10 @@ function dispatch(payload) {
   if (batch.remaining === 0) {
     batch.open = false;
     return batch.out;
+  }
+  if (mode === 1) {
+    held = batch;
+    return null;
   }
   return settleTurns(batch);
 }

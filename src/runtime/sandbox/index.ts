@@ -53,6 +53,13 @@ export interface SandboxHandle {
    * delivered into the isolate. Active until told otherwise.
    */
   setActive(active: boolean): void;
+  /**
+   * Calls into the isolate this sandbox made (a timer fired, a fetch or crypto.subtle
+   * answered) that have not finished running there. While any has not, the isolate may be
+   * running on isolated-vm's threads, and a synchronous call into it would wait for it
+   * with the host's event loop (and so its deadline timers) stopped (isolate-host.ts).
+   */
+  entering(): number;
   /** Clears pending timers and aborts in-flight fetches of this context. Idempotent. */
   dispose(): void;
 }
@@ -156,13 +163,18 @@ export async function installSandbox(
     timers.clear();
   }
 
-  // Calls into the isolate without waiting; a disposed isolate is not an error for the worker.
+  // Calls into the isolate, counted until they finished there (entering()); a disposed
+  // isolate is not an error for the worker.
+  let entering = 0;
+  const entered = () => void entering--;
   function send(kind: string, id: number, payload?: unknown): void {
     if (!active || !live() || !dispatch) return;
     try {
-      dispatch.applyIgnored(undefined, [kind, id, payload], { arguments: { copy: true } });
+      entering++;
+      dispatch.apply(undefined, [kind, id, payload], { arguments: { copy: true } }).then(entered, entered);
     } catch {
       // The isolate went away between the check and the call.
+      entering--;
     }
   }
 
@@ -265,6 +277,7 @@ export async function installSandbox(
         fetches = newFetchScope();
       }
     },
+    entering: () => entering,
     dispose() {
       if (disposed) return;
       disposed = true;
