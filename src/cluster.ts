@@ -29,8 +29,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Change } from './changes.js';
 import type { Config } from './config.js';
-import { collectionsText, METRICS_MIN_INTERVAL_MS } from './metrics.js';
-import { mergeExpositions } from './metrics-merge.js';
+import { METRICS_MIN_INTERVAL_MS } from './telemetry/metrics.js';
+import { aggregateParts, type MetricsPart } from './telemetry/metrics-aggregate.js';
 import { SharedCollection } from './shared-collection.js';
 import { handleStopSignals } from './stop-signals.js';
 
@@ -52,9 +52,10 @@ const CHANGE_CONFIRM_MS = 1000;
 /**
  * Messages between the primary and its server processes. Metrics: the process
  * that took a scrape asks (`metrics-request`), the primary asks every process
- * (`metrics-collect`), each answers its own text (`metrics-part`), the primary
- * hands them all to the asker (`metrics-parts`, with how many collections the
- * node has made), which merges them. Requests that arrive while a collection
+ * (`metrics-collect`), each answers its own series as prom-client's JSON
+ * (`metrics-part`), the primary hands them all to the asker (`metrics-parts`,
+ * with how many collections the node has made), which aggregates them
+ * (telemetry/metrics-aggregate.ts). Requests that arrive while a collection
  * runs share it, and one starts at most once a second (shared-collection.ts):
  * one collection at a time per node, however many scrapes.
  * Changes: a process that wrote says so (`change`), the primary hands it to
@@ -67,8 +68,8 @@ export type ClusterMessage =
   | { type: 'switchyard:stop' }
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
-  | { type: 'switchyard:metrics-part'; id: number; text: string }
-  | { type: 'switchyard:metrics-parts'; id: number; texts: string[]; collections: number }
+  | { type: 'switchyard:metrics-part'; id: number; part: MetricsPart }
+  | { type: 'switchyard:metrics-parts'; id: number; parts: MetricsPart[]; collections: number }
   | { type: 'switchyard:change'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-apply'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-applied'; id: number }
@@ -76,7 +77,7 @@ export type ClusterMessage =
 
 /** What a server process of the cluster can do beyond serving. */
 export interface ClusterMember {
-  /** Every live server process's metrics merged into one exposition (this process's alone if the primary does not answer). */
+  /** Every live server process's metrics aggregated into one exposition (this process's alone if the primary does not answer). */
   metrics(): Promise<string>;
 }
 
@@ -104,21 +105,23 @@ export function isClusterWorker(): boolean {
 export function joinCluster(
   at: { url: string; adminUrl: string },
   onStop: () => void,
-  localMetrics: () => string,
+  localMetrics: () => Promise<MetricsPart>,
 ): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
-  const asked = new Map<number, (parts: { texts: string[]; collections: number } | null) => void>();
+  const asked = new Map<number, (answer: { parts: MetricsPart[]; collections: number } | null) => void>();
   let nextId = 0;
   process.on('message', (message: ClusterMessage) => {
     switch (message?.type) {
       case 'switchyard:stop':
         onStop();
         break;
-      case 'switchyard:metrics-collect':
-        process.send!({ type: 'switchyard:metrics-part', id: message.id, text: localMetrics() } satisfies ClusterMessage);
+      case 'switchyard:metrics-collect': {
+        const id = message.id;
+        void localMetrics().then((part) => process.send!({ type: 'switchyard:metrics-part', id, part } satisfies ClusterMessage));
         break;
+      }
       case 'switchyard:metrics-parts':
-        asked.get(message.id)?.({ texts: message.texts, collections: message.collections });
+        asked.get(message.id)?.({ parts: message.parts, collections: message.collections });
         break;
     }
   });
@@ -126,7 +129,7 @@ export function joinCluster(
   return {
     async metrics() {
       const id = nextId++;
-      const answer = await new Promise<{ texts: string[]; collections: number } | null>((resolve) => {
+      const answer = await new Promise<{ parts: MetricsPart[]; collections: number } | null>((resolve) => {
         const timer = setTimeout(() => resolve(null), METRICS_ANSWER_MS);
         asked.set(id, (t) => {
           clearTimeout(timer);
@@ -135,14 +138,7 @@ export function joinCluster(
         process.send!({ type: 'switchyard:metrics-request', id } satisfies ClusterMessage);
       });
       asked.delete(id);
-      const parts = answer?.texts ?? [localMetrics()];
-      return (
-        mergeExpositions(parts) +
-        '# HELP switchyard_server_processes Server processes whose series this answer adds up\n' +
-        '# TYPE switchyard_server_processes gauge\n' +
-        `switchyard_server_processes ${parts.length}\n` +
-        (answer ? collectionsText(answer.collections) : '')
-      );
+      return aggregateParts(answer?.parts ?? [await localMetrics()], answer?.collections ?? null);
     },
   };
 }
@@ -212,21 +208,21 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     if (waiting.size === 0) done();
   };
 
-  // Metrics: every live process's text, gathered once for all the processes that ask meanwhile.
-  const collecting = new Map<number, { texts: string[]; waiting: Set<Worker>; done: () => void }>();
+  // Metrics: every live process's series, gathered once for all the processes that ask meanwhile.
+  const collecting = new Map<number, { parts: MetricsPart[]; waiting: Set<Worker>; done: () => void }>();
   let nextCollect = 0;
   const gatherParts = () =>
-    new Promise<string[]>((resolve) => {
+    new Promise<MetricsPart[]>((resolve) => {
       const id = nextCollect++;
       const waiting = new Set(live());
-      const texts: string[] = [];
+      const parts: MetricsPart[] = [];
       const timer = setTimeout(() => done(), METRICS_COLLECT_MS);
       const done = () => {
         clearTimeout(timer);
         collecting.delete(id);
-        resolve(texts);
+        resolve(parts);
       };
-      collecting.set(id, { texts, waiting, done });
+      collecting.set(id, { parts, waiting, done });
       for (const w of waiting) {
         // A process on its way out cannot answer: count it as silent rather than throw.
         if (w.isConnected()) w.send({ type: 'switchyard:metrics-collect', id } satisfies ClusterMessage);
@@ -252,18 +248,18 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     if (message?.type === 'switchyard:metrics-part') {
       const c = collecting.get(message.id);
       if (c?.waiting.delete(worker)) {
-        c.texts.push(message.text);
+        c.parts.push(message.part);
         if (c.waiting.size === 0) c.done();
       }
       return;
     }
     if (message?.type !== 'switchyard:metrics-request') return;
-    void gathering.get().then((texts) => {
+    void gathering.get().then((parts) => {
       if (worker.isConnected()) {
         worker.send({
           type: 'switchyard:metrics-parts',
           id: message.id,
-          texts,
+          parts,
           collections: gathering.collections,
         } satisfies ClusterMessage);
       }

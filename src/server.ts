@@ -42,7 +42,7 @@ import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
 import { createLogger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
 import { Throttles } from './gateway/policy/throttle.js';
@@ -138,7 +138,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const emitRules: EmitRulesSync = new EmitRulesSync({ catalogue, changes, apply: (rules) => runtime.setEmitRules(rules), log });
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
-  const metrics = createMetrics(() => dbClock?.offset ?? 0);
+  const metrics = createMetrics({ clockOffsetMs: () => dbClock?.offset ?? 0, store: store.kind });
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log, echo: config.functionLogsToStdout ? log : null });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });

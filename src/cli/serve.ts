@@ -169,7 +169,7 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
         process.exit(1);
       },
     );
-  }, () => service.metrics.registry.render());
+  }, () => service.metrics.json());
   service.metrics.answerWith(() => member.metrics());
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
 }

@@ -10,7 +10,7 @@ import type { FunctionInvocations } from '../functions/invocations.js';
 import type { FunctionService } from '../functions/service.js';
 import type { ApiService } from '../gateway/apis.js';
 import type { ApiKeyService } from '../keys/service.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import type { Stats } from '../stats/index.js';
 import type { Store } from '../store/store.js';
 import type { InvocationHub } from '../streams/invocations.js';

@@ -13,7 +13,7 @@ import type { DeliveryEngine } from '../deliveries/engine.js';
 import { SwitchyardError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
@@ -115,7 +115,7 @@ export function createWebhooks(deps: WebhooksDeps) {
     onClaimed: () => deps.due.wake(),
     onDue: (webhook) => target.remember(webhook),
     log,
-    lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
+    lateness: { observe: (s) => metrics.schedulerLag.observe(s) },
     functionSlot: deps.functionSlot,
     prewarm: deps.prewarm,
   });
