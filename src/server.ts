@@ -139,6 +139,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics({ clockOffsetMs: () => dbClock?.offset ?? 0, store: store.kind });
+  metrics.runtime.workers = () => runtime.stats().workers;
   const logSink = new FunctionLogSink({ store, retention: config.logRetention, log, echo: config.functionLogsToStdout ? log : null });
   const invocations = new InvocationHub({ store, changes, log });
   const stats = createStats({ clock, store, log });
@@ -193,6 +194,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     config,
     store,
     clock,
+    changes,
     engine: deliveries.engine,
     target: webhookTarget,
     transformer,

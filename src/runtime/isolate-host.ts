@@ -109,9 +109,14 @@ export interface IsolateHostDeps {
   refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
   warmIsolates?: number;
+  /** Told after an isolate was created or disposed (the counts for metrics: `created`, `isolateCount()`). */
+  counted?: () => void;
 }
 
 export class IsolateHost {
+  /** Isolates created so far (cold starts, replacements, prewarms): switchyard_isolate_cold_starts_total. */
+  created = 0;
+  private readonly counted: () => void;
   private readonly loads = new Map<string, Load>();
   /** The instance new batches of a key go to. */
   private readonly current = new Map<string, Instance>();
@@ -138,6 +143,7 @@ export class IsolateHost {
     this.publish = deps.publish ?? (() => undefined);
     this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
+    this.counted = deps.counted ?? (() => undefined);
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
     this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
@@ -258,6 +264,8 @@ export class IsolateHost {
     inst.ready.catch(() => undefined);
     this.current.set(load.k, inst);
     this.all.add(inst);
+    this.created++;
+    this.counted();
     return inst;
   }
 
@@ -441,6 +449,7 @@ export class IsolateHost {
     if (this.current.get(inst.load.k) === inst) this.current.delete(inst.load.k);
     this.all.delete(inst);
     this.idle.delete(inst);
+    this.counted();
     try {
       inst.sandbox?.dispose();
     } catch (err) {

@@ -28,7 +28,7 @@ export interface RuntimeOptions {
 }
 
 export interface RuntimeStats {
-  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number }>;
+  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number; isolates: number; coldStarts: number }>;
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
@@ -153,7 +153,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
 
     stats(): RuntimeStats {
       return {
-        workers: workers.map((w) => ({ index: w.index, pid: w.pid, restarts: w.restarts, inflight: w.inflight })),
+        workers: workers.map((w) => ({ index: w.index, pid: w.pid, restarts: w.restarts, inflight: w.inflight, isolates: w.isolates, coldStarts: w.coldStarts })),
       };
     },
 

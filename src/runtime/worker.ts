@@ -80,7 +80,9 @@ function publish(fn: string, event: string, dataJson: string): void {
 
 const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates });
+// Counts for the main process's metrics: one small frame per isolate created or disposed (never per call).
+const counted = () => send({ t: 'iso', n: host.isolateCount(), c: host.created });
+const host: IsolateHost = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, counted });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;

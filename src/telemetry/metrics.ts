@@ -104,6 +104,11 @@ export function createMetrics(deps: MetricsDeps = {}) {
     /** Webhooks whose breaker is not closed: 1 open, 2 half open (refreshed the same way). */
     breakers: [] as Array<readonly [string, number]>,
   };
+  /** The function runtime's counts per worker (or the one in-process host), read at collection time; set by server.ts. */
+  const runtime = {
+    workers: (): ReadonlyArray<{ restarts: number; isolates: number; coldStarts: number }> => [],
+  };
+  const sumOf = (field: 'restarts' | 'isolates' | 'coldStarts') => runtime.workers().reduce((n, w) => n + w[field], 0);
   // GET /metrics: scrapes share one collection, at most one a second, at most MAX_WAITING_SCRAPES waiting (shared-collection.ts).
   const local: SharedCollection<string> = new SharedCollection({
     collect: () => registry.metrics(),
@@ -236,9 +241,34 @@ export function createMetrics(deps: MetricsDeps = {}) {
     errors: counter('switchyard_function_errors_total', 'Invocations that failed (throw, memory, crash, bad result)', ['function', 'code']),
     managementRequests: counter('switchyard_management_requests_total', 'Management API requests by method, route template and status', ['method', 'route', 'status']),
     managementLatency: histogram('switchyard_management_request_duration_seconds', 'Management API request latency by method and route template', ['method', 'route']),
-    coldStarts: counter('switchyard_isolate_cold_starts_total', 'Isolates created to run a function version that had none warm'),
-    warmIsolates: new Gauge({ name: 'switchyard_isolate_warm', help: 'Isolates alive now, warm for their function version', registers: [registry] }),
-    workerRestarts: counter('switchyard_worker_restarts_total', 'Isolate worker processes started again after one exited or crashed'),
+    runtime,
+    // Read from the runtime at collection time: the invocation path counts nothing for them.
+    coldStarts: new Counter({
+      name: 'switchyard_isolate_cold_starts_total',
+      help: "Isolates created for a function version (its first call after a deploy or eviction, a crashed isolate's successor, a prewarm before a schedule)",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(sumOf('coldStarts'));
+      },
+    }),
+    warmIsolates: new Gauge({
+      name: 'switchyard_isolates',
+      help: "Function isolates alive now (warm or serving) in this node's runtime",
+      registers: [registry],
+      collect() {
+        this.set(sumOf('isolates'));
+      },
+    }),
+    workerRestarts: new Counter({
+      name: 'switchyard_runtime_restarts_total',
+      help: 'Isolate runtime restarts: a worker process started again after it exited or crashed, or (isolates in the server process) every isolate discarded over the memory bound',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(sumOf('restarts'));
+      },
+    }),
   };
 
   /** Drops every series of `metrics` whose labels `match`: what a deleted function, API or route leaves behind. */
@@ -256,6 +286,13 @@ export function createMetrics(deps: MetricsDeps = {}) {
   }
   return {
     ...metrics,
+    /** Removes a deleted webhook from the gauges refreshed in the background (the live ones follow the engine). */
+    forgetWebhook(id: string): void {
+      const other = ([webhook]: readonly [string, number]) => webhook !== id;
+      webhookLoad.pending = webhookLoad.pending.filter(other);
+      webhookLoad.held = webhookLoad.held.filter(other);
+      webhookLoad.breakers = webhookLoad.breakers.filter(other);
+    },
     /** Removes the series of a deleted function. */
     forgetFunction: (name: string) => forget([metrics.invocations, metrics.functionRuns, metrics.timeouts, metrics.errors], (l) => l.function === name),
     /** Removes the series of an API's routes that `keep` does not list (`METHOD resource`); keep null: the API is deleted, all go. */

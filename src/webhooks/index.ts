@@ -6,6 +6,7 @@
  * failed for good, a webhook disabled). server.ts starts it after listening
  * and stops it first.
  */
+import type { ChangeBus } from '../changes.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { DueSignal } from '../deliveries/due-signal.js';
@@ -67,6 +68,8 @@ export interface WebhooksDeps {
   config: Pick<Config, 'allowPrivateTargets'>;
   store: Store;
   clock: Clock;
+  /** A deleted webhook's change: its measured limit and its series go (forgetIfDeleted). */
+  changes: ChangeBus;
   /** The pipeline's engine: test-fires and manual retries attempt through it. */
   engine: DeliveryEngine;
   /** The engine's webhook target: the scheduler hands it the webhooks it just read. */
@@ -121,6 +124,19 @@ export function createWebhooks(deps: WebhooksDeps) {
   });
   const owner = newLeaseOwner();
   const recoveries = new RecoveryRunner({ store, clock, owner, isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner), due: deps.due, log });
+  // What a process measured of a webhook outlives it unless dropped: a deleted webhook's series would stay until restart.
+  const forgetIfDeleted = async (id: string) => {
+    try {
+      if ((await store.getWebhook(id)) !== null) return;
+    } catch {
+      return; // the store is unreachable: the next change of it tries again
+    }
+    engine.forgetTarget(id);
+    metrics.forgetWebhook(id);
+  };
+  const offChanges = deps.changes.subscribe((change) => {
+    if (change.kind === 'webhook') void forgetIfDeleted(change.id);
+  });
   const service = new WebhookService({
     store,
     clock,
@@ -143,6 +159,7 @@ export function createWebhooks(deps: WebhooksDeps) {
       recoveries.start();
     },
     async stop(): Promise<void> {
+      offChanges();
       await scheduler.stop();
       await recoveries.stop();
       await health.stop();
