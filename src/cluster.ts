@@ -64,7 +64,7 @@ const CHANGE_CONFIRM_MS = 1000;
  * time (`change-done`, 0 when all did).
  */
 export type ClusterMessage =
-  | { type: 'switchyard:ready'; url: string; adminUrl: string }
+  | { type: 'switchyard:ready'; url: string; adminUrl: string; metricsUrl: string | null }
   | { type: 'switchyard:stop' }
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
@@ -85,6 +85,8 @@ export interface ClusterHandle {
   url: string;
   /** The dashboard and management API (`url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener). */
   adminUrl: string;
+  /** GET /metrics on its own listener (SWITCHYARD_METRICS_ADDRESS); null: on `url` or `adminUrl`. */
+  metricsUrl: string | null;
   /** Whether a stop signal has arrived. */
   stopping(): boolean;
   /** Stops every server process (within the grace period) and resolves when all are gone. */
@@ -103,7 +105,7 @@ export function isClusterWorker(): boolean {
  * primary decides.
  */
 export function joinCluster(
-  at: { url: string; adminUrl: string },
+  at: { url: string; adminUrl: string; metricsUrl: string | null },
   onStop: () => void,
   localMetrics: () => Promise<MetricsPart>,
 ): ClusterMember {
@@ -125,7 +127,7 @@ export function joinCluster(
         break;
     }
   });
-  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl } satisfies ClusterMessage);
+  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl, metricsUrl: at.metricsUrl } satisfies ClusterMessage);
   return {
     async metrics() {
       const id = nextId++;
@@ -169,14 +171,14 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   }
   const forkEnv = config.isolates === 'in-process' ? { TZ: 'UTC' } : undefined;
 
-  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string }> => {
+  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string; metricsUrl: string | null }> => {
     const worker = cluster.fork(forkEnv);
     started.set(worker, Date.now());
     return new Promise((resolve, reject) => {
       const onMessage = (message: ClusterMessage) => {
         if (message?.type !== 'switchyard:ready') return;
         worker.off('exit', onEarlyExit);
-        resolve({ worker, url: message.url, adminUrl: message.adminUrl });
+        resolve({ worker, url: message.url, adminUrl: message.adminUrl, metricsUrl: message.metricsUrl });
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
         worker.off('message', onMessage);
@@ -297,8 +299,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   // Forward the processes' own exit code when the first cannot start (bad config, database down).
   let url: string;
   let adminUrl: string;
+  let metricsUrl: string | null;
   try {
-    ({ url, adminUrl } = await fork()); // alone: only one runs the store's migrations
+    ({ url, adminUrl, metricsUrl } = await fork()); // alone: only one runs the store's migrations
     await Promise.all(Array.from({ length: n - 1 }, () => fork()));
   } catch (err) {
     stopping = true;
@@ -330,5 +333,5 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     },
   });
 
-  return { url, adminUrl, stopping: () => stopping, close };
+  return { url, adminUrl, metricsUrl, stopping: () => stopping, close };
 }

@@ -7,6 +7,7 @@
  * a deleted function, API, route or webhook are gone at once, in both
  * processes of a `--processes 2` node (the change reaches the sibling).
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTo } from '../helpers/cluster-connections.js';
 import { readExposition, seriesStarting } from '../helpers/exposition.js';
@@ -159,4 +160,61 @@ describe.skipIf(process.platform !== 'linux')('/metrics of two server processes'
     a.close();
     b.close();
   }, 60_000);
+});
+
+describe('/metrics on a listener of its own (SWITCHYARD_METRICS_ADDRESS)', () => {
+  let svc: RunningService;
+  const TOKEN = 'scrape-token-of-its-own-listener';
+
+  beforeAll(async () => {
+    svc = await startService({ env: { SWITCHYARD_METRICS_ADDRESS: '127.0.0.1:0', SWITCHYARD_METRICS_TOKEN: TOKEN } });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('serves /metrics there alone, behind the token, and nowhere else', async () => {
+    expect(svc.metricsUrl).toBeDefined();
+    expect(svc.metricsUrl).not.toBe(svc.url);
+    const scraped = await fetch(`${svc.metricsUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    const text = await scraped.text();
+    expect(readExposition(text).problems).toEqual([]);
+    expect(text).toContain('# TYPE switchyard_http_requests_total counter');
+    expect((await fetch(`${svc.metricsUrl}/metrics`)).status).toBe(401);
+    // Nothing else on the metrics listener, and no metrics on the main one.
+    expect((await fetch(`${svc.metricsUrl}/api/functions`)).status).toBe(404);
+    expect((await fetch(`${svc.metricsUrl}/healthz`)).status).toBe(404);
+    const elsewhere = await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { code: string }).code).toBe('not_found');
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('the Grafana dashboard (docs/grafana-dashboard.json)', () => {
+  let svc: RunningService;
+
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('parses, and every metric its queries use is in a real scrape', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8'));
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
+    exprs.push(...dashboard.templating.list.filter((v: any) => v.type === 'query').map((v: any) => v.query));
+    expect(exprs.length).toBeGreaterThan(10);
+    const used = new Set<string>();
+    for (const expr of exprs) {
+      for (const m of expr.matchAll(/\b((?:switchyard|process|nodejs)_[a-z0-9_]+)/g)) used.add(m[1]);
+    }
+    const { types } = readExposition(await scrape(svc));
+    const families = new Set([...types.keys()].flatMap((name) => (types.get(name) === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name])));
+    const missing = [...used].filter((name) => !families.has(name));
+    expect(missing).toEqual([]);
+    expect(used.size).toBeGreaterThan(10);
+  });
 });
