@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTo } from '../helpers/cluster-connections.js';
 import { readExposition, seriesStarting } from '../helpers/exposition.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { childPids, commandLine, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
@@ -75,6 +75,20 @@ describe('/metrics of one server process', () => {
     expect(text).toMatch(/^switchyard_management_request_duration_seconds_count\{method="POST",route="\/api\/apis"\} [1-9]/m);
     // Scrapes themselves are not management requests.
     expect(text).not.toContain('route="/metrics"');
+  });
+
+  it('counts a restart of an isolate worker process, and keeps the cold starts counted before it', async () => {
+    const before = await scrape(svc);
+    const cold = Number(/^switchyard_isolate_cold_starts_total (\d+)$/m.exec(before)![1]);
+    expect(cold).toBeGreaterThan(0);
+    const workers = childPids(svc.proc.pid!).filter((pid) => commandLine(pid).includes('worker.js'));
+    expect(workers.length).toBeGreaterThan(0);
+    process.kill(workers[0], 'SIGKILL');
+    const after = await until(async () => {
+      const t = await scrape(svc);
+      return /^switchyard_runtime_restarts_total 1$/m.test(t) ? t : null;
+    }, 'the restart counted');
+    expect(Number(/^switchyard_isolate_cold_starts_total (\d+)$/m.exec(after)![1])).toBeGreaterThanOrEqual(cold);
   });
 
   it("drops a deleted route's, API's, function's and webhook's series", async () => {
