@@ -178,23 +178,15 @@ export class Gateway {
   async handle(req: InvokeRequest): Promise<GatewayResponse> {
     const started = performance.now();
     const depth = req.depth ?? 0;
-    // Every answer is counted: the errors before the route's (here), and serve's own (there); no wrapper on the way.
-    let cached: RouteTable | undefined;
-    let table: RouteTable | null;
-    try {
-      if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
-      if (req.minChange !== undefined && !(await this.changes.catchUp(req.minChange))) {
-        throw new InvalidRequestError(`Switchyard-Min-Change: no change ${req.minChange} is known to this database`, {
-          field: 'Switchyard-Min-Change',
-        });
-      }
-      cached = this.tables.peek(req.apiId);
-      table = cached ?? (await this.tables.get(req.apiId));
-      if (!table) throw apiNotFound(req.apiId);
-    } catch (err) {
-      this.countError(req.apiId, err, started);
-      throw err;
+    if (depth > MAX_HOPS) throw new LoopStoppedError(depth, MAX_HOPS);
+    if (req.minChange !== undefined && !(await this.changes.catchUp(req.minChange))) {
+      throw new InvalidRequestError(`Switchyard-Min-Change: no change ${req.minChange} is known to this database`, {
+        field: 'Switchyard-Min-Change',
+      });
     }
+    const cached = this.tables.peek(req.apiId);
+    const table = cached ?? (await this.tables.get(req.apiId));
+    if (!table) throw apiNotFound(req.apiId);
     const cors = table.cors;
     const aws = table.errors.errorFormat === 'aws';
     if (cors === null && !aws) return this.serve(req, table, cached, started, depth);
@@ -217,6 +209,8 @@ export class Gateway {
         throw err;
       }
       response = answer;
+      // Answered, not thrown: the invoke handler's count of errors never sees it.
+      this.countFailure(req.apiId, err, started);
     }
     if (decision !== null) applyCors(response.headers, decision, response.ownCors === true);
     return response;
@@ -238,98 +232,93 @@ export class Gateway {
 
   /** Matches the route and runs its function: the rest of `handle`, once the API's table is in hand. */
   private async serve(req: InvokeRequest, found: RouteTable, cached: RouteTable | undefined, started: number, depth: number): Promise<GatewayResponse> {
-    try {
-      let table: RouteTable | null = found;
-      let match = table.match(req.method, req.path);
-      // A miss on a cached table may be a change whose notice is still on its way from
-      // another node: when the store knows of a newer change, read the API again once.
-      // The notice may also arrive while the store is asked: then the table in hand is stale too.
-      if (match.kind !== 'match' && cached !== undefined && ((await this.changes.behind()) || this.tables.peek(req.apiId) !== cached)) {
-        this.tables.invalidate(req.apiId);
-        table = await this.tables.get(req.apiId);
-        if (!table) throw apiNotFound(req.apiId);
-        match = table.match(req.method, req.path);
-      }
-      if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
-      if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
-      const guards = this.guards.get(match.route);
-      // The route's policy decides before its function is even looked up.
-      let grant: PolicyGrant | null = null;
-      if (guards !== undefined) {
-        const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
-        grant = checked instanceof Promise ? await checked : checked;
-      }
-
-      const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
-      let response: GatewayResponse;
-      let outcomeCode = 'function_error';
-      let logLines = 0;
-      if (!fn) {
-        // The route outlived its function (deleted on another node mid-flight): the gateway's own words, no secret of the function.
-        const message = `Function '${match.route.function}' does not exist`;
-        const words = table.errors.errorFormat === 'aws' ? table.errors : OWN_WORDS;
-        response = failureAnswer(words, 'switchyard', 'function_error', message, req.requestId);
-        this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
-      } else {
-        const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes, grant);
-        // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
-        const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
-        let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
-        try {
-          outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
-        } finally {
-          if (tracked) this.hops!.leave(fn.name, req.requestId);
-        }
-        let logs = outcome.logs;
-        outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
-        if (outcome.ok) {
-          response = mapResultFor(fn.eventFormat, outcome.result, req.requestId, table.binaryMediaTypes, req.rawHeaders);
-          if (fn.eventFormat === 'aws-v1') response.ownCors = true;
-          const cookies = response.headers['set-cookie'];
-          if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
-          const ok = this.okCounter(fn.name);
-          ok.metric.inc();
-          if (response.invalid === undefined) ok.stats?.add();
-          else {
-            const invalid = response.invalid;
-            outcomeCode = 'invalid_result';
-            this.stats?.invocationFailed(fn.name, 'invalid_result', invalid, req.requestId);
-            response = failureAnswer(table.errors, fn.eventFormat, 'invalid_result', invalid, req.requestId);
-            logs = [...logs, failureLogLine('invalid_result', invalid, req.requestId)];
-          }
-        } else {
-          response = failureAnswer(table.errors, fn.eventFormat, outcome.error.code, outcome.error.message, req.requestId);
-          // The details the answer may leave out are kept where the function's owner reads them.
-          logs = [...logs, failureLogLine(outcome.error.code, outcome.error.message, req.requestId)];
-          this.stats?.invocationFailed(fn.name, outcome.error.code, outcome.error.message, req.requestId);
-          this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
-          if (outcome.error.code === 'function_timeout') this.metrics.timeouts.inc({ function: fn.name });
-          else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
-        }
-        logLines = logs.length;
-        if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
-      }
-      if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
-      this.record(req.apiId, match.route, match.resource, response.status, started);
-      if (this.invocations?.active) {
-        this.invocations.publish({
-          function: match.route.function,
-          api_id: req.apiId,
-          method: req.method,
-          path: req.path || '/',
-          status: response.status,
-          duration_ms: roundMs(performance.now() - started),
-          request_id: req.requestId,
-          ts: new Date().toISOString(),
-          outcome: outcomeCode,
-          log_lines: logLines,
-        });
-      }
-      return response;
-    } catch (err) {
-      this.countError(req.apiId, err, started);
-      throw err;
+    let table: RouteTable | null = found;
+    let match = table.match(req.method, req.path);
+    // A miss on a cached table may be a change whose notice is still on its way from
+    // another node: when the store knows of a newer change, read the API again once.
+    // The notice may also arrive while the store is asked: then the table in hand is stale too.
+    if (match.kind !== 'match' && cached !== undefined && ((await this.changes.behind()) || this.tables.peek(req.apiId) !== cached)) {
+      this.tables.invalidate(req.apiId);
+      table = await this.tables.get(req.apiId);
+      if (!table) throw apiNotFound(req.apiId);
+      match = table.match(req.method, req.path);
     }
+    if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
+    if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
+    const guards = this.guards.get(match.route);
+    // The route's policy decides before its function is even looked up.
+    let grant: PolicyGrant | null = null;
+    if (guards !== undefined) {
+      const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
+      grant = checked instanceof Promise ? await checked : checked;
+    }
+
+    const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
+    let response: GatewayResponse;
+    let outcomeCode = 'function_error';
+    let logLines = 0;
+    if (!fn) {
+      // The route outlived its function (deleted on another node mid-flight): the gateway's own words, no secret of the function.
+      const message = `Function '${match.route.function}' does not exist`;
+      const words = table.errors.errorFormat === 'aws' ? table.errors : OWN_WORDS;
+      response = failureAnswer(words, 'switchyard', 'function_error', message, req.requestId);
+      this.stats?.invocationFailed(match.route.function, 'function_error', message, req.requestId);
+    } else {
+      const event = buildEventFor(fn.eventFormat, req, match, table.binaryMediaTypes, grant);
+      // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
+      const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
+      let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      try {
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+      } finally {
+        if (tracked) this.hops!.leave(fn.name, req.requestId);
+      }
+      let logs = outcome.logs;
+      outcomeCode = outcome.ok ? 'ok' : outcome.error.code;
+      if (outcome.ok) {
+        response = mapResultFor(fn.eventFormat, outcome.result, req.requestId, table.binaryMediaTypes, req.rawHeaders);
+        if (fn.eventFormat === 'aws-v1') response.ownCors = true;
+        const cookies = response.headers['set-cookie'];
+        if (cookies !== undefined) response.headers['set-cookie'] = scopeCookies(cookies, table.cookieScope);
+        const ok = this.okCounter(fn.name);
+        ok.metric.inc();
+        if (response.invalid === undefined) ok.stats?.add();
+        else {
+          const invalid = response.invalid;
+          outcomeCode = 'invalid_result';
+          this.stats?.invocationFailed(fn.name, 'invalid_result', invalid, req.requestId);
+          response = failureAnswer(table.errors, fn.eventFormat, 'invalid_result', invalid, req.requestId);
+          logs = [...logs, failureLogLine('invalid_result', invalid, req.requestId)];
+        }
+      } else {
+        response = failureAnswer(table.errors, fn.eventFormat, outcome.error.code, outcome.error.message, req.requestId);
+        // The details the answer may leave out are kept where the function's owner reads them.
+        logs = [...logs, failureLogLine(outcome.error.code, outcome.error.message, req.requestId)];
+        this.stats?.invocationFailed(fn.name, outcome.error.code, outcome.error.message, req.requestId);
+        this.metrics.invocations.inc({ function: fn.name, outcome: outcome.error.code });
+        if (outcome.error.code === 'function_timeout') this.metrics.timeouts.inc({ function: fn.name });
+        else this.metrics.errors.inc({ function: fn.name, code: outcome.error.code });
+      }
+      logLines = logs.length;
+      if (logLines > 0) this.logSink.push(fn.name, logs, fn.version);
+    }
+    if (table.minimumCompressionSize !== null) response.compressAbove = table.minimumCompressionSize;
+    this.record(req.apiId, match.route, match.resource, response.status, started);
+    if (this.invocations?.active) {
+      this.invocations.publish({
+        function: match.route.function,
+        api_id: req.apiId,
+        method: req.method,
+        path: req.path || '/',
+        status: response.status,
+        duration_ms: roundMs(performance.now() - started),
+        request_id: req.requestId,
+        ts: new Date().toISOString(),
+        outcome: outcomeCode,
+        log_lines: logLines,
+      });
+    }
+    return response;
   }
 
   /** Runs a route's checks (synchronously when none has to wait); a refusal is counted by reason before it is answered. */
@@ -350,16 +339,18 @@ export class Gateway {
     if (err instanceof PolicyRefusalError) {
       this.metrics.refusals.inc({ api: ctx.req.apiId, route: `${ctx.route.method} ${ctx.resource}`, reason: err.reason });
     }
-    // A refusal is an answer of the route: counted with its series, by its status (countError).
+    // A refusal is an answer of the route: counted with its series, by its status (countFailure).
     if (err instanceof SwitchyardError) this.refusedAt.set(err, ctx);
     return err;
   }
 
   /**
-   * An invocation answered with an error: a route's refusal with the route's series (not in the
-   * per-minute statistics, which count runs); one no route took (no such API or route, a wrong method) with route "".
+   * Counts an invocation answered with an error (the invoke handler calls it on its error path, so a
+   * success pays nothing for it): a route's refusal with the route's series (not in the per-minute
+   * statistics, which count runs); any other (no such API or route, a wrong method, a body over the
+   * limit) with route "". `started`: when the request arrived (performance.now()).
    */
-  private countError(apiId: string, err: unknown, started: number): void {
+  countFailure(apiId: string, err: unknown, started: number): void {
     const refused = typeof err === 'object' && err !== null ? this.refusedAt.get(err) : undefined;
     if (refused !== undefined && err instanceof SwitchyardError) {
       this.record(apiId, refused.route, refused.resource, err.status, started, false);

@@ -83,8 +83,9 @@ export function readExposition(text: string): Exposition {
       if (p[1] in labels) problems.push(`${name}: label ${p[1]} twice`);
       labels[p[1]] = p[2];
     }
-    const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText);
-    if (Number.isNaN(value) && valueText !== 'NaN') problems.push(`${name}: bad value ${valueText}`);
+    // Prometheus reads values with Go's ParseFloat: NaN and Inf in any case (prom-client writes `Nan`).
+    const value = /^nan$/i.test(valueText) ? NaN : /^[+-]?inf(inity)?$/i.test(valueText) ? (valueText.startsWith('-') ? -Infinity : Infinity) : Number(valueText);
+    if (Number.isNaN(value) && !/^nan$/i.test(valueText)) problems.push(`${name}: bad value ${valueText}`);
     const key = `${name}${labelText ? `{${labelText}}` : ''}`;
     if (samples.has(key)) problems.push(`${key}: series twice`);
     samples.set(key, value);

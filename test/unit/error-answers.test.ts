@@ -192,7 +192,8 @@ describe('a refusal through the gateway', () => {
     await expect(gateway.handle(request())).rejects.toBe(refusal);
     expect(await sampleOf(metrics.refusals, { api: 'api_1', route: 'GET /shop/items/:id', reason })).toBe(1);
     expect(await metrics.registry.metrics()).toContain(`switchyard_gateway_refusals_total{api="api_1",route="GET /shop/items/:id",reason="${reason}"} 1`);
-    // The refusal is an answer of the route: counted with its labels, by its status.
+    // The refusal is an answer of the route: counted with its labels, by its status (the invoke handler reports it).
+    gateway.countFailure('api_1', refusal, performance.now());
     expect(await sampleOf(metrics.requests, { api: 'api_1', route: 'GET /shop/items/:id', status: String(refusal.status) })).toBe(1);
     expect(invoked).toBe(0);
   });
