@@ -5,7 +5,7 @@
 //   node bench/gateway-micro.mjs [seconds per format=3] [rounds=3]
 // The gateway counts into per-minute statistics as the server's does;
 // BENCH_STATS=0 leaves them out, to measure what they cost in the same session.
-import { createMetrics } from '../dist/metrics.js';
+import { createMetrics } from '../dist/telemetry/metrics.js';
 import { Gateway } from '../dist/gateway/gateway.js';
 import { StatsCollector } from '../dist/stats/collector.js';
 
@@ -16,6 +16,14 @@ const api = {
   id: 'api_bench',
   name: 'bench',
   basePath: '/bench',
+  authorizers: [],
+  defaultAuthorizer: null,
+  errorFormat: 'switchyard',
+  exposeErrors: false,
+  throttle: null,
+  cors: null,
+  minimumCompressionSize: null,
+  binaryMediaTypes: null,
   routes: [
     { id: 'rt_1', method: 'GET', path: '/hello', function: 'fn-switchyard' },
     { id: 'rt_2', method: 'GET', path: '/users/:id', function: 'fn-switchyard' },

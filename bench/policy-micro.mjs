@@ -10,7 +10,7 @@
 // changing a check; bench/policy.mjs measures the goal itself end to end.
 // Not a test. Needs `npm run build` first.
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { createMetrics } from '../dist/metrics.js';
+import { createMetrics } from '../dist/telemetry/metrics.js';
 import { Gateway } from '../dist/gateway/gateway.js';
 import { KeyDirectory } from '../dist/gateway/policy/api-keys.js';
 import { KeyUseCounter } from '../dist/gateway/policy/key-usage.js';

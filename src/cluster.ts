@@ -29,8 +29,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Change } from './changes.js';
 import type { Config } from './config.js';
-import { collectionsText, METRICS_MIN_INTERVAL_MS } from './metrics.js';
-import { mergeExpositions } from './metrics-merge.js';
+import { METRICS_MIN_INTERVAL_MS } from './telemetry/metrics.js';
+import { aggregateParts, type MetricsPart } from './telemetry/metrics-aggregate.js';
 import { SharedCollection } from './shared-collection.js';
 import { handleStopSignals } from './stop-signals.js';
 
@@ -52,9 +52,10 @@ const CHANGE_CONFIRM_MS = 1000;
 /**
  * Messages between the primary and its server processes. Metrics: the process
  * that took a scrape asks (`metrics-request`), the primary asks every process
- * (`metrics-collect`), each answers its own text (`metrics-part`), the primary
- * hands them all to the asker (`metrics-parts`, with how many collections the
- * node has made), which merges them. Requests that arrive while a collection
+ * (`metrics-collect`), each answers its own series as prom-client's JSON
+ * (`metrics-part`), the primary hands them all to the asker (`metrics-parts`,
+ * with how many collections the node has made), which aggregates them
+ * (telemetry/metrics-aggregate.ts). Requests that arrive while a collection
  * runs share it, and one starts at most once a second (shared-collection.ts):
  * one collection at a time per node, however many scrapes.
  * Changes: a process that wrote says so (`change`), the primary hands it to
@@ -63,12 +64,12 @@ const CHANGE_CONFIRM_MS = 1000;
  * time (`change-done`, 0 when all did).
  */
 export type ClusterMessage =
-  | { type: 'switchyard:ready'; url: string; adminUrl: string }
+  | { type: 'switchyard:ready'; url: string; adminUrl: string; metricsUrl: string | null }
   | { type: 'switchyard:stop' }
   | { type: 'switchyard:metrics-request'; id: number }
   | { type: 'switchyard:metrics-collect'; id: number }
-  | { type: 'switchyard:metrics-part'; id: number; text: string }
-  | { type: 'switchyard:metrics-parts'; id: number; texts: string[]; collections: number }
+  | { type: 'switchyard:metrics-part'; id: number; part: MetricsPart }
+  | { type: 'switchyard:metrics-parts'; id: number; parts: MetricsPart[]; collections: number }
   | { type: 'switchyard:change'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-apply'; id: number; change: Change; seq: number }
   | { type: 'switchyard:change-applied'; id: number }
@@ -76,7 +77,7 @@ export type ClusterMessage =
 
 /** What a server process of the cluster can do beyond serving. */
 export interface ClusterMember {
-  /** Every live server process's metrics merged into one exposition (this process's alone if the primary does not answer). */
+  /** Every live server process's metrics aggregated into one exposition (this process's alone if the primary does not answer). */
   metrics(): Promise<string>;
 }
 
@@ -84,6 +85,8 @@ export interface ClusterHandle {
   url: string;
   /** The dashboard and management API (`url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener). */
   adminUrl: string;
+  /** GET /metrics on its own listener (SWITCHYARD_METRICS_ADDRESS); null: on `url` or `adminUrl`. */
+  metricsUrl: string | null;
   /** Whether a stop signal has arrived. */
   stopping(): boolean;
   /** Stops every server process (within the grace period) and resolves when all are gone. */
@@ -102,31 +105,33 @@ export function isClusterWorker(): boolean {
  * primary decides.
  */
 export function joinCluster(
-  at: { url: string; adminUrl: string },
+  at: { url: string; adminUrl: string; metricsUrl: string | null },
   onStop: () => void,
-  localMetrics: () => string,
+  localMetrics: () => Promise<MetricsPart>,
 ): ClusterMember {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
-  const asked = new Map<number, (parts: { texts: string[]; collections: number } | null) => void>();
+  const asked = new Map<number, (answer: { parts: MetricsPart[]; collections: number } | null) => void>();
   let nextId = 0;
   process.on('message', (message: ClusterMessage) => {
     switch (message?.type) {
       case 'switchyard:stop':
         onStop();
         break;
-      case 'switchyard:metrics-collect':
-        process.send!({ type: 'switchyard:metrics-part', id: message.id, text: localMetrics() } satisfies ClusterMessage);
+      case 'switchyard:metrics-collect': {
+        const id = message.id;
+        void localMetrics().then((part) => process.send!({ type: 'switchyard:metrics-part', id, part } satisfies ClusterMessage));
         break;
+      }
       case 'switchyard:metrics-parts':
-        asked.get(message.id)?.({ texts: message.texts, collections: message.collections });
+        asked.get(message.id)?.({ parts: message.parts, collections: message.collections });
         break;
     }
   });
-  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl } satisfies ClusterMessage);
+  process.send!({ type: 'switchyard:ready', url: at.url, adminUrl: at.adminUrl, metricsUrl: at.metricsUrl } satisfies ClusterMessage);
   return {
     async metrics() {
       const id = nextId++;
-      const answer = await new Promise<{ texts: string[]; collections: number } | null>((resolve) => {
+      const answer = await new Promise<{ parts: MetricsPart[]; collections: number } | null>((resolve) => {
         const timer = setTimeout(() => resolve(null), METRICS_ANSWER_MS);
         asked.set(id, (t) => {
           clearTimeout(timer);
@@ -135,14 +140,7 @@ export function joinCluster(
         process.send!({ type: 'switchyard:metrics-request', id } satisfies ClusterMessage);
       });
       asked.delete(id);
-      const parts = answer?.texts ?? [localMetrics()];
-      return (
-        mergeExpositions(parts) +
-        '# HELP switchyard_server_processes Server processes whose series this answer adds up\n' +
-        '# TYPE switchyard_server_processes gauge\n' +
-        `switchyard_server_processes ${parts.length}\n` +
-        (answer ? collectionsText(answer.collections) : '')
-      );
+      return aggregateParts(answer?.parts ?? [await localMetrics()], answer?.collections ?? null);
     },
   };
 }
@@ -173,14 +171,14 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   }
   const forkEnv = config.isolates === 'in-process' ? { TZ: 'UTC' } : undefined;
 
-  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string }> => {
+  const fork = (): Promise<{ worker: Worker; url: string; adminUrl: string; metricsUrl: string | null }> => {
     const worker = cluster.fork(forkEnv);
     started.set(worker, Date.now());
     return new Promise((resolve, reject) => {
       const onMessage = (message: ClusterMessage) => {
         if (message?.type !== 'switchyard:ready') return;
         worker.off('exit', onEarlyExit);
-        resolve({ worker, url: message.url, adminUrl: message.adminUrl });
+        resolve({ worker, url: message.url, adminUrl: message.adminUrl, metricsUrl: message.metricsUrl });
       };
       const onEarlyExit = (code: number | null, signal: string | null) => {
         worker.off('message', onMessage);
@@ -212,21 +210,21 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     if (waiting.size === 0) done();
   };
 
-  // Metrics: every live process's text, gathered once for all the processes that ask meanwhile.
-  const collecting = new Map<number, { texts: string[]; waiting: Set<Worker>; done: () => void }>();
+  // Metrics: every live process's series, gathered once for all the processes that ask meanwhile.
+  const collecting = new Map<number, { parts: MetricsPart[]; waiting: Set<Worker>; done: () => void }>();
   let nextCollect = 0;
   const gatherParts = () =>
-    new Promise<string[]>((resolve) => {
+    new Promise<MetricsPart[]>((resolve) => {
       const id = nextCollect++;
       const waiting = new Set(live());
-      const texts: string[] = [];
+      const parts: MetricsPart[] = [];
       const timer = setTimeout(() => done(), METRICS_COLLECT_MS);
       const done = () => {
         clearTimeout(timer);
         collecting.delete(id);
-        resolve(texts);
+        resolve(parts);
       };
-      collecting.set(id, { texts, waiting, done });
+      collecting.set(id, { parts, waiting, done });
       for (const w of waiting) {
         // A process on its way out cannot answer: count it as silent rather than throw.
         if (w.isConnected()) w.send({ type: 'switchyard:metrics-collect', id } satisfies ClusterMessage);
@@ -252,18 +250,18 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     if (message?.type === 'switchyard:metrics-part') {
       const c = collecting.get(message.id);
       if (c?.waiting.delete(worker)) {
-        c.texts.push(message.text);
+        c.parts.push(message.part);
         if (c.waiting.size === 0) c.done();
       }
       return;
     }
     if (message?.type !== 'switchyard:metrics-request') return;
-    void gathering.get().then((texts) => {
+    void gathering.get().then((parts) => {
       if (worker.isConnected()) {
         worker.send({
           type: 'switchyard:metrics-parts',
           id: message.id,
-          texts,
+          parts,
           collections: gathering.collections,
         } satisfies ClusterMessage);
       }
@@ -301,8 +299,9 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
   // Forward the processes' own exit code when the first cannot start (bad config, database down).
   let url: string;
   let adminUrl: string;
+  let metricsUrl: string | null;
   try {
-    ({ url, adminUrl } = await fork()); // alone: only one runs the store's migrations
+    ({ url, adminUrl, metricsUrl } = await fork()); // alone: only one runs the store's migrations
     await Promise.all(Array.from({ length: n - 1 }, () => fork()));
   } catch (err) {
     stopping = true;
@@ -334,5 +333,5 @@ export async function startCluster(config: Config, log: Logger): Promise<Cluster
     },
   });
 
-  return { url, adminUrl, stopping: () => stopping, close };
+  return { url, adminUrl, metricsUrl, stopping: () => stopping, close };
 }

@@ -29,6 +29,8 @@ export interface Config {
    * a hop count or a list of addresses and CIDRs; null: none (src/net/trusted-proxies.ts).
    */
   trustedProxies: TrustedProxies | null;
+  /** GET /metrics on a listener of its own, and on no other (SWITCHYARD_METRICS_ADDRESS); null: see metricsListener. */
+  metricsAddress: ListenAddress | null;
   /** With an admin listener: whether PORT serves /metrics too (`public`) or only the admin listener does (`admin`). */
   metricsListener: 'public' | 'admin';
   /** Why functions and the dashboard share an origin reachable from other machines (a start-up warning); null otherwise. */
@@ -205,6 +207,15 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: '--metrics-listener',
     default: 'public',
     help: 'With SWITCHYARD_ADMIN_ADDRESS: public serves /metrics on both listeners, admin only on the admin listener.',
+  },
+  {
+    env: 'SWITCHYARD_METRICS_ADDRESS',
+    flag: '--metrics-address',
+    default: null,
+    defaultText: 'none (/metrics on PORT, see SWITCHYARD_METRICS_LISTENER)',
+    help:
+      'Serve GET /metrics on its own listener, <port> (on HOST) or <host>:<port>, and on no other listener ' +
+      '(SWITCHYARD_METRICS_LISTENER then does not apply). SWITCHYARD_METRICS_TOKEN still applies there.',
   },
   {
     env: 'DATABASE_URL',
@@ -596,6 +607,14 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
   if (adminAddress && adminAddress.port !== 0 && adminAddress.port === port && adminAddress.host === host) {
     throw new ConfigError(`SWITCHYARD_ADMIN_ADDRESS must differ from HOST and PORT (${host}:${port}), got "${merged.SWITCHYARD_ADMIN_ADDRESS}"`);
   }
+  const metricsAddress = listenAddress(merged, 'SWITCHYARD_METRICS_ADDRESS', host);
+  if (metricsAddress && metricsAddress.port !== 0) {
+    for (const [name, at] of [['HOST and PORT', { host, port }], ['SWITCHYARD_ADMIN_ADDRESS', adminAddress]] as const) {
+      if (at && at.port === metricsAddress.port && at.host === metricsAddress.host) {
+        throw new ConfigError(`SWITCHYARD_METRICS_ADDRESS must differ from ${name} (${at.host}:${at.port}), got "${merged.SWITCHYARD_METRICS_ADDRESS}"`);
+      }
+    }
+  }
   // The key guards the management API: what matters is the listener that serves it.
   const managementHost = adminAddress?.host ?? host;
   if (!isLoopbackHost(managementHost) && !adminKey) {
@@ -610,7 +629,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     ? `HOST=${host}`
     : adminAddress && !isLoopbackHost(adminAddress.host)
       ? `SWITCHYARD_ADMIN_ADDRESS=${merged.SWITCHYARD_ADMIN_ADDRESS}`
-      : null;
+      : metricsAddress && !isLoopbackHost(metricsAddress.host)
+        ? `SWITCHYARD_METRICS_ADDRESS=${merged.SWITCHYARD_METRICS_ADDRESS}`
+        : null;
   if (exposedBy) {
     for (const [name, value] of [['SWITCHYARD_ADMIN_KEY', adminKey], ['SWITCHYARD_METRICS_TOKEN', metricsToken]] as const) {
       if (value !== null && value.length < MIN_REMOTE_KEY_LENGTH) {
@@ -656,6 +677,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     adminAddress: adminAddress && Object.freeze(adminAddress),
     publicUrl: origin(merged, 'SWITCHYARD_PUBLIC_URL'),
     trustedProxies: trustedProxies(merged, 'SWITCHYARD_TRUSTED_PROXIES'),
+    metricsAddress: metricsAddress && Object.freeze(metricsAddress),
     metricsListener,
     originNote:
       adminAddress || isLoopbackHost(host)

@@ -44,7 +44,7 @@ import { registerTestHooks } from './http/test-hooks.js';
 import { nextRequestId } from './ids.js';
 import { trustFunction } from './net/trusted-proxies.js';
 import { createLogger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { createRuntime } from './runtime/pool.js';
 import { siblingChanges } from './sibling-changes.js';
 import { Throttles } from './gateway/policy/throttle.js';
@@ -68,6 +68,8 @@ export interface Service {
   app: FastifyInstance;
   /** The admin listener (dashboard and management API) when it has its own; null: `app.server` serves everything. */
   adminServer: Server | null;
+  /** The metrics listener (GET /metrics alone) when SWITCHYARD_METRICS_ADDRESS gives it one. */
+  metricsServer: Server | null;
   store: Store;
   runtime: FunctionRuntime;
   log: Logger;
@@ -150,7 +152,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const emitRules: EmitRulesSync = new EmitRulesSync({ catalogue, changes, apply: (rules) => runtime.setEmitRules(rules), log });
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
-  const metrics = createMetrics(() => dbClock?.offset ?? 0);
+  const metrics = createMetrics({ clockOffsetMs: () => dbClock?.offset ?? 0, store: store.kind });
+  metrics.runtime.workers = () => runtime.stats().workers;
   const logSink = new FunctionLogSink({
     store,
     retention: config.logRetention,
@@ -211,6 +214,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     config,
     store,
     clock,
+    changes,
     engine: deliveries.engine,
     target: webhookTarget,
     transformer,
@@ -266,6 +270,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, access, isClosing: () => closingStarted, trust });
 
   let adminServer: Server | null = null;
+  let metricsServer: Server | null = null;
   const app = Fastify({
     // Invocations skip Fastify entirely (src/http/invoke.ts explains why); which
     // listener serves what: src/http/listeners.ts. Fastify listens on the public one.
@@ -273,10 +278,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       const listeners = createListeners((req, res) => void invoke(req, res), fastifyHandler, {
         separate: config.adminAddress !== null,
         metricsOnPublic: config.metricsListener === 'public',
+        metricsOwn: config.metricsAddress !== null,
       });
       adminServer = listeners.admin;
+      metricsServer = listeners.metrics;
       // Fastify answers malformed requests on the server it listens on only.
       adminServer?.on('clientError', answerClientError);
+      metricsServer?.on('clientError', answerClientError);
       return listeners.public;
     },
     loggerInstance: log as FastifyBaseLogger,
@@ -325,7 +333,13 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     // Without a key the management API's listener keeps to this machine's pages (keyless-guard.ts). A public
     // listener of its own that other machines reach brings Fastify only the probes and /metrics, public there.
     const publicReachable = config.adminAddress !== null && !isLoopbackHost(config.host);
-    registerKeylessGuard(app, (request) => !publicReachable || arrivedOn(request) === adminServer);
+    // A metrics listener other machines reach serves them /metrics, as a reachable public listener does.
+    const metricsReachable = config.metricsAddress !== null && !isLoopbackHost(config.metricsAddress.host);
+    registerKeylessGuard(app, (request) => {
+      const on = arrivedOn(request);
+      if (on === metricsServer && on !== null) return !metricsReachable;
+      return !publicReachable || on === adminServer;
+    });
   }
   await registerManagementApi(
     app,
@@ -377,7 +391,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       closingStarted = true;
       // Keep-alive sockets that finish their last response would hold close() open
       // until the grace period: close them as soon as they go idle.
-      const servers = adminServer ? [app.server, adminServer] : [app.server];
+      const servers = [app.server, adminServer, metricsServer].filter((s): s is Server => s !== null);
       const sweep = setInterval(() => servers.forEach((s) => s.closeIdleConnections?.()), 100);
       sweep.unref();
       const grace = setTimeout(() => {
@@ -390,7 +404,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       const deadline = Date.now() + config.shutdownGraceMs;
       // The scheduler stops first, so the engine's last claim sees every slot it made.
       const pipeline = webhooks.stop().then(() => deliveries.stop(config.shutdownGraceMs));
-      await Promise.all([app.close(), closeServer(adminServer), pipeline]);
+      await Promise.all([app.close(), closeServer(adminServer), closeServer(metricsServer), pipeline]);
       clearInterval(sweep);
       clearTimeout(grace);
       idempotency.stop();
@@ -413,7 +427,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     idempotency.start();
     stats.flusher.start();
   };
-  return { app, adminServer, store, runtime, log, webhooks, deliveries, clock, metrics, startBackground, close };
+  return { app, adminServer, metricsServer, store, runtime, log, webhooks, deliveries, clock, metrics, startBackground, close };
 }
 
 /** Stops accepting on a listener Fastify does not own; resolves once its connections are gone. */
@@ -465,6 +479,8 @@ export interface Listening {
   url: string;
   /** The dashboard and management API: `url` unless they have their own listener. */
   adminUrl: string;
+  /** GET /metrics: its own listener's URL with SWITCHYARD_METRICS_ADDRESS, else null. */
+  metricsUrl: string | null;
 }
 
 /**
@@ -478,8 +494,9 @@ export async function startServer(config: Config, log?: Logger): Promise<Service
   try {
     const url = await service.app.listen({ port: config.port, host: config.host });
     const adminUrl = service.adminServer ? await listen(service.adminServer, config.adminAddress!) : url;
+    const metricsUrl = service.metricsServer ? await listen(service.metricsServer, config.metricsAddress!, 'metrics') : null;
     service.startBackground();
-    return { ...service, url, adminUrl };
+    return { ...service, url, adminUrl, metricsUrl };
   } catch (err) {
     await service.close();
     throw err;
@@ -487,9 +504,9 @@ export async function startServer(config: Config, log?: Logger): Promise<Service
 }
 
 /** Listens with the admin listener; a failure says which listener it was (startup-failure.ts names its setting). */
-function listen(server: Server, at: ListenAddress): Promise<string> {
+function listen(server: Server, at: ListenAddress, listener: 'admin' | 'metrics' = 'admin'): Promise<string> {
   return new Promise((resolve, reject) => {
-    const fail = (err: Error) => reject(Object.assign(err, { listener: 'admin' }));
+    const fail = (err: Error) => reject(Object.assign(err, { listener }));
     server.once('error', fail);
     server.listen(at.port, at.host, () => {
       server.off('error', fail);

@@ -23,7 +23,7 @@ const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
 
 export function describeStartupFailure(
   err: unknown,
-  config: Pick<Config, 'port' | 'host' | 'databaseUrl'> & Partial<Pick<Config, 'adminAddress'>>,
+  config: Pick<Config, 'port' | 'host' | 'databaseUrl'> & Partial<Pick<Config, 'adminAddress' | 'metricsAddress'>>,
 ): StartupFailure {
   const e: ErrnoLike = err instanceof Error ? err : new Error(String(err));
   const code = typeof e.code === 'string' ? e.code : '';
@@ -34,19 +34,25 @@ export function describeStartupFailure(
   if (e instanceof ConfigError || code === 'demo_load_failed') return known(e.message);
 
   if (e.syscall === 'listen') {
-    // server.ts marks a failure of the admin listener (SWITCHYARD_ADMIN_ADDRESS).
-    const admin = e.listener === 'admin' && config.adminAddress ? config.adminAddress : null;
+    // server.ts marks a failure of the admin listener (SWITCHYARD_ADMIN_ADDRESS) or the metrics one (SWITCHYARD_METRICS_ADDRESS).
+    const own =
+      e.listener === 'admin' && config.adminAddress
+        ? { at: config.adminAddress, env: 'SWITCHYARD_ADMIN_ADDRESS', flag: '--admin-address' }
+        : e.listener === 'metrics' && config.metricsAddress
+          ? { at: config.metricsAddress, env: 'SWITCHYARD_METRICS_ADDRESS', flag: '--metrics-address' }
+          : null;
+    const admin = own?.at ?? null;
     const port = admin ? admin.port : config.port;
     const host = admin ? admin.host : config.host;
-    const pick = admin
-      ? 'pick another with SWITCHYARD_ADMIN_ADDRESS=<host>:<port> or --admin-address <host>:<port> (port 0 picks a free one)'
+    const pick = own
+      ? `pick another with ${own.env}=<host>:<port> or ${own.flag} <host>:<port> (port 0 picks a free one)`
       : `pick another with PORT=<port> or --port <port> (0 picks a free one)`;
     if (code === 'EADDRINUSE') return known(`port ${port} is already in use on ${host}: stop the other process or ${pick}`);
     if (code === 'EACCES') return known(`port ${port} needs privileges this process does not have: ${pick} from 1024 up, or put a proxy in front`);
     if (code === 'EADDRNOTAVAIL') {
       return known(
         admin
-          ? `SWITCHYARD_ADMIN_ADDRESS names ${host}, which is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all)`
+          ? `${own!.env} names ${host}, which is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all)`
           : `HOST=${config.host} is not an address of this machine: use one it has (127.0.0.1, or 0.0.0.0 for all) with HOST=... or --host ...`,
       );
     }

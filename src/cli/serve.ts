@@ -52,7 +52,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
   if (isClusterWorker()) return serveInCluster(config, log);
   if (config.processesNote) log.warn(config.processesNote);
   if (config.originNote) log.warn(config.originNote);
-  let service: { url: string; adminUrl: string; close(): Promise<void> };
+  let service: { url: string; adminUrl: string; metricsUrl: string | null; close(): Promise<void> };
   let stopping: () => boolean;
   if (config.processes > 1) {
     try {
@@ -130,19 +130,19 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
         `  Webhook "${webhook.name}" fires on cron "${webhook.cron}"; its history: curl ${service.adminUrl}/api/webhooks/${webhook.id}/deliveries`,
       );
     }
-    const metricsUrl = config.metricsListener === 'admin' ? service.adminUrl : service.url;
+    const metricsUrl = service.metricsUrl ?? (config.metricsListener === 'admin' ? service.adminUrl : service.url);
     lines.push(`  Management API: ${service.adminUrl}/api/apis  ·  OpenAPI: ${service.adminUrl}/api/openapi.json  ·  Metrics: ${metricsUrl}/metrics\n`);
     process.stdout.write(lines.join('\n') + '\n');
   }
 }
 
 /** The start-up line's admin listener, when it has its own. */
-function adminField(at: { url: string; adminUrl: string }): { adminUrl?: string } {
-  return at.adminUrl === at.url ? {} : { adminUrl: at.adminUrl };
+function adminField(at: { url: string; adminUrl: string; metricsUrl: string | null }): { adminUrl?: string; metricsUrl?: string } {
+  return { ...(at.adminUrl === at.url ? {} : { adminUrl: at.adminUrl }), ...(at.metricsUrl === null ? {} : { metricsUrl: at.metricsUrl }) };
 }
 
-function adminPart(at: { url: string; adminUrl: string }): string {
-  return at.adminUrl === at.url ? '' : ` (dashboard and management API on ${at.adminUrl})`;
+function adminPart(at: { url: string; adminUrl: string; metricsUrl: string | null }): string {
+  return (at.adminUrl === at.url ? '' : ` (dashboard and management API on ${at.adminUrl})`) + (at.metricsUrl === null ? '' : ` (metrics on ${at.metricsUrl}/metrics)`);
 }
 
 /**
@@ -169,7 +169,7 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
         process.exit(1);
       },
     );
-  }, () => service.metrics.registry.render());
+  }, () => service.metrics.json());
   service.metrics.answerWith(() => member.metrics());
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
 }

@@ -161,6 +161,11 @@ export class TargetLimits {
     for (const [target, limit] of this.byTarget) yield [target, limit.limit];
   }
 
+  /** Drops a target's limit (its webhook was deleted): its series leaves switchyard_webhook_concurrency_limit. */
+  forget(target: string): void {
+    this.byTarget.delete(target);
+  }
+
   private forgetSettled(): void {
     for (const [target, limit] of this.byTarget) if (limit.limit === this.bounds.initial) this.byTarget.delete(target);
     // Every one of them measured away from the initial limit: start over rather than grow without bound.

@@ -168,6 +168,11 @@ export class DeliveryEngine {
     return this.limits.entries();
   }
 
+  /** Forgets what was measured of a target that is gone (a deleted webhook). */
+  forgetTarget(target: string): void {
+    this.limits.forget(target);
+  }
+
   /** Look for due deliveries now (a delivery was just created, or the clock moved). */
   wake(): void {
     this.wakePending = true;

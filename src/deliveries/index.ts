@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import type { StatsCollector } from '../stats/collector.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';

@@ -15,7 +15,7 @@ import {
   apiNotFound,
 } from '../errors.js';
 import { MAX_HOPS, type RunDepths } from '../hops.js';
-import type { Metrics } from '../metrics.js';
+import { counterHandle, histogramHandle, type Metrics } from '../telemetry/metrics.js';
 import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
@@ -126,6 +126,10 @@ export class Gateway {
   private readonly guards = new WeakMap<Route, RouteGuard[]>();
   /** `switchyard_function_invocations_total{outcome="ok"}` per function: the label set of nearly every request. */
   private readonly okSeries = new Map<string, OkSeries>();
+  /** `switchyard_http_requests_total{route=""}` per API (or "") and status: answers no route took. */
+  private readonly unrouted = new Map<string, { inc(by?: number): void }>();
+  /** The route a refusal came from (see `counted`): its answer is counted with the route's series. */
+  private readonly refusedAt = new WeakMap<object, PolicyRequest>();
 
   private readonly runtime: FunctionRuntime;
   private readonly changes: ChangeBus;
@@ -163,9 +167,13 @@ export class Gateway {
     });
     this.functions = new Cache((name) => store.getFunction(name));
     changes.subscribe((change) => {
-      if (change.kind === 'api') this.tables.invalidate(change.id);
-      else if (change.kind === 'function') this.functions.invalidate(change.name);
-      else if (change.kind === 'reset') {
+      if (change.kind === 'api') {
+        this.tables.invalidate(change.id);
+        void this.forgetRoutesGone(change.id);
+      } else if (change.kind === 'function') {
+        this.functions.invalidate(change.name);
+        void this.forgetFunctionGone(change.name, store);
+      } else if (change.kind === 'reset') {
         this.tables.clear();
         this.functions.clear();
       }
@@ -210,6 +218,8 @@ export class Gateway {
         throw err;
       }
       response = answer;
+      // Answered, not thrown: the invoke handler's count of errors never sees it.
+      this.countFailure(req.apiId, err, started);
     }
     if (decision !== null) applyCors(response.headers, decision, response.ownCors === true);
     return response;
@@ -345,19 +355,71 @@ export class Gateway {
     if (err instanceof PolicyRefusalError) {
       this.metrics.refusals.inc({ api: ctx.req.apiId, route: `${ctx.route.method} ${ctx.resource}`, reason: err.reason });
     }
+    // A refusal is an answer of the route: counted with its series, by its status (countFailure).
+    if (err instanceof SwitchyardError) this.refusedAt.set(err, ctx);
     return err;
+  }
+
+  /**
+   * Counts an invocation answered with an error (the invoke handler calls it on its error path, so a
+   * success pays nothing for it): a route's refusal with the route's series (not in the per-minute
+   * statistics, which count runs); any other (no such API or route, a wrong method, a body over the
+   * limit) with route "". `started`: when the request arrived (performance.now()).
+   */
+  countFailure(apiId: string, err: unknown, started: number): void {
+    const refused = typeof err === 'object' && err !== null ? this.refusedAt.get(err) : undefined;
+    if (refused !== undefined && err instanceof SwitchyardError) {
+      this.record(apiId, refused.route, refused.resource, err.status, started, false);
+      return;
+    }
+    // An id no API has is the caller's to choose: one series for all of them, not one each.
+    const api = this.tables.peek(apiId) ? apiId : '';
+    const status = err instanceof SwitchyardError ? err.status : 500;
+    const key = `${api}\u0000${status}`;
+    let counter = this.unrouted.get(key);
+    if (!counter) {
+      counter = counterHandle(this.metrics.requests, api, '', String(status));
+      this.unrouted.set(key, counter);
+    }
+    counter.inc();
+  }
+
+  /** After a change of API `apiId`: drops the series of its routes that are gone (all of them when the API is). */
+  private async forgetRoutesGone(apiId: string): Promise<void> {
+    let keep: ReadonlySet<string> | null;
+    try {
+      keep = (await this.tables.get(apiId))?.routeLabels ?? null;
+    } catch {
+      return; // the store is unreachable: the series stay until the next change
+    }
+    for (const [id, series] of this.routeSeries) {
+      if (series.apiId === apiId && (keep === null || !keep.has(`${series.route.method} ${series.resource}`))) this.routeSeries.delete(id);
+    }
+    if (keep === null) for (const key of this.unrouted.keys()) if (key.startsWith(`${apiId}\u0000`)) this.unrouted.delete(key);
+    await this.metrics.forgetRoutes(apiId, keep);
+  }
+
+  /** After a change of function `name`: drops its series if it was deleted. */
+  private async forgetFunctionGone(name: string, store: Store): Promise<void> {
+    try {
+      if ((await store.getFunction(name)) !== null) return;
+    } catch {
+      return;
+    }
+    this.okSeries.delete(name);
+    await this.metrics.forgetFunction(name);
   }
 
   private okCounter(name: string): OkSeries {
     let series = this.okSeries.get(name);
     if (!series) {
-      series = { metric: this.metrics.invocations.series([name, 'ok']), stats: this.stats?.okCell(name) ?? null };
+      series = { metric: counterHandle(this.metrics.invocations, name, 'ok'), stats: this.stats?.okCell(name) ?? null };
       this.okSeries.set(name, series);
     }
     return series;
   }
 
-  private record(apiId: string, route: Route, resource: string, status: number, started: number): void {
+  private record(apiId: string, route: Route, resource: string, status: number, started: number, inStats = true): void {
     let series = this.routeSeries.get(route.id);
     if (!series || series.route !== route || series.resource !== resource || series.apiId !== apiId) {
       const labels = [apiId, `${route.method} ${resource}`];
@@ -365,7 +427,7 @@ export class Gateway {
         route,
         resource,
         apiId,
-        latency: this.metrics.latency.seriesOf(labels),
+        latency: histogramHandle(this.metrics.latency, ...labels),
         byStatus: new Map(),
         stats: this.stats?.requestCell(apiId, route.method, resource) ?? null,
       };
@@ -373,12 +435,12 @@ export class Gateway {
     }
     let counter = series.byStatus.get(status);
     if (!counter) {
-      counter = this.metrics.requests.series([series.apiId, `${route.method} ${resource}`, String(status)]);
+      counter = counterHandle(this.metrics.requests, series.apiId, `${route.method} ${resource}`, String(status));
       series.byStatus.set(status, counter);
     }
     counter.inc();
     const ms = performance.now() - started;
     series.latency.observe(ms / 1000);
-    series.stats?.add(status >= 500, ms);
+    if (inStats) series.stats?.add(status >= 500, ms);
   }
 }

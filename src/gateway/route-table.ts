@@ -106,13 +106,20 @@ export class RouteTable {
   /** How the gateway words its own answers for this API (./error-answers.ts). */
   readonly errors: ErrorPolicy;
 
+  /** `METHOD resource` of every route: the `route` label of its series (the gateway drops the series of routes gone). */
+  readonly routeLabels = new Set<string>();
+
   constructor(api: Api) {
     this.cookieScope = invokePathOf(api.id, api.basePath);
     this.minimumCompressionSize = api.minimumCompressionSize ?? null;
     this.binaryMediaTypes = compileBinaryMediaTypes(api.binaryMediaTypes ?? null);
     this.cors = compileCors(api.cors);
     this.errors = { errorFormat: api.errorFormat, exposeErrors: api.exposeErrors };
-    for (const route of api.routes) this.add(route, joinPath(api.basePath, route.path));
+    for (const route of api.routes) {
+      const resource = joinPath(api.basePath, route.path);
+      this.add(route, resource);
+      this.routeLabels.add(`${route.method} ${resource}`);
+    }
   }
 
   private add(route: Route, resource: string): void {

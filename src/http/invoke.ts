@@ -298,6 +298,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         }
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
         const code = sendError(res, requestId, err, err instanceof PayloadTooLargeError);
+        gateway.countFailure(splitInvokeUrl(req.url!).apiId, asStoreUnavailable(err) ?? err, started);
         finish(req, res, h, requestId, started, facts, code);
       },
     );

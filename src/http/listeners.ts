@@ -10,6 +10,10 @@
  * - the admin listener serves the dashboard and the management API, and never
  *   an invocation: a function's answer (a page, a script, a header) is never
  *   on the origin that holds the admin key.
+ *
+ * With a metrics listener (`SWITCHYARD_METRICS_ADDRESS`) GET /metrics is
+ * served there alone (any other path a 404) and by no other listener, so a
+ * scraper's network can be given that port and nothing else.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
@@ -24,6 +28,8 @@ export interface ListenerLayout {
   separate: boolean;
   /** With `separate`: whether the public listener serves /metrics too. */
   metricsOnPublic: boolean;
+  /** Whether /metrics has a listener of its own (and no other listener serves it). */
+  metricsOwn?: boolean;
 }
 
 export interface Listeners {
@@ -31,6 +37,8 @@ export interface Listeners {
   public: Server;
   /** The dashboard and management API; null when the public listener serves them. */
   admin: Server | null;
+  /** GET /metrics alone; null when another listener serves it. */
+  metrics: Server | null;
 }
 
 function pathOf(url: string): string {
@@ -38,8 +46,8 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** The public listener's answer to a path it does not serve. */
-function notServedHere(req: IncomingMessage, res: ServerResponse): void {
+/** A listener's answer to a path it does not serve. */
+function notServedHere(req: IncomingMessage, res: ServerResponse, serves = 'invocations (/api/invoke/fn/...) and health checks'): void {
   const requestId = requestIdOf(typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined);
   res.writeHead(404, {
     'content-type': 'application/json; charset=utf-8',
@@ -48,13 +56,27 @@ function notServedHere(req: IncomingMessage, res: ServerResponse): void {
   });
   res.end(
     JSON.stringify({
-      error: `No such endpoint: ${req.method} ${pathOf(req.url!)}. This listener serves invocations (/api/invoke/fn/...) and health checks only`,
+      error: `No such endpoint: ${req.method} ${pathOf(req.url!)}. This listener serves ${serves} only`,
       code: 'not_found',
     }),
   );
 }
 
-export function createListeners(invoke: Handler, fastify: Handler, layout: ListenerLayout): Listeners {
+export function createListeners(invoke: Handler, given: Handler, layout: ListenerLayout): Listeners {
+  const own = layout.metricsOwn === true;
+  const metrics = own
+    ? createServer(function serveMetrics(req, res) {
+        if (pathOf(req.url!) === '/metrics') given(req, res);
+        else notServedHere(req, res, 'GET /metrics');
+      })
+    : null;
+  // The other listeners keep /metrics off when it has its own.
+  const fastify: Handler = own
+    ? (req, res) => {
+        if (pathOf(req.url!) === '/metrics') notServedHere(req, res, 'no metrics (SWITCHYARD_METRICS_ADDRESS serves them); it serves the rest');
+        else given(req, res);
+      }
+    : given;
   if (!layout.separate) {
     return {
       public: createServer(function serveAll(req, res) {
@@ -62,11 +84,13 @@ export function createListeners(invoke: Handler, fastify: Handler, layout: Liste
         else fastify(req, res);
       }),
       admin: null,
+      metrics,
     };
   }
   const forwarded = new Set(['/healthz', '/readyz']);
-  if (layout.metricsOnPublic) forwarded.add('/metrics');
+  if (layout.metricsOnPublic && !own) forwarded.add('/metrics');
   return {
+    metrics,
     public: createServer(function servePublic(req, res) {
       const url = req.url!;
       if (url.startsWith(INVOKE_PREFIX)) invoke(req, res);

@@ -10,7 +10,7 @@ import type { FunctionInvocations } from '../functions/invocations.js';
 import type { FunctionService } from '../functions/service.js';
 import type { ApiService } from '../gateway/apis.js';
 import type { ApiKeyService } from '../keys/service.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import type { Stats } from '../stats/index.js';
 import type { Store } from '../store/store.js';
 import type { InvocationHub } from '../streams/invocations.js';
@@ -72,6 +72,7 @@ export async function registerManagementApi(
 ): Promise<void> {
   registerSchemas(app);
   registerIntegerParameters(app);
+  countManagementRequests(app, deps.metrics);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess, deps.notReady);
   registerDashboardRoutes(app, invokeOrigin);
@@ -90,6 +91,39 @@ export async function registerManagementApi(
   registerApplicationRoutes(app, { applications: deps.applications, portalTokens: deps.portalTokens });
   registerPortalRoutes(app, { portalTokens: deps.portalTokens, webhooks: deps.webhooks, catalogue: deps.catalogue });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
+}
+
+/**
+ * `switchyard_management_requests_total` and its duration histogram: every
+ * answer under /api/ (invocations are counted by the gateway), by the route's
+ * template (`/api/functions/:name`, bounded), "" when no route matched (a
+ * caller's path would be unbounded). Children are cached per label set.
+ */
+function countManagementRequests(app: FastifyInstance, metrics: Metrics): void {
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(seconds: number): void }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const template = request.routeOptions.url;
+    if (template === undefined ? request.url.startsWith('/api/') : template.startsWith('/api/')) {
+      const route = template ?? '';
+      const method = request.method;
+      const key = `${method} ${route} ${reply.statusCode}`;
+      let counter = counters.get(key);
+      if (!counter) {
+        counter = metrics.managementRequests.labels(method, route, String(reply.statusCode));
+        counters.set(key, counter);
+      }
+      counter.inc();
+      const timerKey = `${method} ${route}`;
+      let timer = timers.get(timerKey);
+      if (!timer) {
+        timer = metrics.managementLatency.labels(method, route);
+        timers.set(timerKey, timer);
+      }
+      timer.observe(reply.elapsedTime / 1000);
+    }
+    done();
+  });
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { UnauthorizedError } from '../errors.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import type { Store } from '../store/store.js';
 import { checkBearer, PUBLIC_ROUTE } from './auth.js';
 import type { FailedAttempts } from './failed-attempts.js';

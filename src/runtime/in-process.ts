@@ -107,6 +107,8 @@ class InProcessRuntime implements Runtime {
   private nextId = 0;
   private closing = false;
   private restarts = 0;
+  /** Isolates created by the hosts an RSS breach discarded (the current host counts its own). */
+  private coldStartsBefore = 0;
   private rssBoundForTest: number | null = null;
   private stopWatchdog: () => void;
   private rearm: NodeJS.Timeout | null = null;
@@ -282,6 +284,7 @@ class InProcessRuntime implements Runtime {
     this.restarts++;
     this.rssBoundForTest = null;
     const old = this.host;
+    this.coldStartsBefore += old.created;
     const oldTransformations = this.transformations;
     this.host = this.newHost();
     this.transformations = new TransformationHost();
@@ -364,7 +367,17 @@ class InProcessRuntime implements Runtime {
 
   stats(): RuntimeStats {
     return {
-      workers: [{ index: 0, pid: process.pid, restarts: this.restarts, inflight: this.pending.size + this.others, calls: this.calls() }],
+      workers: [
+        {
+          index: 0,
+          pid: process.pid,
+          restarts: this.restarts,
+          inflight: this.pending.size + this.others,
+          isolates: this.host.isolateCount(),
+          coldStarts: this.coldStartsBefore + this.host.created,
+          calls: this.calls(),
+        },
+      ],
     };
   }
 

@@ -153,9 +153,14 @@ export interface IsolateHostDeps {
   runReports?: boolean;
   /** The synchronous fast path (default on); off, every batch takes `apply` (SWITCHYARD_SYNC_CALLS=0, for A/B measurements). */
   syncCalls?: boolean;
+  /** Told after an isolate was created or disposed (the counts for metrics: `created`, `isolateCount()`). */
+  counted?: () => void;
 }
 
 export class IsolateHost {
+  /** Isolates created so far (cold starts, replacements, prewarms): switchyard_isolate_cold_starts_total. */
+  created = 0;
+  private readonly counted: () => void;
   private readonly loads = new Map<string, Load>();
   /** The instance new batches of a key go to. */
   private readonly current = new Map<string, Instance>();
@@ -189,6 +194,7 @@ export class IsolateHost {
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
     this.runReports = deps.runReports ?? false;
     this.syncCalls = deps.syncCalls ?? true;
+    this.counted = deps.counted ?? (() => undefined);
     this.idleTimer = setInterval(() => this.disposeIdle(), 60_000);
     this.idleTimer.unref();
     this.cpuWatchdog = setInterval(() => this.watchIdleCpu(), IDLE_CPU_CHECK_MS);
@@ -327,6 +333,8 @@ export class IsolateHost {
     inst.ready.catch(() => undefined);
     this.current.set(load.k, inst);
     this.all.add(inst);
+    this.created++;
+    this.counted();
     return inst;
   }
 
@@ -605,6 +613,7 @@ export class IsolateHost {
     if (this.current.get(inst.load.k) === inst) this.current.delete(inst.load.k);
     this.all.delete(inst);
     this.idle.delete(inst);
+    this.counted();
     try {
       inst.sandbox?.dispose();
     } catch (err) {

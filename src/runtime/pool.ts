@@ -33,7 +33,7 @@ export interface RuntimeOptions {
 
 export interface RuntimeStats {
   /** `calls`: invocations answered on the fast path and otherwise (isolate-host.ts), where this process hosts the isolates. */
-  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number; calls?: CallCounts }>;
+  workers: Array<{ index: number; pid: number | undefined; restarts: number; inflight: number; isolates: number; coldStarts: number; calls?: CallCounts }>;
 }
 
 export interface Runtime extends FunctionRuntime, TransformationRuntime {
@@ -160,7 +160,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
 
     stats(): RuntimeStats {
       return {
-        workers: workers.map((w) => ({ index: w.index, pid: w.pid, restarts: w.restarts, inflight: w.inflight })),
+        workers: workers.map((w) => ({ index: w.index, pid: w.pid, restarts: w.restarts, inflight: w.inflight, isolates: w.isolates, coldStarts: w.coldStarts })),
       };
     },
 

@@ -81,7 +81,9 @@ export type FromWorker =
   | { t: 'xval'; id: number; ok: true }
   | { t: 'xval'; id: number; ok: false; message: string; line?: number; column?: number }
   /** The worker is about to abort: send it nothing more, queue for its successor. */
-  | { t: 'dying' };
+  | { t: 'dying' }
+  /** After an isolate was created or disposed: isolates alive now (`n`) and created since the process started (`c`), for metrics. */
+  | { t: 'iso'; n: number; c: number };
 
 export const versionKey = (name: string, version: number): string => `${name}@${version}`;
 

@@ -61,6 +61,10 @@ const ms = (start: number) => Math.round((performance.now() - start) * 100) / 10
 
 export class WorkerHandle {
   restarts = 0;
+  /** Isolates alive in the current worker process, and created by every process of this slot so far (its `iso` frames). */
+  isolates = 0;
+  coldStarts = 0;
+  private coldStartsBefore = 0;
   private child: ChildProcess | null = null;
   private channel: net.Socket | null = null;
   private startedAt = 0;
@@ -405,6 +409,10 @@ export class WorkerHandle {
       case 'dying':
         this.accepting = false;
         return;
+      case 'iso':
+        this.isolates = msg.n;
+        this.coldStarts = this.coldStartsBefore + msg.c;
+        return;
       case 'log':
         this.logger?.[msg.level]({ worker: this.index }, msg.msg);
         return;
@@ -478,6 +486,8 @@ export class WorkerHandle {
     this.loaded.clear();
     this.loadedTransforms.clear();
     this.failAll(reason, false);
+    this.isolates = 0;
+    this.coldStartsBefore = this.coldStarts;
     if (this.stopping) return;
     if (Date.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff = BACKOFF_MIN_MS;
     const delay = this.backoff;

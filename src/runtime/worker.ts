@@ -82,7 +82,9 @@ function publish(fn: string, event: string, dataJson: string, application?: stri
 
 const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports, syncCalls });
+// Counts for the main process's metrics: one small frame per isolate created or disposed (never per call).
+const counted = () => send({ t: 'iso', n: host.isolateCount(), c: host.created });
+const host: IsolateHost = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports, syncCalls, counted });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;

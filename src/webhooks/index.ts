@@ -7,6 +7,7 @@
  * and stops it first.
  */
 import type { ApplicationScope } from '../applications/types.js';
+import type { ChangeBus } from '../changes.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { DueSignal } from '../deliveries/due-signal.js';
@@ -14,7 +15,7 @@ import type { DeliveryEngine } from '../deliveries/engine.js';
 import { SwitchyardError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { nextRequestId } from '../ids.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../types.js';
@@ -68,6 +69,8 @@ export interface WebhooksDeps {
   config: Pick<Config, 'allowPrivateTargets'>;
   store: Store;
   clock: Clock;
+  /** A deleted webhook's change: its measured limit and its series go (forgetIfDeleted). */
+  changes: ChangeBus;
   /** The pipeline's engine: test-fires and manual retries attempt through it. */
   engine: DeliveryEngine;
   /** The engine's webhook target: the scheduler hands it the webhooks it just read. */
@@ -118,12 +121,25 @@ export function createWebhooks(deps: WebhooksDeps) {
     onClaimed: () => deps.due.wake(),
     onDue: (webhook) => target.remember(webhook),
     log,
-    lateness: { observe: (s) => metrics.schedulerLag.observe({}, s) },
+    lateness: { observe: (s) => metrics.schedulerLag.observe(s) },
     functionSlot: deps.functionSlot,
     prewarm: deps.prewarm,
   });
   const owner = newLeaseOwner();
   const recoveries = new RecoveryRunner({ store, clock, owner, isDeadOwner: (other) => isDeadOwnerOnThisHost(other, owner), due: deps.due, log });
+  // What a process measured of a webhook outlives it unless dropped: a deleted webhook's series would stay until restart.
+  const forgetIfDeleted = async (id: string) => {
+    try {
+      if ((await store.getWebhook(id)) !== null) return;
+    } catch {
+      return; // the store is unreachable: the next change of it tries again
+    }
+    engine.forgetTarget(id);
+    metrics.forgetWebhook(id);
+  };
+  const offChanges = deps.changes.subscribe((change) => {
+    if (change.kind === 'webhook') void forgetIfDeleted(change.id);
+  });
   const service = new WebhookService({
     store,
     clock,
@@ -147,6 +163,7 @@ export function createWebhooks(deps: WebhooksDeps) {
       recoveries.start();
     },
     async stop(): Promise<void> {
+      offChanges();
       await scheduler.stop();
       await recoveries.stop();
       await health.stop();

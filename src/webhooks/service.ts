@@ -594,6 +594,8 @@ export class WebhookService {
   async delete(id: string): Promise<void> {
     if (!(await this.deps.store.deleteWebhook(id))) throw webhookNotFound(id);
     this.deps.wakeScheduler();
+    // Every process drops what it cached and measured of it (its series among them) before this answers.
+    await this.deps.health.announce(id);
   }
 
   /** Sends once now, also when disabled; no retries. Answers the finished delivery. */

@@ -19,6 +19,8 @@ export interface RunningService {
   url: string;
   /** The dashboard and management API: `url` unless SWITCHYARD_ADMIN_ADDRESS gives them their own listener. */
   adminUrl: string;
+  /** GET /metrics's own listener (SWITCHYARD_METRICS_ADDRESS), when it has one. */
+  metricsUrl?: string;
   dbUrl: string;
   proc: ChildProcess;
   output: string[];
@@ -78,6 +80,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   });
   const output: string[] = [];
   let adminUrl: string | undefined;
+  let metricsUrl: string | undefined;
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => {
       // Never leave a half-started server behind (it would hold ports and CPU for later tests).
@@ -91,6 +94,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       if (m && text.includes('listening on')) {
         clearTimeout(timer);
         adminUrl = /"adminUrl":"(http:\/\/[^"]+)"/.exec(text)?.[1];
+        metricsUrl = /"metricsUrl":"(http:\/\/[^"]+)"/.exec(text)?.[1];
         resolveUrl(m[1]);
       }
     };
@@ -133,5 +137,5 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
       proc.kill(signal);
     });
 
-  return { url, adminUrl: adminUrl ?? url, dbUrl, proc, output, stop, request };
+  return { url, adminUrl: adminUrl ?? url, ...(metricsUrl ? { metricsUrl } : {}), dbUrl, proc, output, stop, request };
 }

@@ -109,6 +109,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('puts /metrics on a listener of its own with SWITCHYARD_METRICS_ADDRESS, apart from the others', () => {
+    expect(loadConfig({}).metricsAddress).toBeNull();
+    expect(loadConfig({ SWITCHYARD_METRICS_ADDRESS: '9464' }).metricsAddress).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({}, ['--metrics-address', '[::1]:9464']).metricsAddress).toEqual({ host: '::1', port: 9464 });
+    expect(refusal({ PORT: '3000', SWITCHYARD_METRICS_ADDRESS: '127.0.0.1:3000' }).message).toContain('SWITCHYARD_METRICS_ADDRESS must differ from HOST and PORT');
+    expect(refusal({ SWITCHYARD_ADMIN_ADDRESS: '3001', SWITCHYARD_METRICS_ADDRESS: '3001' }).message).toContain('must differ from SWITCHYARD_ADMIN_ADDRESS');
+    expect(refusal({ SWITCHYARD_METRICS_ADDRESS: 'metrics' }).message).toContain('SWITCHYARD_METRICS_ADDRESS must be <port> or <host>:<port>');
+    // Reachable from other machines: a token given must be long, as on the other listeners.
+    expect(refusal({ SWITCHYARD_METRICS_ADDRESS: '0.0.0.0:9464', SWITCHYARD_METRICS_TOKEN: 'short' }).message).toContain(
+      'SWITCHYARD_METRICS_TOKEN must be at least 16 characters when SWITCHYARD_METRICS_ADDRESS=0.0.0.0:9464',
+    );
+  });
+
   it('bounds functions, APIs, webhooks and routes per API, 10,000 (1,000 routes) unless set', () => {
     expect(loadConfig({}).limits).toEqual({ functions: 10_000, apis: 10_000, webhooks: 10_000, routes: 1000 });
     expect(loadConfig({}, ['--max-functions', '5', '--max-apis=6', '--max-webhooks', '7', '--max-routes-per-api', '8']).limits).toEqual({

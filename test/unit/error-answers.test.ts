@@ -11,7 +11,7 @@ import { ChangeBus } from '../../src/changes.js';
 import { MethodNotAllowedError, NoRouteError, PolicyRefusalError, REFUSAL_CODES, TooManyScrapesError, type RefusalReason } from '../../src/errors.js';
 import { AWS_REFUSALS, awsErrorAnswer, failureAnswer, failureLogLine } from '../../src/gateway/error-answers.js';
 import { Gateway, type InvokeRequest } from '../../src/gateway/gateway.js';
-import { createMetrics } from '../../src/metrics.js';
+import { createMetrics, sampleOf } from '../../src/telemetry/metrics.js';
 import type { FunctionRuntime } from '../../src/runtime/types.js';
 import type { Store } from '../../src/store/store.js';
 import { API_POLICY_DEFAULTS, type Api } from '../../src/types.js';
@@ -170,7 +170,7 @@ describe('a refusal through the gateway', () => {
 
   let invoked = 0;
   const gatewayFor = (a: Api) => {
-    const metrics = createMetrics();
+    const metrics = createMetrics({ defaultMetrics: false });
     const store = { getApi: async () => a, getFunction: async () => null } as unknown as Store;
     const runtime = {
       invoke: async () => {
@@ -190,8 +190,11 @@ describe('a refusal through the gateway', () => {
     const { gateway, metrics } = gatewayFor(api({}));
     refusal = new PolicyRefusalError(reason);
     await expect(gateway.handle(request())).rejects.toBe(refusal);
-    expect(metrics.refusals.get({ api: 'api_1', route: 'GET /shop/items/:id', reason })).toBe(1);
-    expect(metrics.registry.render()).toContain(`switchyard_gateway_refusals_total{api="api_1",route="GET /shop/items/:id",reason="${reason}"} 1`);
+    expect(await sampleOf(metrics.refusals, { api: 'api_1', route: 'GET /shop/items/:id', reason })).toBe(1);
+    expect(await metrics.registry.metrics()).toContain(`switchyard_gateway_refusals_total{api="api_1",route="GET /shop/items/:id",reason="${reason}"} 1`);
+    // The refusal is an answer of the route: counted with its labels, by its status (the invoke handler reports it).
+    gateway.countFailure('api_1', refusal, performance.now());
+    expect(await sampleOf(metrics.requests, { api: 'api_1', route: 'GET /shop/items/:id', status: String(refusal.status) })).toBe(1);
     expect(invoked).toBe(0);
   });
 
@@ -205,7 +208,7 @@ describe('a refusal through the gateway', () => {
     expect(JSON.parse(r.body as string)).toEqual({ message: 'Too Many Requests' });
     expect(r.headers['retry-after']).toBe('2');
     expect(r.headers['access-control-allow-origin']).toBe('https://app.example.com');
-    expect(metrics.refusals.get({ api: 'api_1', route: 'GET /shop/items/:id', reason: 'throttled' })).toBe(1);
+    expect(await sampleOf(metrics.refusals, { api: 'api_1', route: 'GET /shop/items/:id', reason: 'throttled' })).toBe(1);
   });
 
   it('counts nothing for an admitted request', async () => {
@@ -214,6 +217,6 @@ describe('a refusal through the gateway', () => {
     const r = await gateway.handle(request());
     // The route's function is gone in this fake store: the gateway's own words, not a refusal.
     expect(JSON.parse(r.body as string)).toMatchObject({ code: 'function_error', error: "Function 'items' does not exist" });
-    expect(metrics.registry.render()).not.toContain('switchyard_gateway_refusals_total{');
+    expect(await metrics.registry.metrics()).not.toContain('switchyard_gateway_refusals_total{');
   });
 });

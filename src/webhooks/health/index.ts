@@ -9,7 +9,7 @@ import type { ChangeBus } from '../../changes.js';
 import type { Clock } from '../../clock.js';
 import type { DueSignal } from '../../deliveries/due-signal.js';
 import { LeasedBuckets } from '../../limits/leased-buckets.js';
-import type { Metrics } from '../../metrics.js';
+import type { Metrics } from '../../telemetry/metrics.js';
 import type { Store } from '../../store/store.js';
 import type { Logger } from '../../types.js';
 import type { EventBus } from '../events.js';
