@@ -20,6 +20,7 @@ import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import { validateFunction } from './validate.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -73,14 +74,16 @@ function fatal(items: string): never {
  * before a handler returned normally reaches the main process before that
  * handler's result. The data is spliced raw as the frame body (already JSON).
  */
-function publish(fn: string, event: string, dataJson: string): void {
-  const head: FromWorker = { t: 'emit', fn, event };
+function publish(fn: string, event: string, dataJson: string, trace?: TraceCarrier): void {
+  const head: FromWorker = trace === undefined ? { t: 'emit', fn, event } : { t: 'emit', fn, event, tp: trace };
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 
 const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
-const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates });
+/** Recorded as a span by the main process, which holds the exporter (src/telemetry/tracing.ts). */
+const fetched = (s: FetchSpanRecord) => send({ t: 'span', s });
+const host = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, fetched, warmIsolates });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;
@@ -137,7 +140,7 @@ function onFrame(text: string): void {
   const msg = JSON.parse(headText) as ToWorker;
   switch (msg.t) {
     case 'inv': {
-      host.invoke(msg.k, msg.ids, msg.rids, headText, body);
+      host.invoke(msg.k, msg.ids, msg.rids, headText, body, msg.tps);
       return;
     }
     case 'load':
