@@ -58,6 +58,7 @@ import { EventBus } from './webhooks/events.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
+import type { FetchSpanRecord, TraceCarrier } from './telemetry/types.js';
 import { Transformer } from './webhooks/transformation.js';
 
 export interface Service {
@@ -91,6 +92,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
   });
   clock = await chooseClock(config, store, log);
+  // Loaded only when on: a server without tracing loads none of the OpenTelemetry SDK.
+  const tracing = config.telemetry === null ? null : new (await import('./telemetry/tracing.js')).Tracing(config.telemetry);
   // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
   const hops = new RunDepths();
   // Producers of deliveries are built before the engine (it needs the runtime, whose emits reach them): they ring this.
@@ -119,15 +122,21 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     warmIsolates: config.warmIsolates,
     allowPrivateTargets: config.allowPrivateTargets,
     logger: log,
-    onEmit(functionName: string, event: string, dataJson: string) {
+    onEmit(functionName: string, event: string, dataJson: string, trace?: TraceCarrier) {
+      // A traced invocation's emit is a PRODUCER span under it; the deliveries it makes keep that span's context.
+      const span = tracing !== null && trace !== undefined ? tracing.under(trace, `emit ${event}`, 'producer', { 'switchyard.event': event, 'faas.invoked_name': functionName }) : undefined;
+      const carrier = span && tracing!.carrierOf(span);
       background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit' }), emitOperational)
-        .catch((err) =>
-          err instanceof EventInvalidError
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit', trace: carrier }), emitOperational)
+        .catch((err) => {
+          if (span !== undefined) tracing!.failed(span, err instanceof Error ? err.message : String(err));
+          return err instanceof EventInvalidError
             ? log.warn({ function: functionName, event, path: err.path, version: err.version }, `emit refused: ${err.message}`)
-            : log.warn({ err, function: functionName, event }, 'could not publish an emitted event'),
-        );
+            : log.warn({ err, function: functionName, event }, 'could not publish an emitted event');
+        })
+        .finally(() => span?.end());
     },
+    onFetchSpan: tracing === null ? undefined : (record: FetchSpanRecord) => tracing.recordFetch(record),
   };
   // In this process only as one of several (src/cluster.ts): an isolate's V8 abort then costs this process alone.
   // Loaded only here: isolated-vm and the sandbox stay out of a primary's and a worker-mode process's memory.
@@ -153,6 +162,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     invocations,
     stats: stats.collector,
     hops,
+    tracing,
     policy: {
       clock,
       allowPrivateTargets: config.allowPrivateTargets,
@@ -170,9 +180,10 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     fetchMock: mockFetcher(gateway),
     log,
     transformer,
+    tracing,
   });
   const functionTarget = new FunctionTarget({
-    runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
+    runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations, tracing }),
     clock,
   });
   // The engine asks it before each attempt: held webhooks, breakers, rate limits, Retry-After.
@@ -243,7 +254,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let draining = false;
   // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
   const trust = config.trustedProxies && trustFunction(config.trustedProxies);
-  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted, trust });
+  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, isClosing: () => closingStarted, trust, tracing });
 
   let adminServer: Server | null = null;
   const app = Fastify({
@@ -378,6 +389,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await keyUses.flush();
       await stats.flusher.stop();
       await runtime.close(Math.max(0, deadline - Date.now()));
+      // After the runtime: the last fetches' spans arrive with its workers' last frames.
+      await tracing?.shutdown().catch((err: unknown) => log.warn({ err }, 'could not send the last spans'));
       dbClock?.stop();
       await store.close();
     })());

@@ -7,6 +7,7 @@
  * body is always read raw and the gateway decides between JSON, text and base64.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
   InvalidRequestError,
@@ -22,6 +23,7 @@ import { compressAnswer } from '../gateway/policy/compression.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
+import type { Tracing } from '../telemetry/tracing.js';
 
 export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -82,6 +84,9 @@ export interface InvokeHeaders {
    * (docs/security.md). Its only defined value is `script`: any value counts.
    */
   serviceWorker: boolean;
+  /** W3C trace context of the caller (read always: two length checks; used only while tracing). */
+  traceparent: string | undefined;
+  tracestate: string | undefined;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -92,6 +97,8 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let minChange: string | undefined;
   let depth: string | undefined;
   let serviceWorker = false;
+  let traceparent: string | undefined;
+  let tracestate: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
     // Lengths first: most headers are none of these, and need no lower-casing.
@@ -111,9 +118,13 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
       minChange = raw[i + 1];
     } else if (name.length === 16 && name.toLowerCase() === DEPTH_HEADER) {
       depth = raw[i + 1];
+    } else if (name.length === 11 && name.toLowerCase() === 'traceparent') {
+      traceparent = raw[i + 1];
+    } else if (name.length === 10 && name.toLowerCase() === 'tracestate') {
+      tracestate = tracestate === undefined ? raw[i + 1] : `${tracestate},${raw[i + 1]}`;
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker, traceparent, tracestate };
 }
 
 /** The header's value as a change number; a 400 naming it when it is not one. */
@@ -162,11 +173,14 @@ export interface InvokeHandlerOptions {
    * null: none, and the headers are not even looked for.
    */
   trust?: TrustFn | null;
+  /** OpenTelemetry tracing (src/telemetry/tracing.ts); null: off, and no span is made. */
+  tracing?: Tracing | null;
 }
 
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
   const { bodyLimit, log } = opts;
   const trust = opts.trust ?? null;
+  const tracing = opts.tracing ?? null;
 
   function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): void {
     const err = asStoreUnavailable(caught) ?? caught;
@@ -188,10 +202,18 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     res.end(JSON.stringify(body));
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, body: Buffer | null): Promise<void> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: InvokeHeaders,
+    requestId: string,
+    body: Buffer | null,
+    span: Span | undefined,
+  ): Promise<void> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const peer = req.socket.remoteAddress ?? '';
     const response = await gateway.handle({
+      span,
       minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
       depth: h.depth === undefined ? undefined : parseDepth(h.depth),
       method: req.method!,
@@ -225,37 +247,54 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     }
   }
 
-  function finish(req: IncomingMessage, res: ServerResponse, requestId: string, started: number): void {
+  function finish(req: IncomingMessage, res: ServerResponse, requestId: string, started: number, span?: Span): void {
     if (log.isLevelEnabled('debug') || res.statusCode >= 500) {
       log[res.statusCode >= 500 ? 'warn' : 'debug'](
         { requestId, method: req.method, url: req.url, status: res.statusCode, ms: performance.now() - started },
         'invoke',
       );
     }
+    if (span !== undefined) {
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) tracing!.failed(span, String(res.statusCode));
+      span.end();
+    }
   }
 
   return function handleInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const h = invokeHeaders(req.rawHeaders);
     const requestId = requestIdOf(h.requestId);
+    if (tracing === null) return serve(req, res, h, requestId, undefined);
+    const span = tracing.server(req.method!, h.traceparent, h.tracestate, {
+      'http.request.method': req.method!,
+      'url.path': req.url!.split('?', 1)[0],
+      'switchyard.request_id': requestId,
+    });
+    // With the span active, what is logged while it is served carries its ids (src/logger.ts).
+    return tracing.within(span, () => serve(req, res, h, requestId, span));
+  };
+
+  function serve(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, span: Span | undefined): Promise<void> {
     const started = performance.now();
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
+      span?.end();
       return Promise.resolve();
     }
     if (h.serviceWorker) {
       // Before the body is read: close rather than parse what is left of it as the next request.
       sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
-      finish(req, res, requestId, started);
+      finish(req, res, requestId, started, span);
       return Promise.resolve();
     }
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
     const answered =
       h.contentLength === undefined && !h.chunked
-        ? answer(req, res, h, requestId, null)
-        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body));
+        ? answer(req, res, h, requestId, null, span)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, span));
     return answered.then(
-      () => finish(req, res, requestId, started),
+      () => finish(req, res, requestId, started, span),
       async (err: unknown) => {
         if (err instanceof PayloadTooLargeError) {
           // Refused before the gateway ran: its API's CORS headers still let a browser read why.
@@ -263,8 +302,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         }
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
         sendError(res, requestId, err, err instanceof PayloadTooLargeError);
-        finish(req, res, requestId, started);
+        finish(req, res, requestId, started, span);
       },
     );
-  };
+  }
 }
