@@ -33,6 +33,8 @@ export interface PublishOptions {
   version?: number;
   /** The publish request's event headers (lowercased names), for filters only. */
   headers?: Readonly<Record<string, string>>;
+  /** The trace context of the publish (an emit's span, a management request's), kept by each webhook delivery. */
+  trace?: string;
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
@@ -77,7 +79,7 @@ export class EventBus {
       : null;
     const fanOut = this.deps.functionFanOut;
     const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
-    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {});
+    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {}, opts.trace);
     return validation ? { deliveries, webhooks, functions, validation } : { deliveries, webhooks, functions };
   }
 
@@ -86,6 +88,7 @@ export class EventBus {
     data: unknown,
     depth: number,
     headers: Readonly<Record<string, string>>,
+    trace: string | undefined,
   ): Promise<Pick<Published, 'deliveries' | 'webhooks'>> {
     const subscribers = await this.deps.store.subscribersOf(event);
     const matched: string[] = [];
@@ -113,6 +116,7 @@ export class EventBus {
         nextAttemptAt: now,
         // A webhook that may not be sent to now (disabled, paused, its breaker open) keeps it for later.
         held: hold,
+        traceContext: trace,
       });
       ids.push(delivery.id);
     }

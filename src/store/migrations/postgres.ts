@@ -618,4 +618,12 @@ CREATE TABLE lease_heartbeats (
 );
 `,
   },
+  {
+    version: 26,
+    name: 'delivery_trace_context',
+    // As on SQLite: the trace context of a delivery's cause; null when untraced.
+    sql: `
+ALTER TABLE deliveries ADD COLUMN trace_context TEXT;
+`,
+  },
 ];
