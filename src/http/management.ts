@@ -31,6 +31,7 @@ import { registerWebhookRoutes } from './webhooks/index.js';
 import type { Idempotency } from '../events/idempotency.js';
 import type { EventCatalogue } from '../events/catalogue.js';
 import { registerEventTypeRoutes } from './event-types.js';
+import type { RequestSpans } from './request-spans.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -53,6 +54,8 @@ export interface ManagementDeps {
   metricsAccess?: MetricsAccess;
   /** Why /readyz answers 503 beyond the store (draining, isolate workers down); null: ready. */
   notReady?: () => NotReady | null;
+  /** A span per request while tracing (request-spans.ts); null or absent: off. */
+  spans?: RequestSpans | null;
 }
 
 /** `invokeOrigin`: where callers reach invocations (listeners.ts); by default their own origin. */
@@ -63,6 +66,7 @@ export async function registerManagementApi(
   invokeOrigin: InvokeOrigin = originOf,
 ): Promise<void> {
   registerSchemas(app);
+  deps.spans?.register(app);
   registerIntegerParameters(app);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess, deps.notReady);
@@ -71,7 +75,7 @@ export async function registerManagementApi(
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
-  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency, catalogue: deps.catalogue });
+  registerWebhookRoutes(app, { webhooks: deps.webhooks, events: deps.events, idempotency: deps.idempotency, catalogue: deps.catalogue, spans: deps.spans });
   registerEventTypeRoutes(app, { catalogue: deps.catalogue });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }

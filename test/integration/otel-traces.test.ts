@@ -5,7 +5,8 @@
  * emit and the webhook attempt, each the child of the one before it), and the
  * local server and the webhook receiver see that trace in `traceparent`.
  * With both isolate placements (worker processes and in-process), JSON and
- * protobuf, and off: nothing exported, no `traceparent` added by Switchyard.
+ * protobuf, a publish through the management API, and off: nothing
+ * exported, no `traceparent` added by Switchyard.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -197,6 +198,20 @@ describe('OpenTelemetry traces', () => {
     try {
       s = await scene(json());
       await checkOneTrace(s, otlp, 1);
+      // A publish through the management API joins its request's trace, and so does its delivery.
+      const parent = callerParent(3);
+      const published = await s.svc.request('POST', '/api/events', { event: 'otel.checked', data: { by: 'api' } }, { traceparent: parent });
+      expect(published.status, published.text).toBe(202);
+      await until(() => s!.hooks.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(parent)), 'the published delivery, in its trace');
+      const [request, attempt] = await until(() => {
+        const mine = otlp.spans.filter((sp) => sp.traceId === traceIdOf(parent));
+        const req = mine.find((sp) => sp.name === 'POST /api/events');
+        const att = mine.find((sp) => sp.name === 'webhook POST');
+        return req && att ? [req, att] : null;
+      }, 'the publish and its attempt at the OTLP receiver');
+      expect(request).toMatchObject({ kind: 2, parentSpanId: spanIdOf(parent) });
+      expect(attr(request, 'http.response.status_code')).toBe(202);
+      expect(attempt.parentSpanId).toBe(request.spanId);
     } finally {
       await closeScene(s);
     }

@@ -3,6 +3,7 @@ import type { EventCatalogue } from '../../events/catalogue.js';
 import type { Idempotency } from '../../events/idempotency.js';
 import type { EventBus } from '../../webhooks/events.js';
 import type { WebhookService } from '../../webhooks/service.js';
+import type { RequestSpans } from '../request-spans.js';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookService;
@@ -11,4 +12,6 @@ export interface WebhookRouteDeps {
   idempotency: Idempotency;
   /** Test-fires send a catalogued type's example; absent: never. */
   catalogue?: EventCatalogue;
+  /** The requests' spans while tracing: a publish joins its request's trace. Absent: off. */
+  spans?: RequestSpans | null;
 }
