@@ -32,6 +32,7 @@ import { createInvokeHandler } from './http/invoke.js';
 import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
+import { RequestSpans } from './http/request-spans.js';
 import { EventInvalidError } from './errors.js';
 import { Idempotency } from './events/idempotency.js';
 import { EventCatalogue } from './events/catalogue.js';
@@ -334,6 +335,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       background,
       stats,
       metricsAccess: { token: config.metricsToken, attempts },
+      spans: tracing === null ? null : new RequestSpans({ tracing }),
       notReady: () =>
         draining
           ? { status: 'draining', error: 'Switchyard is shutting down: draining connections', code: 'shutting_down' }

@@ -86,6 +86,7 @@ interface Scene {
   svc: RunningService;
   downstream: Receiver;
   hooks: Receiver;
+  hookId: string;
   invokePath: string;
 }
 
@@ -109,7 +110,7 @@ async function scene(env: Record<string, string>): Promise<Scene> {
     routes: [{ method: 'GET', path: '/items/{id}', function: 'traced' }],
   });
   expect(api.status, api.text).toBe(201);
-  return { svc, downstream, hooks, invokePath: `/api/invoke/fn/${api.json.id}/items/7` };
+  return { svc, downstream, hooks, hookId: hook.json.id, invokePath: `/api/invoke/fn/${api.json.id}/items/7` };
 }
 
 async function closeScene(s: Scene | undefined): Promise<void> {
@@ -212,6 +213,11 @@ describe('OpenTelemetry traces', () => {
       expect(request).toMatchObject({ kind: 2, parentSpanId: spanIdOf(parent) });
       expect(attr(request, 'http.response.status_code')).toBe(202);
       expect(attempt.parentSpanId).toBe(request.spanId);
+      // A test-fire's attempt is in its request's trace too.
+      const fired = callerParent(4);
+      const test = await s.svc.request('POST', `/api/webhooks/${s.hookId}/test`, undefined, { traceparent: fired });
+      expect(test.status, test.text).toBe(200);
+      await until(() => s!.hooks.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(fired)), 'the test-fire, in its trace');
     } finally {
       await closeScene(s);
     }
