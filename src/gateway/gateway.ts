@@ -243,16 +243,19 @@ export class Gateway {
     }
     if (match.kind === 'not_found') throw new NoRouteError(req.method, req.path || '/');
     if (match.kind === 'method_not_allowed') throw new MethodNotAllowedError(req.method, req.path || '/', match.allow);
+    // An unsampled request's children would be unsampled too: they are not made, and the
+    // function's fetches and emits carry the request span's context (which they must pass on).
     const span = req.span;
-    if (span !== undefined) {
-      span.updateName(`${req.method} ${match.resource}`);
-      span.setAttributes({ 'http.route': match.resource, 'switchyard.api_id': req.apiId, 'faas.invoked_name': match.route.function });
+    const traced = span !== undefined && span.isRecording() ? span : undefined;
+    if (traced !== undefined) {
+      traced.updateName(`${req.method} ${match.resource}`);
+      traced.setAttributes({ 'http.route': match.resource, 'switchyard.api_id': req.apiId, 'faas.invoked_name': match.route.function });
     }
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     let grant: PolicyGrant | null = null;
     if (guards !== undefined) {
-      const authz = span === undefined ? undefined : this.tracing!.internal(span, 'authorize');
+      const authz = traced === undefined ? undefined : this.tracing!.internal(traced, 'authorize');
       try {
         const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
         grant = checked instanceof Promise ? await checked : checked;
@@ -279,9 +282,10 @@ export class Gateway {
       // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
       const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
-      const run = span === undefined ? undefined : this.tracing!.internal(span, `invoke ${fn.name}`, { 'faas.invoked_name': fn.name, 'faas.invocation_id': req.requestId, 'switchyard.function_version': fn.version });
+      const run = traced === undefined ? undefined : this.tracing!.internal(traced, `invoke ${fn.name}`, { 'faas.invoked_name': fn.name, 'faas.invocation_id': req.requestId, 'switchyard.function_version': fn.version });
+      const carried = run ?? span;
       try {
-        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, run === undefined ? null : this.tracing!.carrierOf(run));
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, carried === undefined ? null : this.tracing!.carrierOf(carried));
       } finally {
         if (tracked) this.hops!.leave(fn.name, req.requestId);
       }

@@ -121,6 +121,8 @@ export async function performFetch(
   req.headers.push(['traceparent', traceparentOf(carrier)]);
   const state = tracestateOf(carrier);
   if (state !== undefined && !req.headers.some(([name]) => name.toLowerCase() === 'tracestate')) req.headers.push(['tracestate', state]);
+  // An unsampled parent's fetch is not recorded: its header is all it needs.
+  if ((parseInt(carrier.slice(53, 55), 16) & 1) === 0) return send(req, body, opts);
   const startMs = performance.timeOrigin + performance.now();
   const env = await send(req, body, opts);
   const ok = !('error' in env);
