@@ -113,7 +113,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     store,
     clock,
     wake,
-    functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
+    functionFanOut: (event, data, depth, trace) => background.fanOut(event, data, depth, trace),
     validator: new EventValidator({ store, changes, log }),
     log,
   });

@@ -76,9 +76,10 @@ export class FunctionInvocations {
 
   /**
    * The invocations of the functions subscribed to a published event (the
-   * EventBus's function fan-out), one per function, due now.
+   * EventBus's function fan-out), one per function, due now; `trace`: the
+   * publish's trace context, which each run joins.
    */
-  async fanOut(event: string, data: unknown, depth: number): Promise<Array<{ name: string; invocationId: string }>> {
+  async fanOut(event: string, data: unknown, depth: number, trace?: string): Promise<Array<{ name: string; invocationId: string }>> {
     const functions = await this.deps.store.functionsForEvent(event);
     if (functions.length === 0) return [];
     const id = randomUUID();
@@ -94,6 +95,7 @@ export class FunctionInvocations {
           event,
           eventData: subscribedEvent(fn.eventFormat, event, id, time, data),
           nextAttemptAt: time,
+          traceContext: trace,
         });
         reached.push({ name: fn.name, invocationId: created.id });
       } catch (err) {

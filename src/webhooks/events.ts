@@ -38,7 +38,7 @@ export interface PublishOptions {
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
-export type FunctionFanOut = (event: string, data: unknown, depth: number) => Promise<Published['functions']>;
+export type FunctionFanOut = (event: string, data: unknown, depth: number, trace?: string) => Promise<Published['functions']>;
 
 export interface EventBusDeps {
   store: Store;
@@ -78,7 +78,7 @@ export class EventBus {
       ? await this.deps.validator.check(event, data ?? null, opts.source ?? 'publish', opts.version)
       : null;
     const fanOut = this.deps.functionFanOut;
-    const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
+    const functions = fanOut ? await fanOut(event, data ?? null, depth, opts.trace) : [];
     const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {}, opts.trace);
     return validation ? { deliveries, webhooks, functions, validation } : { deliveries, webhooks, functions };
   }

@@ -96,6 +96,9 @@ async function scene(env: Record<string, string>): Promise<Scene> {
   const svc = await startService({ env: { SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1', ...env }, startTimeoutMs: 60_000 });
   const fn = await svc.request('POST', '/api/functions', { name: 'traced', code: handlerFor(downstream.url) });
   expect(fn.status, fn.text).toBe(201);
+  // A function subscribed to the emitted event: its background run joins the trace too.
+  const sub = await svc.request('POST', '/api/functions', { name: 'on-checked', code: 'export const handler = async (event) => event.detail;', events: ['otel.checked'] });
+  expect(sub.status, sub.text).toBe(201);
   const hook = await svc.request('POST', '/api/webhooks', {
     name: 'checked',
     target_url: hooks.url + '/hook',
@@ -142,8 +145,8 @@ async function checkOneTrace(s: Scene, otlp: OtlpReceiver, n: number): Promise<v
 
   const all = await until(() => {
     const mine = otlp.spans.filter((sp) => sp.traceId === callerTrace);
-    return mine.length >= 5 && mine.some((sp) => sp.name.startsWith('webhook')) ? mine : null;
-  }, 'five spans of the trace at the OTLP receiver', 30_000);
+    return mine.some((sp) => sp.name === 'webhook POST') && mine.some((sp) => sp.name === 'run on-checked') && mine.length >= 6 ? mine : null;
+  }, 'six spans of the trace at the OTLP receiver', 30_000);
   const byName = (name: string) => {
     const found = all.filter((sp) => sp.name === name);
     expect(found, `one span named ${name}: ${all.map((sp) => sp.name).join(', ')}`).toHaveLength(1);
@@ -175,6 +178,10 @@ async function checkOneTrace(s: Scene, otlp: OtlpReceiver, n: number): Promise<v
   expect(attr(attempt, 'http.response.status_code')).toBe(200);
   expect(attr(attempt, 'switchyard.webhook_id_header')).toBe(hook.headers['webhook-id']);
   expect(spanIdOf(hook.headers.traceparent)).toBe(attempt.spanId);
+  // CONSUMER 5: the subscribed function's run, under the emit.
+  const run = byName('run on-checked');
+  expect(run).toMatchObject({ kind: 5, parentSpanId: emit.spanId });
+  expect(attr(run, 'faas.trigger')).toBe('pubsub');
 }
 
 describe('OpenTelemetry traces', () => {
