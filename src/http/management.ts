@@ -71,7 +71,7 @@ export async function registerManagementApi(
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess, deps.notReady);
   registerDashboardRoutes(app, invokeOrigin);
-  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency });
+  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency, spans: deps.spans });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });

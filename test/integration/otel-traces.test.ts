@@ -220,6 +220,14 @@ describe('OpenTelemetry traces', () => {
       expect(request).toMatchObject({ kind: 2, parentSpanId: spanIdOf(parent) });
       expect(attr(request, 'http.response.status_code')).toBe(202);
       expect(attempt.parentSpanId).toBe(request.spanId);
+      // A manual invoke, and a background one, run in their request's trace: the function's fetch says so.
+      const manual = callerParent(5);
+      expect((await s.svc.request('POST', '/api/functions/traced/invoke', {}, { traceparent: manual })).status).toBe(200);
+      await until(() => s!.downstream.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(manual)), 'the manual invoke\'s fetch, in its trace');
+      const queued = callerParent(6);
+      expect((await s.svc.request('POST', '/api/functions/traced/invoke', {}, { traceparent: queued, 'x-invocation-type': 'Event' })).status).toBe(202);
+      await until(() => s!.downstream.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(queued)), 'the background invoke\'s fetch, in its trace');
+      await until(() => otlp.spans.find((sp) => sp.traceId === traceIdOf(queued) && sp.name === 'run traced' && sp.kind === 5), 'the background run\'s span');
       // A test-fire's attempt is in its request's trace too.
       const fired = callerParent(4);
       const test = await s.svc.request('POST', `/api/webhooks/${s.hookId}/test`, undefined, { traceparent: fired });
