@@ -88,6 +88,7 @@ interface Scene {
   hooks: Receiver;
   hookId: string;
   invokePath: string;
+  lockedPath: string;
 }
 
 async function scene(env: Record<string, string>): Promise<Scene> {
@@ -110,10 +111,13 @@ async function scene(env: Record<string, string>): Promise<Scene> {
   const api = await svc.request('POST', '/api/apis', {
     name: 'traced',
     basePath: '/',
-    routes: [{ method: 'GET', path: '/items/{id}', function: 'traced' }],
+    routes: [
+      { method: 'GET', path: '/items/{id}', function: 'traced' },
+      { method: 'GET', path: '/locked', function: 'traced', apiKeyRequired: true },
+    ],
   });
   expect(api.status, api.text).toBe(201);
-  return { svc, downstream, hooks, hookId: hook.json.id, invokePath: `/api/invoke/fn/${api.json.id}/items/7` };
+  return { svc, downstream, hooks, hookId: hook.json.id, invokePath: `/api/invoke/fn/${api.json.id}/items/7`, lockedPath: `/api/invoke/fn/${api.json.id}/locked` };
 }
 
 async function closeScene(s: Scene | undefined): Promise<void> {
@@ -220,6 +224,19 @@ describe('OpenTelemetry traces', () => {
       expect(request).toMatchObject({ kind: 2, parentSpanId: spanIdOf(parent) });
       expect(attr(request, 'http.response.status_code')).toBe(202);
       expect(attempt.parentSpanId).toBe(request.spanId);
+      // A route with a policy: its checks are a span of their own, failed with the refusal's reason.
+      const locked = callerParent(7);
+      const refused = await s.svc.request('GET', s.lockedPath, undefined, { traceparent: locked });
+      expect(refused.status).toBe(403);
+      const [lockedRequest, authorize] = await until(() => {
+        const mine = otlp.spans.filter((sp) => sp.traceId === traceIdOf(locked));
+        const req = mine.find((sp) => sp.name === 'GET /locked');
+        const auth = mine.find((sp) => sp.name === 'authorize');
+        return req && auth ? [req, auth] : null;
+      }, 'the refused request and its authorisation span');
+      expect(attr(lockedRequest, 'http.response.status_code')).toBe(403);
+      expect(authorize).toMatchObject({ kind: 1, parentSpanId: lockedRequest.spanId, status: { code: 2 } });
+      expect(otlp.spans.some((sp) => sp.traceId === traceIdOf(locked) && sp.name.startsWith('invoke'))).toBe(false);
       // A manual invoke, and a background one, run in their request's trace: the function's fetch says so.
       const manual = callerParent(5);
       expect((await s.svc.request('POST', '/api/functions/traced/invoke', {}, { traceparent: manual })).status).toBe(200);
