@@ -7,6 +7,8 @@ import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
 import { parseQueryRedaction, type QueryRedaction } from './net/redact.js';
 import { trustFunction, type TrustedProxies } from './net/trusted-proxies.js';
+import { telemetryConfig } from './telemetry/config.js';
+import type { TelemetryConfig } from './telemetry/types.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
 export interface ListenAddress {
@@ -113,6 +115,8 @@ export interface Config {
    * schedule tests. Never for production.
    */
   testHooks: boolean;
+  /** OpenTelemetry tracing from the standard OTEL_* variables (src/telemetry/config.ts); null: off. */
+  telemetry: TelemetryConfig | null;
 }
 
 /** `--processes auto` stops here: past it, one database and one machine's memory pay more than they gain. */
@@ -251,6 +255,40 @@ export const OPTIONS: readonly ConfigOption[] = [
     default: null,
     defaultText: 'pretty on a terminal, json otherwise',
     help: 'json (one JSON object per line) or pretty (for people).',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    flag: null,
+    default: null,
+    defaultText: 'none (tracing off)',
+    help:
+      'OpenTelemetry collector base URL (OTLP over HTTP; traces go to <url>/v1/traces). Setting it turns tracing on; ' +
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT gives the whole URL instead. The other standard OTEL_* variables apply (docs/observability.md).',
+  },
+  {
+    env: 'OTEL_TRACES_EXPORTER',
+    flag: null,
+    default: null,
+    defaultText: 'otlp when an endpoint is set, else none',
+    help: 'otlp or none. otlp without an endpoint sends to http://localhost:4318/v1/traces.',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    flag: null,
+    default: 'http/protobuf',
+    help: 'http/protobuf or http/json (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL for traces alone).',
+  },
+  {
+    env: 'OTEL_TRACES_SAMPLER',
+    flag: null,
+    default: 'parentbased_always_on',
+    help: 'always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio; the ratio in OTEL_TRACES_SAMPLER_ARG (0 to 1).',
+  },
+  {
+    env: 'OTEL_SERVICE_NAME',
+    flag: null,
+    default: 'switchyard',
+    help: 'The service.name of the spans; more resource attributes in OTEL_RESOURCE_ATTRIBUTES (k=v,k2=v2).',
   },
   {
     env: 'SWITCHYARD_BODY_LIMIT',
@@ -730,5 +768,6 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     maxHeld: int(merged, 'SWITCHYARD_MAX_HELD', 1, 100_000_000),
     ...portalTokenTtls(merged),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
+    telemetry: telemetryConfig(merged),
   });
 }

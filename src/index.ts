@@ -93,6 +93,12 @@ export interface SwitchyardContext {
   awsRequestId: string;
   /** The same request id (Switchyard's older name). */
   requestId: string;
+  /**
+   * The W3C `traceparent` of this invocation's span when the server traces
+   * (docs/observability.md#traces): its `fetch` calls send children of it.
+   * `undefined` when tracing is off (a caller's own header is still in the event's headers).
+   */
+  traceparent?: string;
   /** A placeholder, `/aws/lambda/<name>`; the lines themselves are in the function's logs. */
   logGroupName: string;
   /** A placeholder in Lambda's format, one per isolate: `2026/01/01/[<version>]<32 hex digits>`. */

@@ -3,15 +3,31 @@
  * collectors read. `pretty` (the default on a terminal, or LOG_FORMAT=pretty)
  * writes pino-pretty's one-line-per-entry text instead, for a person.
  */
+import { context, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
 
-export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat' | 'processes'>>): Logger {
+/**
+ * While tracing, every line written inside a span names it (`trace_id`,
+ * `span_id`: the names OpenTelemetry's log data model and collectors use), so
+ * a collector joins the line to its trace. The active span is read through the
+ * API's context manager, which src/telemetry/tracing.ts registers.
+ */
+function traceIds(): Record<string, string> {
+  const span = trace.getSpan(context.active());
+  if (span === undefined) return {};
+  const c = span.spanContext();
+  return { trace_id: c.traceId, span_id: c.spanId };
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat' | 'processes' | 'telemetry'>>): Logger {
   // With several server processes (src/cluster.ts) their lines interleave: each names its process.
   const options = {
     level: config.logLevel,
     base: (config.processes ?? 1) > 1 ? { service: 'switchyard', pid: process.pid } : { service: 'switchyard' },
+    // Without tracing no mixin: a line costs what it did.
+    ...(config.telemetry ? { mixin: traceIds } : {}),
   };
   if (config.logFormat !== 'pretty') return pino(options);
   const stream = pretty({

@@ -34,6 +34,7 @@ import { createInvokeHandler } from './http/invoke.js';
 import { createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
+import { RequestSpans } from './http/request-spans.js';
 import { EventInvalidError } from './errors.js';
 import { Idempotency } from './events/idempotency.js';
 import { EventCatalogue } from './events/catalogue.js';
@@ -62,6 +63,7 @@ import { PortalTokens } from './portal/tokens.js';
 import { createEndpointHealth } from './webhooks/health/index.js';
 import { createWebhooks, mockFetcher, type Webhooks } from './webhooks/index.js';
 import { WebhookTarget } from './webhooks/target.js';
+import type { FetchSpanRecord, TraceCarrier } from './telemetry/types.js';
 import { Transformer } from './webhooks/transformation.js';
 
 export interface Service {
@@ -97,6 +99,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     now: config.testHooks ? undefined : () => new Date((clock ?? systemClock).now()),
   });
   clock = await chooseClock(config, store, log);
+  // Loaded only when on: a server without tracing loads none of the OpenTelemetry SDK.
+  const tracing = config.telemetry === null ? null : new (await import('./telemetry/tracing.js')).Tracing(config.telemetry);
   // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
   const hops = new RunDepths();
   // Producers of deliveries are built before the engine (it needs the runtime, whose emits reach them): they ring this.
@@ -118,7 +122,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     clock,
     wake,
     applications,
-    functionFanOut: (event, data, depth) => background.fanOut(event, data, depth),
+    functionFanOut: (event, data, depth, trace) => background.fanOut(event, data, depth, trace),
     validator: new EventValidator({ store, changes, log }),
     log,
   });
@@ -131,17 +135,22 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     // The start time and heap of each run travel with its answer only where report lines are written.
     runReports: config.functionLogsToStdout && config.functionReportLines,
     logger: log,
-    onEmit(functionName: string, event: string, dataJson: string, application?: string) {
+    onEmit(functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) {
       // `emit(name, data, {application})`: to that application's webhooks only (an unknown one is logged below).
-      const opts = application === undefined ? { source: 'emit' as const } : { source: 'emit' as const, application };
+      // A traced invocation's emit is a PRODUCER span under it; the deliveries it makes keep that span's context.
+      const span = tracing !== null && trace !== undefined ? tracing.under(trace, `emit ${event}`, 'producer', { 'switchyard.event': event, 'faas.invoked_name': functionName }) : undefined;
+      const carrier = span && tracing!.carrierOf(span);
       background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, opts), emitOperational)
-        .catch((err) =>
-          err instanceof EventInvalidError
+        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit', trace: carrier, ...(application === undefined ? {} : { application }) }), emitOperational)
+        .catch((err) => {
+          if (span !== undefined) tracing!.failed(span, err instanceof Error ? err.message : String(err));
+          return err instanceof EventInvalidError
             ? log.warn({ function: functionName, event, path: err.path, version: err.version }, `emit refused: ${err.message}`)
-            : log.warn({ err, function: functionName, event }, 'could not publish an emitted event'),
-        );
+            : log.warn({ err, function: functionName, event }, 'could not publish an emitted event');
+        })
+        .finally(() => span?.end());
     },
+    onFetchSpan: tracing === null ? undefined : (record: FetchSpanRecord) => tracing.recordFetch(record),
   };
   // In this process only as one of several (src/cluster.ts): an isolate's V8 abort then costs this process alone.
   // Loaded only here: isolated-vm and the sandbox stay out of a primary's and a worker-mode process's memory.
@@ -174,6 +183,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     invocations,
     stats: stats.collector,
     hops,
+    tracing,
     policy: {
       clock,
       allowPrivateTargets: config.allowPrivateTargets,
@@ -191,9 +201,10 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     fetchMock: mockFetcher(gateway),
     log,
     transformer,
+    tracing,
   });
   const functionTarget = new FunctionTarget({
-    runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations }),
+    runner: new BackgroundRunner({ store, runtime, logSink, hops, hub: invocations, tracing }),
     clock,
   });
   // The engine asks it before each attempt: held webhooks, breakers, rate limits, Retry-After.
@@ -267,7 +278,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
   const trust = config.trustedProxies && trustFunction(config.trustedProxies);
   const access = new AccessLog({ log, enabled: config.accessLog, redaction: config.logRedactQuery });
-  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, access, isClosing: () => closingStarted, trust });
+  const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, access, isClosing: () => closingStarted, trust, tracing });
 
   let adminServer: Server | null = null;
   let metricsServer: Server | null = null;
@@ -359,6 +370,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       background,
       stats,
       metricsAccess: { token: config.metricsToken, attempts },
+      spans: tracing === null ? null : new RequestSpans({ tracing }),
       notReady: () =>
         draining
           ? { status: 'draining', error: 'Switchyard is shutting down: draining connections', code: 'shutting_down' }
@@ -414,6 +426,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await keyUses.flush();
       await stats.flusher.stop();
       await runtime.close(Math.max(0, deadline - Date.now()));
+      // After the runtime: the last fetches' spans arrive with its workers' last frames.
+      await tracing?.shutdown().catch((err: unknown) => log.warn({ err }, 'could not send the last spans'));
       dbClock?.stop();
       await store.close();
     })());

@@ -82,6 +82,8 @@ export const functionTarget = (name: string) => `fn:${name}`;
 
 interface DeliveryFields {
   id: string;
+  /** The trace context of its cause (NewDelivery.traceContext); only on traced deliveries. */
+  traceContext?: string;
   /** The claim's fair-share key: the webhook id, or `fn:<function name>`. */
   target: string;
   /** The function schedule whose slot this is (function schedule deliveries). */
@@ -143,6 +145,8 @@ export interface NewDelivery {
   nextAttemptAt: string;
   /** Stored `held` instead of `pending` (its webhook may not be sent to now). */
   held?: boolean;
+  /** The trace context of its cause (a TraceCarrier, src/telemetry/types.ts), while tracing; absent: untraced. */
+  traceContext?: string | null;
 }
 
 /** What one attempt changed, written together with the attempt record. */

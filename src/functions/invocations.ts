@@ -55,6 +55,8 @@ export interface NewInvocation {
   scheduleId?: string | null;
   scheduledFor?: string | null;
   eventName?: string | null;
+  /** The trace context of its cause (tracing on): the run joins that trace. */
+  trace?: string;
 }
 
 export interface FunctionInvocationsDeps {
@@ -76,9 +78,10 @@ export class FunctionInvocations {
 
   /**
    * The invocations of the functions subscribed to a published event (the
-   * EventBus's function fan-out), one per function, due now.
+   * EventBus's function fan-out), one per function, due now; `trace`: the
+   * publish's trace context, which each run joins.
    */
-  async fanOut(event: string, data: unknown, depth: number): Promise<Array<{ name: string; invocationId: string }>> {
+  async fanOut(event: string, data: unknown, depth: number, trace?: string): Promise<Array<{ name: string; invocationId: string }>> {
     const functions = await this.deps.store.functionsForEvent(event);
     if (functions.length === 0) return [];
     const id = randomUUID();
@@ -94,6 +97,7 @@ export class FunctionInvocations {
           event,
           eventData: subscribedEvent(fn.eventFormat, event, id, time, data),
           nextAttemptAt: time,
+          traceContext: trace,
         });
         reached.push({ name: fn.name, invocationId: created.id });
       } catch (err) {
@@ -151,6 +155,7 @@ export class FunctionInvocations {
       event: inv.eventName ?? null,
       eventData: inv.event ?? null,
       nextAttemptAt: this.iso(),
+      traceContext: inv.trace,
     });
     this.deps.wake();
     return delivery;
@@ -160,9 +165,9 @@ export class FunctionInvocations {
    * `POST /api/functions/:name/invoke` with `x-invocation-type: Event`: stored, answered at once, run in the
    * background. `depth`: the request's hop count (`Switchyard-Depth`), which the run keeps.
    */
-  async invokeAsync(name: string, event: unknown, depth = 0): Promise<Delivery> {
+  async invokeAsync(name: string, event: unknown, depth = 0, trace?: string): Promise<Delivery> {
     if (!(await this.deps.store.getFunction(name))) throw functionNotFound(name);
-    return this.enqueue(name, { trigger: 'async', event: event ?? {}, detail: depth > 0 ? { depth } : undefined });
+    return this.enqueue(name, { trigger: 'async', event: event ?? {}, detail: depth > 0 ? { depth } : undefined, trace });
   }
 
   async list(name: string, status: DeliveryStatus | null, page: Page): Promise<Delivery[]> {

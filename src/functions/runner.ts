@@ -9,6 +9,7 @@ import { defaultEventFor } from '../gateway/formats.js';
 import { depthOf, type RunDepths } from '../hops.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionLogSink } from './log-sink.js';
 import type { FunctionRun, FunctionRunner, PreparedFunctionRun } from './target.js';
@@ -20,6 +21,8 @@ export interface BackgroundRunnerDeps {
   /** The runs of this process that are part of a chain (shared with the gateway and manual invokes). */
   hops: RunDepths;
   hub?: InvocationHub | null;
+  /** OpenTelemetry tracing; null: off. On, each run is a CONSUMER span in its cause's trace (a root one for a schedule's slot). */
+  tracing?: Tracing | null;
 }
 
 export class BackgroundRunner implements FunctionRunner {
@@ -41,11 +44,23 @@ export class BackgroundRunner implements FunctionRunner {
     const hops = this.deps.hops;
     const run = async (): Promise<FunctionRun> => {
       const tracked = hops.enter(name, delivery.id, depth);
+      const tracing = this.deps.tracing;
+      const span = tracing?.under(delivery.traceContext, `run ${name}`, 'consumer', {
+        'faas.invoked_name': name,
+        'faas.invocation_id': requestId,
+        'faas.trigger': delivery.trigger === 'schedule' ? 'timer' : delivery.trigger === 'event' ? 'pubsub' : 'other',
+        'switchyard.trigger': delivery.trigger,
+      });
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
       try {
-        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId);
+        outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId, span && tracing!.carrierOf(span));
       } finally {
         if (tracked) hops.leave(name, delivery.id);
+      }
+      if (span !== undefined) {
+        span.setAttribute('switchyard.isolate_ms', outcome.durationMs);
+        if (!outcome.ok) tracing!.failed(span, outcome.error.code);
+        span.end();
       }
       this.deps.logSink.push(
         name,

@@ -301,14 +301,15 @@ export class FunctionService {
   /**
    * `depth`: the request's hop count in a chain of runs (`Switchyard-Depth`, src/hops.ts);
    * `requestId`: the HTTP request's own (its `X-Request-Id`), so the answer, the run and its log lines share one id.
+   * `trace`: the request's trace context (tracing on): the function's fetches and emits join it.
    */
-  async invoke(name: string, partialEvent: unknown, depth = 0, requestId = nextRequestId()): Promise<ManualInvocation> {
+  async invoke(name: string, partialEvent: unknown, depth = 0, requestId = nextRequestId(), trace?: string): Promise<ManualInvocation> {
     const fn = await this.get(name);
     const event = defaultEventFor(fn.eventFormat, partialEvent, { requestId, functionName: name });
     const tracked = this.hops?.enter(name, requestId, depth);
     let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
     try {
-      outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId);
+      outcome = await this.runtime.invoke(fn, JSON.stringify(event), requestId, trace ?? null);
     } finally {
       if (tracked) this.hops!.leave(name, requestId);
     }

@@ -4,6 +4,7 @@
  * HTTP response. Route tables and
  * function records stay in memory until a change for them is published.
  */
+import type { Span } from '@opentelemetry/api';
 import type { ChangeBus } from '../changes.js';
 import {
   InvalidRequestError,
@@ -20,6 +21,7 @@ import type { OkCell, RequestCell, StatsCollector } from '../stats/collector.js'
 import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import type { ConsoleLineSink, FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { scopeCookies } from './cookies.js';
@@ -74,6 +76,8 @@ export interface InvokeRequest extends RequestFacts {
   depth?: number;
   /** Filled with what the access line names (src/http/access-log.ts); absent when no line is written. */
   facts?: InvocationFacts;
+  /** The request's span, while tracing (src/http/invoke.ts made it): authorisation and the invocation become its children. */
+  span?: Span;
 }
 
 /** What the gateway learnt while answering, for the request's access line: the route template and its function. */
@@ -116,6 +120,8 @@ export interface GatewayDeps {
   hops?: RunDepths | null;
   /** What routes' policy checks need (./policy/guards.ts); absent: {}. */
   policy?: PolicyDeps;
+  /** OpenTelemetry tracing; null: off (requests then come without a span). */
+  tracing?: Tracing | null;
 }
 
 export class Gateway {
@@ -138,6 +144,7 @@ export class Gateway {
   private readonly invocations: InvocationHub | null;
   private readonly stats: StatsCollector | null;
   private readonly hops: RunDepths | null;
+  private readonly tracing: Tracing | null;
 
   constructor(deps: GatewayDeps) {
     const { store, changes } = deps;
@@ -148,6 +155,7 @@ export class Gateway {
     this.invocations = deps.invocations ?? null;
     this.stats = deps.stats ?? null;
     this.hops = deps.hops ?? null;
+    this.tracing = deps.tracing ?? null;
     // Authorizer functions run like route functions: through this gateway's runtime, records from its cache.
     const policy: PolicyDeps = {
       runtime: deps.runtime,
@@ -259,12 +267,28 @@ export class Gateway {
       req.facts.route = `${match.route.method} ${match.resource}`;
       req.facts.function = match.route.function;
     }
+    // An unsampled request's children would be unsampled too: they are not made, and the
+    // function's fetches and emits carry the request span's context (which they must pass on).
+    const span = req.span;
+    const traced = span !== undefined && span.isRecording() ? span : undefined;
+    if (traced !== undefined) {
+      traced.updateName(`${req.method} ${match.resource}`);
+      traced.setAttributes({ 'http.route': match.resource, 'switchyard.api_id': req.apiId, 'faas.invoked_name': match.route.function });
+    }
     const guards = this.guards.get(match.route);
     // The route's policy decides before its function is even looked up.
     let grant: PolicyGrant | null = null;
     if (guards !== undefined) {
-      const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
-      grant = checked instanceof Promise ? await checked : checked;
+      const authz = traced === undefined ? undefined : this.tracing!.internal(traced, 'authorize');
+      try {
+        const checked = this.guarded(guards, { req, route: match.route, resource: match.resource, match });
+        grant = checked instanceof Promise ? await checked : checked;
+      } catch (err) {
+        if (authz !== undefined) this.tracing!.failed(authz, err instanceof PolicyRefusalError ? err.reason : 'error');
+        throw err;
+      } finally {
+        authz?.end();
+      }
     }
 
     const fn = this.functions.peek(match.route.function) ?? (await this.functions.get(match.route.function));
@@ -282,10 +306,17 @@ export class Gateway {
       // Only a request that is part of a chain (rare) is tracked: its emits are one hop deeper.
       const tracked = depth > 0 ? this.hops?.enter(fn.name, req.requestId, depth) : null;
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
+      const run = traced === undefined ? undefined : this.tracing!.internal(traced, `invoke ${fn.name}`, { 'faas.invoked_name': fn.name, 'faas.invocation_id': req.requestId, 'switchyard.function_version': fn.version });
+      const carried = run ?? span;
       try {
-        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId);
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, carried === undefined ? null : this.tracing!.carrierOf(carried));
       } finally {
         if (tracked) this.hops!.leave(fn.name, req.requestId);
+      }
+      if (run !== undefined) {
+        run.setAttribute('switchyard.isolate_ms', outcome.durationMs);
+        if (!outcome.ok) this.tracing!.failed(run, outcome.error.code);
+        run.end();
       }
       let logs = outcome.logs;
       outcomeCode = outcome.ok ? 'ok' : outcome.error.code;

@@ -29,8 +29,9 @@ export function traceIdOf(traceparent: string | undefined): string | undefined {
 
 /**
  * The trace id an access line carries: the one place that says where it comes
- * from. Today the caller's `traceparent`; with tracing on, the active span's id
- * (which continues the caller's trace, so the two agree when both exist).
+ * from. The caller's `traceparent`; while tracing, the invoke path hands in its
+ * request span's instead (which continues the caller's trace, so the two agree
+ * when both exist, and names the trace it began when the caller sent none).
  */
 export function accessTraceId(traceparent: string | undefined): string | undefined {
   return traceIdOf(traceparent);

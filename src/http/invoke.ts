@@ -7,6 +7,7 @@
  * body is always read raw and the gateway decides between JSON, text and base64.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import {
   InvalidRequestError,
@@ -22,6 +23,7 @@ import { compressAnswer } from '../gateway/policy/compression.js';
 import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import type { AccessLog } from './access-log.js';
 
 export { INVOKE_PREFIX };
@@ -77,14 +79,15 @@ export interface InvokeHeaders {
   minChange: string | undefined;
   /** `Switchyard-Depth`: the hop count of a request made by a chain of runs (src/hops.ts). */
   depth: string | undefined;
-  /** W3C `traceparent`: the caller's trace, which the access line names. */
-  traceparent: string | undefined;
   /**
    * A `Service-Worker` header (`script`, which browsers send when they fetch a
    * service worker's script): refused, so no function can register one
    * (docs/security.md). Its only defined value is `script`: any value counts.
    */
   serviceWorker: boolean;
+  /** W3C trace context of the caller (read always: two length checks), for the access line and, while tracing, the span's parent. */
+  traceparent: string | undefined;
+  tracestate: string | undefined;
 }
 
 export function invokeHeaders(raw: string[]): InvokeHeaders {
@@ -94,8 +97,9 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
   let chunked = false;
   let minChange: string | undefined;
   let depth: string | undefined;
-  let traceparent: string | undefined;
   let serviceWorker = false;
+  let traceparent: string | undefined;
+  let tracestate: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i];
     // Lengths first: most headers are none of these, and need no lower-casing.
@@ -117,9 +121,11 @@ export function invokeHeaders(raw: string[]): InvokeHeaders {
       depth = raw[i + 1];
     } else if (name.length === 11 && name.toLowerCase() === 'traceparent') {
       traceparent = raw[i + 1];
+    } else if (name.length === 10 && name.toLowerCase() === 'tracestate') {
+      tracestate = tracestate === undefined ? raw[i + 1] : `${tracestate},${raw[i + 1]}`;
     }
   }
-  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, traceparent, serviceWorker };
+  return { requestId: requestIds === 1 ? requestId : undefined, contentLength, chunked, minChange, depth, serviceWorker, traceparent, tracestate };
 }
 
 /** The header's value as a change number; a 400 naming it when it is not one. */
@@ -170,6 +176,8 @@ export interface InvokeHandlerOptions {
    * null: none, and the headers are not even looked for.
    */
   trust?: TrustFn | null;
+  /** OpenTelemetry tracing (src/telemetry/tracing.ts); null: off, and no span is made. */
+  tracing?: Tracing | null;
 }
 
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
@@ -178,6 +186,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
   const access = opts.access ?? null;
   // With the access log off only 5xx answers get a line, and those need no facts from the gateway.
   const wantsFacts = access?.enabled === true;
+  const tracing = opts.tracing ?? null;
 
   /** Answers the error; returns its code, for the access line. */
   function sendError(res: ServerResponse, requestId: string, caught: unknown, closeConnection = false): string {
@@ -210,10 +219,12 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     requestId: string,
     body: Buffer | null,
     facts: InvocationFacts | undefined,
+    span: Span | undefined,
   ): Promise<string | undefined> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const peer = req.socket.remoteAddress ?? '';
     const response = await gateway.handle({
+      span,
       minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
       depth: h.depth === undefined ? undefined : parseDepth(h.depth),
       method: req.method!,
@@ -249,8 +260,25 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     }
   }
 
-  /** The access line, once answered; `errorCode`: the code of an error answered here rather than by the gateway. */
-  function finish(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, started: number, facts: InvocationFacts | undefined, errorCode?: string): void {
+  /**
+   * The access line and the request span's end, once answered; `errorCode`: the code of an
+   * error answered here rather than by the gateway.
+   */
+  function finish(
+    req: IncomingMessage,
+    res: ServerResponse,
+    h: InvokeHeaders,
+    requestId: string,
+    started: number,
+    facts: InvocationFacts | undefined,
+    span: Span | undefined,
+    errorCode?: string,
+  ): void {
+    if (span !== undefined) {
+      span.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) tracing!.failed(span, errorCode ?? String(res.statusCode));
+      span.end();
+    }
     if (access === null || !access.wants(res.statusCode)) return;
     access.invocation(
       {
@@ -259,7 +287,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         status: res.statusCode,
         ms: performance.now() - started,
         requestId,
-        traceparent: h.traceparent,
+        // While tracing, the request span's trace (the caller's, or the one it began).
+        traceparent: span === undefined ? h.traceparent : `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
         apiId: splitInvokeUrl(req.url!).apiId,
         errorCode,
       },
@@ -270,27 +299,40 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
   return function handleInvoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const h = invokeHeaders(req.rawHeaders);
     const requestId = requestIdOf(h.requestId);
+    if (tracing === null) return serve(req, res, h, requestId, undefined);
+    const span = tracing.server(req.method!, h.traceparent, h.tracestate);
+    // Attributes only on a sampled span: an unsampled one drops them anyway, after the SDK has copied them.
+    if (span.isRecording()) {
+      span.setAttributes({ 'http.request.method': req.method!, 'url.path': req.url!.split('?', 1)[0], 'switchyard.request_id': requestId });
+    }
+    // With the span active, what is logged while it is served carries its ids (src/logger.ts). Only a
+    // sampled one: entering the context costs every later async step of the request, which at a 10 %
+    // ratio nine requests in ten would pay for ids no collector gets (bench/README.md, "Traces").
+    return span.isRecording() ? tracing.within(span, () => serve(req, res, h, requestId, span)) : serve(req, res, h, requestId, span);
+  };
+
+  function serve(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, span: Span | undefined): Promise<void> {
     const started = performance.now();
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
-      finish(req, res, h, requestId, started, undefined, 'shutting_down');
+      finish(req, res, h, requestId, started, undefined, span, 'shutting_down');
       return Promise.resolve();
     }
     if (h.serviceWorker) {
       // Before the body is read: close rather than parse what is left of it as the next request.
       const code = sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
-      finish(req, res, h, requestId, started, undefined, code);
+      finish(req, res, h, requestId, started, undefined, span, code);
       return Promise.resolve();
     }
     const facts: InvocationFacts | undefined = wantsFacts ? {} : undefined;
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
     const answered =
       h.contentLength === undefined && !h.chunked
-        ? answer(req, res, h, requestId, null, facts)
-        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, facts));
+        ? answer(req, res, h, requestId, null, facts, span)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, facts, span));
     return answered.then(
-      (errorCode) => finish(req, res, h, requestId, started, facts, errorCode),
+      (errorCode) => finish(req, res, h, requestId, started, facts, span, errorCode),
       async (err: unknown) => {
         if (err instanceof PayloadTooLargeError) {
           // Refused before the gateway ran: its API's CORS headers still let a browser read why.
@@ -299,8 +341,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
         const code = sendError(res, requestId, err, err instanceof PayloadTooLargeError);
         gateway.countFailure(splitInvokeUrl(req.url!).apiId, asStoreUnavailable(err) ?? err, started);
-        finish(req, res, h, requestId, started, facts, code);
+        finish(req, res, h, requestId, started, facts, span, code);
       },
     );
-  };
+  }
 }

@@ -35,6 +35,7 @@ import type { ApplicationService } from '../applications/service.js';
 import type { PortalTokens } from '../portal/tokens.js';
 import { registerApplicationRoutes } from './applications.js';
 import { registerPortalRoutes } from './portal.js';
+import type { RequestSpans } from './request-spans.js';
 
 export interface ManagementDeps {
   store: Store;
@@ -61,6 +62,8 @@ export interface ManagementDeps {
   metricsAccess?: MetricsAccess;
   /** Why /readyz answers 503 beyond the store (draining, isolate workers down); null: ready. */
   notReady?: () => NotReady | null;
+  /** A span per request while tracing (request-spans.ts); null or absent: off. */
+  spans?: RequestSpans | null;
 }
 
 /** `invokeOrigin`: where callers reach invocations (listeners.ts); by default their own origin. */
@@ -71,12 +74,13 @@ export async function registerManagementApi(
   invokeOrigin: InvokeOrigin = originOf,
 ): Promise<void> {
   registerSchemas(app);
+  deps.spans?.register(app);
   registerIntegerParameters(app);
   countManagementRequests(app, deps.metrics);
   await app.register(swagger, swaggerOptions(doc));
   registerOpsRoutes(app, deps.store, deps.metrics, deps.metricsAccess, deps.notReady);
   registerDashboardRoutes(app, invokeOrigin);
-  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency });
+  registerFunctionRoutes(app, { functions: deps.functions, background: deps.background, idempotency: deps.idempotency, spans: deps.spans });
   registerStreamRoutes(app, { store: deps.store, functions: deps.functions, invocations: deps.invocations });
   registerApiRoutes(app, { apis: deps.apis, invokeOrigin });
   registerApiKeyRoutes(app, { apiKeys: deps.apiKeys });
@@ -86,6 +90,7 @@ export async function registerManagementApi(
     idempotency: deps.idempotency,
     catalogue: deps.catalogue,
     applications: deps.applications,
+    spans: deps.spans,
   });
   registerEventTypeRoutes(app, { catalogue: deps.catalogue });
   registerApplicationRoutes(app, { applications: deps.applications, portalTokens: deps.portalTokens });

@@ -35,6 +35,7 @@ import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import { validateFunction } from './validate.js';
 import type { Logger } from '../types.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import type { Runtime, RuntimeStats } from './pool.js';
 import type { CallCounts, DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
@@ -44,7 +45,9 @@ export interface InProcessRuntimeOptions {
   /** Micro-batching (default on): one isolate call for every invocation of a version in the same turn. */
   batching?: boolean;
   /** As in RuntimeOptions (pool.ts): every `emit(event, data)` of a function, data as JSON text. */
-  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void;
+  /** As in RuntimeOptions: each fetch of a traced invocation, to be recorded as a span. */
+  onFetchSpan?: (record: FetchSpanRecord) => void;
   /** Idle isolates kept warm; past it the least recently used go. */
   warmIsolates?: number;
   /** The synchronous fast path into isolates (default on; isolate-host.ts). */
@@ -60,6 +63,8 @@ interface Batch {
   fn: DeployedFunction;
   ids: number[];
   rids: string[];
+  /** Each call's trace context; null while none of the batch has one (tracing off). */
+  traces: (TraceCarrier | null)[] | null;
   events: string[];
 }
 
@@ -117,6 +122,7 @@ class InProcessRuntime implements Runtime {
   private readonly logger: Logger | undefined;
   private readonly batching: boolean;
   private readonly onEmit: InProcessRuntimeOptions['onEmit'];
+  private readonly onFetchSpan: InProcessRuntimeOptions['onFetchSpan'];
   private readonly warmIsolates: number | undefined;
   private readonly runReports: boolean;
   private readonly syncCalls: boolean | undefined;
@@ -129,6 +135,7 @@ class InProcessRuntime implements Runtime {
     this.logger = deps.logger;
     this.batching = deps.batching ?? true;
     this.onEmit = deps.onEmit;
+    this.onFetchSpan = deps.onFetchSpan;
     this.warmIsolates = deps.warmIsolates;
     this.runReports = deps.runReports ?? false;
     this.syncCalls = deps.syncCalls;
@@ -143,7 +150,8 @@ class InProcessRuntime implements Runtime {
       out: (items) => this.out(items),
       log: (level, msg) => this.logger?.[level]({ isolates: 'in-process' }, msg),
       fatal: () => this.fatal(),
-      publish: (fn, event, dataJson, application) => this.publish(fn, event, dataJson, application),
+      publish: (fn, event, dataJson, application, trace) => this.publish(fn, event, dataJson, application, trace),
+      fetched: this.onFetchSpan,
       refuseEmit: (event, dataJson) => this.emitRules.refusal(event, dataJson),
       warmIsolates: this.warmIsolates,
       runReports: this.runReports,
@@ -168,12 +176,12 @@ class InProcessRuntime implements Runtime {
     return !this.closing;
   }
 
-  invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome> {
+  invoke(fn: DeployedFunction, eventJson: string, requestId: string, trace: TraceCarrier | null = null): Promise<InvokeOutcome> {
     if (this.closing) return Promise.resolve(shuttingDown());
     const key = versionKey(fn.name, fn.version);
     let batch = this.open.get(key);
     if (!batch || !this.batching) {
-      batch = { key, fn, ids: [], rids: [], events: [] };
+      batch = { key, fn, ids: [], rids: [], traces: null, events: [] };
       this.open.set(key, batch);
       this.queue.push(batch);
       this.schedule();
@@ -181,6 +189,10 @@ class InProcessRuntime implements Runtime {
     const id = ++this.nextId;
     batch.ids.push(id);
     batch.rids.push(requestId);
+    if (trace !== null || batch.traces !== null) {
+      batch.traces ??= batch.ids.slice(0, -1).map(() => null);
+      batch.traces.push(trace);
+    }
     batch.events.push(typeof eventJson === 'string' && eventJson !== '' ? eventJson : 'null');
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, start: performance.now() });
@@ -204,8 +216,9 @@ class InProcessRuntime implements Runtime {
     const { fn, key } = b;
     this.ensureLoaded(fn, key);
     // The header the isolate's dispatcher reads (as a worker would receive it).
-    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${b.ids.join(',')}],"rids":${JSON.stringify(b.rids)}}`;
-    this.host.invoke(key, b.ids, b.rids, head, '[' + b.events.join(',') + ']');
+    const tps = b.traces === null ? '' : `,"tps":${JSON.stringify(b.traces)}`;
+    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${b.ids.join(',')}],"rids":${JSON.stringify(b.rids)}${tps}}`;
+    this.host.invoke(key, b.ids, b.rids, head, '[' + b.events.join(',') + ']', b.traces ?? undefined);
   }
 
   /**
@@ -257,11 +270,11 @@ class InProcessRuntime implements Runtime {
   }
 
   /** The receiver's failures stay its own (as in worker-handle.ts). */
-  private publish(fn: string, event: string, dataJson: string, application?: string): void {
+  private publish(fn: string, event: string, dataJson: string, application: string | undefined, trace: TraceCarrier | undefined): void {
     if (!this.onEmit) return;
     const fail = (err: unknown) => this.logger?.warn({ function: fn, event, err: String(err) }, 'onEmit failed for a function event');
     try {
-      const r: unknown = this.onEmit(fn, event, dataJson, application);
+      const r: unknown = this.onEmit(fn, event, dataJson, application, trace);
       if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);
     } catch (err) {
       fail(err);

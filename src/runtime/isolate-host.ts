@@ -37,6 +37,7 @@ import type { ToWorker } from './protocol.js';
 import type { SandboxHandle } from './sandbox/index.js';
 import type { CallCounts } from './types.js';
 import type { InvocationErrorCode } from '../errors.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 
 type Load = Extract<ToWorker, { t: 'load' }>;
 
@@ -110,6 +111,8 @@ interface Instance {
   killedFor: InvocationErrorCode | null;
   /** Invocation id -> request id, for every call this isolate owes an answer. */
   inflight: Map<number, string>;
+  /** Invocation id -> trace context, for traced calls in flight; null until the first one comes. */
+  traces: Map<number, TraceCarrier> | null;
   /** Ids the host answered for it (deadline): a late answer for them is dropped, not an error. */
   answered: Set<number>;
   /** The isolate's CPU time (ns) when it last went idle; null while busy. */
@@ -144,7 +147,9 @@ export interface IsolateHostDeps {
   log: (level: 'info' | 'warn' | 'error', msg: string) => void;
   /** Must send `items` synchronously and end the process: V8 is no longer sound. */
   fatal: (items: string) => never;
-  publish?: (functionName: string, event: string, dataJson: string, application?: string) => void;
+  publish?: (functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void;
+  /** Each fetch of a traced invocation, once over (see sandbox/index.ts SandboxTrace). */
+  fetched?: (record: FetchSpanRecord) => void;
   /** Why an emit may not be published (the catalogue's reject mode, emit-rules.ts): thrown in the function instead. */
   refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
@@ -175,7 +180,8 @@ export class IsolateHost {
   private readonly out: (items: string) => void;
   private readonly log: (level: 'info' | 'warn' | 'error', msg: string) => void;
   private readonly fatal: (items: string) => never;
-  private readonly publish: (functionName: string, event: string, dataJson: string, application?: string) => void;
+  private readonly publish: (functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void;
+  private readonly fetched: ((record: FetchSpanRecord) => void) | undefined;
   private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
   private readonly runReports: boolean;
@@ -190,6 +196,7 @@ export class IsolateHost {
     this.log = deps.log;
     this.fatal = deps.fatal;
     this.publish = deps.publish ?? (() => undefined);
+    this.fetched = deps.fetched;
     this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
     this.runReports = deps.runReports ?? false;
@@ -223,7 +230,7 @@ export class IsolateHost {
    * One batch. The isolate re-reads ids and request ids from the same header
    * (plus the deadline spliced in here) and parses the events body itself.
    */
-  invoke(key: string, ids: number[], rids: string[], headText: string, body: string): void {
+  invoke(key: string, ids: number[], rids: string[], headText: string, body: string, traces?: (TraceCarrier | null)[]): void {
     const load = this.loads.get(key);
     if (!load) {
       let items = '';
@@ -245,6 +252,8 @@ export class IsolateHost {
     for (let i = 0; i < ids.length; i++) {
       this.inflight.set(ids[i], batch);
       inst.inflight.set(ids[i], rids[i]);
+      const trace = traces?.[i];
+      if (trace != null) (inst.traces ??= new Map()).set(ids[i], trace);
     }
     const runOn = inst;
     const payload = headText.slice(0, -1) + ',"dl":' + deadline + '}\n' + body;
@@ -307,6 +316,7 @@ export class IsolateHost {
       dead: false,
       killedFor: null,
       inflight: new Map(),
+      traces: null,
       answered: new Set(),
       idleCpu: null,
       lastHeapCheck: Date.now(),
@@ -346,9 +356,10 @@ export class IsolateHost {
       deliver: (text: unknown) => this.settled(inst, text),
       onEmit: (event: string, dataJson: string, application?: string) => {
         const refusal = this.refuseEmit(event, dataJson);
-        if (refusal === undefined) this.publish(load.name, event, dataJson, application);
+        if (refusal === undefined) this.publish(load.name, event, dataJson, application, this.traceOf(inst));
         return refusal;
       },
+      trace: this.fetched === undefined ? undefined : { current: () => this.traceOf(inst), fetched: this.fetched },
     });
     inst.sandbox = sandbox;
     inst.initMs = performance.now() - inst.createdAt;
@@ -490,11 +501,23 @@ export class IsolateHost {
     return text;
   }
 
+  /**
+   * The trace context a fetch or emit of this isolate belongs to: that of its
+   * one invocation in flight. With several in flight the host cannot tell
+   * whose it is (they share the isolate's event loop), so it belongs to none.
+   */
+  private traceOf(inst: Instance): TraceCarrier | undefined {
+    const traces = inst.traces;
+    if (traces === null || traces.size !== 1 || inst.inflight.size !== 1) return undefined;
+    return traces.values().next().value;
+  }
+
   private forget(id: number): boolean {
     const batch = this.inflight.get(id);
     if (!batch) return false;
     this.inflight.delete(id);
     batch.inst.inflight.delete(id);
+    batch.inst.traces?.delete(id);
     if (--batch.left === 0 && batch.timer !== null) clearTimeout(batch.timer);
     return true;
   }

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import { WorkerHandle } from './worker-handle.js';
 import type { CallCounts, DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
@@ -22,7 +23,12 @@ export interface RuntimeOptions {
    * main process. Fire-and-forget: what it throws or rejects is logged, never
    * seen by the function. Without it emits are dropped.
    */
-  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void;
+  /**
+   * Receives each fetch of a traced invocation (one that came with a trace
+   * context), timed where it ran, to be recorded as a span. Without it none is reported.
+   */
+  onFetchSpan?: (record: FetchSpanRecord) => void;
   /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
   warmIsolates?: number;
   /** Each outcome carries its RunStats (start time, heap), for run report lines (SWITCHYARD_FUNCTION_REPORT_LINES). */
@@ -94,7 +100,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const env = workerEnv();
   const workers = Array.from(
     { length: count },
-    (_, index) => new WorkerHandle({ index, script, args, env, logger: opts.logger, batching: opts.batching ?? true, onEmit: opts.onEmit }),
+    (_, index) => new WorkerHandle({ index, script, args, env, logger: opts.logger, batching: opts.batching ?? true, onEmit: opts.onEmit, onFetchSpan: opts.onFetchSpan }),
   );
   let nextId = 0;
   let nextValidator = 0;
@@ -103,7 +109,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const workerFor = (name: string) => workers[workerIndexFor(name, count)];
 
   return {
-    invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome> {
+    invoke(fn: DeployedFunction, eventJson: string, requestId: string, trace?: TraceCarrier | null): Promise<InvokeOutcome> {
       if (closing) {
         return Promise.resolve({
           ok: false,
@@ -112,7 +118,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
           durationMs: 0,
         });
       }
-      return workerFor(fn.name).invoke(fn, eventJson, requestId, ++nextId);
+      return workerFor(fn.name).invoke(fn, eventJson, requestId, ++nextId, trace ?? null);
     },
 
     validate(compiled: string, limits: ValidateLimits): Promise<ValidateOutcome> {

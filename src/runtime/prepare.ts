@@ -14,7 +14,7 @@ import ivm from 'isolated-vm';
 import { dispatcherSource } from './dispatcher.js';
 import type { DispatcherSetup } from './handler-export.js';
 import { USER_FILENAME } from './protocol.js';
-import { installSandbox, type SandboxHandle } from './sandbox/index.js';
+import { installSandbox, type SandboxHandle, type SandboxTrace } from './sandbox/index.js';
 import { originalPosition, splitSourceMap } from './source-map.js';
 
 /** Prefix and suffix around user code; the prefix shares line 1 so that, without a map, line numbers stay the user's. */
@@ -76,6 +76,8 @@ export async function prepare(
     deliver: (text: unknown) => void;
     /** The sandbox's `emit` (a string returned is thrown as a refusal); absent in validation isolates, whose emits are dropped. */
     onEmit?: (event: string, dataJson: string, application?: string) => string | undefined;
+    /** What the sandbox's fetch traces by (sandbox/index.ts); absent: fetches send no trace context. */
+    trace?: SandboxTrace;
   },
 ): Promise<{ dispatch: ivm.Reference<(payload: string, mode: number) => string | null>; sandbox: SandboxHandle }> {
   const { code: script0, file, mappings } = splitSourceMap(code);
@@ -85,6 +87,7 @@ export async function prepare(
     env,
     allowPrivateTargets,
     onEmit: opts.onEmit,
+    trace: opts.trace,
     source: { file: userFile, mappings, firstLineOffset: WRAP_HEAD.length },
   });
   try {

@@ -9,6 +9,7 @@ import type { InvocationErrorCode } from '../errors.js';
 import type { FunctionLogLine } from '../types.js';
 import type { DeployedFunction, RunStats } from './types.js';
 import type { EmitRule } from './emit-rules.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 
 /** main -> worker */
 export type ToWorker =
@@ -24,8 +25,11 @@ export type ToWorker =
       /** The export to call (null: the default rule; see handler-export.ts). */
       handler: string | null;
     }
-  /** A batch: `ids[i]`/`rids[i]` belong to the i-th event of the body. */
-  | { t: 'inv'; k: string; ids: number[]; rids: string[] }
+  /**
+   * A batch: `ids[i]`/`rids[i]` belong to the i-th event of the body; `tps[i]`,
+   * present only when tracing is on, is that invocation's trace context.
+   */
+  | { t: 'inv'; k: string; ids: number[]; rids: string[]; tps?: (TraceCarrier | null)[] }
   | {
       t: 'val';
       id: number;
@@ -73,7 +77,9 @@ export type FromWorker =
   | { t: 'val'; id: number; ok: false; message: string; line?: number; column?: number }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string }
   /** A function's `emit(event, data)`; the frame body is the data's JSON text. */
-  | { t: 'emit'; fn: string; event: string; app?: string }
+  | { t: 'emit'; fn: string; event: string; app?: string; tp?: TraceCarrier }
+  /** A traced invocation's fetch, for the main process to record as a span (src/telemetry/tracing.ts). */
+  | { t: 'span'; s: FetchSpanRecord }
   /** A transformation's run: `miss` when the worker holds no code for its hash (send it again with the code). */
   | { t: 'xres'; id: number; ok: true; out: string }
   | { t: 'xres'; id: number; ok: false; c: 'transformation_error' | 'transformation_cpu_limit'; m: string }

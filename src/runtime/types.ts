@@ -4,6 +4,7 @@
  */
 import type { FunctionLogLine, FunctionRecord } from '../types.js';
 import type { InvocationErrorCode } from '../errors.js';
+import type { TraceCarrier } from '../telemetry/types.js';
 
 /** The subset of a function record an isolate needs; `version` keys the isolate. */
 export type DeployedFunction = Pick<
@@ -55,8 +56,10 @@ export interface FunctionRuntime {
    * names, see handler-export.ts) as `(event, context, callback)`. `eventJson` is the
    * event already serialised (it crosses two process/isolate boundaries as text).
    * Never rejects for user-code failures: those are `ok: false` outcomes.
+   * `trace`: the invocation span's context (tracing on only); the function
+   * sees it as `context.traceparent`, and its fetches and emits are its children.
    */
-  invoke(fn: DeployedFunction, eventJson: string, requestId: string): Promise<InvokeOutcome>;
+  invoke(fn: DeployedFunction, eventJson: string, requestId: string, trace?: TraceCarrier | null): Promise<InvokeOutcome>;
   /**
    * Compiles `compiled` and runs its top level once in a throwaway isolate,
    * under the time and memory limits with the function's env (top-level code may

@@ -12,6 +12,7 @@ import { FrameDecoder, encodeFrame, splitFrame } from './framing.js';
 import { loadMessage, runStatsOf, versionKey, type FromWorker, type ResultItem, type RunReportItem, type ToWorker } from './protocol.js';
 import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import type { DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateOutcome } from './types.js';
 
 export interface WorkerHandleDeps {
@@ -23,7 +24,8 @@ export interface WorkerHandleDeps {
   logger?: Logger;
   /** False sends every invocation in its own frame and isolate call (benchmark comparison only). */
   batching?: boolean;
-  onEmit?: (functionName: string, event: string, dataJson: string, application?: string) => void;
+  onEmit?: (functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void;
+  onFetchSpan?: (record: FetchSpanRecord) => void;
 }
 
 /** Extra time the main process grants a worker past a function's own deadline before killing it. */
@@ -41,6 +43,8 @@ interface Batch {
   fn: DeployedFunction;
   ids: number[];
   rids: string[];
+  /** Each call's trace context; null while none of the batch has one (tracing off). */
+  traces: (TraceCarrier | null)[] | null;
   events: string[];
   left: number;
   /** Written to the current worker process; unsent batches survive a restart. */
@@ -101,7 +105,8 @@ export class WorkerHandle {
   private readonly env: NodeJS.ProcessEnv;
   private readonly logger: Logger | undefined;
   private readonly batching: boolean;
-  private readonly onEmit: ((functionName: string, event: string, dataJson: string, application?: string) => void) | undefined;
+  private readonly onEmit: ((functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) => void) | undefined;
+  private readonly onFetchSpan: ((record: FetchSpanRecord) => void) | undefined;
 
   constructor(deps: WorkerHandleDeps) {
     this.index = deps.index;
@@ -111,6 +116,7 @@ export class WorkerHandle {
     this.logger = deps.logger;
     this.batching = deps.batching ?? true;
     this.onEmit = deps.onEmit;
+    this.onFetchSpan = deps.onFetchSpan;
     this.start();
   }
 
@@ -127,12 +133,12 @@ export class WorkerHandle {
     return this.pending.size + this.validations.size + this.transforms.size + this.transformChecks.size;
   }
 
-  invoke(fn: DeployedFunction, eventJson: string, requestId: string, id: number): Promise<InvokeOutcome> {
+  invoke(fn: DeployedFunction, eventJson: string, requestId: string, id: number, trace: TraceCarrier | null = null): Promise<InvokeOutcome> {
     const key = versionKey(fn.name, fn.version);
     let batch = this.open.get(key);
     // `sent`: a restart can flush the outbox mid-turn; later calls then start a new batch.
     if (!batch || batch.sent || !this.batching) {
-      batch = { fn, ids: [], rids: [], events: [], left: 0, sent: false, timer: null };
+      batch = { fn, ids: [], rids: [], traces: null, events: [], left: 0, sent: false, timer: null };
       const b = batch;
       b.timer = setTimeout(() => this.overdue(b), fn.timeoutMs + SAFETY_MARGIN_MS);
       this.open.set(key, batch);
@@ -141,6 +147,11 @@ export class WorkerHandle {
     }
     batch.ids.push(id);
     batch.rids.push(requestId);
+    if (trace !== null || batch.traces !== null) {
+      // Filled in only once a traced call joins: untraced batches carry no array.
+      batch.traces ??= batch.ids.slice(0, -1).map(() => null);
+      batch.traces.push(trace);
+    }
     batch.events.push(typeof eventJson === 'string' && eventJson !== '' ? eventJson : 'null');
     batch.left++;
     return new Promise((resolve) => {
@@ -296,12 +307,15 @@ export class WorkerHandle {
     this.writeLoad(channel, fn);
     let events = batch.events;
     let rids = batch.rids;
+    let traces = batch.traces;
     if (ids.length !== batch.ids.length) {
       const keep = new Set(ids);
       events = batch.events.filter((_, i) => keep.has(batch.ids[i]));
       rids = batch.rids.filter((_, i) => keep.has(batch.ids[i]));
+      traces = traces && traces.filter((_, i) => keep.has(batch.ids[i]));
     }
-    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${ids.join(',')}],"rids":${JSON.stringify(rids)}}`;
+    const tps = traces === null ? '' : `,"tps":${JSON.stringify(traces)}`;
+    const head = `{"t":"inv","k":${JSON.stringify(key)},"ids":[${ids.join(',')}],"rids":${JSON.stringify(rids)}${tps}}`;
     channel.write(encodeFrame(head + '\n[' + events.join(',') + ']'));
   }
 
@@ -367,7 +381,10 @@ export class WorkerHandle {
     const msg = JSON.parse(head) as FromWorker;
     switch (msg.t) {
       case 'emit':
-        this.publish(msg.fn, msg.event, body, msg.app);
+        this.publish(msg.fn, msg.event, body, msg.app, msg.tp);
+        return;
+      case 'span':
+        this.onFetchSpan?.(msg.s);
         return;
       case 'res':
         for (const item of msg.r) this.settle(item);
@@ -420,12 +437,12 @@ export class WorkerHandle {
   }
 
   /** The receiver's failures stay its own: they must not read as a garbled worker stream. */
-  private publish(fn: string, event: string, dataJson: string, application?: string): void {
+  private publish(fn: string, event: string, dataJson: string, application: string | undefined, trace: TraceCarrier | undefined): void {
     if (!this.onEmit) return;
     const fail = (err: unknown) =>
       this.logger?.warn({ worker: this.index, function: fn, event, err: String(err) }, 'onEmit failed for a function event');
     try {
-      const r: unknown = this.onEmit(fn, event, dataJson, application);
+      const r: unknown = this.onEmit(fn, event, dataJson, application, trace);
       // Typed void, but an async receiver must not leave an unhandled rejection behind.
       if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);
     } catch (err) {

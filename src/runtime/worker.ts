@@ -20,6 +20,7 @@ import { DEFAULT_WARM_ISOLATES, IsolateHost } from './isolate-host.js';
 import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import { validateFunction } from './validate.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -75,8 +76,10 @@ function fatal(items: string): never {
  * before a handler returned normally reaches the main process before that
  * handler's result. The data is spliced raw as the frame body (already JSON).
  */
-function publish(fn: string, event: string, dataJson: string, application?: string): void {
-  const head: FromWorker = application === undefined ? { t: 'emit', fn, event } : { t: 'emit', fn, event, app: application };
+function publish(fn: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier): void {
+  const head: Extract<FromWorker, { t: 'emit' }> = { t: 'emit', fn, event };
+  if (application !== undefined) head.app = application;
+  if (trace !== undefined) head.tp = trace;
   channel.write(encodeFrame(JSON.stringify(head) + '\n' + dataJson));
 }
 
@@ -84,7 +87,9 @@ const emitRules = new EmitRules();
 const refuseEmit = (event: string, dataJson: string) => emitRules.refusal(event, dataJson);
 // Counts for the main process's metrics: one small frame per isolate created or disposed (never per call).
 const counted = () => send({ t: 'iso', n: host.isolateCount(), c: host.created });
-const host: IsolateHost = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, warmIsolates, runReports, syncCalls, counted });
+/** Recorded as a span by the main process, which holds the exporter (src/telemetry/tracing.ts). */
+const fetched = (s: FetchSpanRecord) => send({ t: 'span', s });
+const host: IsolateHost = new IsolateHost({ allowPrivateTargets, out, log, fatal, publish, refuseEmit, fetched, warmIsolates, runReports, syncCalls, counted });
 const transformations = new TransformationHost();
 
 let rssBoundForTest: number | null = null;
@@ -141,7 +146,7 @@ function onFrame(text: string): void {
   const msg = JSON.parse(headText) as ToWorker;
   switch (msg.t) {
     case 'inv': {
-      host.invoke(msg.k, msg.ids, msg.rids, headText, body);
+      host.invoke(msg.k, msg.ids, msg.rids, headText, body, msg.tps);
       return;
     }
     case 'load':

@@ -42,10 +42,12 @@ export interface PublishOptions {
    * function does. Absent: the global webhooks and the subscribed functions.
    */
   application?: string;
+  /** The trace context of the publish (an emit's span, a management request's), kept by each webhook delivery. */
+  trace?: string;
 }
 
 /** Creates the invocations of the functions subscribed to an event (src/functions/invocations.ts). */
-export type FunctionFanOut = (event: string, data: unknown, depth: number) => Promise<Published['functions']>;
+export type FunctionFanOut = (event: string, data: unknown, depth: number, trace?: string) => Promise<Published['functions']>;
 
 export interface EventBusDeps {
   store: Store;
@@ -89,8 +91,8 @@ export class EventBus {
       ? await this.deps.validator.check(event, data ?? null, opts.source ?? 'publish', opts.version)
       : null;
     const fanOut = applicationId === null ? this.deps.functionFanOut : undefined;
-    const functions = fanOut ? await fanOut(event, data ?? null, depth) : [];
-    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {}, applicationId);
+    const functions = fanOut ? await fanOut(event, data ?? null, depth, opts.trace) : [];
+    const { deliveries, webhooks } = await this.publishToWebhooks(event, data, depth, opts.headers ?? {}, applicationId, opts.trace);
     const published: Published = { deliveries, webhooks, functions };
     if (validation) published.validation = validation;
     if (applicationId !== null) published.applicationId = applicationId;
@@ -112,6 +114,7 @@ export class EventBus {
     depth: number,
     headers: Readonly<Record<string, string>>,
     applicationId: string | null,
+    trace: string | undefined,
   ): Promise<Pick<Published, 'deliveries' | 'webhooks'>> {
     const subscribers = await this.deps.store.subscribersOf(event, applicationId);
     const matched: string[] = [];
@@ -139,6 +142,7 @@ export class EventBus {
         nextAttemptAt: now,
         // A webhook that may not be sent to now (disabled, paused, its breaker open) keeps it for later.
         held: hold,
+        traceContext: trace,
       });
       ids.push(delivery.id);
     }

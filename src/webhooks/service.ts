@@ -599,8 +599,11 @@ export class WebhookService {
   }
 
   /** Sends once now, also when disabled; no retries. Answers the finished delivery. */
-  /** `sample`: an event to send as if published (a catalogued type's example, src/events/catalogue.ts); none: the plain test payload. */
-  async test(id: string, sample: { event: string; data: unknown } | null = null): Promise<Delivery> {
+  /**
+   * `sample`: an event to send as if published (a catalogued type's example, src/events/catalogue.ts); none: the plain test payload.
+   * `trace`: the test-fire request's trace context (tracing on), which its attempt joins.
+   */
+  async test(id: string, sample: { event: string; data: unknown } | null = null, trace?: string): Promise<Delivery> {
     await this.get(id);
     // Due a minute from now, so the engine's own loop never races this attempt for it.
     const delivery = await this.deps.store.createDelivery({
@@ -610,6 +613,7 @@ export class WebhookService {
       event: sample?.event ?? null,
       eventData: sample ? sample.data : null,
       nextAttemptAt: this.iso(this.deps.clock.now() + 60_000),
+      traceContext: trace,
     });
     return this.deps.engine.attemptNow(delivery.id);
   }

@@ -19,6 +19,8 @@ import { depthOf } from '../hops.js';
 import { createGuardedAgent } from '../net/ssrf.js';
 import type { WebhookStore } from '../store/store.js';
 import type { Logger } from '../types.js';
+import type { Tracing } from '../telemetry/tracing.js';
+import { traceparentOf, tracestateOf } from '../telemetry/types.js';
 import { buildRequest, USER_AGENT } from './render.js';
 import { classify, honoursRetryAfter, nextDelayMs, retryAfterMs } from './retry.js';
 import { send, type SendFailure, type SendResponse, type SendResult } from './sender.js';
@@ -55,6 +57,12 @@ export interface WebhookTargetDeps {
   userAgent?: string;
   /** Runs webhooks' transformations; without it a webhook's transformation fails its attempts. */
   transformer?: Transformer;
+  /**
+   * OpenTelemetry tracing; null: off. On, each send is a CLIENT span in the
+   * trace of the delivery's cause (a root span when it has none: a schedule's
+   * slot) and carries a child of it in `traceparent`.
+   */
+  tracing?: Tracing | null;
 }
 
 type Rendered = { request: DeliveryRequest } | { error: string };
@@ -175,7 +183,7 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
       // Rendering and a transformation were awaited: this process may have been taken for dead since.
       if (!ctx.mayStillSend()) return null;
       const sentAt = this.clock.now();
-      result = await this.send(toSend, delivery.id, webhook);
+      result = this.deps.tracing ? await this.tracedSend(this.deps.tracing, toSend, delivery, webhook, ctx.number) : await this.send(toSend, delivery.id, webhook);
       latencyMs = this.clock.now() - sentAt;
     }
     if (result === null) throw new Error('unreachable: an attempt neither rendered nor sent');
@@ -264,9 +272,35 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
     return headers;
   }
 
-  private send(request: DeliveryRequest, deliveryId: string, webhook: Webhook): Promise<SendResult> {
+  private send(request: DeliveryRequest, deliveryId: string, webhook: Webhook, trace?: string): Promise<SendResult> {
     const headers = this.attemptHeaders(request, deliveryId, webhook);
+    if (trace !== undefined) {
+      headers.traceparent = traceparentOf(trace);
+      const state = tracestateOf(trace);
+      if (state !== undefined) headers.tracestate = state;
+    }
     return send({ ...request, headers }, { timeoutMs: webhook.timeoutMs, agent: this.agent });
+  }
+
+  private async tracedSend(tracing: Tracing, request: DeliveryRequest, delivery: WebhookDelivery, webhook: Webhook, attempt: number): Promise<SendResult> {
+    const span = tracing.under(delivery.traceContext, `webhook ${request.method}`, 'client', {
+      'http.request.method': request.method,
+      'url.full': request.url,
+      'switchyard.webhook.id': webhook.id,
+      'switchyard.delivery.id': delivery.id,
+      'switchyard.delivery.attempt': attempt,
+      'switchyard.webhook_id_header': headerValue(request.headers, 'webhook-id') ?? delivery.id,
+    });
+    try {
+      const result = await this.send(request, delivery.id, webhook, tracing.carrierOf(span));
+      if ('status' in result) {
+        span.setAttribute('http.response.status_code', result.status);
+        if (result.status >= 400) tracing.failed(span, String(result.status));
+      } else tracing.failed(span, result.error);
+      return result;
+    } finally {
+      span.end();
+    }
   }
 
   private async disable(webhook: Webhook): Promise<void> {

@@ -19,7 +19,13 @@ import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
-/** Back to migration 25 (26 is not in this branch): no applications. */
+/** Back to migration 25 (with undoApplications first): deliveries keep no trace context. */
+async function undoTraceContext(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'ALTER TABLE deliveries DROP COLUMN trace_context');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 26');
+}
+
+/** Back to migration 26: no applications. */
 async function undoApplications(b: StoreBackend, url: string): Promise<void> {
   for (const index of ['webhooks_by_application', 'webhook_events_by_scope']) await b.exec(url, `DROP INDEX ${index}`);
   await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN application_id');
@@ -31,6 +37,7 @@ async function undoApplications(b: StoreBackend, url: string): Promise<void> {
 /** Back to migration 24: no lease heartbeats. */
 async function undoHeartbeats(b: StoreBackend, url: string): Promise<void> {
   await undoApplications(b, url);
+  await undoTraceContext(b, url);
   await b.exec(url, 'DROP TABLE lease_heartbeats');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 25');
 }
@@ -607,6 +614,7 @@ for (const b of backends()) {
           [23, 'webhook_secret_rotation'],
           [24, 'webhook_transformations'],
           [25, 'lease_heartbeats'],
+          [26, 'delivery_trace_context'],
           [27, 'applications'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
@@ -641,6 +649,19 @@ for (const b of backends()) {
       } finally {
         await again.close();
       }
+    });
+
+    it('a delivery keeps the trace context of its cause through the claim (migration 26); an untraced one has none', async () => {
+      const webhook = await store.createWebhook({ ...newWebhook('https://example.com/in'), name: 'traced' });
+      const due = new Date(Date.now() - 1000).toISOString();
+      const carrier = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\nvendor=abc';
+      const traced = await store.createDelivery({ webhookId: webhook.id, trigger: 'event', scheduledFor: null, event: 'e', eventData: 1, nextAttemptAt: due, traceContext: carrier });
+      const plain = await store.createDelivery({ webhookId: webhook.id, trigger: 'event', scheduledFor: null, event: 'e', eventData: 2, nextAttemptAt: due });
+      expect(traced.traceContext).toBe(carrier);
+      expect(plain).not.toHaveProperty('traceContext');
+      const claimed = await store.claimDueDeliveries('owner', new Date().toISOString(), 90_000, 10);
+      expect(claimed.find((d) => d.id === traced.id)?.traceContext).toBe(carrier);
+      expect(claimed.find((d) => d.id === plain.id)).not.toHaveProperty('traceContext');
     });
 
     it("migration 18 gives a database at migration 17 endpoint health: webhooks keep their fields, get their origin and default settings, deliveries stay pending", async () => {

@@ -2,6 +2,7 @@
 import type { FunctionInvocations } from '../../functions/invocations.js';
 import type { FunctionService } from '../../functions/service.js';
 import type { Idempotency } from '../../events/idempotency.js';
+import type { RequestSpans } from '../request-spans.js';
 
 export interface FunctionRouteDeps {
   functions: FunctionService;
@@ -9,4 +10,6 @@ export interface FunctionRouteDeps {
   background: FunctionInvocations;
   /** Idempotency-Key on background invokes. */
   idempotency: Idempotency;
+  /** The requests' spans while tracing: an invoke runs in its request's trace. Absent: off. */
+  spans?: RequestSpans | null;
 }

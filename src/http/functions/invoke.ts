@@ -22,7 +22,7 @@ function invocationType(headers: Record<string, string | string[] | undefined>):
 }
 
 
-export function invokeFunctionRoute(app: TypedApp, { functions, background, idempotency }: FunctionRouteDeps): void {
+export function invokeFunctionRoute(app: TypedApp, { functions, background, idempotency, spans }: FunctionRouteDeps): void {
   app.post(
     '/api/functions/:name/invoke',
     {
@@ -71,13 +71,13 @@ export function invokeFunctionRoute(app: TypedApp, { functions, background, idem
       if (invocationType(request.headers) === 'Event') {
         const key = idempotencyKeyOf(request.headers);
         const queue = async () => {
-          const queued = await background.invokeAsync(request.params.name, request.body ?? {}, depth);
+          const queued = await background.invokeAsync(request.params.name, request.body ?? {}, depth, spans?.carrierOf(request));
           return { status: 202, body: { invocation_id: queued.id, status: queued.status } };
         };
         const scopes = key === null ? [] : [{ scope: `invoke:${request.params.name}`, key, field: 'Idempotency-Key' }];
         return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body ?? {}) : '', queue);
       }
-      return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth, request.id));
+      return invocationView(await functions.invoke(request.params.name, request.body ?? {}, depth, request.id, spans?.carrierOf(request)));
     },
   );
 }

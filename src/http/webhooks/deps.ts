@@ -4,6 +4,7 @@ import type { EventCatalogue } from '../../events/catalogue.js';
 import type { Idempotency } from '../../events/idempotency.js';
 import type { EventBus } from '../../webhooks/events.js';
 import type { WebhookService } from '../../webhooks/service.js';
+import type { RequestSpans } from '../request-spans.js';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookService;
@@ -14,4 +15,6 @@ export interface WebhookRouteDeps {
   catalogue?: EventCatalogue;
   /** `?application=` of the webhook list; absent: refused. */
   applications?: ApplicationScope;
+  /** The requests' spans while tracing: a publish joins its request's trace. Absent: off. */
+  spans?: RequestSpans | null;
 }

@@ -14,7 +14,7 @@ import type { WebhookRouteDeps } from './deps.js';
 import { filterTestBody, publishEventBody } from '../../schema/webhooks.js';
 import { compileFilter } from '../../events/filters.js';
 
-export function publishEventRoute(app: TypedApp, { events, idempotency }: WebhookRouteDeps): void {
+export function publishEventRoute(app: TypedApp, { events, idempotency, spans }: WebhookRouteDeps): void {
   app.post(
     '/api/events',
     {
@@ -48,7 +48,13 @@ export function publishEventRoute(app: TypedApp, { events, idempotency }: Webhoo
       if (ownId !== undefined) scopes.push({ scope: 'event-id', key: ownId, field: 'id' });
       // Hashed only when a key or an id asks for it: a plain publish does no extra work.
       return sendOnce(reply, idempotency, scopes, scopes.length > 0 ? requestHash(request.body) : '', async () => {
-        const published = await events.publish(event, data ?? null, depth, { source: 'publish', version, headers, ...(application === undefined ? {} : { application }) });
+        const published = await events.publish(event, data ?? null, depth, {
+          source: 'publish',
+          version,
+          headers,
+          trace: spans?.carrierOf(request),
+          ...(application === undefined ? {} : { application }),
+        });
         const body = {
           id: ownId ?? newId('evt'),
           event,

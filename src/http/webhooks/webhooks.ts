@@ -143,7 +143,7 @@ export function deleteWebhookRoute(app: TypedApp, { webhooks }: WebhookRouteDeps
   );
 }
 
-export function testWebhookRoute(app: TypedApp, { webhooks, idempotency, catalogue }: WebhookRouteDeps): void {
+export function testWebhookRoute(app: TypedApp, { webhooks, idempotency, catalogue, spans }: WebhookRouteDeps): void {
   app.post(
     '/api/webhooks/:id/test',
     {
@@ -162,7 +162,7 @@ export function testWebhookRoute(app: TypedApp, { webhooks, idempotency, catalog
       const test = async () => {
         // A webhook subscribed to a catalogued type with an example is sent that example (docs/event-types.md).
         const sample = catalogue ? await catalogue.exampleFor((await webhooks.get(request.params.id)).events) : null;
-        return { status: 200, body: deliveryView(await webhooks.test(request.params.id, sample)) };
+        return { status: 200, body: deliveryView(await webhooks.test(request.params.id, sample, spans?.carrierOf(request))) };
       };
       if (key === null) return (await test()).body;
       const scope = { scope: `webhook-test:${request.params.id}`, key, field: 'Idempotency-Key' };

@@ -385,6 +385,7 @@ function contextFor(rec, remaining) {
     memoryLimitInMB,
     awsRequestId: rec.rid,
     requestId: rec.rid,
+    traceparent: rec.tp,
     logGroupName,
     logStreamName,
     clientContext: undefined,
@@ -421,11 +422,12 @@ function dispatch(payload, mode) {
   const head = parse(apply(sliceString, payload, [0, nl]));
   let events = null;
   try { events = parse(apply(sliceString, payload, [nl + 1])); } catch {}
-  const ids = head.ids, rids = head.rids, deadline = head.dl;
+  const ids = head.ids, rids = head.rids, deadline = head.dl, tps = head.tps;
   const remainingTime = () => { const r = deadline - now(); return r > 0 ? r : 0; };
   const batch = { open: true, remaining: ids.length, out: '' };
   for (let i = 0; i < ids.length; i++) {
-    const rec = { id: ids[i], rid: rids[i], logs: newList(), dropped: 0, batch, head: null, callback: null };
+    const tp = tps === undefined || tps[i] === null ? undefined : apply(sliceString, tps[i], [0, 55]);
+    const rec = { id: ids[i], rid: rids[i], tp, logs: newList(), dropped: 0, batch, head: null, callback: null };
     live[rec.id] = rec;
     if (liveCount++ === 0) activity('activity', 1);
     if (events === null) { fail(rec, 'function_error', 'event is not valid JSON'); continue; }

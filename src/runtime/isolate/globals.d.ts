@@ -32,6 +32,8 @@ interface Batch {
 interface Rec {
   id: number;
   rid: string;
+  /** The invocation's `traceparent` (tracing on only). */
+  tp: string | undefined;
   logs: List<string>;
   dropped: number;
   batch: Batch;
@@ -45,6 +47,8 @@ interface BatchHead {
   ids: number[];
   rids: string[];
   dl: number;
+  /** Each invocation's trace context, only when one is traced (traceparent, maybe a newline and tracestate). */
+  tps?: (string | null)[];
 }
 
 /** handler-export.ts DispatcherSetup. */

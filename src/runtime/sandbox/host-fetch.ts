@@ -5,7 +5,9 @@
  * has a deadline and a response-size cap.
  */
 import { fetch as undiciFetch, type Agent } from 'undici';
+import { randomBytes } from 'node:crypto';
 import { createGuardedAgent, findPrivateTargetRefusal } from '../../net/ssrf.js';
+import { childCarrier, traceparentOf, tracestateOf, type FetchSpanRecord, type TraceCarrier } from '../../telemetry/types.js';
 
 export const FETCH_TIMEOUT_MS = 30_000;
 export const FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -92,14 +94,56 @@ async function readCapped(res: Response, limit: number, abort: () => void): Prom
   return out.buffer;
 }
 
-/** Performs one sandbox fetch. Never rejects: failures become `{error}` envelopes. */
+/** A traced invocation's fetch: its parent's context, and where the finished fetch is reported. */
+export interface FetchTrace {
+  parent: TraceCarrier;
+  report: (record: FetchSpanRecord) => void;
+}
+
+/**
+ * Performs one sandbox fetch. Never rejects: failures become `{error}` envelopes.
+ * With `trace`, it sends `traceparent` (and `tracestate`) naming a span id of
+ * its own, a child of the invocation's span, unless the function set its own
+ * `traceparent`, and reports the fetch under that id once it is over.
+ */
 export async function performFetch(
   meta: unknown,
   body: unknown,
-  opts: { allowPrivate: boolean; signal: AbortSignal; timeoutMs?: number; maxBodyBytes?: number },
+  opts: { allowPrivate: boolean; signal: AbortSignal; timeoutMs?: number; maxBodyBytes?: number; trace?: FetchTrace },
 ): Promise<FetchEnvelope> {
   const req = parseMeta(meta);
   if (!req) return fail('fetch failed: invalid request');
+  if (opts.trace === undefined) return send(req, body, opts);
+  const { parent, report } = opts.trace;
+  if (req.headers.some(([name]) => name.toLowerCase() === 'traceparent')) return send(req, body, opts);
+  const spanId = randomBytes(8).toString('hex');
+  const carrier = childCarrier(parent, spanId);
+  req.headers.push(['traceparent', traceparentOf(carrier)]);
+  const state = tracestateOf(carrier);
+  if (state !== undefined && !req.headers.some(([name]) => name.toLowerCase() === 'tracestate')) req.headers.push(['tracestate', state]);
+  // An unsampled parent's fetch is not recorded: its header is all it needs.
+  if ((parseInt(carrier.slice(53, 55), 16) & 1) === 0) return send(req, body, opts);
+  const startMs = performance.timeOrigin + performance.now();
+  const env = await send(req, body, opts);
+  const ok = !('error' in env);
+  report({
+    parent,
+    spanId,
+    method: req.method.toUpperCase(),
+    url: req.url,
+    status: ok ? env.status : null,
+    error: ok ? null : env.error.message,
+    startMs,
+    endMs: performance.timeOrigin + performance.now(),
+  });
+  return env;
+}
+
+async function send(
+  req: FetchMeta,
+  body: unknown,
+  opts: { allowPrivate: boolean; signal: AbortSignal; timeoutMs?: number; maxBodyBytes?: number },
+): Promise<FetchEnvelope> {
   const timeoutMs = opts.timeoutMs ?? FETCH_TIMEOUT_MS;
   const limit = opts.maxBodyBytes ?? FETCH_MAX_BODY_BYTES;
   const controller = new AbortController();

@@ -13,6 +13,7 @@ import ivm from 'isolated-vm';
 import { BRIDGE_NAMES, bootstrapSource } from './bootstrap.js';
 import { createEmitGuard } from './emit-guard.js';
 import { performFetch, type FetchEnvelope } from './host-fetch.js';
+import type { FetchSpanRecord, TraceCarrier } from '../../telemetry/types.js';
 import { createSubtleBridge } from './host-subtle.js';
 import { hostNode } from './host-node.js';
 
@@ -37,6 +38,19 @@ export interface SandboxOptions {
    * are the script's own), and the length of the wrapper on its first line.
    */
   source?: { file: string; mappings: string | null; firstLineOffset: number };
+  /** Tracing of this context's fetches; absent (validation isolates): none. */
+  trace?: SandboxTrace;
+}
+
+/**
+ * How a fetch finds its invocation's trace context: `current()` is that of
+ * the one invocation in flight in the isolate (undefined when it is not
+ * traced, or when several are in flight and the host cannot tell whose
+ * fetch it is); `fetched` receives the finished fetch to be recorded as a span.
+ */
+export interface SandboxTrace {
+  current(): TraceCarrier | undefined;
+  fetched(record: FetchSpanRecord): void;
 }
 
 export interface SandboxHandle {
@@ -204,7 +218,9 @@ export async function installSandbox(
     inFlight++;
     const own = new AbortController();
     fetchCancels.set(id, own);
-    performFetch(meta, body, { allowPrivate: opts.allowPrivateTargets, signal: AbortSignal.any([fetches.signal, own.signal]) })
+    const parent = opts.trace?.current();
+    const trace = parent === undefined ? undefined : { parent, report: opts.trace!.fetched };
+    performFetch(meta, body, { allowPrivate: opts.allowPrivateTargets, signal: AbortSignal.any([fetches.signal, own.signal]), trace })
       .then((env) => send('fetch', id, env))
       .catch(() => send('fetch', id, { error: { message: 'fetch failed' } }))
       .finally(() => {

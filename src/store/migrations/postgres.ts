@@ -619,6 +619,14 @@ CREATE TABLE lease_heartbeats (
 `,
   },
   {
+    version: 26,
+    name: 'delivery_trace_context',
+    // As on SQLite: the trace context of a delivery's cause; null when untraced.
+    sql: `
+ALTER TABLE deliveries ADD COLUMN trace_context TEXT;
+`,
+  },
+  {
     version: 27,
     name: 'applications',
     // As on SQLite: applications, webhooks.application_id (cascading), the fan-out's

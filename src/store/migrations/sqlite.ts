@@ -691,6 +691,16 @@ CREATE TABLE lease_heartbeats (
 `,
   },
   {
+    version: 26,
+    name: 'delivery_trace_context',
+    // The W3C trace context of what caused a delivery (the emit or publish that made it, while
+    // tracing was on; src/telemetry/types.ts TraceCarrier), so each attempt's span joins that trace
+    // and its request sends a child of it in traceparent. Null: untraced.
+    sql: `
+ALTER TABLE deliveries ADD COLUMN trace_context TEXT;
+`,
+  },
+  {
     version: 27,
     name: 'applications',
     // Applications (one per customer of the operator, src/applications/): a webhook may belong to one

@@ -42,6 +42,8 @@ export interface DeliveryRow {
   lease_until: string | null;
   created_at: string;
   completed_at: string | null;
+  /** Migration 26: the cause's trace context (null: untraced). */
+  trace_context?: string | null;
 }
 
 export interface AttemptRow {
@@ -65,7 +67,7 @@ export const ATTEMPT_COLUMNS = 'delivery_id, attempt, started_at, duration_ms, r
 /** The columns a new delivery writes, in insert order. */
 export const NEW_DELIVERY_COLUMNS = [
   'id', 'target', 'webhook_id', 'function_name', 'schedule_id', 'trigger', 'trigger_json', 'scheduled_for', 'event',
-  'event_data_json', 'next_attempt_at', 'created_at', 'status',
+  'event_data_json', 'next_attempt_at', 'created_at', 'status', 'trace_context',
 ] as const;
 
 export function newDeliveryColumns(d: NewDelivery, id: string, now: string): Record<(typeof NEW_DELIVERY_COLUMNS)[number], unknown> {
@@ -83,6 +85,7 @@ export function newDeliveryColumns(d: NewDelivery, id: string, now: string): Rec
     next_attempt_at: d.nextAttemptAt,
     created_at: now,
     status: d.held === true ? 'held' : 'pending',
+    trace_context: d.traceContext ?? null,
   };
 }
 
@@ -165,6 +168,8 @@ export function toDelivery(r: DeliveryRow, attempts: AttemptRow[]): Delivery {
     retryBase: Number(r.retry_base ?? 0),
     createdAt: r.created_at,
     completedAt: r.completed_at,
+    // Only on traced deliveries: an untraced one reads as before.
+    ...(r.trace_context == null ? {} : { traceContext: r.trace_context }),
   } as Delivery;
 }
 

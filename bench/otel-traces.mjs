@@ -1,0 +1,89 @@
+// `node bench/otel-traces.mjs`: what tracing costs on the invoke path. One
+// gateway (--processes 1, temp SQLite, the hello function) per setting:
+// tracing off, on with parentbased_traceidratio at 10 %, on at 100 %, each
+// exporting OTLP/protobuf to a local sink that answers every post at once
+// (so the exporter's own work counts, no collector's). Rows alternate for
+// --rounds; autocannon's mean req/s per row, and the CPU time per request of
+// the gateway's processes (main and isolate workers, from /proc), which moves
+// far less than req/s when other work shares the cores. A benchmark, not a
+// test: compare the rows of one run.
+//
+// --baseline <path to another build's dist/cli.js> adds a first row: that
+// build (the branch's base, say), to tell "off" from before tracing existed.
+//
+// Options: --duration <s> (5)  --connections <n> (50)  --rounds <n> (3)  --baseline <cli.js>
+import autocannon from 'autocannon';
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { startHelloGateway } from './hello-gateway.mjs';
+import { childrenOf, cpuUs } from './proc-cpu.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
+    baseline: { type: 'string' },
+  },
+});
+const DURATION = Number(opt.duration);
+const CONNECTIONS = Number(opt.connections);
+const ROUNDS = Number(opt.rounds);
+
+for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
+
+let posts = 0;
+let bytes = 0;
+const sink = http.createServer((req, res) => {
+  posts++;
+  req.on('data', (c) => (bytes += c.length));
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' });
+    res.end();
+  });
+});
+await new Promise((r) => sink.listen(0, '127.0.0.1', r));
+const endpoint = `http://127.0.0.1:${sink.address().port}`;
+
+const settings = [
+  ...(opt.baseline ? [['baseline build', {}, opt.baseline]] : []),
+  ['tracing off', {}],
+  ['on, 10 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
+  ['on, 100 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }],
+];
+
+const gateways = [];
+try {
+  for (const [, env, cli] of settings) gateways.push(await startHelloGateway({ processes: 1, env, ...(cli ? { cli } : {}) }));
+  const results = settings.map(() => []);
+  for (const gw of gateways) await autocannon({ url: gw.url, connections: CONNECTIONS, duration: 1 });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, gw] of gateways.entries()) {
+      const pids = [gw.child.pid, ...childrenOf(gw.child.pid)];
+      const cpu0 = pids.reduce((t, pid) => t + cpuUs(pid), 0);
+      const r = await autocannon({ url: gw.url, connections: CONNECTIONS, pipelining: 1, duration: DURATION });
+      const cpu = pids.reduce((t, pid) => t + cpuUs(pid), 0) - cpu0;
+      if (r.non2xx + r.errors > 0) throw new Error(`${settings[i][0]}: non-2xx answers or errors`);
+      results[i].push({ rps: r.requests.mean, p99: r.latency.p99, us: cpu / Math.max(1, r.requests.total) });
+    }
+  }
+  const mean = (rs, k) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
+  const offRow = opt.baseline ? 1 : 0;
+  const base = mean(results[offRow], 'rps');
+  const baseUs = mean(results[offRow], 'us');
+  console.log(`\nGET /bench/hello, autocannon ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds per row (alternated)\n`);
+  console.log('| | req/s (rounds) | mean | vs off | CPU µs per request | vs off | p99 ms |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [i, [name]] of settings.entries()) {
+    const rs = results[i];
+    const m = mean(rs, 'rps');
+    const vs = i === offRow ? '' : `${(((m - base) / base) * 100).toFixed(1)} %`;
+    const us = mean(rs, 'us');
+    const vsUs = i === offRow ? '' : `${(((us - baseUs) / baseUs) * 100).toFixed(1)} %`;
+    console.log(`| ${name} | ${rs.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(m)} | ${vs} | ${Math.round(us)} | ${vsUs} | ${mean(rs, 'p99').toFixed(1)} |`);
+  }
+  console.log(`\nthe sink got ${posts} OTLP posts, ${bytes} bytes`);
+} finally {
+  for (const gw of gateways) await gw.stop();
+  sink.close();
+}

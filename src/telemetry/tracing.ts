@@ -1,0 +1,188 @@
+/**
+ * OpenTelemetry tracing, set up once from TelemetryConfig with the official
+ * SDK (TracerProvider, BatchSpanProcessor, the OTLP/HTTP exporters, the W3C
+ * propagator). server.ts imports this module only when tracing is on, so a
+ * server without it loads none of the SDK and its parts hold `tracing: null`.
+ *
+ * Trace context crosses processes, isolates and the store as a TraceCarrier
+ * string (./types.ts); `carrierOf` and `contextOf` are the two conversions.
+ * A function's `fetch` is timed where it ran, which may be a worker process
+ * without an exporter: it sends its own span id in `traceparent` and reports
+ * a FetchSpanRecord, which `recordFetch` turns into a span with that id (the
+ * id generator hands out a given id for that one start, synchronously).
+ */
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  defaultTextMapGetter,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type IdGenerator,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { FetchSpanRecord, TelemetryConfig, TraceCarrier } from './types.js';
+
+export { SpanKind, SpanStatusCode, type Span };
+
+function samplerOf(cfg: TelemetryConfig): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(cfg.samplerRatio);
+  switch (cfg.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio;
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** Random ids, except the one span id `recordFetch` asks for while it starts its span. */
+class GivenIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator();
+  given: string | null = null;
+  generateTraceId(): string {
+    return this.random.generateTraceId();
+  }
+  generateSpanId(): string {
+    const id = this.given;
+    if (id === null) return this.random.generateSpanId();
+    this.given = null;
+    return id;
+  }
+}
+
+const KINDS = { client: SpanKind.CLIENT, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER, internal: SpanKind.INTERNAL, server: SpanKind.SERVER } as const;
+
+const hex2 = (n: number): string => (n & 0xff).toString(16).padStart(2, '0');
+
+export class Tracing {
+  readonly tracer: Tracer;
+  private readonly provider: TracerProvider;
+  private readonly ids = new GivenIds();
+  private readonly propagator = new W3CTraceContextPropagator();
+  private readonly contextManager = new AsyncLocalStorageContextManager();
+
+  constructor(cfg: TelemetryConfig) {
+    const options = { url: cfg.endpoint, headers: { ...cfg.headers }, timeoutMillis: cfg.timeoutMs };
+    const exporter = cfg.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options);
+    this.provider = new TracerProvider({
+      resource: resourceFromAttributes({ ...cfg.resourceAttributes, [ATTR_SERVICE_NAME]: cfg.serviceName }),
+      sampler: samplerOf(cfg),
+      idGenerator: this.ids,
+      spanProcessors: [new BatchSpanProcessor({ exporter, ...cfg.batch })],
+    });
+    // The active context is what log lines read their ids from (src/logger.ts).
+    context.setGlobalContextManager(this.contextManager.enable());
+    this.tracer = this.provider.getTracer('switchyard');
+  }
+
+  /** The context a caller's `traceparent` (and `tracestate`) names; the root context when there is none or it is malformed. */
+  contextOf(traceparent: string | undefined, tracestate?: string): Context {
+    if (traceparent === undefined) return ROOT_CONTEXT;
+    return this.propagator.extract(ROOT_CONTEXT, tracestate === undefined ? { traceparent } : { traceparent, tracestate }, defaultTextMapGetter);
+  }
+
+  /** A carrier's context (null or undefined: the root, so the span starts a trace of its own). */
+  contextOfCarrier(carrier: TraceCarrier | null | undefined): Context {
+    if (carrier == null) return ROOT_CONTEXT;
+    const nl = carrier.indexOf('\n');
+    return nl === -1 ? this.contextOf(carrier) : this.contextOf(carrier.slice(0, nl), carrier.slice(nl + 1));
+  }
+
+  start(name: string, kind: SpanKind, parent: Context, attributes?: Attributes): Span {
+    return this.tracer.startSpan(name, { kind, attributes }, parent);
+  }
+
+  /** An incoming request's span, a child of the caller's `traceparent` when it sent one. */
+  server(name: string, traceparent: string | undefined, tracestate: string | undefined, attributes?: Attributes): Span {
+    return this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, this.contextOf(traceparent, tracestate));
+  }
+
+  /** A step inside `parent` (authorisation, the invocation). */
+  internal(parent: Span, name: string, attributes?: Attributes): Span {
+    return this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
+  }
+
+  /** A span of the given kind under a stored carrier (a delivery's cause), or a root one when there is none. */
+  under(carrier: TraceCarrier | null | undefined, name: string, kind: keyof typeof KINDS, attributes?: Attributes): Span {
+    return this.tracer.startSpan(name, { kind: KINDS[kind], attributes }, this.contextOfCarrier(carrier));
+  }
+
+  /** Marks the span failed, with why. */
+  failed(span: Span, message: string): void {
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+  }
+
+  /** The span's context as a carrier: its `traceparent`, and its `tracestate` when it has one. */
+  carrierOf(span: Span): TraceCarrier {
+    const c = span.spanContext();
+    const parent = `00-${c.traceId}-${c.spanId}-${hex2(c.traceFlags)}`;
+    const state = c.traceState?.serialize();
+    return state ? `${parent}\n${state}` : parent;
+  }
+
+  /** Runs `fn` with `span` active, so what it logs carries the span's ids. */
+  within<T>(span: Span, fn: () => T): T {
+    return context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
+  }
+
+  /** A function's fetch, as a CLIENT span with the id it already sent (see the header). */
+  recordFetch(rec: FetchSpanRecord): void {
+    this.ids.given = rec.spanId;
+    let span: Span;
+    try {
+      span = this.tracer.startSpan(
+        `${rec.method}`,
+        {
+          kind: SpanKind.CLIENT,
+          startTime: rec.startMs,
+          attributes: { 'http.request.method': rec.method, 'url.full': rec.url },
+        },
+        this.contextOfCarrier(rec.parent),
+      );
+    } finally {
+      this.ids.given = null;
+    }
+    if (rec.status !== null) span.setAttribute('http.response.status_code', rec.status);
+    if (rec.error !== null || (rec.status !== null && rec.status >= 400)) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: rec.error ?? undefined });
+    }
+    span.end(rec.endMs);
+  }
+
+  /** Sends what is queued and stops (server close). */
+  async shutdown(): Promise<void> {
+    try {
+      await this.provider.shutdown();
+    } finally {
+      this.contextManager.disable();
+      context.disable();
+    }
+  }
+}
