@@ -1,7 +1,7 @@
 /**
  * The access line: one log line per answered request, invocations and the
  * management API alike, in the fields collectors group by (`method`, `route`
- * as a template, `status`, `ms`, `errorCode`, `requestId`, `traceId`; `api` and
+ * as a template, `status`, `ms`, `errorCode`, `requestId`, `trace_id` (the name OpenTelemetry's other log lines use); `api` and
  * `function` for invocations), its URL's credentials redacted (src/net/redact.ts).
  * At `info` (a 5xx at `warn`); SWITCHYARD_ACCESS_LOG=0 keeps only the 5xx lines.
  * Fastify's own "incoming request" / "request completed" lines are off: this is
@@ -90,7 +90,7 @@ export class AccessLog {
       ms: roundMs(line.ms),
       errorCode: line.errorCode,
       requestId: line.requestId,
-      traceId: accessTraceId(line.traceparent),
+      trace_id: accessTraceId(line.traceparent),
       api: line.apiId,
       function: facts?.function,
     };
@@ -109,7 +109,7 @@ export class AccessLog {
       status,
       ms: roundMs(reply.elapsedTime),
       errorCode: answeredCodes.get(reply),
-      traceId: accessTraceId(typeof traceparent === 'string' ? traceparent : undefined),
+      trace_id: accessTraceId(typeof traceparent === 'string' ? traceparent : undefined),
     };
     (request.log as Logger)[status >= 500 ? 'warn' : 'info'](fields, 'request');
   }

@@ -81,7 +81,7 @@ describe('access lines', () => {
       route: 'GET /shop/users/:id',
       status: 200,
       requestId: 'req-access-1',
-      traceId: TRACE_ID,
+      trace_id: TRACE_ID,
       api: apiOf.get(on),
       function: 'echo',
     });
@@ -112,7 +112,7 @@ describe('access lines', () => {
     const res = await on.request('GET', '/api/functions/echo?access_token=s3cr3t&verbose=1', undefined, { traceparent: TRACEPARENT });
     expect(res.status, res.text).toBe(200);
     const line = await accessLine(on, res.headers.get('x-request-id'));
-    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/api/functions/:name', status: 200, traceId: TRACE_ID });
+    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/api/functions/:name', status: 200, trace_id: TRACE_ID });
     expect(line.url).toBe('/api/functions/echo?access_token=[redacted]&verbose=1');
     const missing = await on.request('GET', '/api/functions/nope');
     expect(missing.status).toBe(404);
@@ -124,7 +124,7 @@ describe('access lines', () => {
   it('a traceparent that is not W3C gives no trace id', async () => {
     const res = await on.request('GET', `/api/invoke/fn/${apiOf.get(on)}/shop/users/1`, undefined, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` });
     expect(res.status).toBe(200);
-    expect(await accessLine(on, res.headers.get('x-request-id'))).not.toHaveProperty('traceId');
+    expect(await accessLine(on, res.headers.get('x-request-id'))).not.toHaveProperty('trace_id');
   });
 });
 

@@ -279,7 +279,7 @@ describe('OpenTelemetry traces', () => {
       expect(post.bytes).toBeGreaterThan(50);
       const traceId = traceIdOf(res.json.traceparent);
       const line = await until(
-        () => s!.svc.output.join('').split('\n').find((l) => l.includes('"msg":"invoke"') && l.includes(`"trace_id":"${traceId}"`)),
+        () => s!.svc.output.join('').split('\n').find((l) => l.includes('"type":"access"') && l.includes(`"trace_id":"${traceId}"`)),
         'the access line with the trace id',
       );
       expect(JSON.parse(line).span_id).toMatch(/^[0-9a-f]{16}$/);
