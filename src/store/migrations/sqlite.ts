@@ -726,7 +726,7 @@ CREATE INDEX portal_tokens_by_application ON portal_tokens (application_id);
   },
   {
     version: 28,
-    name: 'application portal settings',
+    name: 'application_portal_settings',
     // The consumer portal's per-application settings (allowed parent origins for frame-ancestors,
     // theme) as one JSON document: read whole by the portal page and the consumer API, never queried by field.
     sql: `
