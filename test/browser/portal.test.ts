@@ -162,6 +162,17 @@ suite('the consumer portal', () => {
     expect((await svc.request('GET', `/api/webhooks?application=${appId}`, undefined, AUTH)).json).toHaveLength(0);
   }, 60_000);
 
+  it("shows a dark-themed application's portal in dark colours, still axe-clean", async () => {
+    const dark = await svc.request('POST', '/api/applications', { name: 'Night', portal: { theme: { mode: 'dark' } } }, AUTH);
+    const res = await svc.request('POST', `/api/applications/${dark.json.id}/portal-access`, {}, AUTH);
+    tokens.push(res.json.token);
+    await page.goto(res.json.url);
+    await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+    expect(await inPage(page, 'document.documentElement.dataset.mode')).toBe('dark');
+    expect(await inPage(page, 'getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(21, 24, 28)');
+    await checkView(page, 'portal-dark');
+  }, 60_000);
+
   it('loads inside an iframe of an allowed parent, and is blocked in one of any other', async () => {
     frameUrl = await link();
     await page.goto(`${allowed.origin}/`);
