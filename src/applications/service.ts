@@ -11,7 +11,16 @@ import type { Clock } from '../clock.js';
 import type { ApplicationInput, ApplicationUpdate } from '../schema/applications.js';
 import type { Store } from '../store/store.js';
 import type { Page } from '../types.js';
-import { APPLICATION_ID_PREFIX, NO_APPLICATION_LIMITS, type Application, type ApplicationLimits, type ApplicationPatch, type ApplicationScope } from './types.js';
+import {
+  APPLICATION_ID_PREFIX,
+  DEFAULT_PORTAL_SETTINGS,
+  NO_APPLICATION_LIMITS,
+  type Application,
+  type ApplicationLimits,
+  type ApplicationPatch,
+  type ApplicationScope,
+  type PortalSettings,
+} from './types.js';
 
 const METADATA_MAX_BYTES = 16 * 1024;
 
@@ -31,6 +40,7 @@ export class ApplicationService implements ApplicationScope {
       uid: input.uid ?? null,
       metadata: input.metadata ?? {},
       limits: limitsOf(input.limits, NO_APPLICATION_LIMITS),
+      portal: portalOf(input.portal, DEFAULT_PORTAL_SETTINGS),
     });
   }
 
@@ -55,6 +65,7 @@ export class ApplicationService implements ApplicationScope {
     if (input.uid !== undefined) patch.uid = input.uid;
     if (input.metadata !== undefined) patch.metadata = input.metadata;
     if (input.limits !== undefined) patch.limits = limitsOf(input.limits, current.limits);
+    if (input.portal !== undefined) patch.portal = portalOf(input.portal, current.portal);
     const updated = await this.deps.store.updateApplication(current.id, patch);
     if (!updated) throw applicationNotFound(idOrUid);
     return updated;
@@ -100,5 +111,20 @@ function limitsOf(input: ApplicationInput['limits'], current: ApplicationLimits)
     maxEndpoints: input.max_endpoints === undefined ? current.maxEndpoints : input.max_endpoints,
     eventsPerSecond: input.events_per_second === undefined ? current.eventsPerSecond : input.events_per_second,
     retentionDays: input.retention_days === undefined ? current.retentionDays : input.retention_days,
+  };
+}
+
+/** Allowed parents are kept as origins (lower-cased, deduplicated): frame-ancestors compares them so. */
+function portalOf(input: ApplicationInput['portal'], current: PortalSettings): PortalSettings {
+  if (input === undefined) return { allowedParents: [...current.allowedParents], theme: { ...current.theme } };
+  const parents = input.allowed_parents === undefined ? current.allowedParents : [...new Set(input.allowed_parents.map((o) => new URL(o).origin))];
+  const t = input.theme ?? {};
+  return {
+    allowedParents: parents,
+    theme: {
+      logoUrl: t.logo_url === undefined ? current.theme.logoUrl : t.logo_url,
+      primaryColor: t.primary_color === undefined ? current.theme.primaryColor : t.primary_color,
+      mode: t.mode ?? current.theme.mode,
+    },
   };
 }

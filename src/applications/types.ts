@@ -23,6 +23,26 @@ export interface ApplicationLimits {
 
 export const NO_APPLICATION_LIMITS: Readonly<ApplicationLimits> = Object.freeze({ maxEndpoints: null, eventsPerSecond: null, retentionDays: null });
 
+/** How the consumer portal looks for this application, and who may embed it. */
+export interface PortalSettings {
+  /** Origins (`https://host[:port]`) whose pages may frame the portal (CSP frame-ancestors); empty: none. */
+  allowedParents: string[];
+  theme: PortalTheme;
+}
+
+export interface PortalTheme {
+  /** An https (or same-origin) image shown in the portal's header; null: the application's name alone. */
+  logoUrl: string | null;
+  /** `#rrggbb`; null: the portal's default. */
+  primaryColor: string | null;
+  mode: 'light' | 'dark' | 'auto';
+}
+
+export const DEFAULT_PORTAL_SETTINGS: Readonly<PortalSettings> = Object.freeze({
+  allowedParents: [],
+  theme: Object.freeze({ logoUrl: null, primaryColor: null, mode: 'auto' as const }),
+});
+
 export interface Application {
   id: string;
   /** The operator's own id for the customer; unique; null: none. */
@@ -30,6 +50,7 @@ export interface Application {
   name: string;
   metadata: Record<string, unknown>;
   limits: ApplicationLimits;
+  portal: PortalSettings;
   createdAt: string;
   updatedAt: string;
 }

@@ -81,7 +81,7 @@ const compressible = (asset: Asset) => asset.body.length >= COMPRESS_THRESHOLD &
  * loop (libuv's pool), so the page's own script requests find the bytes
  * made or on their way rather than each starting brotli's slowest quality.
  */
-function warmAssets(build: Built): void {
+export function warmAssets(build: Built): void {
   for (const asset of build.assets.values()) {
     if (!compressible(asset)) continue;
     for (const coding of ['br', 'gzip'] as const) (asset.encoded[coding] ??= encodeStatic(asset.body, coding)).catch(() => undefined);
@@ -89,7 +89,7 @@ function warmAssets(build: Built): void {
 }
 
 /** The asset's bytes for this caller, with Content-Encoding and Vary set when they depend on Accept-Encoding. */
-async function assetBody(asset: Asset, acceptEncoding: string | undefined, reply: FastifyReply): Promise<Buffer> {
+export async function assetBody(asset: Asset, acceptEncoding: string | undefined, reply: FastifyReply): Promise<Buffer> {
   if (!compressible(asset)) return asset.body;
   reply.header('vary', 'Accept-Encoding');
   const coding = negotiateEncoding(acceptEncoding);
@@ -99,13 +99,14 @@ async function assetBody(asset: Asset, acceptEncoding: string | undefined, reply
   return encoded;
 }
 
-interface Built {
+/** A Vite build as served: dashboard's and the portal's (portal-page.ts). */
+export interface Built {
   html: Buffer;
   assets: Map<string, Asset>;
 }
 
 /** Reads the build once; null while there is none (the server still runs, `/` says how to build). */
-function loadBuild(dir: string): Built | null {
+export function loadBuild(dir: string): Built | null {
   let html: Buffer;
   try {
     html = readFileSync(join(dir, 'index.html'));

@@ -20,6 +20,7 @@ import { registerApiKeyRoutes } from './api-keys/index.js';
 import { registerApiRoutes } from './apis.js';
 import { originOf, type InvokeOrigin } from './common.js';
 import { registerDashboardRoutes } from './dashboard.js';
+import { registerPortalPage } from './portal-page.js';
 import { registerFunctionRoutes } from './functions/index.js';
 import { registerIntegerParameters } from './integer-parameters.js';
 import { swaggerOptions, type DocumentOptions } from './openapi.js';
@@ -95,6 +96,7 @@ export async function registerManagementApi(
   registerEventTypeRoutes(app, { catalogue: deps.catalogue });
   registerApplicationRoutes(app, { applications: deps.applications, portalTokens: deps.portalTokens });
   registerPortalRoutes(app, { portalTokens: deps.portalTokens, webhooks: deps.webhooks, catalogue: deps.catalogue });
+  registerPortalPage(app, { applications: deps.applications });
   registerStatsRoutes(app, { store: deps.store, stats: deps.stats });
 }
 

@@ -41,7 +41,7 @@ import {
   TransformationTestResultSchema,
   WebhookSchema,
 } from '../schema/webhooks.js';
-import { ApplicationLimitsSchema, ApplicationSchema, PortalAccessSchema, PortalSessionSchema } from '../schema/applications.js';
+import { ApplicationLimitsSchema, ApplicationSchema, PortalAccessSchema, PortalSessionSchema, PortalSettingsSchema } from '../schema/applications.js';
 import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
@@ -84,6 +84,7 @@ export const COMPONENT_SCHEMAS = [
   EventViolationSchema,
   EventTypeImportSchema,
   ApplicationLimitsSchema,
+  PortalSettingsSchema,
   ApplicationSchema,
   PortalAccessSchema,
   PortalSessionSchema,

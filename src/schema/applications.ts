@@ -17,6 +17,22 @@ export const ApplicationLimitsSchema = named(
   }),
 );
 
+const ORIGIN = '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$';
+const COLOR = '^#[0-9A-Fa-f]{6}$';
+const themeModes = ['light', 'dark', 'auto'] as const;
+
+export const PortalSettingsSchema = named(
+  'PortalSettings',
+  Type.Object({
+    allowed_parents: Type.Array(Type.String(), { description: "Origins whose pages may embed the portal in an iframe (its CSP frame-ancestors); empty: none, only Switchyard's own pages" }),
+    theme: Type.Object({
+      logo_url: nullableString({ description: 'An https image shown in the portal header' }),
+      primary_color: nullableString({ description: '`#rrggbb`: buttons, links, focus rings' }),
+      mode: Type.Unsafe<(typeof themeModes)[number]>({ type: 'string', enum: [...themeModes], description: "light, dark, or auto (the viewer's system setting)" }),
+    }),
+  }),
+);
+
 export const ApplicationSchema = named(
   'Application',
   Type.Object({
@@ -25,6 +41,7 @@ export const ApplicationSchema = named(
     name: Type.String(),
     metadata: anyObject({ description: 'Any JSON object of yours; Switchyard does not read it' }),
     limits: refTo(ApplicationLimitsSchema),
+    portal: refTo(PortalSettingsSchema),
     created_at: instant(),
     updated_at: instant(),
   }),
@@ -48,6 +65,7 @@ export const PortalSessionSchema = named(
     application_name: Type.String(),
     expires_at: instant(),
     max_expires_at: instant(),
+    theme: Type.Object({ logo_url: nullableString(), primary_color: nullableString(), mode: Type.String() }, { description: "The application's portal theme" }),
   }),
 );
 
@@ -60,6 +78,25 @@ const limitsInput = Type.Object(
   { additionalProperties: false, description: 'Fields left out: unchanged (on create: no limit); null: no limit' },
 );
 
+const portalInput = Type.Object(
+  {
+    allowed_parents: Type.Optional(
+      Type.Array(Type.String({ maxLength: 300, pattern: ORIGIN, description: 'An origin: scheme, host and port, no path (`https://app.example.com`)' }), { maxItems: 20 }),
+    ),
+    theme: Type.Optional(
+      Type.Object(
+        {
+          logo_url: Type.Optional(Type.Union([Type.String({ maxLength: 2048, pattern: '^https://' }), Type.Null()])),
+          primary_color: Type.Optional(Type.Union([Type.String({ pattern: COLOR }), Type.Null()])),
+          mode: Type.Optional(Type.Unsafe<(typeof themeModes)[number]>({ type: 'string', enum: [...themeModes] })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'The consumer portal: who may embed it, how it looks. Fields left out: unchanged' },
+);
+
 const uidField = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$', description: 'Your own id for the customer: letters, digits and _ . : -; unique; must not start with app_' });
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 const metadataField = anyObject({ description: 'Any JSON object (at most 16 KiB)' });
@@ -70,6 +107,7 @@ export const createApplicationBody = Type.Object(
     uid: Type.Optional(Type.Union([uidField, Type.Null()])),
     metadata: Type.Optional(metadataField),
     limits: Type.Optional(limitsInput),
+    portal: Type.Optional(portalInput),
   },
   { additionalProperties: false },
 );
@@ -80,6 +118,7 @@ export const updateApplicationBody = Type.Object(
     uid: Type.Optional(Type.Union([uidField, Type.Null()])),
     metadata: Type.Optional(metadataField),
     limits: Type.Optional(limitsInput),
+    portal: Type.Optional(portalInput),
   },
   { additionalProperties: false, required: [] },
 );

@@ -96,7 +96,8 @@ describe('a portal token', () => {
     const got = await access(appA);
     expect(got.token).toMatch(/^swp_[A-Za-z0-9_-]{43}$/);
     const url = new URL(got.url);
-    expect(url.pathname).toBe('/portal');
+    // The application id is in the path (not secret: it picks the page's frame-ancestors), the token only in the fragment.
+    expect(url.pathname).toBe(`/portal/${appA}`);
     expect(url.search).toBe('');
     expect(url.hash).toBe(`#token=${got.token}`);
     expect(Date.parse(got.expires_at) - Date.now()).toBeLessThanOrEqual(900_000 + 60_000);

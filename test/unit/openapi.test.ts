@@ -156,7 +156,7 @@ describe('OpenAPI document', () => {
     expect(doc.security).toEqual([{ adminKey: [] }]);
     expect(doc.components.securitySchemes.adminKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const { path, method, op } of operations()) {
-      const isPublic = ['/', '/healthz', '/readyz', '/metrics'].includes(path) || path.startsWith('/api/invoke/');
+      const isPublic = ['/', '/healthz', '/readyz', '/metrics', '/portal/{application}'].includes(path) || path.startsWith('/api/invoke/');
       if (isPublic) expect(op.security, `${method} ${path}`).toEqual([]);
       // The consumer API takes a portal token, never the admin key (src/http/portal.ts).
       else if (path.startsWith('/api/portal/')) expect(op.security, `${method} ${path}`).toEqual([{ portalToken: [] }]);

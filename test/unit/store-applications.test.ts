@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors.js';
-import { NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
+import { DEFAULT_PORTAL_SETTINGS, NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
 import type { Store } from '../../src/store/store.js';
 import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
 import { newWebhook } from '../helpers/webhook-fixture.js';
@@ -20,11 +20,24 @@ const app = (name: string, over: Partial<{ uid: string | null; retentionDays: nu
   uid: over.uid ?? null,
   metadata: {},
   limits: { ...NO_APPLICATION_LIMITS, retentionDays: over.retentionDays ?? null },
+  portal: DEFAULT_PORTAL_SETTINGS,
 });
 
 for (const backend of backends()) {
   describe(`applications on ${backend.name}`, () => {
     const withStore = (fn: (store: Store) => Promise<void>) => withBackendStore(backend, fn);
+
+    it('keeps portal settings (migration 28) through create and update', () =>
+      withStore(async (store) => {
+        const plain = await store.createApplication(app('plain'));
+        expect(plain.portal).toEqual({ allowedParents: [], theme: { logoUrl: null, primaryColor: null, mode: 'auto' } });
+        const portal = { allowedParents: ['https://app.example.com'], theme: { logoUrl: 'https://cdn.example.com/l.png', primaryColor: '#112233', mode: 'dark' as const } };
+        const updated = await store.updateApplication(plain.id, { portal });
+        expect(updated?.portal).toEqual(portal);
+        expect((await store.getApplication(plain.id))?.portal).toEqual(portal);
+        // Another field's update leaves them as they are.
+        expect((await store.updateApplication(plain.id, { name: 'renamed' }))?.portal).toEqual(portal);
+      }));
 
     it('refuses a taken uid, finds one by uid', () =>
       withStore(async (store) => {

@@ -19,6 +19,12 @@ import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
 
+/** Back to migration 27: no portal settings. */
+async function undoPortalSettings(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'ALTER TABLE applications DROP COLUMN portal_json');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 28');
+}
+
 /** Back to migration 25 (with undoApplications first): deliveries keep no trace context. */
 async function undoTraceContext(b: StoreBackend, url: string): Promise<void> {
   await b.exec(url, 'ALTER TABLE deliveries DROP COLUMN trace_context');
@@ -27,6 +33,7 @@ async function undoTraceContext(b: StoreBackend, url: string): Promise<void> {
 
 /** Back to migration 26: no applications. */
 async function undoApplications(b: StoreBackend, url: string): Promise<void> {
+  await undoPortalSettings(b, url);
   for (const index of ['webhooks_by_application', 'webhook_events_by_scope']) await b.exec(url, `DROP INDEX ${index}`);
   await b.exec(url, 'ALTER TABLE webhooks DROP COLUMN application_id');
   await b.exec(url, 'ALTER TABLE webhook_events DROP COLUMN application_id');
@@ -616,6 +623,7 @@ for (const b of backends()) {
           [25, 'lease_heartbeats'],
           [26, 'delivery_trace_context'],
           [27, 'applications'],
+          [28, 'application_portal_settings'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,

@@ -9,6 +9,10 @@ export function applicationView(a: Application): ApplicationView {
     name: a.name,
     metadata: a.metadata,
     limits: { max_endpoints: a.limits.maxEndpoints, events_per_second: a.limits.eventsPerSecond, retention_days: a.limits.retentionDays },
+    portal: {
+      allowed_parents: a.portal.allowedParents,
+      theme: { logo_url: a.portal.theme.logoUrl, primary_color: a.portal.theme.primaryColor, mode: a.portal.theme.mode },
+    },
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };
@@ -18,7 +22,7 @@ export function applicationView(a: Application): ApplicationView {
 export function portalAccessView(token: string, session: PortalSession, origin: string): PortalAccessView {
   return {
     token,
-    url: `${origin}/portal#token=${encodeURIComponent(token)}`,
+    url: `${origin}/portal/${encodeURIComponent(session.applicationId)}#token=${encodeURIComponent(token)}`,
     expires_at: session.expiresAt,
     max_expires_at: session.maxExpiresAt,
     application_id: session.applicationId,
@@ -26,5 +30,12 @@ export function portalAccessView(token: string, session: PortalSession, origin: 
 }
 
 export function portalSessionView(application: Application, session: PortalSession): PortalSessionView {
-  return { application_id: application.id, application_name: application.name, expires_at: session.expiresAt, max_expires_at: session.maxExpiresAt };
+  const { theme } = application.portal;
+  return {
+    application_id: application.id,
+    application_name: application.name,
+    expires_at: session.expiresAt,
+    max_expires_at: session.maxExpiresAt,
+    theme: { logo_url: theme.logoUrl, primary_color: theme.primaryColor, mode: theme.mode },
+  };
 }

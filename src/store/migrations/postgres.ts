@@ -656,4 +656,13 @@ CREATE TABLE portal_tokens (
 CREATE INDEX portal_tokens_by_application ON portal_tokens (application_id);
 `,
   },
+  {
+    version: 28,
+    name: 'application_portal_settings',
+    // The consumer portal's per-application settings (allowed parent origins for frame-ancestors,
+    // theme) as one JSON document: read whole by the portal page and the consumer API, never queried by field.
+    sql: `
+ALTER TABLE applications ADD COLUMN portal_json TEXT NOT NULL DEFAULT '{}';
+`,
+  },
 ];

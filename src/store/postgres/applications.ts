@@ -10,7 +10,7 @@ import { definedOf, toApplication, toPortalSession, type ApplicationRow, type Po
 import type { ApplicationsPart } from '../store.js';
 import { constraintOf, type PgDb } from './db.js';
 
-const values = (a: NewApplication) => [a.uid, a.name, JSON.stringify(a.metadata), JSON.stringify(a.limits)];
+const values = (a: NewApplication) => [a.uid, a.name, JSON.stringify(a.metadata), JSON.stringify(a.limits), JSON.stringify(a.portal)];
 
 export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
   const uidTaken = (err: unknown, uid: string | null | undefined) => (constraintOf(err) === 'unique' && uid ? applicationExists(uid) : err);
@@ -22,8 +22,8 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
     async createApplication(app) {
       try {
         const [row] = await db.rows<ApplicationRow>(
-          `INSERT INTO applications (id, uid, name, metadata_json, limits_json, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+          `INSERT INTO applications (id, uid, name, metadata_json, limits_json, portal_json, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
           [newId('app'), ...values(app), db.stamp()],
         );
         return toApplication(row);
@@ -44,7 +44,7 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
           if (!row) return null;
           const next: Application = { ...toApplication(row), ...definedOf(patch) };
           const [updated] = await db.rows<ApplicationRow>(
-            'UPDATE applications SET uid = $2, name = $3, metadata_json = $4, limits_json = $5, updated_at = $6 WHERE id = $1 RETURNING *',
+            'UPDATE applications SET uid = $2, name = $3, metadata_json = $4, limits_json = $5, portal_json = $6, updated_at = $7 WHERE id = $1 RETURNING *',
             [id, ...values(next), db.stamp()],
             c,
           );

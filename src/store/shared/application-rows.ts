@@ -1,5 +1,5 @@
 /** Applications and portal tokens as both dialects store them (sqlite/applications.ts, postgres/applications.ts). */
-import { NO_APPLICATION_LIMITS, type Application, type ApplicationLimits, type PortalSession } from '../../applications/types.js';
+import { DEFAULT_PORTAL_SETTINGS, NO_APPLICATION_LIMITS, type Application, type ApplicationLimits, type PortalSession, type PortalSettings } from '../../applications/types.js';
 
 export interface ApplicationRow {
   id: string;
@@ -7,6 +7,7 @@ export interface ApplicationRow {
   name: string;
   metadata_json: string;
   limits_json: string;
+  portal_json: string;
   created_at: string | Date;
   updated_at: string | Date;
 }
@@ -28,9 +29,15 @@ export function toApplication(r: ApplicationRow): Application {
     name: r.name,
     metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
     limits: { ...NO_APPLICATION_LIMITS, ...(JSON.parse(r.limits_json) as Partial<ApplicationLimits>) },
+    portal: portalOf(r.portal_json),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
+}
+
+function portalOf(json: string): PortalSettings {
+  const stored = JSON.parse(json) as Partial<PortalSettings>;
+  return { allowedParents: stored.allowedParents ?? [], theme: { ...DEFAULT_PORTAL_SETTINGS.theme, ...stored.theme } };
 }
 
 export function toPortalSession(r: PortalTokenRow): PortalSession {
