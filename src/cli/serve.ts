@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { helpText, loadConfig, parseCommandLine, type Config } from '../config.js';
 import { isClusterWorker, joinCluster, startCluster } from '../cluster.js';
 import { ConfigError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { createLogger, flushLog } from '../logger.js';
 import { startServer, type Listening, type Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { handleStopSignals, STOP_OVERRUN_MS } from '../stop-signals.js';
@@ -66,6 +66,8 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       { url: service.url, ...adminField(service), processes: config.processes, isolates: config.isolates, ...(config.isolates === 'workers' ? { workersPerProcess: config.workers } : {}) },
       `listening on ${service.url}${adminPart(service)} with ${config.processes} server processes`,
     );
+    // Whoever started the node waits for this line: not for the log's flush timer.
+    flushLog();
   } else {
     let single: Service & Listening;
     try {
@@ -84,6 +86,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       { url: single.url, ...adminField(single), store: single.store.kind, processes: 1 },
       `listening on ${single.url}${adminPart(single)} with 1 server process`,
     );
+    flushLog();
   }
   if (config.demo) {
     log.warn(
@@ -172,6 +175,7 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
   }, () => service.metrics.registry.render());
   service.metrics.answerWith(() => member.metrics());
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
+  flushLog();
 }
 
 
