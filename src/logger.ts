@@ -8,8 +8,9 @@
  * each) cost more than building the access line, so lines are joined into
  * writes of up to PIPE_BUF bytes, flushed every FLUSH_MS when traffic is low
  * and synchronously on exit (pino registers that for an asynchronous
- * destination; every stop path, signals and fatal errors included, ends in
- * process.exit). PIPE_BUF is the largest write POSIX keeps whole on a pipe:
+ * destination; every stop path, signals and uncaught errors included, ends in
+ * an exit event: only a SIGKILL or an abort loses what the buffer holds, at
+ * most FLUSH_MS of lines). PIPE_BUF is the largest write POSIX keeps whole on a pipe:
  * the server processes of src/cluster.ts share one stdout, and sonic-boom
  * starts a new write chunk rather than let a line cross `maxWrite`, so each
  * write is whole lines and lines of different processes never interleave
@@ -20,7 +21,7 @@ import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
 
-/** POSIX's guarantee on Linux and macOS alike (`PIPE_BUF` is 4096 on Linux, 512 the POSIX minimum; macOS 512 too but its pipes keep 4096 whole in practice). */
+/** Linux's PIPE_BUF (POSIX asks for at least 512, macOS's is 512: there a write above it may interleave on a shared pipe). */
 export const PIPE_BUF = 4096;
 /** How long a line may wait in the buffer at low traffic. */
 export const FLUSH_MS = 200;
