@@ -5,7 +5,10 @@
  * on stderr naming the cause and the fix (startup-failure.ts). Stop signals
  * are handled as stop-signals.ts says. With `--processes` above 1 this process is
  * the supervisor of src/cluster.ts instead, and each server process it forks
- * comes back here as a cluster worker (serveInCluster).
+ * comes back here as a cluster worker (serveInCluster). The server itself
+ * (server.ts and all it loads) is imported only by a process that serves: the
+ * supervisor of several processes loads the cluster code alone, which halves
+ * its idle memory (bench/README.md, idle memory of the primary).
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -13,7 +16,7 @@ import { helpText, loadConfig, parseCommandLine, type Config } from '../config.j
 import { isClusterWorker, joinCluster, startCluster } from '../cluster.js';
 import { ConfigError } from '../errors.js';
 import { createLogger, flushLog } from '../logger.js';
-import { startServer, type Listening, type Service } from '../server.js';
+import type { Listening, Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { handleStopSignals, STOP_OVERRUN_MS } from '../stop-signals.js';
 
@@ -71,6 +74,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
   } else {
     let single: Service & Listening;
     try {
+      const { startServer } = await import('../server.js');
       single = await startServer(config, log);
     } catch (err) {
       failStart(err, config);
@@ -156,6 +160,7 @@ function adminPart(at: { url: string; adminUrl: string }): string {
 async function serveInCluster(config: Config, log: Logger): Promise<void> {
   let service: Service & Listening;
   try {
+    const { startServer } = await import('../server.js');
     service = await startServer(config, log);
   } catch (err) {
     failStart(err, config);
