@@ -86,7 +86,13 @@ describe('the buffered JSON log', () => {
     const worker = async () => {
       while (next < ids.length) expect(await invoke(run.url, prefix, ids[next++], pad)).toBe(200);
     };
+    // The reader stops for a while, as a slow log shipper does: the pipe fills, and a write then goes in
+    // only partly unless it is at most PIPE_BUF, which is where two processes' lines could mix.
+    run.proc.stdout!.pause();
+    const resume = setTimeout(() => run.proc.stdout!.resume(), 1500);
     await Promise.all(Array.from({ length: 16 }, worker));
+    clearTimeout(resume);
+    run.proc.stdout!.resume();
     const pids = await until(() => {
       const lines = stdoutLines(run).filter((l) => l.type === 'access' && String(l.requestId).startsWith('load-'));
       return lines.length === ids.length ? new Set(lines.map((l) => l.pid)) : null;
