@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
-import { startServer, type Listening, type Service } from '../server.js';
+import type { Listening, Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { projectFile } from './apply.js';
 import { outputFor, type CliIO, type ClientFlags } from './context.js';
@@ -148,6 +148,8 @@ async function startDevServer(io: CliIO, flags: DevFlags, root: string, adminKey
     throw new CommandFailedError('invalid_config', (err as Error).message);
   }
   try {
+    // Imported here: every other verb of the CLI runs without loading the server.
+    const { startServer } = await import('../server.js');
     const service = await startServer(config, createLogger(config));
     lock?.setUrl(service.url);
     out.info(`Switchyard dev server at ${out.paintErr('bold', service.url)} (database ${databaseUrl}; private targets allowed)`);

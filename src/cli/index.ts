@@ -26,6 +26,7 @@ import { registerInvoke } from './invoke.js';
 import { registerInvocations } from './invocations.js';
 import { registerLogs } from './logs.js';
 import { SERVE_USAGE, serve } from './serve.js';
+import { runsServer } from './server-args.js';
 import { registerWebhooks } from './webhooks.js';
 import { terminalText } from './terminal-text.js';
 
@@ -102,10 +103,6 @@ function topHelp(program: Command): string {
   return helpText(head);
 }
 
-/** Whether this command line runs the gateway (no verb, or `serve`) rather than a command that calls one. */
-export function runsServer(argv: string[]): boolean {
-  return argv[0] === undefined || argv[0].startsWith('-') || argv[0] === 'serve';
-}
 
 /** Runs one command line; resolves to the exit status (serve keeps running after it resolves). */
 export async function main(argv: string[], io: CliIO): Promise<number> {

@@ -5,15 +5,18 @@
  * on stderr naming the cause and the fix (startup-failure.ts). Stop signals
  * are handled as stop-signals.ts says. With `--processes` above 1 this process is
  * the supervisor of src/cluster.ts instead, and each server process it forks
- * comes back here as a cluster worker (serveInCluster).
+ * comes back here as a cluster worker (serveInCluster). The server itself
+ * (server.ts and all it loads) is imported only by a process that serves: the
+ * supervisor of several processes loads the cluster code alone, which halves
+ * its idle memory (bench/README.md, idle memory of the primary).
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { helpText, loadConfig, parseCommandLine, type Config } from '../config.js';
 import { isClusterWorker, joinCluster, startCluster } from '../cluster.js';
 import { ConfigError } from '../errors.js';
-import { createLogger } from '../logger.js';
-import { startServer, type Listening, type Service } from '../server.js';
+import { createLogger, flushLog } from '../logger.js';
+import type { Listening, Service } from '../server.js';
 import { describeStartupFailure } from '../startup-failure.js';
 import { handleStopSignals, STOP_OVERRUN_MS } from '../stop-signals.js';
 
@@ -66,9 +69,12 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       { url: service.url, ...adminField(service), processes: config.processes, isolates: config.isolates, ...(config.isolates === 'workers' ? { workersPerProcess: config.workers } : {}) },
       `listening on ${service.url}${adminPart(service)} with ${config.processes} server processes`,
     );
+    // Whoever started the node waits for this line: not for the log's flush timer.
+    flushLog();
   } else {
     let single: Service & Listening;
     try {
+      const { startServer } = await import('../server.js');
       single = await startServer(config, log);
     } catch (err) {
       failStart(err, config);
@@ -84,6 +90,7 @@ export async function serve(argv: string[], io: { env: NodeJS.ProcessEnv; versio
       { url: single.url, ...adminField(single), store: single.store.kind, processes: 1 },
       `listening on ${single.url}${adminPart(single)} with 1 server process`,
     );
+    flushLog();
   }
   if (config.demo) {
     log.warn(
@@ -153,6 +160,7 @@ function adminPart(at: { url: string; adminUrl: string; metricsUrl: string | nul
 async function serveInCluster(config: Config, log: Logger): Promise<void> {
   let service: Service & Listening;
   try {
+    const { startServer } = await import('../server.js');
     service = await startServer(config, log);
   } catch (err) {
     failStart(err, config);
@@ -172,6 +180,7 @@ async function serveInCluster(config: Config, log: Logger): Promise<void> {
   }, () => service.metrics.json());
   service.metrics.answerWith(() => member.metrics());
   log.info({ url: service.url, store: service.store.kind }, `server process ${process.pid} ready`);
+  flushLog();
 }
 
 

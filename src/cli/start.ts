@@ -1,9 +1,10 @@
 /**
  * What the `switchyard` executable runs once cli.ts has found the Node.js
  * fit: hands the command line, the environment and the standard streams to
- * index.ts. Without a verb it runs the gateway (`switchyard serve`).
+ * index.ts. Without a verb it runs the gateway (`switchyard serve`): then it
+ * imports serve.ts alone, not the CLI's other verbs (server-args.ts says why).
  */
-import { main, runsServer } from './index.js';
+import { directServeArgs, runsServer } from './server-args.js';
 
 export function start(version: string): void {
   const argv = process.argv.slice(2);
@@ -15,7 +16,14 @@ export function start(version: string): void {
     });
   }
 
-  main(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), version }).then(
+  const serveArgs = directServeArgs(argv);
+  const run: Promise<number> =
+    serveArgs !== undefined
+      ? import('./serve.js').then(({ serve }) => serve(serveArgs, { env: process.env, version })).then(() => 0)
+      : import('./index.js').then(({ main }) =>
+          main(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), version }),
+        );
+  run.then(
     (code) => {
       // serve resolves once listening and keeps running; its signal handlers exit.
       if (code !== 0) process.exitCode = code;
