@@ -71,7 +71,7 @@ export interface WebhookServiceDeps {
   recoveries: RecoveryRunner;
   /** Checks a transformation at write time (a worker's throwaway isolate) and runs the try-it endpoint's. */
   transformer?: Transformer;
-  /** Webhooks' `application_id`: the application named must exist and have room; absent: refused. */
+  /** Webhooks' `application_id`: the application named must exist (the store checks its room); absent: refused. */
   applications?: ApplicationScope;
 }
 
@@ -262,7 +262,7 @@ export class WebhookService {
     if (input.transformation) await this.checkTransformation(input.transformation);
     const events = input.events ?? [];
     this.checkEvents(events);
-    const applicationId = input.application_id ? await this.ownerWithRoom(input.application_id) : null;
+    const applicationId = input.application_id ? (await this.applicationOf(input.application_id)).id : null;
     const secret = this.resolveSecret(input.secret);
     const fields: NewWebhook = {
       name: input.name,
@@ -339,13 +339,6 @@ export class WebhookService {
   private async applicationOf(idOrUid: string) {
     if (!this.deps.applications) throw new InvalidRequestError('application_id: applications are not available on this server', { field: 'application_id' });
     return this.deps.applications.resolve(idOrUid, 'application_id');
-  }
-
-  /** The id of the application named, once it has room for one more endpoint. */
-  private async ownerWithRoom(idOrUid: string): Promise<string> {
-    const app = await this.applicationOf(idOrUid);
-    await this.deps.applications!.checkRoomForEndpoint(app);
-    return app.id;
   }
 
   /**
@@ -546,10 +539,8 @@ export class WebhookService {
     if (input.filter !== undefined) patch.filter = checkedFilter(input.filter);
     if (input.project !== undefined) patch.project = input.project;
     if (input.application_id !== undefined) {
-      const owner = input.application_id === null ? null : (await this.applicationOf(input.application_id)).id;
-      // Moved into another application: it takes one of that one's endpoints.
-      if (owner !== null && owner !== (current.applicationId ?? null)) await this.ownerWithRoom(owner);
-      patch.applicationId = owner;
+      // Moved into another application, it takes one of that one's endpoints: the store's write counts them.
+      patch.applicationId = input.application_id === null ? null : (await this.applicationOf(input.application_id)).id;
     }
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret_overlap_s != null && (input.secret === undefined || input.secret === null)) {
