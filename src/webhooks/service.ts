@@ -429,14 +429,34 @@ export class WebhookService {
     return this.startRecovery(id, this.recoveryFilter(input, [id]), dryRun);
   }
 
-  /** `POST /api/recoveries`: the same across webhooks (every one, or those named). */
+  /**
+   * `POST /api/recoveries`: the same across webhooks (every one, those named,
+   * or one application's: the ones it owns now, so a webhook moved in later is
+   * not resent to, and one moved out is).
+   */
   async bulkRetry(input: BulkRetryInput, dryRun: boolean): Promise<Recovery | number> {
+    const owner = input.application === undefined ? undefined : await this.ownedBy(input.application);
     for (const [i, webhookId] of (input.webhook_ids ?? []).entries()) {
-      if (!(await this.deps.store.getWebhook(webhookId))) {
-        throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' does not exist`, { field: `webhook_ids[${i}]` });
+      const webhook = await this.deps.store.getWebhook(webhookId);
+      if (!webhook) throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' does not exist`, { field: `webhook_ids[${i}]` });
+      if (owner && webhook.applicationId !== owner.id) {
+        throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' is not application '${input.application}''s`, { field: `webhook_ids[${i}]` });
       }
     }
-    return this.startRecovery(null, this.recoveryFilter(input, input.webhook_ids ?? null), dryRun);
+    return this.startRecovery(null, this.recoveryFilter(input, input.webhook_ids ?? owner?.webhookIds ?? null), dryRun);
+  }
+
+  /** An application's id and the ids of every webhook it owns (an application with none: an empty list, so nothing is resent). */
+  private async ownedBy(idOrUid: string): Promise<{ id: string; webhookIds: string[] }> {
+    if (!this.deps.applications) throw new InvalidRequestError('application: applications are not available on this server', { field: 'application' });
+    const app = await this.deps.applications.resolve(idOrUid, 'application');
+    const webhookIds: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.deps.store.listWebhooks({ limit: 1000, after }, app.id);
+      webhookIds.push(...page.map((w) => w.id));
+      if (page.length < 1000) return { id: app.id, webhookIds };
+      after = page[page.length - 1].id;
+    }
   }
 
   private recoveryFilter(input: RecoverInput, webhookIds: string[] | null): RecoveryFilter {
