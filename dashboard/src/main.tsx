@@ -5,6 +5,7 @@ import { adminKey, needsKey, onKeyChange, removeServiceWorkers, serviceWorkerCon
 import { KeyPrompt } from './components.js';
 import { href, useRoute, type Route } from './router.js';
 import { ApiDetail, ApisView } from './views/apis.js';
+import { ApplicationsView } from './views/applications.js';
 import { EventTypesView } from './views/event-types.js';
 import { EventsView } from './views/events.js';
 import { FunctionDetail } from './views/function-detail.js';
@@ -22,6 +23,7 @@ const NAV: { label: string; path: string; views: Route['view'][] }[] = [
   { label: 'Webhooks', path: 'webhooks', views: ['webhooks', 'webhook', 'delivery'] },
   { label: 'Events', path: 'events', views: ['events'] },
   { label: 'Event types', path: 'event-types', views: ['event-types'] },
+  { label: 'Applications', path: 'applications', views: ['applications'] },
 ];
 
 function View({ route }: { route: Route }) {
@@ -48,6 +50,8 @@ function View({ route }: { route: Route }) {
       return <EventTypesView />;
     case 'keys':
       return <KeysView />;
+    case 'applications':
+      return <ApplicationsView />;
     default:
       return (
         <section>

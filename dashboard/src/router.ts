@@ -16,6 +16,7 @@ export type Route =
   | { view: 'events' }
   | { view: 'event-types' }
   | { view: 'keys' }
+  | { view: 'applications' }
   | { view: 'not-found'; path: string };
 
 /** A segment as written, or null when its percent-escapes are malformed (`%E0%A4%A`). */
@@ -49,6 +50,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'events' && !second) return { view: 'events' };
   if (first === 'event-types' && !second) return { view: 'event-types' };
   if (first === 'keys' && !second) return { view: 'keys' };
+  if (first === 'applications' && !second) return { view: 'applications' };
   return { view: 'not-found', path: parts.join('/') };
 }
 

@@ -1,12 +1,14 @@
 /**
  * Applications as the management API serves them (`/api/applications`), and
  * the scope checks the webhook service and the event bus ask of them through
- * `ApplicationScope` (./types.ts): which application an id or uid names,
- * whether it has room for one more endpoint, and whether one more event fits
- * its events per second (a token bucket in the store, shared by every process
- * and node; taken only for an application that has the limit).
+ * `ApplicationScope` (./types.ts): which application an id or uid names, and
+ * whether one more event fits its events per second (a token bucket in the
+ * store, shared by every process and node; taken only for an application that
+ * has the limit). Room for one
+ * more endpoint is the store's to check, in the write that takes it
+ * (store/shared/limits.ts `checkApplicationRoom`).
  */
-import { ApplicationLimitError, ApplicationRateLimitedError, InvalidRequestError, applicationNotFound } from '../errors.js';
+import { ApplicationRateLimitedError, InvalidRequestError, applicationNotFound } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { ApplicationInput, ApplicationUpdate } from '../schema/applications.js';
 import type { Store } from '../store/store.js';
@@ -75,12 +77,6 @@ export class ApplicationService implements ApplicationScope {
   async delete(idOrUid: string): Promise<void> {
     const app = await this.resolve(idOrUid);
     if (!(await this.deps.store.deleteApplication(app.id))) throw applicationNotFound(idOrUid);
-  }
-
-  async checkRoomForEndpoint(app: Application): Promise<void> {
-    const max = app.limits.maxEndpoints;
-    if (max === null) return;
-    if ((await this.deps.store.countApplicationWebhooks(app.id)) >= max) throw new ApplicationLimitError(app.id, max);
   }
 
   async admitEvent(app: Application): Promise<void> {

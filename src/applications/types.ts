@@ -79,8 +79,6 @@ export const APPLICATION_ID_PREFIX = 'app_';
 export interface ApplicationScope {
   /** The application an id (`app_...`) or uid names; throws application_not_found naming `field`. */
   resolve(idOrUid: string, field?: string): Promise<Application>;
-  /** Throws application_limit_reached when it owns its `maxEndpoints` webhooks already. */
-  checkRoomForEndpoint(app: Application): Promise<void>;
   /** Counts one event published to it; throws application_rate_limited past its events per second. */
   admitEvent(app: Application): Promise<void>;
 }

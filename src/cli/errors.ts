@@ -32,6 +32,7 @@ export const CLI_ERRORS = {
   bundle_too_large: { message: "The bundle is over the server's size limit" },
   function_not_found: { message: 'No function has that name' },
   webhook_not_found: { message: 'No webhook has that name' },
+  application_not_found: { message: 'No application has that id, uid or name' },
   delivery_failed: { message: 'The test delivery failed' },
   no_log_stream: { message: 'The server is older than this CLI: no log stream' },
   no_invocation_records: { message: 'The server is older than this CLI: no invocation records' },

@@ -55,7 +55,9 @@ export interface WebhookInfo {
   paused_at?: string | null;
   disabled_reason?: Schemas['Webhook']['disabled_reason'];
   /** In the answers of the list and of one webhook, not of pause and resume. */
-  health?: Pick<NonNullable<Schemas['Webhook']['health']>, 'state' | 'held'>;
+  health?: Pick<NonNullable<Schemas['Webhook']['health']>, 'state' | 'held' | 'last_outcome' | 'failures_in_a_row'>;
+  /** Absent on servers older than applications. */
+  application_id?: string | null;
 }
 
 /** A recovery job: resends a webhook's finished deliveries in the background. */
@@ -66,6 +68,13 @@ export type EventTypeImport = Schemas['EventTypeImport'];
 export type ValidationMode = EventTypeInfo['mode'];
 export type ApplicationInfo = Schemas['Application'];
 export type PortalAccess = Schemas['PortalAccess'];
+/** What `applications create` and `update` send (fields present replace; a limit null removes it). */
+export interface ApplicationFields {
+  name?: string;
+  uid?: string | null;
+  metadata?: Record<string, unknown>;
+  limits?: { max_endpoints?: number | null; events_per_second?: number | null; retention_days?: number | null };
+}
 export type EventInput = paths['/api/events']['post']['requestBody']['content']['application/json'];
 /** Which finished deliveries a recovery resends: created since a time, of some statuses and events. */
 export type RecoverFilter = paths['/api/webhooks/{id}/recover']['post']['requestBody']['content']['application/json'];
@@ -155,7 +164,8 @@ export interface ServerApi {
   followFunctionLogs(name: string, opts: FollowOptions): Promise<void>;
   /** Follows every function's console lines and every invocation (`GET /api/logs/stream`). */
   followAllLogs(opts: FollowOptions): Promise<void>;
-  listWebhooks(): Promise<WebhookInfo[]>;
+  /** Every webhook, or one application's (by id or uid). */
+  listWebhooks(application?: string): Promise<WebhookInfo[]>;
   testWebhook(id: string): Promise<Delivery>;
   /** `POST /api/events`; `replayed`: the server answered a repeat of `idempotencyKey` (or of the event's id) with its first answer. */
   publishEvent(body: EventInput, idempotencyKey?: string): Promise<{ published: PublishedEvent; replayed: boolean }>;
@@ -166,7 +176,12 @@ export interface ServerApi {
   listDeliveries(webhookId: string, opts: { limit?: number }): Promise<Delivery[]>;
   /** Every application, oldest first. */
   listApplications(): Promise<ApplicationInfo[]>;
-  createApplication(body: { name: string; uid?: string | null }): Promise<ApplicationInfo>;
+  createApplication(body: ApplicationFields & { name: string }): Promise<ApplicationInfo>;
+  /** By id or uid. */
+  getApplication(id: string): Promise<ApplicationInfo>;
+  updateApplication(id: string, body: ApplicationFields): Promise<ApplicationInfo>;
+  /** Its webhooks, their deliveries and its portal tokens go with it. */
+  deleteApplication(id: string): Promise<void>;
   /** A portal token and link for the application (id or uid); the token is shown once. */
   createPortalAccess(application: string, ttlSeconds?: number): Promise<PortalAccess>;
   /** Holds the webhook's new and due deliveries, none lost, until it is resumed. */
@@ -421,11 +436,11 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     },
     followFunctionLogs: (name, follow) => followStream(`/api/functions/${enc(name)}/logs/stream`, follow),
     followAllLogs: (follow) => followStream('/api/logs/stream', follow),
-    async listWebhooks() {
+    async listWebhooks(application) {
       const items: WebhookInfo[] = [];
       let after: string | undefined;
       do {
-        const query = { limit: 1000, ...(after === undefined ? {} : { after }) };
+        const query = { limit: 1000, ...(after === undefined ? {} : { after }), ...(application === undefined ? {} : { application }) };
         const { data, response } = await call(client.GET('/api/webhooks', { params: { query }, ...deadline() }));
         items.push(...data);
         after = nextPageAfter(response);
@@ -470,6 +485,17 @@ export function createServerApi(opts: ServerApiOptions): ServerApi {
     async createApplication(body) {
       const { data } = await call(client.POST('/api/applications', { body, ...deadline() }));
       return data;
+    },
+    async getApplication(id) {
+      const { data } = await call(client.GET('/api/applications/{id}', { params: { path: { id } }, ...deadline() }));
+      return data;
+    },
+    async updateApplication(id, body) {
+      const { data } = await call(client.PATCH('/api/applications/{id}', { params: { path: { id } }, body, ...deadline() }));
+      return data;
+    },
+    async deleteApplication(id) {
+      await call(client.DELETE('/api/applications/{id}', { params: { path: { id } }, ...deadline() }));
     },
     async createPortalAccess(application, ttlSeconds) {
       const body = ttlSeconds === undefined ? {} : { ttl_seconds: ttlSeconds };

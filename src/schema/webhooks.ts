@@ -624,6 +624,9 @@ export const bulkRetryBody = Type.Object(
     webhook_ids: Type.Optional(
       Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Only these webhooks (default: every one)' }),
     ),
+    application: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "Only this application's webhooks (its id or uid), as it owns them when the job is created" }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -71,7 +71,7 @@ export interface WebhookServiceDeps {
   recoveries: RecoveryRunner;
   /** Checks a transformation at write time (a worker's throwaway isolate) and runs the try-it endpoint's. */
   transformer?: Transformer;
-  /** Webhooks' `application_id`: the application named must exist and have room; absent: refused. */
+  /** Webhooks' `application_id`: the application named must exist (the store checks its room); absent: refused. */
   applications?: ApplicationScope;
 }
 
@@ -262,7 +262,7 @@ export class WebhookService {
     if (input.transformation) await this.checkTransformation(input.transformation);
     const events = input.events ?? [];
     this.checkEvents(events);
-    const applicationId = input.application_id ? await this.ownerWithRoom(input.application_id) : null;
+    const applicationId = input.application_id ? (await this.applicationOf(input.application_id)).id : null;
     const secret = this.resolveSecret(input.secret);
     const fields: NewWebhook = {
       name: input.name,
@@ -339,13 +339,6 @@ export class WebhookService {
   private async applicationOf(idOrUid: string) {
     if (!this.deps.applications) throw new InvalidRequestError('application_id: applications are not available on this server', { field: 'application_id' });
     return this.deps.applications.resolve(idOrUid, 'application_id');
-  }
-
-  /** The id of the application named, once it has room for one more endpoint. */
-  private async ownerWithRoom(idOrUid: string): Promise<string> {
-    const app = await this.applicationOf(idOrUid);
-    await this.deps.applications!.checkRoomForEndpoint(app);
-    return app.id;
   }
 
   /**
@@ -436,14 +429,34 @@ export class WebhookService {
     return this.startRecovery(id, this.recoveryFilter(input, [id]), dryRun);
   }
 
-  /** `POST /api/recoveries`: the same across webhooks (every one, or those named). */
+  /**
+   * `POST /api/recoveries`: the same across webhooks (every one, those named,
+   * or one application's: the ones it owns now, so a webhook moved in later is
+   * not resent to, and one moved out is).
+   */
   async bulkRetry(input: BulkRetryInput, dryRun: boolean): Promise<Recovery | number> {
+    const owner = input.application === undefined ? undefined : await this.ownedBy(input.application);
     for (const [i, webhookId] of (input.webhook_ids ?? []).entries()) {
-      if (!(await this.deps.store.getWebhook(webhookId))) {
-        throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' does not exist`, { field: `webhook_ids[${i}]` });
+      const webhook = await this.deps.store.getWebhook(webhookId);
+      if (!webhook) throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' does not exist`, { field: `webhook_ids[${i}]` });
+      if (owner && webhook.applicationId !== owner.id) {
+        throw new InvalidRequestError(`webhook_ids[${i}]: webhook '${webhookId}' is not application '${input.application}''s`, { field: `webhook_ids[${i}]` });
       }
     }
-    return this.startRecovery(null, this.recoveryFilter(input, input.webhook_ids ?? null), dryRun);
+    return this.startRecovery(null, this.recoveryFilter(input, input.webhook_ids ?? owner?.webhookIds ?? null), dryRun);
+  }
+
+  /** An application's id and the ids of every webhook it owns (an application with none: an empty list, so nothing is resent). */
+  private async ownedBy(idOrUid: string): Promise<{ id: string; webhookIds: string[] }> {
+    if (!this.deps.applications) throw new InvalidRequestError('application: applications are not available on this server', { field: 'application' });
+    const app = await this.deps.applications.resolve(idOrUid, 'application');
+    const webhookIds: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.deps.store.listWebhooks({ limit: 1000, after }, app.id);
+      webhookIds.push(...page.map((w) => w.id));
+      if (page.length < 1000) return { id: app.id, webhookIds };
+      after = page[page.length - 1].id;
+    }
   }
 
   private recoveryFilter(input: RecoverInput, webhookIds: string[] | null): RecoveryFilter {
@@ -546,10 +559,8 @@ export class WebhookService {
     if (input.filter !== undefined) patch.filter = checkedFilter(input.filter);
     if (input.project !== undefined) patch.project = input.project;
     if (input.application_id !== undefined) {
-      const owner = input.application_id === null ? null : (await this.applicationOf(input.application_id)).id;
-      // Moved into another application: it takes one of that one's endpoints.
-      if (owner !== null && owner !== (current.applicationId ?? null)) await this.ownerWithRoom(owner);
-      patch.applicationId = owner;
+      // Moved into another application, it takes one of that one's endpoints: the store's write counts them.
+      patch.applicationId = input.application_id === null ? null : (await this.applicationOf(input.application_id)).id;
     }
     let secret: { stored: string | null; reveal?: string } | undefined;
     if (input.secret_overlap_s != null && (input.secret === undefined || input.secret === null)) {

@@ -2,8 +2,10 @@
  * Applications with two server processes on one port: what one process wrote
  * the other answers from at once (a portal token made through one opens the
  * consumer API through the other; revoked through one, it is refused by the
- * other), and an application's events per second hold for the cluster (a
- * bucket in the database, not one per process).
+ * other), an application's events per second hold for the cluster (a
+ * bucket in the database, not one per process), and so does its max_endpoints
+ * when both processes create its webhooks at once (counted in the insert's
+ * transaction).
  */
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +19,7 @@ describe.skipIf(process.platform !== 'linux')('applications across two server pr
   const agents: Agent[] = [];
 
   beforeAll(async () => {
-    svc = await startService({ env: { SWITCHYARD_PROCESSES: '2', SWITCHYARD_WORKERS: '1', SWITCHYARD_ADMIN_KEY: KEY }, startTimeoutMs: 60_000 });
+    svc = await startService({ env: { SWITCHYARD_PROCESSES: '2', SWITCHYARD_WORKERS: '1', SWITCHYARD_ADMIN_KEY: KEY, SWITCHYARD_ALLOW_PRIVATE_TARGETS: '1' }, startTimeoutMs: 60_000 });
     // One kept-alive connection to each process.
     const seen = new Set<number>();
     for (let i = 0; i < 50 && agents.length < 2; i++) {
@@ -60,5 +62,15 @@ describe.skipIf(process.platform !== 'linux')('applications across two server pr
     for (let i = 0; i < 6; i++) statuses.push((await on(i % 2, 'POST', '/api/events', { event: 'e.z', application: app.json.id })).status);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+  });
+
+  it("holds an application's max_endpoints for both processes creating at once", async () => {
+    const app = await on(0, 'POST', '/api/applications', { name: 'Few', limits: { max_endpoints: 2 } });
+    const create = (i: number, n: number) =>
+      on(i % 2, 'POST', '/api/webhooks', { name: `few-${n}`, target_url: 'http://127.0.0.1:9/few', method: 'POST', payload_template: {}, application_id: app.json.id });
+    const statuses = (await Promise.all(Array.from({ length: 8 }, (_, n) => create(n, n)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(6);
+    expect((await on(1, 'GET', `/api/webhooks?application=${app.json.id}`)).json).toHaveLength(2);
   });
 });

@@ -137,6 +137,32 @@ describe('publishing to an application', () => {
     expect((await admin('GET', `/api/recoveries?application=acme&webhook_id=${b1.id}`)).json).toEqual([]);
   });
 
+  it("bulk-retries one application's webhooks only, and refuses a webhook of another", async () => {
+    const since = '2020-01-01T00:00:00.000Z';
+    const statuses = ['succeeded', 'failed'];
+    const count = async (body: Record<string, unknown>) => {
+      const res = await admin('POST', '/api/recoveries?dry_run=true', { since, statuses, ...body });
+      expect(res.status, res.text).toBe(200);
+      return res.json.count as number;
+    };
+    const ofAcme = await count({ application: 'acme' });
+    expect(ofAcme).toBeGreaterThan(0);
+    expect(ofAcme).toBe(await count({ webhook_ids: [a1.id, a2.id] }));
+    expect(await count({})).toBeGreaterThan(ofAcme);
+    expect(await count({ application: acme.id, webhook_ids: [a1.id] })).toBe(await count({ webhook_ids: [a1.id] }));
+    const empty = await application({ name: 'Nobody home' });
+    expect(await count({ application: empty.id })).toBe(0);
+    const foreign = await admin('POST', '/api/recoveries', { since, statuses, application: 'acme', webhook_ids: [b1.id] });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json).toMatchObject({ details: { field: 'webhook_ids[0]' } });
+    const unknown = await admin('POST', '/api/recoveries', { since, application: 'nobody' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: 'application_not_found', details: { field: 'application' } });
+    const job = await admin('POST', '/api/recoveries', { since, statuses, application: 'acme' });
+    expect(job.status, job.text).toBe(202);
+    expect(job.json.total).toBe(ofAcme);
+  });
+
   it('moves a webhook between scopes when its application_id changes', async () => {
     const moved = await webhook('moved', ['order.shipped']);
     expect((await admin('PUT', `/api/webhooks/${moved.id}`, { application_id: 'acme' })).json.application_id).toBe(acme.id);

@@ -229,13 +229,53 @@ describe('a portal token', () => {
     expect(created.stdout.trim()).toMatch(/^app_/);
     const listed = await runCliToEnd(['applications', 'list'], env, 30_000);
     expect(listed.stdout).toMatch(/cli-made\s+From the CLI/);
-    const portal = await runCliToEnd(['portal', 'cli-made'], env, 30_000);
+    const portal = await runCliToEnd(['portal', 'From the'], env, 30_000);
     expect(portal.code, portal.stderr).toBe(0);
     const token = /#token=(swp_[A-Za-z0-9_-]+)/.exec(portal.stdout)?.[1];
     expect(token).toBeDefined();
     issued.push(token!);
     expect((await as(token!)('GET', '/api/portal/session')).json.application_name).toBe('From the CLI');
     expect((await runCliToEnd(['portal', 'cli-made', '--ttl', '5'], env, 30_000)).code).not.toBe(0);
+  });
+
+  it('`switchyard applications get|update|delete` name one by id, uid or name, suggest the one meant, and --json answers', async () => {
+    const env = { SWITCHYARD_URL: svc.url, SWITCHYARD_ADMIN_KEY: KEY };
+    const cli = (...args: string[]) => runCliToEnd(args, env, 30_000);
+    const made = await cli('applications', 'create', 'Initech Corp', '--uid', 'initech', '--max-endpoints', '2', '--metadata', '{"plan":"gold"}', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    const id = JSON.parse(made.stdout).id as string;
+    expect(JSON.parse(made.stdout)).toMatchObject({ metadata: { plan: 'gold' }, limits: { max_endpoints: 2 } });
+    const hook = await admin('POST', '/api/webhooks', { name: 'initech-orders', target_url: `${receiver.url}/initech`, method: 'POST', payload_template: {}, application_id: id });
+    expect(hook.status, hook.text).toBe(201);
+    await admin('POST', '/api/webhooks', { name: 'not-initech', target_url: `${receiver.url}/other`, method: 'POST', payload_template: {} });
+
+    const shown = await cli('applications', 'get', 'initech corp');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/max endpoints\s+2/);
+    expect(shown.stdout).toMatch(new RegExp(`${hook.json.id}\\s+initech-orders`));
+    expect(shown.stdout).toContain('no deliveries yet');
+    expect(shown.stdout).not.toContain('not-initech');
+    const asJson = JSON.parse((await cli('applications', 'get', id, '--json')).stdout);
+    expect(asJson.webhooks.map((w: { id: string }) => w.id)).toEqual([hook.json.id]);
+
+    const typo = await cli('applications', 'get', 'initek');
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("did you mean 'initech'?");
+
+    const updated = await cli('applications', 'update', 'initech', '--name', 'Initech', '--max-endpoints', 'none', '--json');
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ id, name: 'Initech', limits: { max_endpoints: null } });
+    const bad = await cli('applications', 'update', 'initech', '--max-endpoints', 'lots');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-endpoints');
+    expect((await cli('applications', 'update', 'initech')).code).toBe(2);
+
+    expect((await cli('applications', 'delete', 'initech')).code).toBe(2);
+    expect((await admin('GET', `/api/applications/${id}`)).status).toBe(200);
+    const deleted = await cli('applications', 'delete', 'initech', '--yes');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect((await admin('GET', `/api/applications/${id}`)).status).toBe(404);
+    expect((await admin('GET', `/api/webhooks/${hook.json.id}`)).status).toBe(404);
   });
 
   it('never appears in a log line', () => {

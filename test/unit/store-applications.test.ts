@@ -3,10 +3,11 @@
  * reads only the scope asked for (an application's subscriptions, or the global
  * ones), also after a webhook moves between scopes; an application's retention
  * prunes its own finished deliveries only; deleting it deletes its webhooks,
- * their deliveries and its portal tokens; a refresh never passes a token's maximum.
+ * their deliveries and its portal tokens; a refresh never passes a token's maximum;
+ * `max_endpoints` holds against creates (and moves) made at once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/errors.js';
+import { ApplicationLimitError, ConflictError } from '../../src/errors.js';
 import { DEFAULT_PORTAL_SETTINGS, NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
 import type { Store } from '../../src/store/store.js';
 import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
@@ -65,6 +66,22 @@ for (const backend of backends()) {
         expect(await ids(null)).toEqual([]);
         expect((await store.listWebhooks({ limit: 10 }, b.id)).map((w) => w.id)).toEqual([wb.id]);
         expect(await store.countApplicationWebhooks(a.id)).toBe(2);
+      }));
+
+    it('holds max_endpoints inside the write, for creates made at once and for a move into it', () =>
+      withStore(async (store) => {
+        const small = await store.createApplication({ ...app('Small'), limits: { ...NO_APPLICATION_LIMITS, maxEndpoints: 3 } });
+        const other = await store.createApplication(app('Other'));
+        const tries = await Promise.allSettled(Array.from({ length: 10 }, () => store.createWebhook(newWebhook('http://s.test/', { events: ['x'], applicationId: small.id }))));
+        expect(tries.filter((t) => t.status === 'fulfilled')).toHaveLength(3);
+        for (const t of tries) if (t.status === 'rejected') expect(t.reason).toBeInstanceOf(ApplicationLimitError);
+        expect(await store.countApplicationWebhooks(small.id)).toBe(3);
+        const elsewhere = await store.createWebhook(newWebhook('http://o.test/', { applicationId: other.id }));
+        await expect(store.updateWebhook(elsewhere.id, { applicationId: small.id })).rejects.toBeInstanceOf(ApplicationLimitError);
+        // Its own application again (any other field changed) is no new endpoint.
+        const mine = (await store.listWebhooks({ limit: 1 }, small.id))[0];
+        expect((await store.updateWebhook(mine.id, { applicationId: small.id, name: 'renamed' }))?.name).toBe('renamed');
+        expect((await store.createWebhook(newWebhook('http://o.test/', { applicationId: other.id }))).applicationId).toBe(other.id);
       }));
 
     it("prunes an application's finished deliveries past its retention only, and deletes what it owned with it", () =>

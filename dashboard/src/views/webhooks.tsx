@@ -16,7 +16,7 @@ export { DeliveryView } from './deliveries.js';
 type Webhook = Schemas['Webhook'];
 
 /** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
-function HealthCells({ health }: { health: Webhook['health'] }) {
+export function HealthCells({ health }: { health: Webhook['health'] }) {
   if (!health) return <td colSpan={5}>—</td>;
   return (
     <>

@@ -6,7 +6,7 @@
  */
 import { LINK_HEADER, pageOf, pageQuerySchema, readPage } from '../common.js';
 import { dryRunQuerySchema } from '../../schema/dry-run.js';
-import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, ERRORS_WITH_BODY, errors, listOf, ref } from '../schemas.js';
+import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, errors, listOf, ref } from '../schemas.js';
 import type { TypedApp } from '../typed.js';
 import { recoveryView } from '../views/webhooks.js';
 import type { WebhookRouteDeps } from './deps.js';
@@ -59,10 +59,11 @@ export function bulkRetryRoute(app: TypedApp, { webhooks }: WebhookRouteDeps): v
       schema: {
         tags: ['webhooks'],
         operationId: 'retryDeliveries',
-        summary: 'Resend failed (or other finished) deliveries of every webhook, or of those named, created since a time',
+        summary: "Resend failed (or other finished) deliveries of every webhook, of those named, or of one application's, created since a time",
         querystring: dryRunQuerySchema,
         body: bulkRetryBody,
-        response: { ...RECOVERY_ANSWERS, ...ERRORS_WITH_BODY },
+        // 404: the `application` named does not exist.
+        response: { ...RECOVERY_ANSWERS, ...errors(404, 409, 413, 415) },
       },
     },
     async function retryDeliveries(request, reply) {

@@ -9,6 +9,7 @@ import { rotatedSecrets, type NewWebhook, type Webhook, type WebhookPatch } from
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
 import { SENDABLE } from '../shared/held.js';
+import { checkApplicationRoom } from '../shared/limits.js';
 import { patchedWebhook, toWebhook, WEBHOOK_COLUMNS, webhookColumns, type WebhookRow } from '../shared/webhook-rows.js';
 import type { WebhooksPart } from '../store.js';
 import { constraintOf, type PgDb } from './db.js';
@@ -36,6 +37,23 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
     }
   };
 
+  /**
+   * Inside the transaction: the application's row lock (NO KEY UPDATE, so
+   * foreign-key checks of its other rows do not wait) makes creators for one
+   * application count one after the other. Unknown: left to the foreign key.
+   */
+  const claimEndpoint = async (c: pg.PoolClient, applicationId: string | null | undefined) => {
+    if (!applicationId) return;
+    const [app] = await db.rows<{ max: string | null }>(
+      `SELECT limits_json::json->>'maxEndpoints' AS max FROM applications WHERE id = $1 FOR NO KEY UPDATE`,
+      [applicationId],
+      c,
+    );
+    if (!app || app.max === null) return;
+    const [{ owned }] = await db.rows<{ owned: number }>('SELECT COUNT(*)::int AS owned FROM webhooks WHERE application_id = $1', [applicationId], c);
+    checkApplicationRoom(applicationId, Number(app.max), owned);
+  };
+
   /** Fields present replace; a function makes the patch from the row as locked. */
   async function update(id: string, patch: WebhookPatch | ((current: Webhook) => WebhookPatch)): Promise<Webhook | null> {
     const merged: { current?: NewWebhook } = {};
@@ -43,6 +61,7 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       return await db.tx(async (c) => {
         const [row] = await db.rows<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 FOR UPDATE', [id], c);
         if (!row) return null;
+        if (typeof patch !== 'function' && patch.applicationId && patch.applicationId !== row.application_id) await claimEndpoint(c, patch.applicationId);
         const next = (merged.current = patchedWebhook(row, patch));
         const [updated] = await db.rows<WebhookRow>(
           `UPDATE webhooks SET (${COLUMNS}, updated_at) = (${VALUES}, ${STAMP}) WHERE id = $1 RETURNING *`,
@@ -64,6 +83,7 @@ export function pgWebhooks(deps: { db: PgDb }): WebhooksPart {
       try {
         return await db.tx(async (c) => {
           await db.checkRoomFor(c, 'webhooks');
+          await claimEndpoint(c, webhook.applicationId);
           const id = newId('wh');
           const [row] = await db.rows<WebhookRow>(
             `INSERT INTO webhooks (id, ${COLUMNS}, created_at, updated_at) VALUES ($1, ${VALUES}, ${STAMP}, ${STAMP}) RETURNING *`,

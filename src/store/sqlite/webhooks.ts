@@ -8,7 +8,7 @@ import { rotatedSecrets, type NewWebhook, type Webhook, type WebhookPatch } from
 import { webhookWriteError } from '../shared/errors.js';
 import { healthMap, HEALTH_FROM_RECENT, RECENT_STATUS, type HealthRow } from '../shared/health.js';
 import { SENDABLE } from '../shared/held.js';
-import { checkRoom } from '../shared/limits.js';
+import { checkApplicationRoom, checkRoom } from '../shared/limits.js';
 import { patchedWebhook, toWebhook, WEBHOOK_COLUMNS, webhookColumns, type WebhookRow } from '../shared/webhook-rows.js';
 import type { WebhooksPart } from '../store.js';
 import { constraintOf, type SqliteDb } from './db.js';
@@ -34,6 +34,8 @@ function prepare({ db }: SqliteDb) {
     delete: p('DELETE FROM webhooks WHERE id = ?'),
     usingApi: p('SELECT * FROM webhooks WHERE mock_api_id = ? ORDER BY id'),
     count: p('SELECT COUNT(*) FROM webhooks').pluck(),
+    appRoom: p(`SELECT json_extract(limits_json, '$.maxEndpoints') AS max, (SELECT COUNT(*) FROM webhooks WHERE application_id = a.id) AS owned
+      FROM applications a WHERE a.id = ?`),
     insertEvent: p('INSERT OR IGNORE INTO webhook_events (event, webhook_id, application_id) VALUES (?, ?, ?)'),
     deleteEvents: p('DELETE FROM webhook_events WHERE webhook_id = ?'),
     // Disabled webhooks too: their deliveries are held, not dropped.
@@ -53,6 +55,13 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
     for (const e of events) s.insertEvent.run(e, id, applicationId ?? '');
   };
 
+  /** Inside the write: an unknown application is left to the foreign key. */
+  const claimEndpoint = (applicationId: string | null | undefined) => {
+    if (!applicationId) return;
+    const room = s.appRoom.get(applicationId) as { max: number | null; owned: number } | undefined;
+    if (room) checkApplicationRoom(applicationId, room.max, room.owned);
+  };
+
   /** Fields present replace; a function makes the patch from the row as locked. */
   async function update(id: string, patch: WebhookPatch | ((current: Webhook) => WebhookPatch)): Promise<Webhook | null> {
     const merged: { current?: NewWebhook } = {};
@@ -60,6 +69,7 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
       return db.write(() => {
         const row = s.get.get(id) as WebhookRow | undefined;
         if (!row) return null;
+        if (typeof patch !== 'function' && patch.applicationId && patch.applicationId !== row.application_id) claimEndpoint(patch.applicationId);
         const next = (merged.current = patchedWebhook(row, patch));
         const updated = s.update.get({ id, ...webhookColumns(next), now: db.stamp() }) as WebhookRow;
         if (typeof patch !== 'function' && (patch.events !== undefined || patch.applicationId !== undefined)) setEvents(id, next.events, next.applicationId);
@@ -75,6 +85,7 @@ export function sqliteWebhooks(deps: { db: SqliteDb }): WebhooksPart {
       try {
         return db.write(() => {
           if (db.limits) checkRoom(db.limits, 'webhooks', s.count.get() as number);
+          claimEndpoint(webhook.applicationId);
           const id = newId('wh');
           const row = s.insert.get({ id, ...webhookColumns(webhook), now: db.stamp() }) as WebhookRow;
           setEvents(id, webhook.events ?? [], webhook.applicationId);
