@@ -117,7 +117,9 @@ export function telemetryConfig(env: Env): TelemetryConfig | null {
  * OTEL_METRICS_EXPORTER and the metrics exporter's variables -> the OTLP
  * metrics push, or null when only GET /metrics serves them (`prometheus`,
  * the default, or `none`). Endpoint, protocol, headers and timeout follow
- * the same signal-over-base rule as the traces.
+ * the same signal-over-base rule as the traces. The specification's default
+ * exporter is otlp; Switchyard's is prometheus, the scrape it always had, for
+ * the reason tracing is off by default: a push with no collector only fails.
  */
 export function metricsExportConfig(env: Env): MetricsExportConfig | null {
   const disabled = val(env, 'OTEL_SDK_DISABLED');
