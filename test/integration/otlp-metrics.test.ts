@@ -4,7 +4,8 @@
  * the invocation counter as a monotonic cumulative Sum with its function's
  * attributes and count, the request latency as a Histogram with the
  * registry's buckets, the resource naming the service and the process — in
- * JSON and in protobuf; and nothing is pushed by default.
+ * JSON and in protobuf, each process of a cluster under its own instance;
+ * and nothing is pushed by default.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
@@ -114,6 +115,29 @@ describe('OTLP metrics export', () => {
       const post = await until(() => otlp.posts.find((p) => p.path === '/v1/metrics'), 'a protobuf metrics post', 30_000);
       expect(post.contentType).toMatch(/^application\/x-protobuf/);
       expect(post.bytes).toBeGreaterThan(0);
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('pushes each server process of a node under its own service.instance.id', async () => {
+    otlp.posts.length = 0;
+    const svc = await startService({
+      args: ['--processes', '2'],
+      env: {
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${otlp.url}/v1/metrics`,
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '200',
+      },
+      startTimeoutMs: 90_000,
+    });
+    try {
+      const ids = await until(() => {
+        const seen = new Set(metricsIn(otlp).map((m) => m.resource['service.instance.id']));
+        return seen.size >= 2 ? seen : undefined;
+      }, 'pushes from two server processes', 60_000);
+      expect([...ids].every((id) => typeof id === 'string' && /:\d+$/.test(id))).toBe(true);
     } finally {
       await svc.stop();
     }
