@@ -1,6 +1,7 @@
 /**
- * An OTLP/HTTP endpoint for the tests: every post's path, content type and
- * size kept, JSON bodies decoded. It answers 200 in the post's own encoding.
+ * An OTLP/HTTP endpoint for the traces and metrics tests: every post's
+ * path, content type and size kept, JSON bodies decoded. It answers 200 in
+ * the post's own encoding.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
