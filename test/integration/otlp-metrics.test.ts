@@ -4,7 +4,7 @@
  * the invocation counter as a monotonic cumulative Sum with its function's
  * attributes and count, the request latency as a Histogram with the
  * registry's buckets, the resource naming the service and the process — in
- * JSON and in protobuf, each process of a cluster under its own instance;
+ * JSON and in protobuf, once more at the close, each process of a cluster under its own instance;
  * and nothing is pushed by default.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,27 @@ describe('OTLP metrics export', () => {
     } finally {
       await svc.stop();
     }
+  });
+
+  it('pushes the last values when the server stops', async () => {
+    otlp.posts.length = 0;
+    // An interval no test waits for: the only push is the one the close makes.
+    const svc = await startService({
+      env: {
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${otlp.url}/v1/metrics`,
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/json',
+        OTEL_METRIC_EXPORT_INTERVAL: '600000',
+      },
+      startTimeoutMs: 60_000,
+    });
+    try {
+      await invokeScene(svc, 'last', 2);
+    } finally {
+      await svc.stop();
+    }
+    const points = (latest(otlp, 'switchyard_function_invocations_total')?.metric.sum.dataPoints ?? []).filter((p: any) => attrsOf(p.attributes).function === 'last');
+    expect(points.reduce((n: number, p: any) => n + Number(p.asDouble ?? p.asInt), 0)).toBe(2);
   });
 
   it('pushes each server process of a node under its own service.instance.id', async () => {
