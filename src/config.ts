@@ -7,8 +7,8 @@ import { closest } from './did-you-mean.js';
 import { ConfigError, type ResourceLimits } from './errors.js';
 import { parseQueryRedaction, type QueryRedaction } from './net/redact.js';
 import { trustFunction, type TrustedProxies } from './net/trusted-proxies.js';
-import { telemetryConfig } from './telemetry/config.js';
-import type { TelemetryConfig } from './telemetry/types.js';
+import { metricsExportConfig, telemetryConfig } from './telemetry/config.js';
+import type { MetricsExportConfig, TelemetryConfig } from './telemetry/types.js';
 
 /** Where a listener binds: a host name or address (IPv6 without brackets) and a port. */
 export interface ListenAddress {
@@ -117,6 +117,8 @@ export interface Config {
   testHooks: boolean;
   /** OpenTelemetry tracing from the standard OTEL_* variables (src/telemetry/config.ts); null: off. */
   telemetry: TelemetryConfig | null;
+  /** OTLP metrics push (OTEL_METRICS_EXPORTER=otlp, src/telemetry/config.ts); null: GET /metrics only. */
+  metricsExport: MetricsExportConfig | null;
 }
 
 /** `--processes auto` stops here: past it, one database and one machine's memory pay more than they gain. */
@@ -277,6 +279,19 @@ export const OPTIONS: readonly ConfigOption[] = [
     flag: null,
     default: 'http/protobuf',
     help: 'http/protobuf or http/json (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL for traces alone).',
+  },
+  {
+    env: 'OTEL_METRICS_EXPORTER',
+    flag: null,
+    default: 'prometheus',
+    help:
+      'prometheus (GET /metrics only), otlp (also pushed over OTLP/HTTP to <OTEL_EXPORTER_OTLP_ENDPOINT>/v1/metrics, or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) or none (no push).',
+  },
+  {
+    env: 'OTEL_METRIC_EXPORT_INTERVAL',
+    flag: null,
+    default: '60000',
+    help: 'Milliseconds between OTLP metrics pushes (OTEL_METRIC_EXPORT_TIMEOUT bounds one, default 30000).',
   },
   {
     env: 'OTEL_TRACES_SAMPLER',
@@ -769,5 +784,6 @@ export function loadConfig(env: Env = process.env, argv: string[] = [], terminal
     ...portalTokenTtls(merged),
     testHooks: bool(merged, 'SWITCHYARD_TEST_HOOKS'),
     telemetry: telemetryConfig(merged),
+    metricsExport: metricsExportConfig(merged),
   });
 }

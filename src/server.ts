@@ -162,6 +162,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   void emitRules.refresh();
   const dbClock = clock instanceof DatabaseClock ? clock : null;
   const metrics = createMetrics({ clockOffsetMs: () => dbClock?.offset ?? 0, store: store.kind });
+  // Loaded only when on, like tracing: the push reads the same registry GET /metrics does.
+  const otlpMetrics =
+    config.metricsExport === null ? null : new (await import('./telemetry/otlp-metrics.js')).OtlpMetrics({ config: config.metricsExport, json: metrics.json });
   metrics.runtime.workers = () => runtime.stats().workers;
   const logSink = new FunctionLogSink({
     store,
@@ -428,6 +431,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       await runtime.close(Math.max(0, deadline - Date.now()));
       // After the runtime: the last fetches' spans arrive with its workers' last frames.
       await tracing?.shutdown().catch((err: unknown) => log.warn({ err }, 'could not send the last spans'));
+      await otlpMetrics?.shutdown().catch((err: unknown) => log.warn({ err }, 'could not push the last metrics'));
       dbClock?.stop();
       await store.close();
     })());

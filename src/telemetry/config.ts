@@ -10,7 +10,7 @@
  * collector would then spend every request on spans it can only fail to send.
  */
 import { ConfigError } from '../errors.js';
-import type { TelemetryConfig } from './types.js';
+import type { MetricsExportConfig, TelemetryConfig } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -110,5 +110,53 @@ export function telemetryConfig(env: Env): TelemetryConfig | null {
       maxQueueSize,
       maxExportBatchSize: Math.min(maxQueueSize, whole(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 'spans')),
     }),
+  });
+}
+
+/**
+ * OTEL_METRICS_EXPORTER and the metrics exporter's variables -> the OTLP
+ * metrics push, or null when only GET /metrics serves them (`prometheus`,
+ * the default, or `none`). Endpoint, protocol, headers and timeout follow
+ * the same signal-over-base rule as the traces. The specification's default
+ * exporter is otlp; Switchyard's is prometheus, the scrape it always had, for
+ * the reason tracing is off by default: a push with no collector only fails.
+ */
+export function metricsExportConfig(env: Env): MetricsExportConfig | null {
+  const disabled = val(env, 'OTEL_SDK_DISABLED');
+  if (disabled !== null && disabled.toLowerCase() === 'true') return null;
+  const exporters = (val(env, 'OTEL_METRICS_EXPORTER') ?? 'prometheus').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const e of exporters) {
+    if (e !== 'otlp' && e !== 'prometheus' && e !== 'none') {
+      throw new ConfigError(`OTEL_METRICS_EXPORTER must be prometheus, otlp or none (the exporters Switchyard has), got "${e}"`);
+    }
+  }
+  if (!exporters.includes('otlp') || exporters.includes('none')) return null;
+  const metricsEndpoint = val(env, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT');
+  const baseEndpoint = val(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const endpoint =
+    metricsEndpoint !== null
+      ? url('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', metricsEndpoint)
+      : baseEndpoint !== null
+        ? url('OTEL_EXPORTER_OTLP_ENDPOINT', baseEndpoint).replace(/\/*$/, '') + '/v1/metrics'
+        : 'http://localhost:4318/v1/metrics';
+  const protocolName = val(env, 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = val(env, protocolName) ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigError(`${protocolName} must be http/protobuf or http/json (gRPC is not built in: send to a collector over HTTP), got "${protocol}"`);
+  }
+  const resourceAttributes = pairs(env, 'OTEL_RESOURCE_ATTRIBUTES');
+  const intervalMs = whole(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000, 'milliseconds');
+  const exportTimeoutMs = whole(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000, 'milliseconds');
+  const requestTimeoutMs = whole(env, 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT', whole(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 'milliseconds'), 'milliseconds');
+  return Object.freeze({
+    endpoint,
+    protocol,
+    headers: Object.freeze({ ...pairs(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...pairs(env, 'OTEL_EXPORTER_OTLP_METRICS_HEADERS') }),
+    // The SDK refuses a timeout above the interval; an export cannot outlast the next one anyway.
+    exportTimeoutMs: Math.min(exportTimeoutMs, intervalMs),
+    requestTimeoutMs: Math.min(requestTimeoutMs, intervalMs),
+    intervalMs,
+    serviceName: val(env, 'OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? 'switchyard',
+    resourceAttributes: Object.freeze(resourceAttributes),
   });
 }

@@ -47,7 +47,8 @@ export function collectionsMetric(collections: number): MetricFamily {
 
 const DEFAULT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-const VERSION = (() => {
+/** The version in package.json (switchyard_build_info, the OTLP resource's service.version). */
+export const VERSION = (() => {
   try {
     return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {

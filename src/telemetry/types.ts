@@ -22,6 +22,22 @@ export interface TelemetryConfig {
   batch: { scheduledDelayMillis: number; maxQueueSize: number; maxExportBatchSize: number };
 }
 
+/** Where and how metrics are pushed over OTLP (OTEL_METRICS_EXPORTER=otlp); null in Config: GET /metrics only. */
+export interface MetricsExportConfig {
+  /** The full OTLP/HTTP metrics URL (`.../v1/metrics`). */
+  endpoint: string;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Readonly<Record<string, string>>;
+  /** OTEL_METRIC_EXPORT_INTERVAL: from the start of one export to the next. */
+  intervalMs: number;
+  /** OTEL_METRIC_EXPORT_TIMEOUT: one collection and export, at most the interval. */
+  exportTimeoutMs: number;
+  /** OTEL_EXPORTER_OTLP_(METRICS_)TIMEOUT: one HTTP request. */
+  requestTimeoutMs: number;
+  serviceName: string;
+  resourceAttributes: Readonly<Record<string, string>>;
+}
+
 /**
  * A W3C trace context as one string: the `traceparent` value, then, when
  * there is one, a newline and the `tracestate` value (a newline is never

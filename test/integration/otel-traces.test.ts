@@ -8,11 +8,10 @@
  * protobuf, a publish through the management API, and off: nothing
  * exported, no `traceparent` added by Switchyard.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
@@ -27,40 +26,12 @@ interface OtlpSpan {
   status?: { code?: number };
 }
 
-interface OtlpReceiver {
-  url: string;
-  spans: OtlpSpan[];
-  posts: Array<{ contentType: string; bytes: number }>;
-  close(): Promise<void>;
-}
-
-/** An OTLP/HTTP traces endpoint: JSON bodies decoded into spans, every post's content type and size kept. */
-async function startOtlpReceiver(): Promise<OtlpReceiver> {
-  const spans: OtlpSpan[] = [];
-  const posts: OtlpReceiver['posts'] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const contentType = String(req.headers['content-type'] ?? '');
-      posts.push({ contentType, bytes: body.length });
-      if (req.url === '/v1/traces' && contentType.startsWith('application/json')) {
-        const doc = JSON.parse(body.toString('utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
-        for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
-      }
-      res.writeHead(200, { 'content-type': contentType.startsWith('application/json') ? 'application/json' : 'application/x-protobuf' });
-      res.end(contentType.startsWith('application/json') ? '{}' : '');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans,
-    posts,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
+/** Every span of the receiver's JSON traces posts, in the order they came. */
+function spansOf(otlp: OtlpReceiver): OtlpSpan[] {
+  return otlp.posts
+    .filter((p) => p.path === '/v1/traces' && p.json !== null)
+    .flatMap((p) => (p.json as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }).resourceSpans)
+    .flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
 }
 
 const attr = (span: OtlpSpan, key: string): unknown => {
@@ -148,7 +119,7 @@ async function checkOneTrace(s: Scene, otlp: OtlpReceiver, n: number): Promise<v
   expect(traceIdOf(hook.headers.traceparent)).toBe(callerTrace);
 
   const all = await until(() => {
-    const mine = otlp.spans.filter((sp) => sp.traceId === callerTrace);
+    const mine = spansOf(otlp).filter((sp) => sp.traceId === callerTrace);
     return mine.some((sp) => sp.name === 'webhook POST') && mine.some((sp) => sp.name === 'run on-checked') && mine.length >= 6 ? mine : null;
   }, 'six spans of the trace at the OTLP receiver', 30_000);
   const byName = (name: string) => {
@@ -216,7 +187,7 @@ describe('OpenTelemetry traces', () => {
       expect(published.status, published.text).toBe(202);
       await until(() => s!.hooks.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(parent)), 'the published delivery, in its trace');
       const [request, attempt] = await until(() => {
-        const mine = otlp.spans.filter((sp) => sp.traceId === traceIdOf(parent));
+        const mine = spansOf(otlp).filter((sp) => sp.traceId === traceIdOf(parent));
         const req = mine.find((sp) => sp.name === 'POST /api/events');
         const att = mine.find((sp) => sp.name === 'webhook POST');
         return req && att ? [req, att] : null;
@@ -229,14 +200,14 @@ describe('OpenTelemetry traces', () => {
       const refused = await s.svc.request('GET', s.lockedPath, undefined, { traceparent: locked });
       expect(refused.status).toBe(403);
       const [lockedRequest, authorize] = await until(() => {
-        const mine = otlp.spans.filter((sp) => sp.traceId === traceIdOf(locked));
+        const mine = spansOf(otlp).filter((sp) => sp.traceId === traceIdOf(locked));
         const req = mine.find((sp) => sp.name === 'GET /locked');
         const auth = mine.find((sp) => sp.name === 'authorize');
         return req && auth ? [req, auth] : null;
       }, 'the refused request and its authorisation span');
       expect(attr(lockedRequest, 'http.response.status_code')).toBe(403);
       expect(authorize).toMatchObject({ kind: 1, parentSpanId: lockedRequest.spanId, status: { code: 2 } });
-      expect(otlp.spans.some((sp) => sp.traceId === traceIdOf(locked) && sp.name.startsWith('invoke'))).toBe(false);
+      expect(spansOf(otlp).some((sp) => sp.traceId === traceIdOf(locked) && sp.name.startsWith('invoke'))).toBe(false);
       // A manual invoke, and a background one, run in their request's trace: the function's fetch says so.
       const manual = callerParent(5);
       expect((await s.svc.request('POST', '/api/functions/traced/invoke', {}, { traceparent: manual })).status).toBe(200);
@@ -244,7 +215,7 @@ describe('OpenTelemetry traces', () => {
       const queued = callerParent(6);
       expect((await s.svc.request('POST', '/api/functions/traced/invoke', {}, { traceparent: queued, 'x-invocation-type': 'Event' })).status).toBe(202);
       await until(() => s!.downstream.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(queued)), 'the background invoke\'s fetch, in its trace');
-      await until(() => otlp.spans.find((sp) => sp.traceId === traceIdOf(queued) && sp.name === 'run traced' && sp.kind === 5), 'the background run\'s span');
+      await until(() => spansOf(otlp).find((sp) => sp.traceId === traceIdOf(queued) && sp.name === 'run traced' && sp.kind === 5), 'the background run\'s span');
       // A test-fire's attempt is in its request's trace too.
       const fired = callerParent(4);
       const test = await s.svc.request('POST', `/api/webhooks/${s.hookId}/test`, undefined, { traceparent: fired });
@@ -292,7 +263,7 @@ describe('OpenTelemetry traces', () => {
     let s: Scene | undefined;
     try {
       s = await scene(json({ OTEL_TRACES_SAMPLER: 'always_off' }));
-      const before = otlp.spans.length;
+      const before = spansOf(otlp).length;
       const res = await s.svc.request('GET', s.invokePath);
       expect(res.status).toBe(200);
       expect(res.json.traceparent).toMatch(/-00$/);
@@ -300,7 +271,7 @@ describe('OpenTelemetry traces', () => {
       expect(String(down.headers.traceparent)).toMatch(/-00$/);
       await until(() => s!.hooks.requests.find((r) => r.url === '/hook'), 'the webhook delivery');
       await s.svc.stop();
-      expect(otlp.spans.length).toBe(before);
+      expect(spansOf(otlp).length).toBe(before);
     } finally {
       await closeScene(s);
     }
