@@ -73,7 +73,7 @@ suite('applications in the dashboard', () => {
 
     const [tab] = await Promise.all([browser.context.waitForEvent('page'), item.getByRole('button', { name: 'Open portal' }).click()]);
     await tab.waitForLoadState('domcontentloaded').catch(() => undefined);
-    expect(new URL(tab.url()).pathname).toBe('/portal');
+    expect(new URL(tab.url()).pathname).toBe(`/portal/${app.id}`);
     expect(await tab.evaluate('window.opener')).toBeNull();
     await tab.close();
     // The same link, shown for a popup blocker's sake (the portal page may drop the token from its own address once read).
