@@ -132,8 +132,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     warmIsolates: config.warmIsolates,
     syncCalls: config.syncCalls,
     allowPrivateTargets: config.allowPrivateTargets,
-    // The start time and heap of each run travel with its answer only where report lines are written.
-    runReports: config.functionLogsToStdout && config.functionReportLines,
+    // The start time and heap of each run travel with its answer only where report lines are written,
+    // or while tracing (an invocation span says whether it was a cold start).
+    runReports: (config.functionLogsToStdout && config.functionReportLines) || tracing !== null,
     logger: log,
     onEmit(functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) {
       // `emit(name, data, {application})`: to that application's webhooks only (an unknown one is logged below).

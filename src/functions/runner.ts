@@ -59,6 +59,8 @@ export class BackgroundRunner implements FunctionRunner {
       }
       if (span !== undefined) {
         span.setAttribute('switchyard.isolate_ms', outcome.durationMs);
+        // OpenTelemetry's FaaS convention: the run that started its isolate (a prewarmed one's first run is warm).
+        if (outcome.stats !== undefined) span.setAttribute('faas.coldstart', outcome.stats.initMs !== null);
         if (!outcome.ok) tracing!.failed(span, outcome.error.code);
         span.end();
       }

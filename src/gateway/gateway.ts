@@ -315,6 +315,8 @@ export class Gateway {
       }
       if (run !== undefined) {
         run.setAttribute('switchyard.isolate_ms', outcome.durationMs);
+        // OpenTelemetry's FaaS convention: the run that started its isolate (a prewarmed one's first run is warm).
+        if (outcome.stats !== undefined) run.setAttribute('faas.coldstart', outcome.stats.initMs !== null);
         if (!outcome.ok) this.tracing!.failed(run, outcome.error.code);
         run.end();
       }

@@ -143,6 +143,8 @@ async function checkOneTrace(s: Scene, otlp: OtlpReceiver, n: number): Promise<v
   expect(invoke.spanId).toBe(spanIdOf(ctxParent));
   expect(attr(invoke, 'faas.invoked_name')).toBe('traced');
   expect(typeof attr(invoke, 'switchyard.isolate_ms')).toBe('number');
+  // The scene's first request: its isolate was started for it.
+  expect(attr(invoke, 'faas.coldstart')).toBe(true);
   expect(fetchSpan).toMatchObject({ kind: 3, parentSpanId: invoke.spanId });
   expect(attr(fetchSpan, 'http.response.status_code')).toBe(200);
   // The downstream server's parent is the fetch span itself.
@@ -157,6 +159,7 @@ async function checkOneTrace(s: Scene, otlp: OtlpReceiver, n: number): Promise<v
   const run = byName('run on-checked');
   expect(run).toMatchObject({ kind: 5, parentSpanId: emit.spanId });
   expect(attr(run, 'faas.trigger')).toBe('pubsub');
+  expect(attr(run, 'faas.coldstart')).toBe(true);
 }
 
 describe('OpenTelemetry traces', () => {
@@ -186,12 +189,15 @@ describe('OpenTelemetry traces', () => {
       const published = await s.svc.request('POST', '/api/events', { event: 'otel.checked', data: { by: 'api' } }, { traceparent: parent });
       expect(published.status, published.text).toBe(202);
       await until(() => s!.hooks.requests.find((r) => traceIdOf(r.headers.traceparent) === traceIdOf(parent)), 'the published delivery, in its trace');
-      const [request, attempt] = await until(() => {
+      const [request, attempt, subscriberRun] = await until(() => {
         const mine = spansOf(otlp).filter((sp) => sp.traceId === traceIdOf(parent));
         const req = mine.find((sp) => sp.name === 'POST /api/events');
         const att = mine.find((sp) => sp.name === 'webhook POST');
-        return req && att ? [req, att] : null;
-      }, 'the publish and its attempt at the OTLP receiver');
+        const ran = mine.find((sp) => sp.name === 'run on-checked');
+        return req && att && ran ? [req, att, ran] : null;
+      }, 'the publish, its attempt and its subscriber\'s run at the OTLP receiver');
+      // The subscriber's second run: its isolate was warm.
+      expect(attr(subscriberRun, 'faas.coldstart')).toBe(false);
       expect(request).toMatchObject({ kind: 2, parentSpanId: spanIdOf(parent) });
       expect(attr(request, 'http.response.status_code')).toBe(202);
       expect(attempt.parentSpanId).toBe(request.spanId);
