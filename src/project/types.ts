@@ -13,6 +13,7 @@ import type { FunctionInput } from '../schema/functions.js';
 import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
 import type { ValidationMode } from '../events/types.js';
+import type { FileApplication, ProjectApplication } from './applications.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
 export type TriggerKey = 'schedules' | 'events' | 'async';
@@ -213,6 +214,11 @@ export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url'
   mock_endpoint: ApiPathRef | null;
   /** `generate` (or `generate_ed25519`) makes a key once (kept on later applies); a `whsec_` or `whsk_` key is compared by the server. */
   secret: string | null;
+  /**
+   * The application that owns it, by uid or name (an application of the file, or one on the server);
+   * null: global; absent: whatever the server has (a file older than applications changes no owner).
+   */
+  application?: string | null;
 };
 
 /**
@@ -242,6 +248,7 @@ export interface ProjectDocument {
   webhooks?: Record<string, Record<string, unknown>>;
   usage_plans?: Record<string, FileUsagePlan>;
   event_types?: Record<string, FileEventType>;
+  applications?: Record<string, FileApplication>;
 }
 
 export interface Project {
@@ -254,6 +261,8 @@ export interface Project {
   usage_plans?: ProjectUsagePlan[];
   /** Absent in projects built before the catalogue: read as none. */
   event_types?: ProjectEventType[];
+  /** Absent in projects built before applications: read as none. */
+  applications?: ProjectApplication[];
 }
 
 /** One problem of a project file: where, and why. */
