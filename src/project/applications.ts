@@ -6,21 +6,9 @@
  * in the file. Applications carry no owner yet, so prune never deletes one.
  */
 import { canonicalJson } from '../canonical-json.js';
-import type { ApplicationView } from '../schema/applications.js';
+import type { FileApplication, ProjectApplication, RemoteApplication } from './types.js';
 
-/** An application as the plan reads it from the server. */
-export type RemoteApplication = Omit<ApplicationView, 'created_at' | 'updated_at'>;
-
-/** Every field filled: what the file leaves out is the API's default (no limit, no metadata, the default portal). */
-export type ProjectApplication = Pick<RemoteApplication, 'name' | 'uid' | 'metadata' | 'limits' | 'portal'>;
-
-/** `applications.<name>` as written: every field optional. */
-export interface FileApplication {
-  uid?: string | null;
-  metadata?: Record<string, unknown>;
-  limits?: Partial<ProjectApplication['limits']>;
-  portal?: { allowed_parents?: string[]; theme?: Partial<ProjectApplication['portal']['theme']> };
-}
+export type { FileApplication, ProjectApplication, RemoteApplication };
 
 /** The body of POST /api/applications (PATCH takes the same fields, each optional). */
 export type ApplicationBody = ProjectApplication;

@@ -13,7 +13,7 @@ import type { FunctionInput } from '../schema/functions.js';
 import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
 import type { ValidationMode } from '../events/types.js';
-import type { FileApplication, ProjectApplication } from './applications.js';
+import type { ApplicationView } from '../schema/applications.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
 export type TriggerKey = 'schedules' | 'events' | 'async';
@@ -232,6 +232,20 @@ export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'cod
   schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
   async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
 };
+
+/** An application as the plan reads it from the server (applications.ts). */
+export type RemoteApplication = Omit<ApplicationView, 'created_at' | 'updated_at'>;
+
+/** An application of the file, every field filled: what the file leaves out is the API's default (no limit, no metadata, the default portal). */
+export type ProjectApplication = Pick<RemoteApplication, 'name' | 'uid' | 'metadata' | 'limits' | 'portal'>;
+
+/** `applications.<name>` as written: every field optional. */
+export interface FileApplication {
+  uid?: string | null;
+  metadata?: Record<string, unknown>;
+  limits?: Partial<ProjectApplication['limits']>;
+  portal?: { allowed_parents?: string[]; theme?: Partial<ProjectApplication['portal']['theme']> };
+}
 
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
