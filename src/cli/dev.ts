@@ -269,10 +269,10 @@ async function applyOnce(ctx: ProjectContext, project: DevProject, io: CliIO, se
 /** The first apply of a whole project is a long list: counted instead (`created 3 functions, 1 api, 2 routes`). */
 function summarize(changes: PlanChange[]): string {
   if (changes.length === 0) return 'the server already matches the project';
-  const plural = { function: 'functions', api: 'APIs', route: 'routes', webhook: 'webhooks' } as const;
+  const plural = { application: 'applications', function: 'functions', api: 'APIs', route: 'routes', webhook: 'webhooks' } as const;
   const parts: string[] = [];
   for (const action of ['create', 'update', 'delete'] as const) {
-    const kinds = (['function', 'api', 'route', 'webhook'] as const)
+    const kinds = (['application', 'function', 'api', 'route', 'webhook'] as const)
       .map((kind) => [kind, changes.filter((c) => c.action === action && c.kind === kind).length] as const)
       .filter(([, n]) => n > 0)
       .map(([kind, n]) => `${n} ${n === 1 ? (kind === 'api' ? 'API' : kind) : plural[kind]}`);

@@ -11,6 +11,7 @@ import type { UsagePlanView } from '../schema/api-keys.js';
 import type { CreateEventTypeInput, EventTypeView, UpdateEventTypeInput } from '../schema/event-types.js';
 import type { ApiFunctionSettings, ApiWebhook, TriggerKey } from './types.js';
 import type { DryRunResult } from '../dry-run.js';
+import type { ApplicationBody, RemoteApplication } from './applications.js';
 
 export type { DryRunResult };
 
@@ -79,9 +80,13 @@ export type EventTypePatchBody = UpdateEventTypeInput;
 
 /**
  * The body of POST /api/webhooks as the project sends it: every field given, as the answer holds it; `secret` write-only.
- * Never `application_id`: project files do not name applications yet (fields.ts), so an apply keeps a webhook's owner.
+ * `application_id` only when the file names the webhook's `application` (fields.ts), so a file that does not keeps a webhook's owner.
  */
-export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter' | 'application_id'> & { secret?: string | null; filter?: RemoteWebhook['filter'] };
+export type WebhookBody = Omit<RemoteWebhook, 'id' | 'has_secret' | 'filter' | 'application_id'> & {
+  secret?: string | null;
+  filter?: RemoteWebhook['filter'];
+  application_id?: string | null;
+};
 
 export interface ProjectApi {
   listFunctions(): Promise<RemoteFunction[]>;
@@ -121,4 +126,9 @@ export interface ProjectApi {
   createEventType?(body: EventTypeBody): Promise<RemoteEventType>;
   updateEventType?(name: string, body: EventTypePatchBody): Promise<RemoteEventType>;
   deleteEventType?(name: string): Promise<void>;
+
+  /** Applications (`applications:` of the file). Optional as usage plans are; a server without them answers none. */
+  listApplications?(): Promise<RemoteApplication[]>;
+  createApplication?(body: ApplicationBody): Promise<RemoteApplication>;
+  updateApplication?(id: string, body: Partial<ApplicationBody>): Promise<RemoteApplication>;
 }

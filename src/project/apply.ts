@@ -20,6 +20,7 @@ import { routePolicyBody } from './route-policy.js';
 import { ProjectApiError, ProjectError, sharedFileNote, type Project, type ProjectFunction, type ProjectProblem, type ProjectUsagePlan, type ProjectWebhook } from './types.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
 import { SECRET_OVERLAP_DEFAULT_S } from '../webhooks/types.js';
+import { applicationBody, applicationResolver, matchApplication, type ApplicationBody } from './applications.js';
 
 /** A webhook's endpoint-health settings: newer than the rest of its fields. */
 const HEALTH_KEYS: readonly string[] = ['breaker', 'rate_limit', 'auto_disable'];
@@ -82,6 +83,7 @@ function webhookBody(
   apiId: (name: string) => string | undefined,
   invokeUrlOf: (name: string) => string | undefined,
   fields?: string[],
+  applicationId: (ref: string) => string | undefined = () => undefined,
 ): Partial<WebhookBody> {
   const mockId = hook.mock_endpoint ? apiId(hook.mock_endpoint.api) : undefined;
   const full: Record<string, unknown> = {};
@@ -96,9 +98,16 @@ function webhookBody(
     else full[key] = hook[key];
   }
   if (hook.secret !== null) full.secret = hook.secret;
+  // An application this apply creates has no id before it is written: a dry run goes without it.
+  const owner = typeof hook.application === 'string' ? applicationId(hook.application) : hook.application;
+  if (owner !== undefined) full.application_id = owner;
   if (!fields) return full as WebhookBody;
   const patch: Record<string, unknown> = {};
-  for (const field of fields) patch[field] = full[field] ?? null;
+  for (const field of fields) {
+    if (field === 'application') {
+      if (owner !== undefined) patch.application_id = owner;
+    } else patch[field] = full[field] ?? null;
+  }
   // A changed secret rotates: the one it replaces keeps signing for the default overlap, so receivers
   // still holding it take the deliveries while they move to the new one (a generated one has nothing to overlap with).
   if (typeof patch.secret === 'string' && !patch.secret.startsWith('generate')) patch.secret_overlap_s = SECRET_OVERLAP_DEFAULT_S;
@@ -174,7 +183,8 @@ export async function checkPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         const hook = find(plan.desired.webhooks, change.name);
         // A mock endpoint on an API this apply creates cannot be checked yet: checked without it.
         // So is a target on such an API: checked with a stand-in URL.
-        const body = webhookBody(hook, (n) => apiIds.get(n), (n) => invokeUrls.get(n), change.action === 'update' ? change.fields : undefined);
+        const applicationId = (ref: string) => applicationResolver(plan.desired.applications ?? [], plan.current.applications ?? [])(ref)?.remote?.id;
+        const body = webhookBody(hook, (n) => apiIds.get(n), (n) => invokeUrls.get(n), change.action === 'update' ? change.fields : undefined, applicationId);
         await api.checkWebhook(body, change.action === 'update' ? hooks.get(change.name) : undefined);
       }
     } catch (err) {
@@ -258,6 +268,12 @@ function planCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createUsagePlan'
   return { createUsagePlan: api.createUsagePlan.bind(api), updateUsagePlan: api.updateUsagePlan.bind(api), deleteUsagePlan: api.deleteUsagePlan.bind(api) };
 }
 
+/** The application calls of a ProjectApi, or an error saying the caller has none (a project with applications needs them). */
+function applicationCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createApplication' | 'updateApplication'>> {
+  if (!api.createApplication || !api.updateApplication) throw new Error('this client cannot write applications');
+  return { createApplication: api.createApplication.bind(api), updateApplication: api.updateApplication.bind(api) };
+}
+
 /** The event-type calls of a ProjectApi, or an error saying the caller has none (a project with event_types needs them). */
 function eventTypeCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createEventType' | 'updateEventType' | 'deleteEventType'>> {
   if (!api.createEventType || !api.updateEventType || !api.deleteEventType) throw new Error('this client cannot write event types');
@@ -283,6 +299,14 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
   const usagePlans = new Map((plan.current.usage_plans ?? []).map((p) => [p.name, p.id]));
   const functions = new Set(plan.current.functions.map((f) => f.name));
   const lookup = lookupOf(hooks, functions);
+  // The server's applications as the apply goes: one it creates is named by the webhooks after it.
+  const remoteApplications = [...(plan.current.applications ?? [])];
+  const applicationId = (ref: string) => applicationResolver(plan.desired.applications ?? [], remoteApplications)(ref)?.remote?.id;
+  const ownerOf = (hook: ProjectWebhook) => {
+    if (typeof hook.application === 'string' && applicationId(hook.application) === undefined) {
+      throw new Error(`webhooks.${hook.name}.application: application '${hook.application}' does not exist on the server`);
+    }
+  };
 
   for (const change of plan.changes) {
     if (change.kind === 'function') {
@@ -334,6 +358,16 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         else await calls.updateEventType(t.name, { ...body, ...(change.fields?.includes('project') ? { project } : {}) });
       }
       done(change);
+    } else if (change.kind === 'application') {
+      const calls = applicationCalls(api);
+      const app = find(plan.desired.applications ?? [], change.name);
+      if (change.action === 'create') remoteApplications.push(await calls.createApplication(applicationBody(app) as ApplicationBody));
+      else if (change.action === 'update') {
+        const existing = matchApplication(app, plan.current.applications ?? [])!;
+        const written = await calls.updateApplication(existing.id, applicationBody(app, change.fields));
+        remoteApplications[remoteApplications.indexOf(existing)] = written;
+      }
+      done(change);
     } else if (change.kind === 'usage_plan') {
       const calls = planCalls(api);
       const id = usagePlans.get(change.name);
@@ -350,12 +384,13 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
         hooks.delete(change.name);
       } else {
         const hook = find(plan.desired.webhooks, change.name);
+        ownerOf(hook);
         if (change.action === 'create') {
-          const created = await api.createWebhook(webhookBody(hook, apiId, invokeUrlOf) as WebhookBody);
+          const created = await api.createWebhook(webhookBody(hook, apiId, invokeUrlOf, undefined, applicationId) as WebhookBody);
           hooks.set(hook.name, created.id);
           keepSecret(hook.name, created);
         }
-        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, invokeUrlOf, change.fields)));
+        else keepSecret(hook.name, await api.updateWebhook(hooks.get(change.name)!, webhookBody(hook, apiId, invokeUrlOf, change.fields, applicationId)));
       }
       done(change);
     }

@@ -25,6 +25,7 @@ import { FUNCTION_FIELD_DEFAULTS, FUNCTION_FIELDS, isDefault, WEBHOOK_FIELDS } f
 import { writtenField } from './webhook-settings.js';
 import { hasMaskedCredential } from '../webhooks/masking.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
+import { applicationRefOf, applicationToFile } from './applications.js';
 
 export interface ExportedProject {
   /** Relative path -> content: `switchyard.yaml` and `functions/<name>.<js|ts>`. */
@@ -66,12 +67,13 @@ class Placeholders {
 }
 
 export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
-  const [functions, apis, webhooks, plans, eventTypes] = await Promise.all([
+  const [functions, apis, webhooks, plans, eventTypes, applications] = await Promise.all([
     api.listFunctions(),
     api.listApis(),
     api.listWebhooks(),
     api.listUsagePlans ? api.listUsagePlans() : [],
     api.listEventTypes ? api.listEventTypes() : [],
+    api.listApplications ? api.listApplications() : [],
   ]);
   const files: Record<string, string> = {};
   const placeholders = new Placeholders();
@@ -153,6 +155,9 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
       continue;
     }
     const hook = webhookEntry(w, apiNames, invokeUrls, placeholders);
+    // Its application by uid or name (the app_ id is the server's); a global one leaves the key out.
+    const owner = w.application_id ? applications.find((a) => a.id === w.application_id) : undefined;
+    if (owner) hook.application = applicationRefOf(owner);
     // A transformation is a file of its own beside the functions', named in the entry.
     if (w.transformation) {
       const file = `transforms/${w.name.replace(/[^A-Za-z0-9._-]/g, '-')}.js`;
@@ -191,6 +196,13 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   if (Object.keys(apiDoc).length > 0) doc.apis = apiDoc;
   if (Object.keys(hookDoc).length > 0) doc.webhooks = hookDoc;
   if (Object.keys(planDoc).length > 0) doc.usage_plans = planDoc;
+  // By name, as the file keys them; two of one name cannot both be written (the second is said).
+  const appDoc: Record<string, unknown> = {};
+  for (const a of applications) {
+    if (a.name in appDoc) notes.push(`application ${a.id} is not exported: another application is named '${a.name}'`);
+    else appDoc[a.name] = applicationToFile(a);
+  }
+  if (Object.keys(appDoc).length > 0) doc.applications = appDoc;
   // Each type's latest version, its schema written in the file (older versions stay on the server).
   if (eventTypes.length > 0) {
     doc.event_types = Object.fromEntries(

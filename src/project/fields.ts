@@ -11,8 +11,9 @@ import { createFunctionBody, FUNCTION_INPUT_DEFAULTS, type FunctionInput } from 
 import { createWebhookBody, WEBHOOK_INPUT_DEFAULTS, type WebhookInput } from '../schema/webhooks.js';
 
 /**
- * `application_id` is left to the API for now: project files do not name applications yet, so an
- * apply neither sets nor clears a webhook's owner (a webhook moved into an application stays there).
+ * `application_id` is the server's id, not portable: the file writes `application: <uid or name>`
+ * instead (plan.ts compares it through the application, apply.ts sends the id), and a file that
+ * leaves it out neither sets nor clears a webhook's owner.
  */
 const NOT_IN_PROJECT_FILES: ReadonlyArray<keyof WebhookInput> = ['application_id'];
 export const WEBHOOK_FIELDS = (Object.keys(createWebhookBody.properties) as Array<keyof WebhookInput>).filter((k) => !NOT_IN_PROJECT_FILES.includes(k));

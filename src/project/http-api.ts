@@ -8,6 +8,7 @@
 import { createClient, nextPageAfter } from '../client/index.js';
 import type { DryRunResult, FunctionBody, ProjectApi, RemoteApi, RemoteEventType, RemoteFunction, RemoteUsagePlan, RemoteWebhook, WebhookBody } from './api.js';
 import { ProjectApiError } from './types.js';
+import type { RemoteApplication } from './applications.js';
 
 export interface HttpProjectApiOptions {
   /** Server origin, e.g. http://localhost:3000 */
@@ -125,5 +126,18 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
       value<RemoteEventType>('PUT /api/event-types/{name}', client.PUT('/api/event-types/{name}', { params: { path: { name } }, body })),
     deleteEventType: async (name) =>
       void (await send('DELETE /api/event-types/{name}', client.DELETE('/api/event-types/{name}', { params: { path: { name } } }))),
+
+    listApplications: async () => {
+      try {
+        return await list<RemoteApplication>('GET /api/applications', (after) => client.GET('/api/applications', { params: page(after) }));
+      } catch (err) {
+        // A server older than applications has none.
+        if (err instanceof ProjectApiError && err.status === 404) return [];
+        throw err;
+      }
+    },
+    createApplication: (body) => value<RemoteApplication>('POST /api/applications', client.POST('/api/applications', { body })),
+    updateApplication: (appId, body) =>
+      value<RemoteApplication>('PATCH /api/applications/{id}', client.PATCH('/api/applications/{id}', { params: id(appId), body })),
   };
 }

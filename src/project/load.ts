@@ -38,6 +38,7 @@ import { throttleFromFile } from './throttle.js';
 import { closest } from '../did-you-mean.js';
 import { ENV_REF, isServerVariable, SERVER_VARIABLE_REFUSAL } from './env-names.js';
 import type { ErrorFormat } from '../types.js';
+import { toProjectApplication, type FileApplication } from './applications.js';
 import {
   ProjectError,
   sharedFileNote,
@@ -331,6 +332,7 @@ interface RawProject {
   webhooks?: Record<string, RawWebhook>;
   usage_plans?: Record<string, FileUsagePlan>;
   event_types?: Record<string, FileEventType>;
+  applications?: Record<string, FileApplication>;
 }
 
 /** What `parseProject` returns besides the project: the variables `${env:}` read. */
@@ -584,6 +586,7 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
       else if (key === 'transformation') hook.transformation = null;
       else hook[key] = webhookField(key, w[key]);
     }
+    if (w.application !== undefined) hook.application = w.application;
     // The file names a file of JavaScript; the API takes its text. Read through the same confinement as functions' files.
     const source = (w as { transformation?: string | null }).transformation;
     if (typeof source === 'string') {
@@ -607,6 +610,16 @@ async function build(raw: RawProject, file: string, options: LoadOptions, proble
   if (raw.usage_plans !== undefined) project.usage_plans = usagePlans(raw.usage_plans, apiNames, problems);
   if (raw.event_types !== undefined) {
     project.event_types = await eventTypes(raw.event_types, baseDir, (path) => check(path), reader, confinement.root, problems);
+  }
+  if (raw.applications !== undefined) {
+    project.applications = Object.entries(raw.applications).map(([name, app]) => toProjectApplication(name, app));
+    const uids = new Map<string, string>();
+    for (const app of project.applications) {
+      if (app.uid === null) continue;
+      const other = uids.get(app.uid);
+      if (other !== undefined) problems.add(['applications', app.name, 'uid'], `uid '${app.uid}' is also applications.${other}'s`);
+      else uids.set(app.uid, app.name);
+    }
   }
   return project;
 }

@@ -14,7 +14,7 @@ import type { ProjectProblem } from './types.js';
 /** What of a plan's change (plan.ts PlanChange) says what it writes to. */
 interface OwnedChange {
   action: 'create' | 'update' | 'delete';
-  kind: 'function' | 'api' | 'route' | 'webhook' | 'usage_plan' | 'event_type';
+  kind: 'function' | 'api' | 'route' | 'webhook' | 'usage_plan' | 'event_type' | 'application';
   name: string;
   api?: string;
 }
@@ -37,7 +37,8 @@ export class Owners {
   /** The owner of what a change writes to, or undefined when it writes nothing that exists (a create, a usage plan). */
   owner(change: OwnedChange): string | null | undefined {
     // Usage plans have no owner; an event type's is read by plan.ts (prune deletes only the project's own).
-    if (change.kind === 'usage_plan' || change.kind === 'event_type') return undefined;
+    // Applications have no owner yet (prune never deletes one).
+    if (change.kind === 'usage_plan' || change.kind === 'event_type' || change.kind === 'application') return undefined;
     if (change.kind === 'route') return this.byKey.get(`api ${change.api}`);
     if (change.action === 'create') return undefined;
     return this.byKey.get(`${change.kind} ${change.name}`);

@@ -23,6 +23,8 @@ import { keptSetting } from './webhook-settings.js';
 import { API_POLICY_DEFAULTS } from '../types.js';
 import { routePolicyChanges } from './route-policy.js';
 import { Owners, ownershipProblems } from './ownership.js';
+import { applicationChanges, applicationRefNames, applicationResolver, matchApplication } from './applications.js';
+import { closest } from '../did-you-mean.js';
 import {
   ProjectError,
   type Project,
@@ -36,12 +38,12 @@ import {
 } from './types.js';
 
 export type ChangeAction = 'create' | 'update' | 'delete';
-export type ChangeKind = 'function' | 'api' | 'route' | 'webhook' | 'usage_plan' | 'event_type';
+export type ChangeKind = 'function' | 'api' | 'route' | 'webhook' | 'usage_plan' | 'event_type' | 'application';
 
 export interface PlanChange {
   action: ChangeAction;
   kind: ChangeKind;
-  /** Function, API, webhook or usage plan name; for a route, `METHOD /path`. */
+  /** Function, API, webhook, usage plan or application name; for a route, `METHOD /path`. */
   name: string;
   /** For routes: the API's name. */
   api?: string;
@@ -253,11 +255,27 @@ export function planProject(desired: Project, current: ServerState, options: Pla
 
   const apiNames = new Map(current.apis.map((a) => [a.id, a.name]));
   const invokeUrlOf = (name: string) => currentApis.get(name)?.[0].invokeUrl;
+  const resolveApplication = applicationResolver(desired.applications ?? [], current.applications ?? []);
   for (const hook of desired.webhooks) {
     const existing = byName(currentWebhooks, hook.name, `webhooks.${hook.name}`, file, problems);
+    const ref = hook.application;
+    const owner = typeof ref === 'string' ? resolveApplication(ref) : undefined;
+    if (typeof ref === 'string' && !owner) {
+      const guess = closest(ref, applicationRefNames(desired.applications ?? [], current.applications ?? []));
+      problems.push({
+        file,
+        path: `webhooks.${hook.name}.application`,
+        message: `no application '${ref}' in this file or on the server${guess === null ? '' : `; did you mean ${guess}?`}`,
+      });
+    }
     if (!existing) webhookWrites.push({ action: 'create', kind: 'webhook', name: hook.name });
     else {
       const fields = webhookChanges(hook, existing, (id) => apiNames.get(id), current.write_only_differs[hook.name] ?? [], invokeUrlOf);
+      // Through the application (the server answers its app_ id): one this apply creates is a change.
+      if (ref !== undefined) {
+        const wanted = ref === null ? null : owner?.remote?.id;
+        if (wanted !== (existing.application_id ?? null)) fields.push('application');
+      }
       if (fields.length > 0) webhookWrites.push({ action: 'update', kind: 'webhook', name: hook.name, fields });
     }
   }
@@ -286,6 +304,18 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   }
   const eventTypeDeletions: PlanChange[] = [];
 
+  // Applications first: the webhooks of the file may belong to them. Prune never deletes one (they have no owner yet).
+  const applicationWrites: PlanChange[] = [];
+  const currentApplications = current.applications ?? [];
+  for (const app of desired.applications ?? []) {
+    const existing = matchApplication(app, currentApplications);
+    if (!existing) applicationWrites.push({ action: 'create', kind: 'application', name: app.name });
+    else {
+      const fields = applicationChanges(app, existing);
+      if (fields.length > 0) applicationWrites.push({ action: 'update', kind: 'application', name: app.name, fields });
+    }
+  }
+
   if (prune && options.only === undefined) {
     const named = (items: Array<{ name: string }>) => new Set(items.map((i) => i.name));
     // Only the project's own types: a catalogue is often written by hand or by other projects.
@@ -311,7 +341,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     checkReferences(desired, current, file, problems);
   }
 
-  let writes = [...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...eventTypeWrites, ...destinationWrites];
+  let writes = [...applicationWrites, ...functionWrites, ...apiWrites, ...webhookWrites, ...planWrites, ...eventTypeWrites, ...destinationWrites];
   // A file without a project leaves owners as they are (an export of a server holding several projects applies back as nothing to do).
   if (project === null && options.takeOver !== true) {
     writes = writes.flatMap((c) => {

@@ -7,6 +7,7 @@
 import type { ProjectApi, RemoteApi, RemoteEventType, RemoteFunction, RemoteUsagePlan, RemoteWebhook } from './api.js';
 import type { Project } from './types.js';
 import { maskUrl } from '../webhooks/masking.js';
+import type { RemoteApplication } from './applications.js';
 
 export interface ServerState {
   functions: RemoteFunction[];
@@ -16,6 +17,8 @@ export interface ServerState {
   usage_plans?: RemoteUsagePlan[];
   /** Absent when the caller's ProjectApi has no event types: read as none. */
   event_types?: RemoteEventType[];
+  /** Absent when the caller's ProjectApi has no applications: read as none. */
+  applications?: RemoteApplication[];
   /** Names of functions whose env values (same keys) differ from the file's. */
   env_differs: string[];
   /** Webhook name -> write-only fields (`headers`, `secret`, credentials of `target_url`) whose values differ from the file's. */
@@ -25,16 +28,18 @@ export interface ServerState {
 const sameKeys = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
 
 export async function readServerState(api: ProjectApi, desired?: Project): Promise<ServerState> {
-  const [functions, apis, webhooks, plans, eventTypes] = await Promise.all([
+  const [functions, apis, webhooks, plans, eventTypes, applications] = await Promise.all([
     api.listFunctions(),
     api.listApis(),
     api.listWebhooks(),
     api.listUsagePlans ? api.listUsagePlans() : undefined,
     api.listEventTypes ? api.listEventTypes() : undefined,
+    api.listApplications ? api.listApplications() : undefined,
   ]);
   const state: ServerState = { functions, apis, webhooks, env_differs: [], write_only_differs: {} };
   if (plans) state.usage_plans = plans;
   if (eventTypes) state.event_types = eventTypes;
+  if (applications) state.applications = applications;
   if (!desired) return state;
 
   // By name once: a find per function is quadratic in a project of thousands.

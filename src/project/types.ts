@@ -13,6 +13,7 @@ import type { FunctionInput } from '../schema/functions.js';
 import type { AuthorizerInput } from '../schema/apis.js';
 import type { WebhookView } from '../schema/webhooks.js';
 import type { ValidationMode } from '../events/types.js';
+import type { ApplicationView } from '../schema/applications.js';
 
 /** A function's triggers (schedules, events, async): by name in the file, sent only when not the default. */
 export type TriggerKey = 'schedules' | 'events' | 'async';
@@ -213,6 +214,11 @@ export type ProjectWebhook = Omit<ApiWebhook, 'id' | 'has_secret' | 'target_url'
   mock_endpoint: ApiPathRef | null;
   /** `generate` (or `generate_ed25519`) makes a key once (kept on later applies); a `whsec_` or `whsk_` key is compared by the server. */
   secret: string | null;
+  /**
+   * The application that owns it, by uid or name (an application of the file, or one on the server);
+   * null: global; absent: whatever the server has (a file older than applications changes no owner).
+   */
+  application?: string | null;
 };
 
 /**
@@ -226,6 +232,20 @@ export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'cod
   schedules?: Array<{ cron: string; timezone?: string; payload?: Record<string, unknown> }>;
   async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
 };
+
+/** An application as the plan reads it from the server (applications.ts). */
+export type RemoteApplication = Omit<ApplicationView, 'created_at' | 'updated_at'>;
+
+/** An application of the file, every field filled: what the file leaves out is the API's default (no limit, no metadata, the default portal). */
+export type ProjectApplication = Pick<RemoteApplication, 'name' | 'uid' | 'metadata' | 'limits' | 'portal'>;
+
+/** `applications.<name>` as written: every field optional. */
+export interface FileApplication {
+  uid?: string | null;
+  metadata?: Record<string, unknown>;
+  limits?: Partial<ProjectApplication['limits']>;
+  portal?: { allowed_parents?: string[]; theme?: Partial<ProjectApplication['portal']['theme']> };
+}
 
 /** A project file as written (YAML mapping), before loading: what importers produce and export writes. */
 export interface ProjectDocument {
@@ -242,6 +262,7 @@ export interface ProjectDocument {
   webhooks?: Record<string, Record<string, unknown>>;
   usage_plans?: Record<string, FileUsagePlan>;
   event_types?: Record<string, FileEventType>;
+  applications?: Record<string, FileApplication>;
 }
 
 export interface Project {
@@ -254,6 +275,8 @@ export interface Project {
   usage_plans?: ProjectUsagePlan[];
   /** Absent in projects built before the catalogue: read as none. */
   event_types?: ProjectEventType[];
+  /** Absent in projects built before applications: read as none. */
+  applications?: ProjectApplication[];
 }
 
 /** One problem of a project file: where, and why. */
