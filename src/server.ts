@@ -100,7 +100,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   clock = await chooseClock(config, store, log);
   // Loaded only when on: a server without tracing loads none of the OpenTelemetry SDK.
-  const tracing = config.telemetry === null ? null : new (await import('./telemetry/tracing.js')).Tracing(config.telemetry);
+  const tracing = config.telemetry === null ? null : new (await import('./telemetry/tracing.js')).Tracing(config.telemetry, config.logRedactQuery);
   // One hop count for every kind of trigger (src/hops.ts): the gateway, manual invokes and background runs share it.
   const hops = new RunDepths();
   // Producers of deliveries are built before the engine (it needs the runtime, whose emits reach them): they ring this.
@@ -141,8 +141,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       // A traced invocation's emit is a PRODUCER span under it; the deliveries it makes keep that span's context.
       const span = tracing !== null && trace !== undefined ? tracing.under(trace, `emit ${event}`, 'producer', { 'switchyard.event': event, 'faas.invoked_name': functionName }) : undefined;
       const carrier = span && tracing!.carrierOf(span);
-      background
-        .emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit', trace: carrier, ...(application === undefined ? {} : { application }) }), emitOperational)
+      // Started as a promise chain so a throw while parsing or starting still reaches the catch and ends the span.
+      Promise.resolve()
+        .then(() => background.emitFrom(functionName, event, JSON.parse(dataJson), (e, data, depth) => events.publish(e, data, depth, { source: 'emit', trace: carrier, ...(application === undefined ? {} : { application }) }), emitOperational))
         .catch((err) => {
           if (span !== undefined) tracing!.failed(span, err instanceof Error ? err.message : String(err));
           return err instanceof EventInvalidError

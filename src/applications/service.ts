@@ -110,10 +110,20 @@ function limitsOf(input: ApplicationInput['limits'], current: ApplicationLimits)
   };
 }
 
+/** An allowed parent as an origin; the schema's pattern lets through some that are none (a port past 65535, 1.2.3.256): a 400 naming the entry. */
+function originOf(text: string, i: number): string {
+  try {
+    return new URL(text).origin;
+  } catch {
+    const field = `portal.allowed_parents[${i}]`;
+    throw new InvalidRequestError(`${field}: '${text}' is not an origin (scheme://host[:port])`, { field });
+  }
+}
+
 /** Allowed parents are kept as origins (lower-cased, deduplicated): frame-ancestors compares them so. */
 function portalOf(input: ApplicationInput['portal'], current: PortalSettings): PortalSettings {
   if (input === undefined) return { allowedParents: [...current.allowedParents], theme: { ...current.theme } };
-  const parents = input.allowed_parents === undefined ? current.allowedParents : [...new Set(input.allowed_parents.map((o) => new URL(o).origin))];
+  const parents = input.allowed_parents === undefined ? current.allowedParents : [...new Set(input.allowed_parents.map(originOf))];
   const t = input.theme ?? {};
   return {
     allowedParents: parents,

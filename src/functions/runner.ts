@@ -54,6 +54,13 @@ export class BackgroundRunner implements FunctionRunner {
       let outcome: Awaited<ReturnType<FunctionRuntime['invoke']>>;
       try {
         outcome = await this.deps.runtime.invoke(fn, JSON.stringify(event ?? {}), requestId, span && tracing!.carrierOf(span));
+      } catch (err) {
+        // The runtime answers failures as outcomes; a throw (it stopped) still ends the span, so the trace keeps it.
+        if (span !== undefined) {
+          tracing!.failed(span, 'runtime_error');
+          span.end();
+        }
+        throw err;
       } finally {
         if (tracked) hops.leave(name, delivery.id);
       }

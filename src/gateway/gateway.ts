@@ -310,6 +310,13 @@ export class Gateway {
       const carried = run ?? span;
       try {
         outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, carried === undefined ? null : this.tracing!.carrierOf(carried));
+      } catch (err) {
+        // The runtime answers failures as outcomes; a throw (it stopped) still ends the span, so the trace keeps it.
+        if (run !== undefined) {
+          this.tracing!.failed(run, 'runtime_error');
+          run.end();
+        }
+        throw err;
       } finally {
         if (tracked) this.hops!.leave(fn.name, req.requestId);
       }

@@ -13,7 +13,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EventCatalogue } from '../events/catalogue.js';
-import { PortalTokenInvalidError, deliveryNotFound, webhookNotFound } from '../errors.js';
+import { NotFoundError, PortalTokenInvalidError, deliveryNotFound, webhookNotFound } from '../errors.js';
 import { PORTAL_TOKEN_PREFIX, type PortalCaller, type PortalTokens } from '../portal/tokens.js';
 import { Type, anyObject, stringEnum } from '../schema/kit.js';
 import { idParams, recoverBody, rotateSecretBody } from '../schema/webhooks.js';
@@ -111,16 +111,22 @@ const deliveryListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A missing record reads null; anything else (the store unreachable: 503) is answered as itself. */
+function absentAsNull(err: unknown): null {
+  if (err instanceof NotFoundError) return null;
+  throw err;
+}
+
 /** The caller's own webhook; another application's, or a global one, is as absent as a missing one. */
 async function ownEndpoint(webhooks: WebhookService, caller: PortalCaller, id: string): Promise<Webhook> {
-  const webhook = await webhooks.get(id).catch(() => null);
+  const webhook = await webhooks.get(id).catch(absentAsNull);
   if (!webhook || webhook.applicationId !== caller.application.id) throw webhookNotFound(id);
   return webhook;
 }
 
 async function ownDelivery(webhooks: WebhookService, caller: PortalCaller, id: string, detail = false): Promise<Delivery> {
-  const delivery = await (detail ? webhooks.getDeliveryDetail(id) : webhooks.getDelivery(id)).catch(() => null);
-  const owner = delivery?.webhookId ? await webhooks.get(delivery.webhookId).catch(() => null) : null;
+  const delivery = await (detail ? webhooks.getDeliveryDetail(id) : webhooks.getDelivery(id)).catch(absentAsNull);
+  const owner = delivery?.webhookId ? await webhooks.get(delivery.webhookId).catch(absentAsNull) : null;
   if (!delivery || !owner || owner.applicationId !== caller.application.id) throw deliveryNotFound(id);
   return delivery;
 }

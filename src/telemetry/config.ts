@@ -33,14 +33,21 @@ function pairs(env: Env, name: string): Record<string, string> {
   const out: Record<string, string> = {};
   const text = val(env, name);
   if (text === null) return out;
-  for (const part of text.split(',')) {
+  const parts = text.split(',');
+  for (let n = 0; n < parts.length; n++) {
+    const part = parts[n];
     if (part.trim() === '') continue;
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`${name} must be a list of key=value pairs separated by commas, got "${text}"`);
+    // Headers carry the collector's credentials: an error names where, never what (a start-up line lands in logs).
+    const secret = name.endsWith('_HEADERS');
+    const which = `pair ${n + 1}`;
+    if (eq <= 0) {
+      throw new ConfigError(`${name} must be a list of key=value pairs separated by commas` + (secret ? ` (${which} is not one)` : `, got "${text}"`));
+    }
     try {
       out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
     } catch {
-      throw new ConfigError(`${name} has a badly percent-encoded pair: "${part}"`);
+      throw new ConfigError(`${name} has a badly percent-encoded pair` + (secret ? ` (${which})` : `: "${part}"`));
     }
   }
   return out;

@@ -40,6 +40,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { DEFAULT_QUERY_REDACTION, redactUrl, type QueryRedaction } from '../net/redact.js';
 import type { FetchSpanRecord, TelemetryConfig, TraceCarrier } from './types.js';
 
 export { SpanKind, SpanStatusCode, type Span };
@@ -81,6 +82,11 @@ const KINDS = { client: SpanKind.CLIENT, producer: SpanKind.PRODUCER, consumer: 
 
 const hex2 = (n: number): string => (n & 0xff).toString(16).padStart(2, '0');
 
+/** A span attribute's longest text: what a function or a stored value puts in one cannot fill the exporter's queue. */
+export const ATTRIBUTE_VALUE_LIMIT = 4096;
+/** The longest URL an attribute keeps (after redaction): a trace needs the target, not a megabyte of query. */
+export const URL_ATTRIBUTE_LIMIT = 2048;
+
 export class Tracing {
   readonly tracer: Tracer;
   private readonly provider: TracerProvider;
@@ -88,13 +94,18 @@ export class Tracing {
   private readonly propagator = new W3CTraceContextPropagator();
   private readonly contextManager = new AsyncLocalStorageContextManager();
 
-  constructor(cfg: TelemetryConfig) {
+  /** `urlRedaction`: the log's query rule (SWITCHYARD_LOG_REDACT_QUERY), applied to every URL a span names, with `user:password@`. */
+  constructor(
+    cfg: TelemetryConfig,
+    private readonly urlRedaction: QueryRedaction = DEFAULT_QUERY_REDACTION,
+  ) {
     const options = { url: cfg.endpoint, headers: { ...cfg.headers }, timeoutMillis: cfg.timeoutMs };
     const exporter = cfg.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options);
     this.provider = new TracerProvider({
       resource: resourceFromAttributes({ ...cfg.resourceAttributes, [ATTR_SERVICE_NAME]: cfg.serviceName }),
       sampler: samplerOf(cfg),
       idGenerator: this.ids,
+      spanLimits: { attributeValueLengthLimit: ATTRIBUTE_VALUE_LIMIT, attributeCountLimit: 64 },
       spanProcessors: [new BatchSpanProcessor({ exporter, ...cfg.batch })],
     });
     // The active context is what log lines read their ids from (src/logger.ts).
@@ -134,6 +145,12 @@ export class Tracing {
     return this.tracer.startSpan(name, { kind: KINDS[kind], attributes }, this.contextOfCarrier(carrier));
   }
 
+  /** A URL as spans carry it (`url.full`): credentials and the redacted parameters' values masked, its length bounded. */
+  urlAttribute(url: string): string {
+    const shown = redactUrl(url, this.urlRedaction);
+    return shown.length > URL_ATTRIBUTE_LIMIT ? shown.slice(0, URL_ATTRIBUTE_LIMIT) : shown;
+  }
+
   /** Marks the span failed, with why. */
   failed(span: Span, message: string): void {
     span.setStatus({ code: SpanStatusCode.ERROR, message });
@@ -154,15 +171,18 @@ export class Tracing {
 
   /** A function's fetch, as a CLIENT span with the id it already sent (see the header). */
   recordFetch(rec: FetchSpanRecord): void {
+    if (typeof rec.spanId !== 'string' || !/^[0-9a-f]{16}$/.test(rec.spanId)) return;
+    const method = String(rec.method).slice(0, 16);
     this.ids.given = rec.spanId;
     let span: Span;
     try {
       span = this.tracer.startSpan(
-        `${rec.method}`,
+        // From an isolate (maybe through a worker's frame): bounded here whatever the sender did.
+        method,
         {
           kind: SpanKind.CLIENT,
           startTime: rec.startMs,
-          attributes: { 'http.request.method': rec.method, 'url.full': rec.url },
+          attributes: { 'http.request.method': method, 'url.full': this.urlAttribute(String(rec.url)) },
         },
         this.contextOfCarrier(rec.parent),
       );
@@ -171,7 +191,7 @@ export class Tracing {
     }
     if (rec.status !== null) span.setAttribute('http.response.status_code', rec.status);
     if (rec.error !== null || (rec.status !== null && rec.status >= 400)) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: rec.error ?? undefined });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: rec.error === null ? undefined : String(rec.error).slice(0, 512) });
     }
     span.end(rec.endMs);
   }

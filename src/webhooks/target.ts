@@ -285,7 +285,7 @@ export class WebhookTarget implements DeliveryTarget<WebhookDelivery> {
   private async tracedSend(tracing: Tracing, request: DeliveryRequest, delivery: WebhookDelivery, webhook: Webhook, attempt: number): Promise<SendResult> {
     const span = tracing.under(delivery.traceContext, `webhook ${request.method}`, 'client', {
       'http.request.method': request.method,
-      'url.full': request.url,
+      'url.full': tracing.urlAttribute(request.url),
       'switchyard.webhook.id': webhook.id,
       'switchyard.delivery.id': delivery.id,
       'switchyard.delivery.attempt': attempt,

@@ -51,6 +51,12 @@ describe('portal settings and the portal page', () => {
       expect(res.status, JSON.stringify(portal)).toBe(400);
       expect(res.text).toContain('portal');
     }
+    // Past the pattern, refused by the URL parser: a 400 naming the entry, never a 500.
+    for (const origin of ['https://app.example.com:99999', 'http://1.2.3.256']) {
+      const res = await admin('POST', '/api/applications', { name: 'Bad', portal: { allowed_parents: ['https://ok.example.com', origin] } });
+      expect(res.status, origin).toBe(400);
+      expect(res.json).toMatchObject({ code: 'invalid_request', details: { field: 'portal.allowed_parents[1]' } });
+    }
   });
 
   it("serves the page with its application's frame-ancestors, no Referer, on the admin listener only", async () => {

@@ -52,4 +52,18 @@ describe('telemetry configuration', () => {
     expect(() => t({ ...on, OTEL_RESOURCE_ATTRIBUTES: 'novalue' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES/);
     expect(() => t({ ...on, OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY/);
   });
+
+  it('never repeats a header value in its error: headers carry the collector\'s credentials', () => {
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    for (const headers of ['api-key=s3cret,oops', 'api-key=s3cret%zz']) {
+      let message = '';
+      try {
+        t({ ...on, OTEL_EXPORTER_OTLP_HEADERS: headers });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/OTEL_EXPORTER_OTLP_HEADERS.*pair [12]/);
+      expect(message).not.toContain('s3cret');
+    }
+  });
 });

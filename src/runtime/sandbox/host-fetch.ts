@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { createGuardedAgent, findPrivateTargetRefusal } from '../../net/ssrf.js';
 import { childCarrier, traceparentOf, tracestateOf, type FetchSpanRecord, type TraceCarrier } from '../../telemetry/types.js';
 
+/** A fetch span record's URL, at most (the span bounds it again, after redaction). */
+const SPAN_URL_LIMIT = 4096;
+
 export const FETCH_TIMEOUT_MS = 30_000;
 export const FETCH_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -129,15 +132,17 @@ export async function performFetch(
   report({
     parent,
     spanId,
-    method: req.method.toUpperCase(),
-    url: req.url,
+    // Bounded before it leaves: a worker sends it in a frame, and the span keeps no more (src/telemetry/tracing.ts).
+    method: req.method.toUpperCase().slice(0, 16),
+    url: req.url.length > SPAN_URL_LIMIT ? req.url.slice(0, SPAN_URL_LIMIT) : req.url,
     status: ok ? env.status : null,
-    error: ok ? null : env.error.message,
+    error: ok ? null : env.error.message.slice(0, 512),
     startMs,
     endMs: performance.timeOrigin + performance.now(),
   });
   return env;
 }
+
 
 async function send(
   req: FetchMeta,
