@@ -9,6 +9,7 @@
  * (store/shared/limits.ts `checkApplicationRoom`).
  */
 import { ApplicationRateLimitedError, InvalidRequestError, applicationNotFound } from '../errors.js';
+import type { ChangeBus } from '../changes.js';
 import type { Clock } from '../clock.js';
 import type { ApplicationInput, ApplicationUpdate } from '../schema/applications.js';
 import type { Store } from '../store/store.js';
@@ -29,6 +30,8 @@ const METADATA_MAX_BYTES = 16 * 1024;
 export interface ApplicationServiceDeps {
   store: Store;
   clock: Clock;
+  /** Deleting an application announces each of its webhooks: every process drops their caches and series. */
+  changes: ChangeBus;
 }
 
 export class ApplicationService implements ApplicationScope {
@@ -73,10 +76,26 @@ export class ApplicationService implements ApplicationScope {
     return updated;
   }
 
-  /** Its webhooks, their deliveries and attempts, and its portal tokens go with it (the store's cascade). */
+  /**
+   * Its webhooks, their deliveries and attempts, and its portal tokens go with it (the store's cascade).
+   * The cascade tells no process, so each webhook is announced as WebhookService.delete does: without it
+   * their series and cached targets stayed on every process until restart.
+   */
   async delete(idOrUid: string): Promise<void> {
     const app = await this.resolve(idOrUid);
+    const webhookIds = await this.webhookIdsOf(app.id);
     if (!(await this.deps.store.deleteApplication(app.id))) throw applicationNotFound(idOrUid);
+    for (const id of webhookIds) await this.deps.changes.publish({ kind: 'webhook', id });
+  }
+
+  private async webhookIdsOf(applicationId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.deps.store.listWebhooks({ after, limit: 500 }, applicationId);
+      ids.push(...page.map((w) => w.id));
+      if (page.length < 500) return ids;
+      after = page[page.length - 1].id;
+    }
   }
 
   async admitEvent(app: Application): Promise<void> {
