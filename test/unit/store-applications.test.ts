@@ -4,10 +4,11 @@
  * ones), also after a webhook moves between scopes; an application's retention
  * prunes its own finished deliveries only; deleting it deletes its webhooks,
  * their deliveries and its portal tokens; a refresh never passes a token's maximum;
- * `max_endpoints` holds against creates (and moves) made at once.
+ * `max_endpoints` holds against creates (and moves) made at once; a webhook of a
+ * missing application is application_not_found.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApplicationLimitError, ConflictError } from '../../src/errors.js';
+import { ApplicationLimitError, ConflictError, NotFoundError } from '../../src/errors.js';
 import { DEFAULT_PORTAL_SETTINGS, NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
 import type { Store } from '../../src/store/store.js';
 import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
@@ -38,6 +39,14 @@ for (const backend of backends()) {
         expect((await store.getApplication(plain.id))?.portal).toEqual(portal);
         // Another field's update leaves them as they are.
         expect((await store.updateApplication(plain.id, { name: 'renamed' }))?.portal).toEqual(portal);
+      }));
+
+    it('refuses a webhook of a missing application as application_not_found naming application_id', () =>
+      withStore(async (store) => {
+        const err = await store.createWebhook(newWebhook('http://a.test/', { events: ['x'], applicationId: 'app_missing' })).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(NotFoundError);
+        expect(err).toMatchObject({ code: 'application_not_found', details: { field: 'application_id' } });
+        expect((err as Error).message).toContain("'app_missing'");
       }));
 
     it('refuses a taken uid, finds one by uid', () =>
