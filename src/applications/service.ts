@@ -65,13 +65,16 @@ export class ApplicationService implements ApplicationScope {
     const current = await this.resolve(idOrUid);
     checkUid(input.uid);
     checkMetadata(input.metadata);
-    const patch: ApplicationPatch = {};
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.uid !== undefined) patch.uid = input.uid;
-    if (input.metadata !== undefined) patch.metadata = input.metadata;
-    if (input.limits !== undefined) patch.limits = limitsOf(input.limits, current.limits);
-    if (input.portal !== undefined) patch.portal = portalOf(input.portal, current.portal);
-    const updated = await this.deps.store.updateApplication(current.id, patch);
+    // Limits and portal merge into the row as the store locked it: two PATCHes of different keys both hold.
+    const updated = await this.deps.store.updateApplication(current.id, (locked) => {
+      const patch: ApplicationPatch = {};
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.uid !== undefined) patch.uid = input.uid;
+      if (input.metadata !== undefined) patch.metadata = input.metadata;
+      if (input.limits !== undefined) patch.limits = limitsOf(input.limits, locked.limits);
+      if (input.portal !== undefined) patch.portal = portalOf(input.portal, locked.portal);
+      return patch;
+    });
     if (!updated) throw applicationNotFound(idOrUid);
     return updated;
   }
