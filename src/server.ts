@@ -115,7 +115,7 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   // The catalogue's compiled schemas, dropped on every process by an event_type change;
   // a write answers once this process's workers refuse emits by it (emitRules, below).
   const catalogue = new EventCatalogue({ store, changes, afterChange: (): Promise<void> => emitRules.settled() });
-  const applications = new ApplicationService({ store, clock });
+  const applications = new ApplicationService({ store, clock, changes });
   const portalTokens = new PortalTokens({ store, clock, ttlMs: config.portalTokenTtlMs, maxTtlMs: config.portalTokenMaxTtlMs });
   const events = new EventBus({
     store,

@@ -9,6 +9,7 @@
  * (store/shared/limits.ts `checkApplicationRoom`).
  */
 import { ApplicationRateLimitedError, InvalidRequestError, applicationNotFound } from '../errors.js';
+import type { ChangeBus } from '../changes.js';
 import type { Clock } from '../clock.js';
 import type { ApplicationInput, ApplicationUpdate } from '../schema/applications.js';
 import type { Store } from '../store/store.js';
@@ -29,6 +30,8 @@ const METADATA_MAX_BYTES = 16 * 1024;
 export interface ApplicationServiceDeps {
   store: Store;
   clock: Clock;
+  /** Deleting an application announces each of its webhooks: every process drops their caches and series. */
+  changes: ChangeBus;
 }
 
 export class ApplicationService implements ApplicationScope {
@@ -62,21 +65,40 @@ export class ApplicationService implements ApplicationScope {
     const current = await this.resolve(idOrUid);
     checkUid(input.uid);
     checkMetadata(input.metadata);
-    const patch: ApplicationPatch = {};
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.uid !== undefined) patch.uid = input.uid;
-    if (input.metadata !== undefined) patch.metadata = input.metadata;
-    if (input.limits !== undefined) patch.limits = limitsOf(input.limits, current.limits);
-    if (input.portal !== undefined) patch.portal = portalOf(input.portal, current.portal);
-    const updated = await this.deps.store.updateApplication(current.id, patch);
+    // Limits and portal merge into the row as the store locked it: two PATCHes of different keys both hold.
+    const updated = await this.deps.store.updateApplication(current.id, (locked) => {
+      const patch: ApplicationPatch = {};
+      if (input.name !== undefined) patch.name = input.name;
+      if (input.uid !== undefined) patch.uid = input.uid;
+      if (input.metadata !== undefined) patch.metadata = input.metadata;
+      if (input.limits !== undefined) patch.limits = limitsOf(input.limits, locked.limits);
+      if (input.portal !== undefined) patch.portal = portalOf(input.portal, locked.portal);
+      return patch;
+    });
     if (!updated) throw applicationNotFound(idOrUid);
     return updated;
   }
 
-  /** Its webhooks, their deliveries and attempts, and its portal tokens go with it (the store's cascade). */
+  /**
+   * Its webhooks, their deliveries and attempts, and its portal tokens go with it (the store's cascade).
+   * The cascade tells no process, so each webhook is announced as WebhookService.delete does: without it
+   * their series and cached targets stayed on every process until restart.
+   */
   async delete(idOrUid: string): Promise<void> {
     const app = await this.resolve(idOrUid);
+    const webhookIds = await this.webhookIdsOf(app.id);
     if (!(await this.deps.store.deleteApplication(app.id))) throw applicationNotFound(idOrUid);
+    for (const id of webhookIds) await this.deps.changes.publish({ kind: 'webhook', id });
+  }
+
+  private async webhookIdsOf(applicationId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.deps.store.listWebhooks({ after, limit: 500 }, applicationId);
+      ids.push(...page.map((w) => w.id));
+      if (page.length < 500) return ids;
+      after = page[page.length - 1].id;
+    }
   }
 
   async admitEvent(app: Application): Promise<void> {

@@ -758,8 +758,11 @@ export interface ApplicationsPart {
   getApplicationByUid(uid: string): Promise<Application | null>;
   /** Oldest first; `page.after` is an application id. */
   listApplications(page: Page): Promise<Application[]>;
-  /** Fields present replace; null when it does not exist. Throws as createApplication. */
-  updateApplication(id: string, patch: ApplicationPatch): Promise<Application | null>;
+  /**
+   * Fields present replace; null when it does not exist. Throws as createApplication.
+   * A function makes the patch from the row as locked: a merge read before the write would lose a concurrent one.
+   */
+  updateApplication(id: string, patch: ApplicationPatch | ((current: Application) => ApplicationPatch)): Promise<Application | null>;
   deleteApplication(id: string): Promise<boolean>;
   /** How many webhooks the application owns. */
   countApplicationWebhooks(id: string): Promise<number>;

@@ -4,7 +4,7 @@
  * carries the process_*, nodejs_* and switchyard_build_info series; every
  * invoke answer is counted (no API, no route, a wrong method: route ""); the
  * management API's requests are counted by route template; and the series of
- * a deleted function, API, route or webhook are gone at once, in both
+ * a deleted function, API, route, webhook or application (its webhooks') are gone at once, in both
  * processes of a `--processes 2` node (the change reaches the sibling).
  */
 import { readFileSync } from 'node:fs';
@@ -131,6 +131,26 @@ describe('/metrics of one server process', () => {
       return t.includes(`"${id}"`) || t.includes('function="doomed"') || t.includes(hook.json.id) ? null : t;
     }, 'every series of the deleted API, function and webhook gone');
     expect(text).toContain('switchyard_function_invocations_total{function="counted",outcome="ok"} 1\n');
+  });
+
+  it("drops the series of a deleted application's webhooks (the cascade announces each)", async () => {
+    const app = await svc.request('POST', '/api/applications', { name: 'Doomed app' });
+    expect(app.status, app.text).toBe(201);
+    const ids: string[] = [];
+    for (const name of ['app-hook-1', 'app-hook-2']) {
+      const hook = await svc.request('POST', '/api/webhooks', { name, target_url: receiver.url + '/hook', method: 'POST', payload_template: {}, application_id: app.json.id });
+      expect(hook.status, hook.text).toBe(201);
+      expect((await svc.request('POST', `/api/webhooks/${hook.json.id}/test`)).status).toBe(200);
+      ids.push(hook.json.id);
+    }
+    const before = await scrape(svc);
+    for (const id of ids) expect(before).toContain(`switchyard_webhook_concurrency_limit{webhook="${id}"} 50\n`);
+
+    expect((await svc.request("DELETE", `/api/applications/${app.json.id}`)).status).toBe(200);
+    await until(async () => {
+      const t = await scrape(svc);
+      return ids.some((id) => t.includes(id)) ? null : t;
+    }, "every series of the deleted application's webhooks gone");
   });
 });
 

@@ -4,11 +4,16 @@
  * ones), also after a webhook moves between scopes; an application's retention
  * prunes its own finished deliveries only; deleting it deletes its webhooks,
  * their deliveries and its portal tokens; a refresh never passes a token's maximum;
- * `max_endpoints` holds against creates (and moves) made at once.
+ * `max_endpoints` holds against creates (and moves) made at once; a webhook of a
+ * missing application is application_not_found; two PATCHes of different
+ * limits at once both hold.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApplicationLimitError, ConflictError } from '../../src/errors.js';
+import { ApplicationLimitError, ConflictError, NotFoundError } from '../../src/errors.js';
 import { DEFAULT_PORTAL_SETTINGS, NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
+import { ApplicationService } from '../../src/applications/service.js';
+import type { ChangeBus } from '../../src/changes.js';
+import { systemClock } from '../../src/clock.js';
 import type { Store } from '../../src/store/store.js';
 import { backends, removeTempDatabases, withStore as withBackendStore } from '../helpers/store-backends.js';
 import { newWebhook } from '../helpers/webhook-fixture.js';
@@ -38,6 +43,23 @@ for (const backend of backends()) {
         expect((await store.getApplication(plain.id))?.portal).toEqual(portal);
         // Another field's update leaves them as they are.
         expect((await store.updateApplication(plain.id, { name: 'renamed' }))?.portal).toEqual(portal);
+      }));
+
+    it('refuses a webhook of a missing application as application_not_found naming application_id', () =>
+      withStore(async (store) => {
+        const err = await store.createWebhook(newWebhook('http://a.test/', { events: ['x'], applicationId: 'app_missing' })).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(NotFoundError);
+        expect(err).toMatchObject({ code: 'application_not_found', details: { field: 'application_id' } });
+        expect((err as Error).message).toContain("'app_missing'");
+      }));
+
+    it('keeps both of two concurrent PATCHes of different limits (the merge runs under the row lock)', () =>
+      withStore(async (store) => {
+        const changes = { publish: async () => {} } as unknown as ChangeBus;
+        const service = new ApplicationService({ store, clock: systemClock, changes });
+        const a = await store.createApplication(app('raced'));
+        await Promise.all([service.update(a.id, { limits: { max_endpoints: 7 } }), service.update(a.id, { limits: { events_per_second: 3 } })]);
+        expect((await store.getApplication(a.id))?.limits).toMatchObject({ maxEndpoints: 7, eventsPerSecond: 3 });
       }));
 
     it('refuses a taken uid, finds one by uid', () =>

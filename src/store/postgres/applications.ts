@@ -2,7 +2,7 @@
  * Applications and their portal tokens on PostgreSQL: as on SQLite
  * (sqlite/applications.ts). An update locks the application's row first.
  */
-import type { Application, NewApplication } from '../../applications/types.js';
+import type { Application, ApplicationPatch, NewApplication } from '../../applications/types.js';
 import { applicationExists } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
@@ -37,11 +37,13 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
       const rows = await db.rows<ApplicationRow>('SELECT * FROM applications WHERE id > $1 ORDER BY id LIMIT $2', [page.after ?? '', page.limit]);
       return rows.map(toApplication);
     },
-    async updateApplication(id, patch) {
+    async updateApplication(id, patchOf) {
+      let patch: ApplicationPatch = typeof patchOf === 'function' ? {} : patchOf;
       try {
         return await db.tx(async (c) => {
           const [row] = await db.rows<ApplicationRow>('SELECT * FROM applications WHERE id = $1 FOR UPDATE', [id], c);
           if (!row) return null;
+          if (typeof patchOf === 'function') patch = patchOf(toApplication(row));
           const next: Application = { ...toApplication(row), ...definedOf(patch) };
           const [updated] = await db.rows<ApplicationRow>(
             'UPDATE applications SET uid = $2, name = $3, metadata_json = $4, limits_json = $5, portal_json = $6, updated_at = $7 WHERE id = $1 RETURNING *',

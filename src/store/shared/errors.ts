@@ -8,6 +8,7 @@ import {
   ConflictError,
   InvalidRequestError,
   UnknownFunctionError,
+  applicationNotFound,
   functionExists,
   functionInUse as functionInUseError,
   functionNotFound,
@@ -60,9 +61,14 @@ export function apiInUse(id: string, webhooks: readonly Webhook[]): ConflictErro
   });
 }
 
-/** A webhook write: a mock endpoint naming a missing API is the only reference it can break. */
+/**
+ * A webhook write breaks one of two references: a mock endpoint naming a missing API, or an
+ * application deleted since the service resolved it (the driver does not say which, so the
+ * write's fields do: without a mock endpoint it can only be the application).
+ */
 export function webhookWriteError(err: unknown, failed: Constraint, webhook: WebhookPatch): unknown {
   if (failed !== 'foreign_key') return err;
+  if (webhook.applicationId && !webhook.mockEndpoint) return applicationNotFound(webhook.applicationId, 'application_id');
   return new InvalidRequestError(`mock_endpoint.api_id: API '${webhook.mockEndpoint?.apiId}' does not exist`, {
     field: 'mock_endpoint.api_id',
   });

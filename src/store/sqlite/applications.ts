@@ -2,7 +2,7 @@
  * Applications and their portal tokens on SQLite. An application's webhooks,
  * and so their deliveries, go with it by ON DELETE CASCADE.
  */
-import type { Application, NewApplication } from '../../applications/types.js';
+import type { Application, ApplicationPatch, NewApplication } from '../../applications/types.js';
 import { applicationExists } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Page } from '../../types.js';
@@ -68,11 +68,13 @@ export function sqliteApplications({ db }: { db: SqliteDb }): ApplicationsPart {
     async listApplications(page: Page) {
       return (s.list.all(page.after ?? '', page.limit) as ApplicationRow[]).map(toApplication);
     },
-    async updateApplication(id, patch) {
+    async updateApplication(id, patchOf) {
+      let patch: ApplicationPatch = typeof patchOf === 'function' ? {} : patchOf;
       try {
         return db.write(() => {
           const row = s.get.get(id) as ApplicationRow | undefined;
           if (!row) return null;
+          if (typeof patchOf === 'function') patch = patchOf(toApplication(row));
           const next: Application = { ...toApplication(row), ...definedOf(patch) };
           return toApplication(s.update.get({ id, ...columns(next), now: db.stamp() }) as ApplicationRow);
         });
