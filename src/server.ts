@@ -31,7 +31,7 @@ import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { OWN_ORIGIN_HEADERS } from './http/common.js';
 import { createInvokeHandler } from './http/invoke.js';
-import { createListeners, invokeOriginOf } from './http/listeners.js';
+import { arrivedOnMetricsListener, createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerManagementApi } from './http/management.js';
 import { RequestSpans } from './http/request-spans.js';
@@ -374,7 +374,11 @@ export async function buildService(config: Config, log: Logger = createLogger(co
       invocations,
       background,
       stats,
-      metricsAccess: { token: config.metricsToken, attempts },
+      metricsAccess: {
+        token: config.metricsToken,
+        attempts,
+        arrivedOnOwnListener: config.metricsAddress === null ? null : arrivedOnMetricsListener,
+      },
       spans: tracing === null ? null : new RequestSpans({ tracing }),
       notReady: () =>
         draining

@@ -13,7 +13,13 @@
  *
  * With a metrics listener (`SWITCHYARD_METRICS_ADDRESS`) GET /metrics is
  * served there alone (any other path a 404) and by no other listener, so a
- * scraper's network can be given that port and nothing else.
+ * scraper's network can be given that port and nothing else. The other
+ * listeners' raw-path check only gives the plain spelling a clear answer:
+ * the router decodes the path (`/%6Detrics` is `/metrics`), so the /metrics
+ * route itself refuses a request that did not arrive on the metrics listener
+ * (`arrivedOnMetricsListener`, checked in ops.ts). The allowlists above (the
+ * metrics listener, the public listener) pass only the exact spelling on, so
+ * no other spelling reaches Fastify there.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
@@ -41,6 +47,14 @@ export interface Listeners {
   metrics: Server | null;
 }
 
+/** Requests the metrics listener took: an identity mark, which no spelling of a path can forge. */
+const onMetricsListener = new WeakSet<IncomingMessage>();
+
+/** Whether a request arrived on the metrics listener (for the /metrics route's own check). */
+export function arrivedOnMetricsListener(req: IncomingMessage): boolean {
+  return onMetricsListener.has(req);
+}
+
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
@@ -66,8 +80,10 @@ export function createListeners(invoke: Handler, given: Handler, layout: Listene
   const own = layout.metricsOwn === true;
   const metrics = own
     ? createServer(function serveMetrics(req, res) {
-        if (pathOf(req.url!) === '/metrics') given(req, res);
-        else notServedHere(req, res, 'GET /metrics');
+        if (pathOf(req.url!) === '/metrics') {
+          onMetricsListener.add(req);
+          given(req, res);
+        } else notServedHere(req, res, 'GET /metrics');
       })
     : null;
   // The other listeners keep /metrics off when it has its own.

@@ -7,8 +7,9 @@
  * time (metrics.ts). `registerMetricsRoute` mounts `/metrics` alone, for a
  * listener of its own.
  */
-import type { FastifyInstance } from 'fastify';
-import { UnauthorizedError } from '../errors.js';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { NotFoundError, UnauthorizedError } from '../errors.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { Store } from '../store/store.js';
 import { checkBearer, PUBLIC_ROUTE } from './auth.js';
@@ -19,6 +20,12 @@ import { ref } from './schemas.js';
 export interface MetricsAccess {
   token: string | null;
   attempts: FailedAttempts | null;
+  /**
+   * With a metrics listener of its own: whether a request arrived there
+   * (listeners.ts). Decided on the matched route, since the router decodes
+   * the path and a raw-path test elsewhere misses `/%6Detrics`.
+   */
+  arrivedOnOwnListener?: ((raw: IncomingMessage) => boolean) | null;
 }
 
 const PROBE_ROUTE = { config: { public: true, anyHost: true } } as const;
@@ -85,22 +92,40 @@ export function registerOpsRoutes(
   registerMetricsRoute(app, metrics, access);
 }
 
+const notOnThisListener = (request: FastifyRequest) =>
+  new NotFoundError(
+    'not_found',
+    `No such endpoint: ${request.method} ${request.url.split('?')[0]}. This listener serves no metrics (SWITCHYARD_METRICS_ADDRESS serves them)`,
+  );
+
 const metricsRefusal = () =>
   new UnauthorizedError('Missing or wrong metrics token: send Authorization: Bearer <SWITCHYARD_METRICS_TOKEN>');
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, access: MetricsAccess = { token: null, attempts: null }): void {
   const { token, attempts } = access;
+  const ownListener = access.arrivedOnOwnListener ?? null;
+  // Ahead of the token: another listener answers as if it had no such route.
+  const hooks = [
+    ...(ownListener === null
+      ? []
+      : [
+          async function onlyOnMetricsListener(request: FastifyRequest) {
+            if (!ownListener(request.raw)) throw notOnThisListener(request);
+          },
+        ]),
+    ...(token === null
+      ? []
+      : [
+          async function requireMetricsToken(request: FastifyRequest) {
+            checkBearer(request, token, attempts, metricsRefusal);
+          },
+        ]),
+  ];
   app.get(
     '/metrics',
     {
       ...PUBLIC_ROUTE,
-      ...(token === null
-        ? {}
-        : {
-            onRequest: async function requireMetricsToken(request) {
-              checkBearer(request, token, attempts, metricsRefusal);
-            },
-          }),
+      ...(hooks.length === 0 ? {} : { onRequest: hooks }),
       schema: {
         tags: ['operations'],
         operationId: 'metrics',

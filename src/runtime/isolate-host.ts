@@ -360,6 +360,8 @@ export class IsolateHost {
         return refusal;
       },
       trace: this.fetched === undefined ? undefined : { current: () => this.traceOf(inst), fetched: this.fetched },
+      // Off, the fast path never reads the count: its sends stay fire-and-forget.
+      countEntries: this.syncCalls,
     });
     inst.sandbox = sandbox;
     inst.initMs = performance.now() - inst.createdAt;

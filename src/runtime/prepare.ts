@@ -78,6 +78,8 @@ export async function prepare(
     onEmit?: (event: string, dataJson: string, application?: string) => string | undefined;
     /** What the sandbox's fetch traces by (sandbox/index.ts); absent: fetches send no trace context. */
     trace?: SandboxTrace;
+    /** Whether the sandbox counts its calls into the isolate (only the synchronous fast path reads them); default on. */
+    countEntries?: boolean;
   },
 ): Promise<{ dispatch: ivm.Reference<(payload: string, mode: number) => string | null>; sandbox: SandboxHandle }> {
   const { code: script0, file, mappings } = splitSourceMap(code);
@@ -88,6 +90,7 @@ export async function prepare(
     allowPrivateTargets,
     onEmit: opts.onEmit,
     trace: opts.trace,
+    countEntries: opts.countEntries,
     source: { file: userFile, mappings, firstLineOffset: WRAP_HEAD.length },
   });
   try {

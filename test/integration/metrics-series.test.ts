@@ -224,6 +224,43 @@ describe('/metrics on a listener of its own (SWITCHYARD_METRICS_ADDRESS)', () =>
     expect(((await elsewhere.json()) as { code: string }).code).toBe('not_found');
     expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
   });
+
+  it('serves no other spelling of /metrics on the main listener: the route decides, not the raw path', async () => {
+    // The router decodes `%6D` to `m`; a raw-path test alone let these through with every series.
+    for (const path of ['/%6Detrics', '/%6d%65trics', '/metrics/', '//metrics']) {
+      const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).not.toContain('switchyard_http_requests_total');
+    }
+  });
+});
+
+describe('/metrics on a listener of its own, with an admin listener and no metrics token', () => {
+  let svc: RunningService;
+
+  beforeAll(async () => {
+    svc = await startService({
+      env: { SWITCHYARD_ADMIN_ADDRESS: '127.0.0.1:0', SWITCHYARD_METRICS_ADDRESS: '127.0.0.1:0' },
+    });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('answers 404 to /%6Detrics on the admin and the public listener, and serves the metrics listener', async () => {
+    expect(svc.adminUrl).not.toBe(svc.url);
+    expect((await fetch(`${svc.metricsUrl}/metrics`)).status).toBe(200);
+    for (const base of [svc.adminUrl, svc.url]) {
+      for (const path of ['/metrics', '/%6Detrics']) {
+        const res = await fetch(`${base}${path}`);
+        expect(res.status, `${base}${path}`).toBe(404);
+        expect(await res.text()).not.toContain('switchyard_http_requests_total');
+      }
+    }
+    // Other decisions by listener keep to the exact spelling too: no management API on the public listener.
+    expect((await fetch(`${svc.url}/%61pi/functions`)).status).toBe(404);
+    expect((await fetch(`${svc.url}/%68ealthz`)).status).toBe(404);
+  });
 });
 
 describe('the Grafana dashboard (docs/grafana-dashboard.json)', () => {

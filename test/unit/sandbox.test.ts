@@ -13,12 +13,16 @@ interface Box {
 }
 
 const boxes: Box[] = [];
-async function makeBox(opts: { env?: Record<string, string>; allowPrivateTargets?: boolean } = {}): Promise<Box> {
+async function makeBox(
+  opts: { env?: Record<string, string>; allowPrivateTargets?: boolean; countEntries?: boolean; onEmit?: (event: string) => undefined } = {},
+): Promise<Box> {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
   const context = await isolate.createContext();
   const handle = await installSandbox(isolate, context, {
     env: opts.env ?? {},
     allowPrivateTargets: opts.allowPrivateTargets ?? false,
+    ...(opts.countEntries === undefined ? {} : { countEntries: opts.countEntries }),
+    ...(opts.onEmit ? { onEmit: opts.onEmit } : {}),
   });
   const box: Box = {
     isolate,
@@ -438,5 +442,24 @@ describe('sandbox fetch', () => {
     await expect(idleClosed).resolves.toBeUndefined();
     box.handle.setActive(true);
     expect(await box.run(`fetch('${base}/again').then((r) => r.status)`)).toBe(200);
+  });
+});
+
+describe('counting calls into the isolate (the synchronous fast path, isolate-host.ts)', () => {
+  // A timer callback that emits, then spins: once the emit is here, the call into the isolate has not finished.
+  async function entriesWhileATimerRuns(countEntries: boolean | undefined): Promise<number> {
+    const emitted: string[] = [];
+    const box = await makeBox({ countEntries, onEmit: (event) => void emitted.push(event) });
+    await box.run(`setTimeout(() => { emit('in-timer'); for (;;) {} }, 1); 0`);
+    while (!emitted.includes('in-timer')) await sleep(5);
+    return box.handle.entering();
+  }
+
+  it('counts a timer callback still running in the isolate by default', async () => {
+    expect(await entriesWhileATimerRuns(undefined)).toBe(1);
+  });
+
+  it('counts nothing with countEntries: false (SWITCHYARD_SYNC_CALLS=0): the calls are sent and forgotten', async () => {
+    expect(await entriesWhileATimerRuns(false)).toBe(0);
   });
 });

@@ -40,6 +40,14 @@ export interface SandboxOptions {
   source?: { file: string; mappings: string | null; firstLineOffset: number };
   /** Tracing of this context's fetches; absent (validation isolates): none. */
   trace?: SandboxTrace;
+  /**
+   * Whether calls into the isolate are counted for `entering()`, which only the
+   * synchronous fast path reads (isolate-host.ts). Counting makes each timer
+   * fire and fetch or crypto.subtle answer wait for its result; off
+   * (SWITCHYARD_SYNC_CALLS=0) they are sent and forgotten and `entering()`
+   * stays 0. Default: on.
+   */
+  countEntries?: boolean;
 }
 
 /**
@@ -181,14 +189,19 @@ export async function installSandbox(
   // isolate is not an error for the worker.
   let entering = 0;
   const entered = () => void entering--;
+  const counting = opts.countEntries !== false;
   function send(kind: string, id: number, payload?: unknown): void {
     if (!active || !live() || !dispatch) return;
     try {
+      if (!counting) {
+        dispatch.applyIgnored(undefined, [kind, id, payload], { arguments: { copy: true } });
+        return;
+      }
       entering++;
       dispatch.apply(undefined, [kind, id, payload], { arguments: { copy: true } }).then(entered, entered);
     } catch {
       // The isolate went away between the check and the call.
-      entering--;
+      if (counting) entering--;
     }
   }
 
