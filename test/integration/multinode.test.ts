@@ -33,9 +33,10 @@ for (const backend of backends) {
 
     it('starts three nodes on one database (migrations once)', async () => {
       const dbUrl = backend.url();
-      nodes = await Promise.all([0, 1, 2].map(() => startService({ dbUrl, env: ENV })));
+      // Three servers starting at once on a loaded 2-core machine (CI) took past the 20 s default.
+      nodes = await Promise.all([0, 1, 2].map(() => startService({ dbUrl, env: ENV, startTimeoutMs: 60_000 })));
       for (const node of nodes) expect((await node.request('GET', '/readyz')).status).toBe(200);
-    });
+    }, 90_000);
 
     it('serves a change made on one node from the others', async () => {
       const [a, b, c] = nodes;
