@@ -16,7 +16,7 @@
  * tests, and npm told it runs the minimum itself (npm reads the version to
  * check from `process.version`, set here before npm loads), which shows
  * that no dependency needs more than the minimum (commander and
- * eventsource-parser need 22.12, hence `>=22.12`).
+ * eventsource-parser need 22.12, the OpenTelemetry SDK 22.15, hence `>=22.15`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
