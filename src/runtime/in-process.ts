@@ -52,6 +52,8 @@ export interface InProcessRuntimeOptions {
   warmIsolates?: number;
   /** The synchronous fast path into isolates (default on; isolate-host.ts). */
   syncCalls?: boolean;
+  /** As IsolateHostDeps.syncSliceMs (tests only). */
+  syncSliceMs?: number;
   /** Honour crashWorkerForTest and setWorkerRssBoundForTest (SWITCHYARD_TEST_HOOKS=1). */
   testHooks?: boolean;
   /** Each outcome carries its RunStats (start time, heap), for run report lines. */
@@ -126,6 +128,7 @@ class InProcessRuntime implements Runtime {
   private readonly warmIsolates: number | undefined;
   private readonly runReports: boolean;
   private readonly syncCalls: boolean | undefined;
+  private readonly syncSliceMs: number | undefined;
   /** Fast-path counts of the hosts a restart replaced, so stats() covers this runtime's life. */
   private readonly pastCalls: CallCounts = { sync: 0, async: 0 };
   private readonly testHooks: boolean;
@@ -139,6 +142,7 @@ class InProcessRuntime implements Runtime {
     this.warmIsolates = deps.warmIsolates;
     this.runReports = deps.runReports ?? false;
     this.syncCalls = deps.syncCalls;
+    this.syncSliceMs = deps.syncSliceMs;
     this.testHooks = deps.testHooks ?? false;
     this.host = this.newHost();
     this.stopWatchdog = this.watchRss();
@@ -156,6 +160,7 @@ class InProcessRuntime implements Runtime {
       warmIsolates: this.warmIsolates,
       runReports: this.runReports,
       syncCalls: this.syncCalls,
+      syncSliceMs: this.syncSliceMs,
     });
   }
 
