@@ -9,11 +9,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { FLUSH_MS } from '../../src/logger.js';
 import { checkAnswer } from './openapi-check.js';
 import { pgSchemaUrl } from './test-database.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
+
+/**
+ * The server's output once its log has been flushed: JSON lines are written in
+ * batches at most FLUSH_MS late (src/logger.ts), so a check that a line is
+ * absent reads after a flush, or it could pass on a line not yet written.
+ */
+export async function flushedOutput(svc: { output: string[] }): Promise<string> {
+  await new Promise((r) => setTimeout(r, FLUSH_MS * 2 + 100));
+  return svc.output.join('');
+}
 
 export interface RunningService {
   url: string;

@@ -7,7 +7,7 @@
  * Turned off, only answers of 500 and above get a line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../helpers/service.js';
+import { flushedOutput, startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
 let on: RunningService;
@@ -118,7 +118,7 @@ describe('access lines', () => {
     expect(missing.status).toBe(404);
     expect(await accessLine(on, missing.headers.get('x-request-id'))).toMatchObject({ status: 404, errorCode: missing.json.code });
     // One field name: Fastify's default `reqId` is gone from every line.
-    expect(on.output.join('')).not.toContain('"reqId"');
+    expect(await flushedOutput(on)).not.toContain('"reqId"');
   });
 
   it('a traceparent that is not W3C gives no trace id', async () => {

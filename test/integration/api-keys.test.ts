@@ -7,7 +7,7 @@
  * nodes of two processes each on one database; usage per UTC day readable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, tempDbUrl, type RunningService } from '../helpers/service.js';
+import { flushedOutput, startService, tempDbUrl, type RunningService } from '../helpers/service.js';
 
 let svc: RunningService;
 let apiId = '';
@@ -75,7 +75,7 @@ describe('keys and plans through the management API', () => {
     const list = await svc.request('GET', '/api/api-keys');
     expect(list.text).not.toContain(created.value);
     expect(list.json.map((k: { id: string }) => k.id)).toContain(created.id);
-    expect(svc.output.join('')).not.toContain(created.value);
+    expect(await flushedOutput(svc)).not.toContain(created.value);
   });
 
   it('refuses an unknown plan, unknown APIs and bounds it cannot keep, naming the field', async () => {

@@ -81,7 +81,8 @@ for (const backend of backends) {
       // Far below the dead node's 90 s leases: only its stale heartbeat can let the survivor send these.
       await until(async () => holding.requests.length >= 9, 'the survivor sends the three in flight again', 30_000);
       console.log(`[${backend.name}] in-flight deliveries sent again ${Date.now() - killed} ms after the kill`);
-      expect(b.output.join('')).toContain('took over a lease owner whose heartbeat stopped');
+      // The log is written in batches (at most 200 ms late): wait for the line rather than read at once.
+      await until(() => b.output.join('').includes('took over a lease owner whose heartbeat stopped'), 'the takeover line');
       holding.release();
       await until(async () => (await deliveries(b)).every((d) => d.status === 'succeeded'), 'every delivery succeeded', 20_000);
 

@@ -6,7 +6,7 @@
  * has them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../helpers/service.js';
+import { flushedOutput, startService, type RunningService } from '../helpers/service.js';
 import { until } from '../helpers/until.js';
 
 let on: RunningService;
@@ -63,7 +63,7 @@ describe('function console lines on stdout', () => {
       const logs = (await off.request('GET', '/api/functions/talker/logs')).json as Array<{ request_id: string }>;
       return logs.some((l) => l.request_id === requestId);
     }, 'the lines in the store');
-    expect(off.output.join('')).not.toContain('card declined');
+    expect(await flushedOutput(off)).not.toContain('card declined');
     expect(functionLines(off)).toEqual([]);
   });
 });

@@ -64,6 +64,7 @@ describe('restart takeover', () => {
     // Each exactly twice: the attempt cut off by the kill, and the one after the restart.
     expect([...sends.keys()].sort()).toEqual([...ids].sort());
     expect([...sends.values()]).toEqual([2, 2, 2, 2, 2]);
-    expect(second.output.join('')).toContain('released the delivery leases of a gone process of this host');
+    // The log is written in batches (at most 200 ms late): wait for the line rather than read at once.
+    await until(() => second.output.join('').includes('released the delivery leases of a gone process of this host'), 'the takeover line');
   });
 });
