@@ -12,7 +12,7 @@ import type { Schemas } from '../../../src/client/index.js';
 import { api, call, type ApiError } from '../api.js';
 import { ErrorBox, Field, invalidIf, toApiError, useLoad } from '../components.js';
 import { href } from '../router.js';
-import { HealthCells } from './webhooks.js';
+import { HealthCells, HealthHeaders } from './webhooks.js';
 
 type Application = Schemas['Application'];
 
@@ -29,11 +29,7 @@ function Endpoints({ app }: { app: Application }) {
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Enabled</th>
-            <th scope="col">Last outcome</th>
-            <th scope="col">Failures in a row</th>
-            <th scope="col">Pending</th>
-            <th scope="col">Circuit breaker</th>
-            <th scope="col">Held</th>
+            <HealthHeaders />
           </tr>
         </thead>
         <tbody>

@@ -16,6 +16,19 @@ export { DeliveryView } from './deliveries.js';
 type Webhook = Schemas['Webhook'];
 
 /** Health as the list answers it (counted by the server over each webhook's newest deliveries, in one query). */
+/** The column headers of HealthCells, in its order. */
+export function HealthHeaders() {
+  return (
+    <>
+      <th scope="col">Last outcome</th>
+      <th scope="col">Failures in a row</th>
+      <th scope="col">Pending</th>
+      <th scope="col">Circuit breaker</th>
+      <th scope="col">Held</th>
+    </>
+  );
+}
+
 export function HealthCells({ health }: { health: Webhook['health'] }) {
   if (!health) return <td colSpan={5}>—</td>;
   return (
@@ -69,11 +82,7 @@ export function WebhooksView() {
                 <th scope="col">Target</th>
                 <th scope="col">Enabled</th>
                 <th scope="col">Next fire</th>
-                <th scope="col">Last outcome</th>
-                <th scope="col">Failures in a row</th>
-                <th scope="col">Pending</th>
-                <th scope="col">Circuit breaker</th>
-                <th scope="col">Held</th>
+                <HealthHeaders />
               </tr>
             </thead>
             <tbody>
