@@ -414,7 +414,7 @@ export class IsolateHost {
         inst.applies--;
         batch.applying = false;
         this.settled(inst, text);
-        this.checkHeap(inst);
+        this.checkHeap(inst, false);
       },
       (err: unknown) => {
         inst.applies--;
@@ -464,7 +464,7 @@ export class IsolateHost {
     this.counts.sync += left - batch.left;
     this.counts.async += batch.left;
     if (batch.left > 0) this.arm(batch);
-    this.checkHeap(inst);
+    this.checkHeap(inst, inst.applies === 0);
   }
 
   /** `text` is what the isolate returned or delivered: one ResultItem JSON per line, if it plays by the rules. */
@@ -590,22 +590,41 @@ export class IsolateHost {
     this.drain(inst);
   }
 
-  private checkHeap(inst: Instance): void {
+  /**
+   * `sync`: the caller has just left the isolate on this thread and nothing else runs in it,
+   * so the statistics are read at once. An asynchronous read holds `applies` up until ivm's
+   * thread answers, and any call arriving meanwhile would miss the fast path.
+   */
+  private checkHeap(inst: Instance, sync: boolean): void {
     const now = Date.now();
     if (now - inst.lastHeapCheck < HEAP_CHECK_EVERY_MS || inst.dead) return;
     inst.lastHeapCheck = now;
+    if (sync) {
+      let st: ivm.HeapStatistics;
+      try {
+        st = inst.isolate.getHeapStatisticsSync();
+      } catch {
+        return; // disposed meanwhile (memory limit): its calls were answered
+      }
+      this.heapChecked(inst, st);
+      return;
+    }
     inst.applies++;
     inst.isolate.getHeapStatistics().then(
       (st) => {
         inst.applies--;
-        const limit = inst.load.memoryMb * 1024 * 1024 * HEAP_MARGIN;
-        if (!inst.dead && st.used_heap_size + st.externally_allocated_size > limit) {
-          const { name, memoryMb } = inst.load;
-          this.kill(inst, 'function_memory_limit', `Function '${name}' exceeded its memory limit of ${memoryMb} MB`);
-        }
+        this.heapChecked(inst, st);
       },
       () => void inst.applies--,
     );
+  }
+
+  private heapChecked(inst: Instance, st: ivm.HeapStatistics): void {
+    const limit = inst.load.memoryMb * 1024 * 1024 * HEAP_MARGIN;
+    if (!inst.dead && st.used_heap_size + st.externally_allocated_size > limit) {
+      const { name, memoryMb } = inst.load;
+      this.kill(inst, 'function_memory_limit', `Function '${name}' exceeded its memory limit of ${memoryMb} MB`);
+    }
   }
 
   /** Fails every in-flight invocation of `inst` and disposes it now. */
