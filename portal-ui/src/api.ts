@@ -49,6 +49,12 @@ export function forgetToken(): void {
   storage()?.removeItem(ITEM);
 }
 
+/** Called once the server refuses the token (expired, revoked, or its application deleted): the page then says so instead of its view. */
+let onTokenRefused: () => void = () => undefined;
+export const whenTokenRefused = (fn: () => void) => {
+  onTokenRefused = fn;
+};
+
 export const client = createFetchClient<paths>({ baseUrl: location.origin });
 client.use({
   onRequest({ request }) {
@@ -77,6 +83,10 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   }
   if (result.error !== undefined || result.data === undefined) {
     const e = (result.error ?? {}) as { code?: string; message?: string };
+    if (result.response.status === 401) {
+      forgetToken();
+      onTokenRefused();
+    }
     throw new PortalError(e.code ?? 'http_error', e.message ?? `The server answered ${result.response.status}.`, result.response.status);
   }
   return result.data;

@@ -8,7 +8,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { client, forgetToken, hasToken, ok, PortalError, type Delivery, type DeliveryDetail, type EventType, type Session, type Webhook } from './api.js';
+import { client, hasToken, ok, PortalError, type Delivery, type DeliveryDetail, type EventType, type Session, type Webhook, whenTokenRefused } from './api.js';
 import './styles.css';
 
 type View = { kind: 'endpoints' } | { kind: 'events' } | { kind: 'endpoint'; id: string } | { kind: 'delivery'; id: string; endpoint: string };
@@ -22,6 +22,8 @@ function applyTheme(theme: Session['theme']): void {
   if (theme.primary_color) root.style.setProperty('--accent', theme.primary_color);
   root.dataset.mode = theme.mode;
 }
+
+const EXPIRED = 'This portal link has expired or was revoked. Ask for a new one.';
 
 function Notice({ error, message }: { error: PortalError | null; message: string | null }) {
   return (
@@ -408,10 +410,22 @@ function App() {
   useEffect(() => {
     if (!hasToken()) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // Refresh at half the token's remaining life, so it lives while the page is open (never past its maximum).
+    // Any answer refusing the token (a refresh, or a view's call) replaces the page with the one notice, and stops the refreshes.
+    whenTokenRefused(() => {
+      clearTimeout(timer);
+      setFailure(EXPIRED);
+    });
+    // Refresh at half the token's remaining life, so it lives while the page is open. Once a refresh can no longer
+    // extend it (its maximum), one last call at its expiry gets the refusal that shows the notice. A failed call
+    // that is no refusal (the network) is tried again on the same rule, at least 5 s apart: never a loop.
     const schedule = (s: Session) => {
       const left = new Date(s.expires_at).getTime() - Date.now();
-      timer = setTimeout(() => void ok(client.POST('/api/portal/session/refresh')).then(schedule, () => undefined), Math.max(10_000, left / 2));
+      const atMax = s.expires_at >= s.max_expires_at;
+      const retry = () => schedule(s);
+      timer = setTimeout(
+        () => void ok(client.POST('/api/portal/session/refresh')).then(schedule, (e: PortalError) => e.status !== 401 && retry()),
+        Math.max(5_000, atMax ? left + 1_000 : left / 2),
+      );
     };
     ok(client.GET('/api/portal/session')).then(
       (s) => {
@@ -419,10 +433,7 @@ function App() {
         setSession(s);
         schedule(s);
       },
-      (e: PortalError) => {
-        if (e.status === 401) forgetToken();
-        setFailure(e.status === 401 ? 'This portal link has expired or was revoked. Ask for a new one.' : e.message);
-      },
+      (e: PortalError) => e.status !== 401 && setFailure(e.message),
     );
     return () => clearTimeout(timer);
   }, []);

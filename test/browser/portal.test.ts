@@ -7,6 +7,11 @@
  * Embedded in an iframe it loads from an allowed parent origin and is
  * blocked (frame-ancestors) from any other. The token is in no request URL
  * the browser sends, no Referer, and no server log line.
+ *
+ * While open (the server on its hand-moved clock, the page's timers moved by
+ * Playwright's page.clock) the page refreshes its token and keeps working
+ * past the token's first life; a revoked or expired token turns the page into
+ * one accessible notice, with no further requests.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +20,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browserSuite, checkView, inPage, launchBrowser, type Browser } from '../helpers/browser.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { startService, type RunningService } from '../helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'portal-browser-key';
 const AUTH = { authorization: `Bearer ${KEY}` };
@@ -203,4 +209,95 @@ suite('the consumer portal', () => {
     // Nothing the portal page asked for named it as its Referer (a parent's own page may, when framing it).
     expect(sent.filter((r) => r.referer?.startsWith(svc.url))).toEqual([]);
   });
+});
+
+suite('the consumer portal while open: refresh and expiry', () => {
+  let svc: RunningService;
+  let browser: Browser;
+  let page: Page;
+  const portalCalls: Array<{ path: string; status: number }> = [];
+  const EXPIRED = 'This portal link has expired or was revoked. Ask for a new one.';
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await svc.request(method, path, body, AUTH);
+    expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
+    return res.json;
+  };
+  /** Moves the server's clock; the page's clock is moved with page.clock by the test. */
+  const advanceServer = (ms: number) => admin('PUT', '/api/_test/clock', { advance_ms: ms });
+  /** A new application's portal, opened on a page whose clock starts at the server's time. */
+  const open = async (body: Record<string, unknown>) => {
+    const app = await admin('POST', '/api/applications', body);
+    const access = await admin('POST', `/api/applications/${app.id}/portal-access`, {});
+    await page.close();
+    page = await browser.context.newPage();
+    page.on('response', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/api/portal/')) portalCalls.push({ path, status: r.status() });
+    });
+    await page.clock.install({ time: Date.parse((await admin('GET', '/api/_test/clock')).now) });
+    await page.goto(access.url);
+    await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+    return app.id as string;
+  };
+  const calls = (path: string) => portalCalls.filter((c) => c.path === path).map((c) => c.status);
+
+  beforeAll(async () => {
+    svc = await startService({ env: { SWITCHYARD_ADMIN_KEY: KEY, SWITCHYARD_TEST_HOOKS: '1' } });
+    browser = await launchBrowser();
+    page = browser.page;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  it('refreshes its token before expiry and keeps working past the first 15 minutes', async () => {
+    await open({ name: 'Long visit' });
+    // Half the token's 900 s: the page refreshes then.
+    await advanceServer(451_000);
+    await page.clock.runFor(451_000);
+    await until(() => calls('/api/portal/session/refresh').length === 1, 'the refresh');
+    expect(calls('/api/portal/session/refresh')).toEqual([200]);
+    // 951 s after the token was made: without the refresh it would be refused now.
+    await advanceServer(500_000);
+    await page.getByRole('button', { name: 'Event types', exact: true }).click();
+    await page.getByText('No event types are catalogued.').waitFor();
+    expect(calls('/api/portal/event-types').at(-1)).toBe(200);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  }, 60_000);
+
+  it('says clearly that a revoked link no longer works, and stops calling the server', async () => {
+    const id = await open({ name: 'Revoked' });
+    await admin('DELETE', `/api/applications/${id}/portal-access`, {});
+    await page.getByRole('button', { name: 'Event types', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: EXPIRED }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Webhooks portal' }).count()).toBe(1);
+    expect(await page.locator('nav').count()).toBe(0);
+    await checkView(page, 'portal-revoked');
+    const before = portalCalls.length;
+    // An hour of the page's timers: no refresh, no retry.
+    await page.clock.runFor(3_600_000);
+    await page.getByRole('alert').filter({ hasText: EXPIRED }).waitFor();
+    expect(portalCalls.length).toBe(before);
+  }, 60_000);
+
+  it('says so when the token expired while the page was open (a sleeping laptop), with no loop of requests', async () => {
+    await open({ name: 'Slept' });
+    // The machine slept past the token's life: the refresh comes too late and is refused.
+    await advanceServer(901_000);
+    await page.clock.runFor(451_000);
+    await page.getByRole('alert').filter({ hasText: EXPIRED }).waitFor();
+    expect(calls('/api/portal/session/refresh').at(-1)).toBe(401);
+    await checkView(page, 'portal-expired');
+    const before = portalCalls.length;
+    await page.clock.runFor(3_600_000);
+    expect(portalCalls.length).toBe(before);
+    // A reload has no token left to try either.
+    await page.reload();
+    await page.getByRole('alert').filter({ hasText: 'This link has no access token' }).waitFor();
+    expect(portalCalls.length).toBe(before);
+  }, 60_000);
+
 });
