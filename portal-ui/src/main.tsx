@@ -16,10 +16,27 @@ type View = { kind: 'endpoints' } | { kind: 'events' } | { kind: 'endpoint'; id:
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
-/** Theme from the application's settings: CSS variables set through the CSSOM (the CSP allows no inline style). */
+/** WCAG relative luminance of `#rrggbb`. */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/**
+ * Theme from the application's settings: CSS variables set through the CSSOM (the CSP allows no inline style).
+ * The accent is the operator's brand colour, whatever its lightness: text on it is black or white, whichever
+ * contrasts more (one of them always reaches 4.5:1), so no accent makes the buttons unreadable.
+ */
 function applyTheme(theme: Session['theme']): void {
   const root = document.documentElement;
-  if (theme.primary_color) root.style.setProperty('--accent', theme.primary_color);
+  if (theme.primary_color) {
+    root.style.setProperty('--accent', theme.primary_color);
+    // Contrast with black (L + 0.05) / 0.05 beats contrast with white 1.05 / (L + 0.05) above L = 0.179.
+    root.style.setProperty('--on-accent', luminance(theme.primary_color) > 0.179 ? '#000' : '#fff');
+  }
   root.dataset.mode = theme.mode;
 }
 

@@ -11,7 +11,8 @@
  * While open (the server on its hand-moved clock, the page's timers moved by
  * Playwright's page.clock) the page refreshes its token and keeps working
  * past the token's first life; a revoked or expired token turns the page into
- * one accessible notice, with no further requests.
+ * one accessible notice, with no further requests. An accent that white text
+ * does not read on still gives readable, axe-clean buttons.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -211,7 +212,7 @@ suite('the consumer portal', () => {
   });
 });
 
-suite('the consumer portal while open: refresh and expiry', () => {
+suite('the consumer portal while open: refresh, expiry, readable themes', () => {
   let svc: RunningService;
   let browser: Browser;
   let page: Page;
@@ -300,4 +301,12 @@ suite('the consumer portal while open: refresh and expiry', () => {
     expect(portalCalls.length).toBe(before);
   }, 60_000);
 
+  it('keeps buttons readable on an accent white text does not read on, light and dark, axe-clean', async () => {
+    for (const [color, mode] of [['#ffd400', 'light'], ['#9ad0ff', 'dark'], ['#1a1a1a', 'dark']] as const) {
+      await open({ name: `Accent ${color}`, portal: { theme: { primary_color: color, mode } } });
+      const text = await inPage(page, "getComputedStyle(document.querySelector('button[type=submit]')).color");
+      expect(text, color).toBe(color === '#1a1a1a' ? 'rgb(255, 255, 255)' : 'rgb(0, 0, 0)');
+      await checkView(page, `portal-accent-${color.slice(1)}-${mode}`);
+    }
+  }, 60_000);
 });
