@@ -9,9 +9,9 @@
 import createFetchClient from 'openapi-fetch';
 import type { paths, Schemas } from '../../src/client/index.js';
 
-export type Webhook = Schemas['Webhook'];
-export type Delivery = Schemas['Delivery'];
-export type DeliveryDetail = Schemas['DeliveryDetail'];
+export type Webhook = Schemas['PortalEndpoint'];
+export type Delivery = Schemas['PortalDelivery'];
+export type DeliveryDetail = Schemas['PortalDeliveryDetail'];
 export type EventType = Schemas['EventType'];
 export type Session = Schemas['PortalSession'];
 

@@ -8,7 +8,8 @@
  * 404 as one that does not exist would, so ids of others are not confirmed.
  * It reuses the webhook service; consumers may set a subset of a webhook's
  * fields (no transformation, mock endpoint or project: those run or name the
- * operator's things). Lives in http/ rather than src/portal/ because it is
+ * operator's things), and every answer is the consumer's narrower view
+ * (PortalEndpoint, PortalDelivery: schema/portal.ts), never the operator's. Lives in http/ rather than src/portal/ because it is
  * mounted by management.ts with the rest of the document.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -26,7 +27,8 @@ import { ERRORS_BY_ID, ERRORS_BY_ID_WITH_BODY, errors, listOf, ref } from './sch
 import { typed, type TypedApp } from './typed.js';
 import { portalSessionView } from './views/applications.js';
 import { eventTypeView } from './views/event-types.js';
-import { deliveryDetailView, deliveryView, recoveryView, webhookView } from './views/webhooks.js';
+import { portalDeliveryDetailView, portalDeliveryView, portalEndpointView } from './views/portal.js';
+import { recoveryView } from './views/webhooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -124,12 +126,16 @@ async function ownEndpoint(webhooks: WebhookService, caller: PortalCaller, id: s
   return webhook;
 }
 
-async function ownDelivery(webhooks: WebhookService, caller: PortalCaller, id: string, detail = false): Promise<Delivery> {
+/** The caller's own delivery, with its endpoint (whose transformation decides which request it shows). */
+async function ownDelivery(webhooks: WebhookService, caller: PortalCaller, id: string, detail = false): Promise<{ delivery: Delivery; owner: Webhook }> {
   const delivery = await (detail ? webhooks.getDeliveryDetail(id) : webhooks.getDelivery(id)).catch(absentAsNull);
   const owner = delivery?.webhookId ? await webhooks.get(delivery.webhookId).catch(absentAsNull) : null;
   if (!delivery || !owner || owner.applicationId !== caller.application.id) throw deliveryNotFound(id);
-  return delivery;
+  return { delivery, owner };
 }
+
+/** An endpoint's requests are reshaped by the operator's code: its rendered request is not what was sent. */
+const reshaped = (w: Webhook): boolean => w.transformation != null;
 
 function sessionRoutes(app: TypedApp, { portalTokens }: PortalRouteDeps): void {
   const session = { description: 'The session', ...ref('PortalSession') };
@@ -178,7 +184,7 @@ function sessionRoutes(app: TypedApp, { portalTokens }: PortalRouteDeps): void {
 }
 
 function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
-  const endpoint = (description: string) => ({ description, ...ref('Webhook') });
+  const endpoint = (description: string) => ({ description, ...ref('PortalEndpoint') });
   app.get(
     '/api/portal/endpoints',
     {
@@ -189,14 +195,14 @@ function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
         operationId: 'listPortalEndpoints',
         summary: "The application's endpoints (webhooks), oldest first, each with its health",
         querystring: pageQuerySchema,
-        response: { 200: { description: 'A page of endpoints', headers: LINK_HEADER, ...listOf('Webhook') }, ...errors() },
+        response: { 200: { description: 'A page of endpoints', headers: LINK_HEADER, ...listOf('PortalEndpoint') }, ...errors() },
       },
     },
     async function listPortalEndpoints(request, reply) {
       const page = readPage(request.query);
       const items = pageOf(await webhooks.list(page, callerOf(request).application.id), page, request, reply, (w) => w.id);
       const health = await webhooks.health(items);
-      return items.map((w) => webhookView(w, { health: health.get(w.id) }));
+      return items.map((w) => portalEndpointView(w, { health: health.get(w.id) }));
     },
   );
   app.post(
@@ -222,7 +228,7 @@ function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
         secret: 'generate',
         application_id: callerOf(request).application.id,
       });
-      return reply.code(201).send(webhookView(webhook, { secret }));
+      return reply.code(201).send(portalEndpointView(webhook, { secret }));
     },
   );
   app.get(
@@ -231,7 +237,7 @@ function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
     async function getPortalEndpoint(request) {
       const webhook = await ownEndpoint(webhooks, callerOf(request), request.params.id);
       const health = await webhooks.health([webhook]);
-      return webhookView(webhook, { health: health.get(webhook.id) });
+      return portalEndpointView(webhook, { health: health.get(webhook.id) });
     },
   );
   app.patch(
@@ -250,7 +256,7 @@ function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
     },
     async function updatePortalEndpoint(request) {
       await ownEndpoint(webhooks, callerOf(request), request.params.id);
-      return webhookView((await webhooks.update(request.params.id, request.body ?? {})).webhook);
+      return portalEndpointView((await webhooks.update(request.params.id, request.body ?? {})).webhook);
     },
   );
   app.delete(
@@ -288,7 +294,7 @@ function endpointRoutes(app: TypedApp, { webhooks }: PortalRouteDeps): void {
       },
       async function setPortalEndpointEnabled(request) {
         await ownEndpoint(webhooks, callerOf(request), request.params.id);
-        return webhookView((await webhooks.update(request.params.id, { enabled })).webhook);
+        return portalEndpointView((await webhooks.update(request.params.id, { enabled })).webhook);
       },
     );
   }
@@ -306,14 +312,14 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         summary: "Send once now with a catalogued event type's example; answers the finished delivery",
         params: idParams,
         body: testEndpointBody,
-        response: { 200: { description: 'The finished delivery', ...ref('Delivery') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: { description: 'The finished delivery', ...ref('PortalDelivery') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function testPortalEndpoint(request) {
       const webhook = await ownEndpoint(webhooks, callerOf(request), request.params.id);
       const type = request.body?.event_type;
       const sample = !catalogue ? null : type === undefined ? await catalogue.exampleFor(webhook.events) : await catalogue.exampleFor([type]);
-      return deliveryView(await webhooks.test(webhook.id, sample));
+      return portalDeliveryView(await webhooks.test(webhook.id, sample), reshaped(webhook));
     },
   );
   app.post(
@@ -327,13 +333,13 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         summary: 'Rotate the signing secret (the replaced one signs beside it for `overlap_s`)',
         params: idParams,
         body: rotateSecretBody,
-        response: { 200: { description: 'The endpoint (with `secret` when generated)', ...ref('Webhook') }, ...ERRORS_BY_ID_WITH_BODY },
+        response: { 200: { description: 'The endpoint (with `secret` when generated)', ...ref('PortalEndpoint') }, ...ERRORS_BY_ID_WITH_BODY },
       },
     },
     async function rotatePortalEndpointSecret(request) {
       await ownEndpoint(webhooks, callerOf(request), request.params.id);
       const { webhook, secret } = await webhooks.rotateSecret(request.params.id, request.body ?? {});
-      return webhookView(webhook, { secret });
+      return portalEndpointView(webhook, { secret });
     },
   );
   app.post(
@@ -368,14 +374,14 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         summary: "The endpoint's deliveries, newest first",
         params: idParams,
         querystring: deliveryListQuery,
-        response: { 200: { description: 'A page of deliveries', headers: LINK_HEADER, ...listOf('Delivery') }, ...ERRORS_BY_ID },
+        response: { 200: { description: 'A page of deliveries', headers: LINK_HEADER, ...listOf('PortalDelivery') }, ...ERRORS_BY_ID },
       },
     },
     async function listPortalDeliveries(request, reply) {
-      await ownEndpoint(webhooks, callerOf(request), request.params.id);
+      const webhook = await ownEndpoint(webhooks, callerOf(request), request.params.id);
       const page = readPage(request.query);
       const items = await webhooks.listDeliveries(request.params.id, page, request.query.status ?? null);
-      return pageOf(items, page, request, reply, (d) => d.id).map(deliveryView);
+      return pageOf(items, page, request, reply, (d) => d.id).map((d) => portalDeliveryView(d, reshaped(webhook)));
     },
   );
   app.get(
@@ -388,11 +394,12 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         operationId: 'getPortalDelivery',
         summary: 'A delivery of one of the endpoints, with its attempts',
         params: idParams,
-        response: { 200: { description: 'The delivery', ...ref('DeliveryDetail') }, ...ERRORS_BY_ID },
+        response: { 200: { description: 'The delivery', ...ref('PortalDeliveryDetail') }, ...ERRORS_BY_ID },
       },
     },
     async function getPortalDelivery(request) {
-      return deliveryDetailView(await ownDelivery(webhooks, callerOf(request), request.params.id, true));
+      const { delivery, owner } = await ownDelivery(webhooks, callerOf(request), request.params.id, true);
+      return portalDeliveryDetailView(delivery, reshaped(owner));
     },
   );
   app.post(
@@ -405,12 +412,12 @@ function operationRoutes(app: TypedApp, { webhooks, catalogue }: PortalRouteDeps
         operationId: 'retryPortalDelivery',
         summary: 'One more attempt of a finished delivery',
         params: idParams,
-        response: { 200: { description: 'The delivery after the attempt', ...ref('Delivery') }, ...errors(404, 409, 414) },
+        response: { 200: { description: 'The delivery after the attempt', ...ref('PortalDelivery') }, ...errors(404, 409, 414) },
       },
     },
     async function retryPortalDelivery(request) {
-      await ownDelivery(webhooks, callerOf(request), request.params.id);
-      return deliveryView(await webhooks.retry(request.params.id));
+      const { owner } = await ownDelivery(webhooks, callerOf(request), request.params.id);
+      return portalDeliveryView(await webhooks.retry(request.params.id), reshaped(owner));
     },
   );
   app.get(

@@ -42,6 +42,7 @@ import {
   WebhookSchema,
 } from '../schema/webhooks.js';
 import { ApplicationLimitsSchema, ApplicationSchema, PortalAccessSchema, PortalSessionSchema, PortalSettingsSchema } from '../schema/applications.js';
+import { PortalDeliveryDetailSchema, PortalDeliverySchema, PortalEndpointSchema } from '../schema/portal.js';
 import { EventTypeImportSchema, EventTypeSchema, EventTypeVersionSchema, EventViolationSchema } from '../schema/event-types.js';
 import { AttemptEventSchema, StatsSchema } from './stats-schemas.js';
 
@@ -88,6 +89,9 @@ export const COMPONENT_SCHEMAS = [
   ApplicationSchema,
   PortalAccessSchema,
   PortalSessionSchema,
+  PortalEndpointSchema,
+  PortalDeliverySchema,
+  PortalDeliveryDetailSchema,
   FilterTestSchema,
   DryRunSchema,
   HealthSchema,

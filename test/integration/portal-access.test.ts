@@ -110,7 +110,6 @@ describe('a portal token', () => {
     expect(session.json).toMatchObject({ application_id: appA, application_name: 'A' });
     const created = await portal('POST', '/api/portal/endpoints', { name: 'mine', target_url: `${receiver.url}/mine`, events: ['invoice.paid'] });
     expect(created.status, created.text).toBe(201);
-    expect(created.json.application_id).toBe(appA);
     expect(created.json.secret).toMatch(/^whsec_/);
     const list = await portal('GET', '/api/portal/endpoints');
     expect((list.json as Array<{ id: string }>).map((w) => w.id)).toEqual([created.json.id]);
@@ -282,6 +281,128 @@ describe('a portal token', () => {
     const log = svc.output.join('');
     expect(log).toContain('/api/portal/endpoints');
     for (const token of issued) expect(log).not.toContain(token);
+  });
+});
+
+const ENDPOINT_KEYS = [
+  'created_at', 'disabled_reason', 'enabled', 'events', 'filter', 'has_secret', 'headers', 'id', 'method', 'name',
+  'public_key', 'rate_limit', 'secrets', 'target_url', 'updated_at',
+];
+const OPERATOR_ONLY = ['payload_template', 'transformation', 'mock_endpoint', 'project', 'application_id', 'retry', 'breaker', 'auto_disable', 'cron', 'paused'];
+const HEALTH_KEYS = ['failing_since', 'failures_in_a_row', 'held', 'last_failure_at', 'last_outcome', 'last_success_at', 'pending', 'retrying', 'state', 'window'];
+const DELIVERY_KEYS = ['attempts', 'completed_at', 'created_at', 'error', 'event', 'id', 'next_attempt_at', 'request', 'response', 'status', 'trigger', 'webhook_id'];
+const keysOf = (o: object) => Object.keys(o).sort();
+
+describe("the consumer's view of an endpoint the operator configured", () => {
+  let hookId: string;
+  // Its own token: the earlier tests moved the clock past tokenA's expiry.
+  let token: string;
+  beforeAll(async () => {
+    token = (await access(appA)).token;
+    const fn = await admin('POST', '/api/functions', { name: 'portal-mock', code: "exports.handler = async () => ({ statusCode: 200, body: JSON.stringify({ mocked: true }) });" });
+    expect(fn.status, fn.text).toBe(201);
+    const api = await admin('POST', '/api/apis', { name: 'portal-mock', basePath: '/portal-mock', routes: [{ method: 'GET', path: '/a', function: 'portal-mock' }] });
+    expect(api.status, api.text).toBe(201);
+    const res = await admin('POST', '/api/webhooks', {
+      name: 'operated',
+      target_url: `${receiver.url}/operated`,
+      method: 'POST',
+      payload_template: { type: '{{event}}', internal_note: 'operator-only' },
+      transformation: 'function handler(w) { w.headers["x-reshaped"] = "1"; return w; }',
+      mock_endpoint: { api_id: api.json.id, path: '/portal-mock/a' },
+      events: ['invoice.paid'],
+      retry: { max_attempts: 1 },
+      application_id: appA,
+    });
+    expect(res.status, res.text).toBe(201);
+    hookId = res.json.id;
+  });
+
+  it('carries none of the operator-side fields in any answer, while the operator still sees them', async () => {
+    const portal = as(token);
+    const list = await portal('GET', '/api/portal/endpoints');
+    const listed = (list.json as Array<Record<string, unknown>>).find((w) => w.id === hookId)!;
+    expect(keysOf(listed)).toEqual([...ENDPOINT_KEYS, 'health'].sort());
+    expect(keysOf(listed.health as object)).toEqual(HEALTH_KEYS);
+    const got = await portal('GET', `/api/portal/endpoints/${hookId}`);
+    expect(keysOf(got.json)).toEqual([...ENDPOINT_KEYS, 'health'].sort());
+    const patched = await portal('PATCH', `/api/portal/endpoints/${hookId}`, { name: 'operated-renamed' });
+    expect(patched.status, patched.text).toBe(200);
+    expect(keysOf(patched.json)).toEqual(ENDPOINT_KEYS);
+    const rotated = await portal('POST', `/api/portal/endpoints/${hookId}/rotate-secret`, {});
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(keysOf(rotated.json)).toEqual([...ENDPOINT_KEYS, 'secret'].sort());
+    const created = await portal('POST', '/api/portal/endpoints', { name: 'own', target_url: `${receiver.url}/own`, events: ['invoice.paid'] });
+    expect(created.status, created.text).toBe(201);
+    expect(keysOf(created.json)).toEqual([...ENDPOINT_KEYS, 'secret'].sort());
+    for (const field of OPERATOR_ONLY) expect(got.json, field).not.toHaveProperty(field);
+
+    const operator = await admin('GET', `/api/webhooks/${hookId}`);
+    expect(operator.json.transformation).toContain('x-reshaped');
+    expect(operator.json.payload_template).toEqual({ type: '{{event}}', internal_note: 'operator-only' });
+    expect(operator.json.mock_endpoint).toMatchObject({ path: '/portal-mock/a' });
+    expect(operator.json.application_id).toBe(appA);
+  });
+
+  it("shows deliveries without the operator's internals: the request as sent, not as rendered before the operator's code ran", async () => {
+    const portal = as(token);
+    const fired = await portal('POST', `/api/portal/endpoints/${hookId}/test`, {});
+    expect(fired.status, fired.text).toBe(200);
+    expect(keysOf(fired.json)).toEqual(DELIVERY_KEYS);
+    expect(keysOf(fired.json.attempts[0])).toEqual(['attempt', 'duration_ms', 'error', 'response_status', 'started_at']);
+    const list = await portal('GET', `/api/portal/endpoints/${hookId}/deliveries`);
+    expect(keysOf(list.json[0])).toEqual(DELIVERY_KEYS);
+    // The endpoint's requests are reshaped by the operator's code: a list does not show the rendered one.
+    expect(list.json[0].request).toBeNull();
+    const detail = await portal('GET', `/api/portal/deliveries/${fired.json.id}`);
+    expect(keysOf(detail.json)).toEqual(DELIVERY_KEYS);
+    expect(keysOf(detail.json.attempts[0])).toEqual(['attempt', 'duration_ms', 'error', 'response', 'response_status', 'sent', 'started_at']);
+    expect(detail.json.request.headers['x-reshaped']).toBe('1');
+    expect(detail.json.request).toEqual(detail.json.attempts[0].sent);
+    // The operator's detail still has the rendered request (before their code added the header) and the transformation's outcome.
+    const operator = await admin('GET', `/api/deliveries/${fired.json.id}`);
+    expect(operator.json.request.headers).not.toHaveProperty('x-reshaped');
+    expect(operator.json.attempts[0].outcome).toBe('transformed');
+    expect(operator.json).toHaveProperty('scheduled_for');
+  });
+
+  it('refuses operator-only fields in its bodies with a 400 naming the field', async () => {
+    const portal = as(token);
+    for (const field of ['transformation', 'payload_template', 'mock_endpoint', 'project', 'retry', 'application_id']) {
+      const created = await portal('POST', '/api/portal/endpoints', { name: 'sneaky', target_url: `${receiver.url}/sneaky`, [field]: null });
+      expect(created.status, field).toBe(400);
+      expect(created.json.error, field).toContain(`${field} is not a known field`);
+      const patched = await portal('PATCH', `/api/portal/endpoints/${hookId}`, { [field]: null });
+      expect(patched.status, field).toBe(400);
+      expect(patched.json.error, field).toContain(`${field} is not a known field`);
+    }
+  });
+
+  it('is described in the document by the consumer schemas only', async () => {
+    type Doc = { paths: Record<string, Record<string, { tags?: string[] }>>; components: { schemas: Record<string, unknown> } };
+    const doc = (await admin('GET', '/api/openapi.json')).json as Doc;
+    const refsIn = (value: unknown, into: Set<string>): Set<string> => {
+      if (Array.isArray(value)) for (const v of value) refsIn(v, into);
+      else if (value && typeof value === 'object') {
+        for (const [k, v] of Object.entries(value)) {
+          if (k === '$ref' && typeof v === 'string') {
+            const name = v.replace('#/components/schemas/', '');
+            if (!into.has(name)) refsIn(doc.components.schemas[name], into.add(name));
+          } else refsIn(v, into);
+        }
+      }
+      return into;
+    };
+    const used = new Set<string>();
+    let operations = 0;
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item))
+        if (op.tags?.includes('consumer')) {
+          refsIn(op, used);
+          operations++;
+        }
+    expect(operations).toBeGreaterThan(10);
+    expect([...used].sort()).toEqual(['Deleted', 'Error', 'EventType', 'EventTypeVersion', 'PortalDelivery', 'PortalDeliveryDetail', 'PortalEndpoint', 'PortalSession', 'Recovery', 'SigningSecret', 'RateLimit'].sort());
   });
 });
 
