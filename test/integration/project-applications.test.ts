@@ -196,5 +196,11 @@ describe('applications in a project file', () => {
     expect(taken.code, taken.stderr).toBe(0);
     expect(taken.stdout).toContain('~ application Theirs (project)');
     expect((await svc.request('GET', `/api/applications/${theirs.id}`)).json).toMatchObject({ project: 'apps-demo' });
+
+    // Owners now differ (one application made by hand): the export names no project and still applies back as nothing to do.
+    const exported = await exportProject(api);
+    expect(exported.files['switchyard.yaml']).not.toMatch(/^project:/m);
+    const { project } = await loadProject(join(projectDir(exported.files['switchyard.yaml']), 'switchyard.yaml'), { env: {}, envFrom: exported.env_vars.map((v) => v.name) });
+    expect(renderPlan(planProject(project, await readServerState(api, project)))).toBe('No changes: the server matches the project.');
   });
 });
