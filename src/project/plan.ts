@@ -334,9 +334,13 @@ export function planProject(desired: Project, current: ServerState, options: Pla
         const hook = fileHooks.get(w.name);
         // The file's webhook moves (its writes come before deletions) unless it stays with the application.
         if (hook && typeof hook.application === 'string' && resolveApplication(hook.application)?.remote?.id === a.id) {
-          problems.push({ file, path: `webhooks.${hook.name}.application`, message: `application '${hook.application}' is not in this file, so --prune deletes it and its webhooks: add it under applications, or name another application` });
+          const message = `application '${hook.application}' is not in this file, so --prune deletes it and its webhooks: add it under applications, or name another application`;
+          problems.push({ file, path: `webhooks.${hook.name}.application`, message });
         } else if (hook && hook.application === undefined) {
-          problems.push({ file, path: `webhooks.${hook.name}.application`, message: `the webhook belongs to application '${a.uid ?? a.name}', which --prune deletes as it is not in this file: add it under applications, or set application (null: a global webhook)` });
+          const message =
+            `the webhook belongs to application '${a.uid ?? a.name}', which --prune deletes as it is not in this file: ` +
+            'add it under applications, or set application (null: a global webhook)';
+          problems.push({ file, path: `webhooks.${hook.name}.application`, message });
         }
         if (hook) continue;
         goneWithApplication.add(w.name);
