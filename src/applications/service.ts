@@ -46,6 +46,7 @@ export class ApplicationService implements ApplicationScope {
       metadata: input.metadata ?? {},
       limits: limitsOf(input.limits, NO_APPLICATION_LIMITS),
       portal: portalOf(input.portal, DEFAULT_PORTAL_SETTINGS),
+      project: input.project ?? null,
     });
   }
 
@@ -73,6 +74,7 @@ export class ApplicationService implements ApplicationScope {
       if (input.metadata !== undefined) patch.metadata = input.metadata;
       if (input.limits !== undefined) patch.limits = limitsOf(input.limits, locked.limits);
       if (input.portal !== undefined) patch.portal = portalOf(input.portal, locked.portal);
+      if (input.project !== undefined) patch.project = input.project;
       return patch;
     });
     if (!updated) throw applicationNotFound(idOrUid);

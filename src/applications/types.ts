@@ -51,6 +51,8 @@ export interface Application {
   metadata: Record<string, unknown>;
   limits: ApplicationLimits;
   portal: PortalSettings;
+  /** The project whose `switchyard apply` made (or last took over) the application; null or absent: none (made by hand). */
+  project?: string | null;
   createdAt: string;
   updatedAt: string;
 }

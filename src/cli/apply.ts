@@ -53,9 +53,9 @@ export function registerApply(program: Command, io: CliIO): void {
     .description('Make the server match a project file: print the plan, then apply it')
     .option('-f, --file <file>', 'the project file, or a folder holding switchyard.yaml', 'switchyard.yaml')
     .option('--dry-run', 'print the plan and have the server check it (code compiled, as apply does); change nothing')
-    .option('--prune', 'also delete the functions, APIs, routes and webhooks the file does not name (only those its project owns)')
+    .option('--prune', 'also delete the functions, APIs, routes, webhooks and applications the file does not name (only those its project owns)')
     .option('--only <function>', 'apply only this function of the file (its code and settings); nothing else is written or deleted')
-    .option('--take-over', "change functions, APIs and webhooks another project (or no project) made: they become this file's project's");
+    .option('--take-over', "change functions, APIs, webhooks and applications another project (or no project) made: they become this file's project's");
   withClientOptions(withAllowOutsideOption(withEnvFromOption(command))).action(async (flags: ApplyFlags) => {
     const ctx = projectContext(io, flags);
     const { out } = ctx;

@@ -193,6 +193,7 @@ function namedIn(project: Project): Set<string> {
   const keys = new Set<string>();
   for (const f of project.functions) keys.add(`function ${f.name}`);
   for (const w of project.webhooks) keys.add(`webhook ${w.name}`);
+  for (const a of project.applications ?? []) keys.add(`application ${a.name}`);
   for (const a of project.apis) {
     keys.add(`api ${a.name}`);
     for (const r of a.routes) keys.add(`route ${a.name} ${r.method} ${r.path}`);
@@ -224,7 +225,9 @@ async function applyOnce(ctx: ProjectContext, project: DevProject, io: CliIO, se
   const select = (plan: Plan): Plan => {
     if (prune) return plan;
     const before = session.previous ? namedIn(session.previous) : new Set<string>();
-    return { ...plan, changes: plan.changes.filter((c) => c.action !== 'delete' || before.has(keyOf(c))) };
+    // A webhook that goes with a pruned application is deleted only with it (apply sends no call of its own).
+    const kept = (c: PlanChange) => before.has(c.application !== undefined ? `application ${c.application}` : keyOf(c));
+    return { ...plan, changes: plan.changes.filter((c) => c.action !== 'delete' || kept(c)) };
   };
   try {
     const run = await runProject({

@@ -131,4 +131,6 @@ export interface ProjectApi {
   listApplications?(): Promise<RemoteApplication[]>;
   createApplication?(body: ApplicationBody): Promise<RemoteApplication>;
   updateApplication?(id: string, body: Partial<ApplicationBody>): Promise<RemoteApplication>;
+  /** Deletes its webhooks, their deliveries and its portal tokens too. */
+  deleteApplication?(id: string): Promise<void>;
 }

@@ -3,15 +3,19 @@
  * management API's own (snake_case) form. Identity is the `uid` when the file
  * gives one (the operator's stable id, so a renamed customer updates rather
  * than duplicates), else the name; the `app_...` id is the server's and never
- * in the file. Applications carry no owner yet, so prune never deletes one.
+ * in the file. An application records the project whose apply made it
+ * (`project`, as webhooks do): apply refuses to change another project's
+ * (ownership.ts), and `--prune` deletes the file's project's own that the
+ * file leaves out, never another project's or one no project owns (most are
+ * made per customer by hand or by the operator's code).
  */
 import { canonicalJson } from '../canonical-json.js';
 import type { FileApplication, ProjectApplication, RemoteApplication } from './types.js';
 
 export type { FileApplication, ProjectApplication, RemoteApplication };
 
-/** The body of POST /api/applications (PATCH takes the same fields, each optional). */
-export type ApplicationBody = ProjectApplication;
+/** The body of POST /api/applications (PATCH takes the same fields, each optional); `project` only when set, so a server older than owners takes a file without one. */
+export type ApplicationBody = ProjectApplication & { project?: string | null };
 
 const APPLICATION_FIELDS = ['name', 'uid', 'metadata', 'limits', 'portal'] as const;
 
@@ -42,15 +46,19 @@ export function matchApplication(app: ProjectApplication, current: RemoteApplica
   return current.find((a) => a.name === app.name && a.uid === null) ?? current.find((a) => a.name === app.name);
 }
 
-/** The fields that differ, in the API's order. */
-export function applicationChanges(app: ProjectApplication, current: RemoteApplication): string[] {
-  return APPLICATION_FIELDS.filter((k) => canonicalJson(app[k]) !== canonicalJson(current[k]));
+/** The fields that differ, in the API's order, then `project` when the file's project is not the owner (a server older than owners answers none). */
+export function applicationChanges(app: ProjectApplication, current: RemoteApplication, project: string | null = null): string[] {
+  const fields: string[] = APPLICATION_FIELDS.filter((k) => canonicalJson(app[k]) !== canonicalJson(current[k]));
+  if ((current.project ?? null) !== project) fields.push('project');
+  return fields;
 }
 
-/** The fields to send: all on a create, the changed ones on an update (PATCH). */
-export function applicationBody(app: ProjectApplication, fields?: string[]): Partial<ApplicationBody> {
-  if (!fields) return { ...app };
-  return Object.fromEntries(APPLICATION_FIELDS.filter((k) => fields.includes(k)).map((k) => [k, app[k]]));
+/** The fields to send: all on a create (the project when the file names one), the changed ones on an update (PATCH). */
+export function applicationBody(app: ProjectApplication, project: string | null, fields?: string[]): Partial<ApplicationBody> {
+  if (!fields) return project === null ? { ...app } : { ...app, project };
+  const body: Partial<ApplicationBody> = Object.fromEntries(APPLICATION_FIELDS.filter((k) => fields.includes(k)).map((k) => [k, app[k]]));
+  if (fields.includes('project')) body.project = project;
+  return body;
 }
 
 /** An application as export writes it: the defaults left out. */

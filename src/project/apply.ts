@@ -269,9 +269,13 @@ function planCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createUsagePlan'
 }
 
 /** The application calls of a ProjectApi, or an error saying the caller has none (a project with applications needs them). */
-function applicationCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createApplication' | 'updateApplication'>> {
-  if (!api.createApplication || !api.updateApplication) throw new Error('this client cannot write applications');
-  return { createApplication: api.createApplication.bind(api), updateApplication: api.updateApplication.bind(api) };
+function applicationCalls(api: ProjectApi): Required<Pick<ProjectApi, 'createApplication' | 'updateApplication' | 'deleteApplication'>> {
+  if (!api.createApplication || !api.updateApplication || !api.deleteApplication) throw new Error('this client cannot write applications');
+  return {
+    createApplication: api.createApplication.bind(api),
+    updateApplication: api.updateApplication.bind(api),
+    deleteApplication: api.deleteApplication.bind(api),
+  };
 }
 
 /** The event-type calls of a ProjectApi, or an error saying the caller has none (a project with event_types needs them). */
@@ -360,11 +364,18 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
       done(change);
     } else if (change.kind === 'application') {
       const calls = applicationCalls(api);
+      const project = plan.desired.project ?? null;
+      if (change.action === 'delete') {
+        // Its webhooks, their deliveries and its portal tokens go with it (the server's cascade).
+        await calls.deleteApplication(change.id!);
+        done(change);
+        continue;
+      }
       const app = find(plan.desired.applications ?? [], change.name);
-      if (change.action === 'create') remoteApplications.push(await calls.createApplication(applicationBody(app) as ApplicationBody));
+      if (change.action === 'create') remoteApplications.push(await calls.createApplication(applicationBody(app, project) as ApplicationBody));
       else if (change.action === 'update') {
         const existing = matchApplication(app, plan.current.applications ?? [])!;
-        const written = await calls.updateApplication(existing.id, applicationBody(app, change.fields));
+        const written = await calls.updateApplication(existing.id, applicationBody(app, project, change.fields));
         remoteApplications[remoteApplications.indexOf(existing)] = written;
       }
       done(change);
@@ -380,7 +391,8 @@ export async function applyPlan(plan: Plan, api: ProjectApi, options: ApplyOptio
       done(change);
     } else {
       if (change.action === 'delete') {
-        await api.deleteWebhook(hooks.get(change.name)!);
+        // One of a pruned application's goes with it (the application's change after it).
+        if (change.application === undefined) await api.deleteWebhook(hooks.get(change.name)!);
         hooks.delete(change.name);
       } else {
         const hook = find(plan.desired.webhooks, change.name);

@@ -187,7 +187,7 @@ export async function exportProject(api: ProjectApi): Promise<ExportedProject> {
   const envVars = placeholders.list;
   const doc: Record<string, unknown> = { version: 1 };
   // One project owning everything exported is the file's project, so the file applies back over what it made.
-  const owners = new Set([...functions, ...apis, ...webhooks].map((o) => o.project ?? null));
+  const owners = new Set([...functions, ...apis, ...webhooks, ...applications].map((o) => o.project ?? null));
   const [owner] = owners;
   if (owners.size === 1 && owner) doc.project = owner;
   // The placeholders are the export's own: allowed, so the file applies once they are set.

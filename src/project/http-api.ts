@@ -139,5 +139,7 @@ export function createHttpProjectApi(options: HttpProjectApiOptions): ProjectApi
     createApplication: (body) => value<RemoteApplication>('POST /api/applications', client.POST('/api/applications', { body })),
     updateApplication: (appId, body) =>
       value<RemoteApplication>('PATCH /api/applications/{id}', client.PATCH('/api/applications/{id}', { params: id(appId), body })),
+    deleteApplication: async (appId) =>
+      void (await send('DELETE /api/applications/{id}', client.DELETE('/api/applications/{id}', { params: id(appId) }))),
   };
 }

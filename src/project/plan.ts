@@ -58,6 +58,9 @@ export interface PlanChange {
   destinations?: true;
   /** For a function's first write: the destinations left out until the second one. */
   pending?: Array<'on_success' | 'on_failure'>;
+  /** For a pruned application: the server's id (names may repeat); for a webhook that goes with it: the application's name. */
+  id?: string;
+  application?: string;
 }
 
 export interface Plan {
@@ -196,14 +199,15 @@ function byName<T extends { name: string }>(groups: Map<string, T[]>, name: stri
  * order: functions created and updated first, then APIs and their routes
  * (which may reference them), then webhooks (which may render from an API's
  * mock endpoint); deletions last, webhooks before APIs (a mock endpoint holds
- * its API), APIs and routes before functions (a route holds its function).
+ * its API), applications after the webhooks' moves (deleting one deletes its
+ * webhooks), APIs and routes before functions (a route holds its function).
  */
 export function planProject(desired: Project, current: ServerState, options: PlanOptions = {}): Plan {
   const prune = options.prune ?? false;
   const file = options.file ?? 'switchyard.yaml';
   const problems: ProjectProblem[] = [];
   const project = desired.project ?? null;
-  const owners = new Owners(current);
+  const owners = new Owners(current, desired.applications ?? []);
   const mayChange = (owner: string | null | undefined) => options.takeOver === true || owner === undefined || owner === project;
   if (options.only !== undefined && !desired.functions.some((f) => f.name === options.only)) {
     throw new ProjectError([{ file, path: 'functions', message: `no function '${options.only}' in this file (--only names one of its functions)` }]);
@@ -304,15 +308,45 @@ export function planProject(desired: Project, current: ServerState, options: Pla
   }
   const eventTypeDeletions: PlanChange[] = [];
 
-  // Applications first: the webhooks of the file may belong to them. Prune never deletes one (they have no owner yet).
+  // Applications first: the webhooks of the file may belong to them.
   const applicationWrites: PlanChange[] = [];
+  const applicationDeletions: PlanChange[] = [];
   const currentApplications = current.applications ?? [];
+  const matched = new Set<string>();
   for (const app of desired.applications ?? []) {
     const existing = matchApplication(app, currentApplications);
     if (!existing) applicationWrites.push({ action: 'create', kind: 'application', name: app.name });
     else {
-      const fields = applicationChanges(app, existing);
+      matched.add(existing.id);
+      const fields = applicationChanges(app, existing, project);
       if (fields.length > 0) applicationWrites.push({ action: 'update', kind: 'application', name: app.name, fields });
+    }
+  }
+  // Webhooks the server's cascade deletes with a pruned application: each shown going with it, as a pruned API's routes are.
+  const goneWithApplication = new Set<string>();
+  if (prune && options.only === undefined && project !== null) {
+    const fileHooks = new Map(desired.webhooks.map((h) => [h.name, h]));
+    for (const a of currentApplications) {
+      // Only the project's own: most applications are made per customer, by hand or by the operator's code, and none are in a file.
+      if (matched.has(a.id) || (a.project ?? null) !== project) continue;
+      for (const w of current.webhooks) {
+        if (w.application_id !== a.id) continue;
+        const hook = fileHooks.get(w.name);
+        // The file's webhook moves (its writes come before deletions) unless it stays with the application.
+        if (hook && typeof hook.application === 'string' && resolveApplication(hook.application)?.remote?.id === a.id) {
+          const message = `application '${hook.application}' is not in this file, so --prune deletes it and its webhooks: add it under applications, or name another application`;
+          problems.push({ file, path: `webhooks.${hook.name}.application`, message });
+        } else if (hook && hook.application === undefined) {
+          const message =
+            `the webhook belongs to application '${a.uid ?? a.name}', which --prune deletes as it is not in this file: ` +
+            'add it under applications, or set application (null: a global webhook)';
+          problems.push({ file, path: `webhooks.${hook.name}.application`, message });
+        }
+        if (hook) continue;
+        goneWithApplication.add(w.name);
+        applicationDeletions.push({ action: 'delete', kind: 'webhook', name: w.name, application: a.name });
+      }
+      applicationDeletions.push({ action: 'delete', kind: 'application', name: a.name, id: a.id });
     }
   }
 
@@ -329,7 +363,7 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     const hooks = named(desired.webhooks);
     const apis = named(desired.apis);
     const fns = named(desired.functions);
-    for (const w of current.webhooks) if (!hooks.has(w.name)) deletions.webhooks.push({ action: 'delete', kind: 'webhook', name: w.name });
+    for (const w of current.webhooks) if (!hooks.has(w.name) && !goneWithApplication.has(w.name)) deletions.webhooks.push({ action: 'delete', kind: 'webhook', name: w.name });
     for (const a of current.apis) {
       if (apis.has(a.name)) continue;
       for (const r of a.routes) deletions.apis.push({ action: 'delete', kind: 'route', name: routeKey(r), api: a.name, function: r.function });
@@ -363,6 +397,8 @@ export function planProject(desired: Project, current: ServerState, options: Pla
     changes: [
       ...writes,
       ...deletions.webhooks.filter(prunable),
+      // After the webhooks' moves (writes) and before the APIs (a webhook's mock endpoint holds its API).
+      ...applicationDeletions,
       ...deletions.plans,
       ...eventTypeDeletions,
       ...deletions.apis.filter(prunable),
@@ -461,6 +497,7 @@ export function renderPlan(plan: Plan): string {
       if (policy.length > 0) line += ` (${policy.join(', ')})`;
     }
     else if (c.destinations) line += ' (async destinations, once they exist)';
+    else if (c.application !== undefined) line += ` (application ${c.application})`;
     else if (c.fields) line += ` (${c.fields.join(', ')})`;
     return line;
   });

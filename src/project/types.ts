@@ -233,8 +233,8 @@ export type FunctionEntry = Partial<Omit<ProjectFunction, 'name' | 'file' | 'cod
   async?: { retries?: number; on_success?: ProjectDestination | null; on_failure?: ProjectDestination | null };
 };
 
-/** An application as the plan reads it from the server (applications.ts). */
-export type RemoteApplication = Omit<ApplicationView, 'created_at' | 'updated_at'>;
+/** An application as the plan reads it from the server (applications.ts); `project` absent: a server older than owners of applications. */
+export type RemoteApplication = Omit<ApplicationView, 'created_at' | 'updated_at' | 'project'> & { project?: string | null };
 
 /** An application of the file, every field filled: what the file leaves out is the API's default (no limit, no metadata, the default portal). */
 export type ProjectApplication = Pick<RemoteApplication, 'name' | 'uid' | 'metadata' | 'limits' | 'portal'>;

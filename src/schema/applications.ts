@@ -2,6 +2,7 @@
  * Applications (one per customer) and portal access, request and answer side
  * by side (TypeBox; the views, ../http/views/applications.ts, are typed from these).
  */
+import { projectField } from './common.js';
 import { Type, anyObject, instant, named, nullableInteger, nullableString, refTo, type Static } from './kit.js';
 
 const nullableNumber = (options: Record<string, unknown> = {}) => Type.Unsafe<number | null>({ type: ['number', 'null'], ...options });
@@ -42,6 +43,7 @@ export const ApplicationSchema = named(
     metadata: anyObject({ description: 'Any JSON object of yours; Switchyard does not read it' }),
     limits: refTo(ApplicationLimitsSchema),
     portal: refTo(PortalSettingsSchema),
+    project: projectField(),
     created_at: instant(),
     updated_at: instant(),
   }),
@@ -108,6 +110,7 @@ export const createApplicationBody = Type.Object(
     metadata: Type.Optional(metadataField),
     limits: Type.Optional(limitsInput),
     portal: Type.Optional(portalInput),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false },
 );
@@ -119,6 +122,7 @@ export const updateApplicationBody = Type.Object(
     metadata: Type.Optional(metadataField),
     limits: Type.Optional(limitsInput),
     portal: Type.Optional(portalInput),
+    project: Type.Optional(projectField()),
   },
   { additionalProperties: false, required: [] },
 );

@@ -6,7 +6,8 @@
  * their deliveries and its portal tokens; a refresh never passes a token's maximum;
  * `max_endpoints` holds against creates (and moves) made at once; a webhook of a
  * missing application is application_not_found; two PATCHes of different
- * limits at once both hold.
+ * limits at once both hold; the owning project (migration 29) is kept
+ * through create and update, and left as it is by an update without it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApplicationLimitError, ConflictError, NotFoundError } from '../../src/errors.js';
@@ -43,6 +44,18 @@ for (const backend of backends()) {
         expect((await store.getApplication(plain.id))?.portal).toEqual(portal);
         // Another field's update leaves them as they are.
         expect((await store.updateApplication(plain.id, { name: 'renamed' }))?.portal).toEqual(portal);
+      }));
+
+    it('keeps the owning project (migration 29) through create and update', () =>
+      withStore(async (store) => {
+        expect((await store.createApplication(app('by-hand'))).project).toBeNull();
+        const owned = await store.createApplication({ ...app('owned'), project: 'shop' });
+        expect(owned.project).toBe('shop');
+        expect((await store.updateApplication(owned.id, { name: 'renamed' }))?.project).toBe('shop');
+        expect((await store.updateApplication(owned.id, { project: 'blog' }))?.project).toBe('blog');
+        expect((await store.getApplication(owned.id))?.project).toBe('blog');
+        expect((await store.updateApplication(owned.id, { project: null }))?.project).toBeNull();
+        expect((await store.listApplications({ limit: 10 })).map((a) => a.project)).toEqual([null, null]);
       }));
 
     it('refuses a webhook of a missing application as application_not_found naming application_id', () =>

@@ -18,9 +18,17 @@ import { backends, removeTempDatabases, type StoreBackend } from '../helpers/sto
 import { newWebhook } from '../helpers/webhook-fixture.js';
 import type { Delivery } from '../../src/deliveries/types.js';
 import type { Webhook } from '../../src/webhooks/types.js';
+import { NO_APPLICATION_LIMITS } from '../../src/applications/types.js';
+
+/** Back to migration 28: applications have no owner. */
+async function undoApplicationOwners(b: StoreBackend, url: string): Promise<void> {
+  await b.exec(url, 'ALTER TABLE applications DROP COLUMN project');
+  await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 29');
+}
 
 /** Back to migration 27: no portal settings. */
 async function undoPortalSettings(b: StoreBackend, url: string): Promise<void> {
+  await undoApplicationOwners(b, url);
   await b.exec(url, 'ALTER TABLE applications DROP COLUMN portal_json');
   await b.exec(url, 'DELETE FROM schema_migrations WHERE version = 28');
 }
@@ -624,6 +632,7 @@ for (const b of backends()) {
           [26, 'delivery_trace_context'],
           [27, 'applications'],
           [28, 'application_portal_settings'],
+          [29, 'application_owners'],
         ]);
         expect(await again.updateApi(id, { minimumCompressionSize: 512, binaryMediaTypes: ['application/octet-stream'] })).toMatchObject({
           cors,
@@ -729,6 +738,27 @@ for (const b of backends()) {
         expect(await again.updateApi(apiId, { project: 'shop' })).toMatchObject({ project: 'shop' });
         expect(await again.updateApi(apiId, { name: 'renamed' })).toMatchObject({ project: 'shop', name: 'renamed' });
         expect(await again.updateWebhook(hookId, { project: 'shop' })).toMatchObject({ project: 'shop' });
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('migration 29 gives applications an owner: none for what a database at migration 28 holds; a write records one', async () => {
+      const url = await b.freshUrl();
+      const first = await openStore(url);
+      let appId: string;
+      const application = { name: 'older', uid: null, metadata: {}, limits: NO_APPLICATION_LIMITS, portal: { allowedParents: [], theme: { logoUrl: null, primaryColor: null, mode: 'auto' as const } } };
+      try {
+        appId = (await first.createApplication(application)).id;
+      } finally {
+        await first.close();
+      }
+      await undoApplicationOwners(b, url);
+      const again = await openStore(url);
+      try {
+        expect(await again.getApplication(appId)).toMatchObject({ name: 'older', project: null });
+        expect(await again.updateApplication(appId, { project: 'shop' })).toMatchObject({ project: 'shop' });
+        expect(await again.createApplication({ ...application, name: 'owned', project: 'blog' })).toMatchObject({ project: 'blog' });
       } finally {
         await again.close();
       }

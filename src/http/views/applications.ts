@@ -13,6 +13,7 @@ export function applicationView(a: Application): ApplicationView {
       allowed_parents: a.portal.allowedParents,
       theme: { logo_url: a.portal.theme.logoUrl, primary_color: a.portal.theme.primaryColor, mode: a.portal.theme.mode },
     },
+    project: a.project ?? null,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };

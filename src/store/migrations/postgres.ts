@@ -665,4 +665,14 @@ CREATE INDEX portal_tokens_by_application ON portal_tokens (application_id);
 ALTER TABLE applications ADD COLUMN portal_json TEXT NOT NULL DEFAULT '{}';
 `,
   },
+  {
+    version: 29,
+    name: 'application_owners',
+    // Which project's \`switchyard apply\` made (or last took over) an application, as project_owners
+    // for functions, APIs and webhooks: apply refuses to change another project's, and --prune deletes
+    // only its own project's (so its webhooks and deliveries). Null: made by hand, or before this.
+    sql: `
+ALTER TABLE applications ADD COLUMN project TEXT;
+`,
+  },
 ];

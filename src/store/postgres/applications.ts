@@ -10,7 +10,7 @@ import { definedOf, toApplication, toPortalSession, type ApplicationRow, type Po
 import type { ApplicationsPart } from '../store.js';
 import { constraintOf, type PgDb } from './db.js';
 
-const values = (a: NewApplication) => [a.uid, a.name, JSON.stringify(a.metadata), JSON.stringify(a.limits), JSON.stringify(a.portal)];
+const values = (a: NewApplication) => [a.uid, a.name, JSON.stringify(a.metadata), JSON.stringify(a.limits), JSON.stringify(a.portal), a.project ?? null];
 
 export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
   const uidTaken = (err: unknown, uid: string | null | undefined) => (constraintOf(err) === 'unique' && uid ? applicationExists(uid) : err);
@@ -22,8 +22,8 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
     async createApplication(app) {
       try {
         const [row] = await db.rows<ApplicationRow>(
-          `INSERT INTO applications (id, uid, name, metadata_json, limits_json, portal_json, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
+          `INSERT INTO applications (id, uid, name, metadata_json, limits_json, portal_json, project, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
           [newId('app'), ...values(app), db.stamp()],
         );
         return toApplication(row);
@@ -46,7 +46,7 @@ export function pgApplications({ db }: { db: PgDb }): ApplicationsPart {
           if (typeof patchOf === 'function') patch = patchOf(toApplication(row));
           const next: Application = { ...toApplication(row), ...definedOf(patch) };
           const [updated] = await db.rows<ApplicationRow>(
-            'UPDATE applications SET uid = $2, name = $3, metadata_json = $4, limits_json = $5, portal_json = $6, updated_at = $7 WHERE id = $1 RETURNING *',
+            'UPDATE applications SET uid = $2, name = $3, metadata_json = $4, limits_json = $5, portal_json = $6, project = $7, updated_at = $8 WHERE id = $1 RETURNING *',
             [id, ...values(next), db.stamp()],
             c,
           );

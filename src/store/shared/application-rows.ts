@@ -8,6 +8,8 @@ export interface ApplicationRow {
   metadata_json: string;
   limits_json: string;
   portal_json: string;
+  /** Null: made by hand, or before owners of applications were recorded (migration application_owners). */
+  project: string | null;
   created_at: string | Date;
   updated_at: string | Date;
 }
@@ -30,6 +32,7 @@ export function toApplication(r: ApplicationRow): Application {
     metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
     limits: { ...NO_APPLICATION_LIMITS, ...(JSON.parse(r.limits_json) as Partial<ApplicationLimits>) },
     portal: portalOf(r.portal_json),
+    project: r.project ?? null,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };

@@ -13,12 +13,12 @@ import { constraintOf, type SqliteDb } from './db.js';
 function prepare({ db }: SqliteDb) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insert: p(`INSERT INTO applications (id, uid, name, metadata_json, limits_json, portal_json, created_at, updated_at)
-      VALUES (@id, @uid, @name, @metadata_json, @limits_json, @portal_json, @now, @now) RETURNING *`),
+    insert: p(`INSERT INTO applications (id, uid, name, metadata_json, limits_json, portal_json, project, created_at, updated_at)
+      VALUES (@id, @uid, @name, @metadata_json, @limits_json, @portal_json, @project, @now, @now) RETURNING *`),
     get: p('SELECT * FROM applications WHERE id = ?'),
     byUid: p('SELECT * FROM applications WHERE uid = ?'),
     list: p('SELECT * FROM applications WHERE id > ? ORDER BY id LIMIT ?'),
-    update: p(`UPDATE applications SET uid = @uid, name = @name, metadata_json = @metadata_json, limits_json = @limits_json, portal_json = @portal_json, updated_at = @now
+    update: p(`UPDATE applications SET uid = @uid, name = @name, metadata_json = @metadata_json, limits_json = @limits_json, portal_json = @portal_json, project = @project, updated_at = @now
       WHERE id = @id RETURNING *`),
     delete: p('DELETE FROM applications WHERE id = ?'),
     countWebhooks: p('SELECT COUNT(*) FROM webhooks WHERE application_id = ?').pluck(),
@@ -43,6 +43,7 @@ const columns = (a: NewApplication) => ({
   metadata_json: JSON.stringify(a.metadata),
   limits_json: JSON.stringify(a.limits),
   portal_json: JSON.stringify(a.portal),
+  project: a.project ?? null,
 });
 
 export function sqliteApplications({ db }: { db: SqliteDb }): ApplicationsPart {
