@@ -15,7 +15,10 @@
 // Goal (issue 29): fan-out to one application among 10,000 costs no more than
 // with one application (an index seek, not a scan): within 10 %.
 //
-// Options: --apps 10000  --publishes 200  --rounds 5  --json <file>
+// With --postgres <url> the two databases are schemas of that PostgreSQL
+// database (made and dropped by the bench) instead of SQLite files.
+//
+// Options: --apps 10000  --publishes 200  --rounds 5  --postgres <url>  --json <file>
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +35,7 @@ const { values: opt } = parseArgs({
     publishes: { type: 'string', default: '200' },
     rounds: { type: 'string', default: '5' },
     json: { type: 'string' },
+    postgres: { type: 'string' },
   },
 });
 const APPS = Number(opt.apps);
@@ -40,6 +44,15 @@ const ROUNDS = Number(opt.rounds);
 const PER_APP = 5;
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-apps-'));
+const schemas = [];
+function storeUrl(name) {
+  if (opt.postgres === undefined) return `sqlite:${path.join(dir, `${name}.db`)}`;
+  const schema = `bench_fanout_${name}_${process.pid}`;
+  schemas.push(schema);
+  const url = new URL(opt.postgres);
+  url.searchParams.set('schema', schema);
+  return url.toString();
+}
 
 const webhook = (i, applicationId) => ({
   name: `hook-${i}`,
@@ -66,7 +79,7 @@ const webhook = (i, applicationId) => ({
 });
 async function database(name, apps) {
   const started = performance.now();
-  const store = await openStore(`sqlite:${path.join(dir, `${name}.db`)}`);
+  const store = await openStore(storeUrl(name));
   // Through the service, as the API creates them: the store's row gains fields the bench need not know.
   const applications = new ApplicationService({ store, clock: systemClock });
   const ids = [];
@@ -142,3 +155,10 @@ for (const r of reads) console.log(`| ${r.side} | ${r.readUs} |`);
 if (opt.json) writeFileSync(opt.json, JSON.stringify({ apps: APPS, publishes: PUBLISHES, rounds: ROUNDS, rows, ratio, reads }, null, 2));
 for (const db of [one, many]) await db.store.close();
 rmSync(dir, { recursive: true, force: true });
+if (schemas.length > 0) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: opt.postgres });
+  await client.connect();
+  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
