@@ -483,6 +483,11 @@ export interface SchedulesPart {
 /** Deliveries, their leases and attempts. */
 export interface DeliveriesPart {
   createDelivery(delivery: NewDelivery): Promise<Delivery>;
+  /**
+   * Several deliveries in one transaction (an event's fan-out): all or none, in order. One
+   * commit instead of one per delivery; throws as createDelivery, for the first that fails.
+   */
+  createDeliveries(deliveries: readonly NewDelivery[]): Promise<Delivery[]>;
   getDelivery(id: string): Promise<Delivery | null>;
   /**
    * getDelivery with each attempt's `response` (`GET /api/deliveries/{id}`). The

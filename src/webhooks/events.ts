@@ -14,6 +14,7 @@ import { checkUserEventName, isOperationalEvent } from '../events/names.js';
 import type { ViolationSource } from '../events/types.js';
 import type { EventValidator, ValidationOutcome } from '../events/validation.js';
 import type { Store } from '../store/store.js';
+import type { NewDelivery } from '../deliveries/types.js';
 import type { Logger } from '../types.js';
 import { InvalidRequestError } from '../errors.js';
 
@@ -121,8 +122,8 @@ export class EventBus {
     const filteredOut: string[] = [];
     if (subscribers.length === 0) return { deliveries: [], webhooks: { matched, filteredOut } };
     const now = new Date(this.deps.clock.now()).toISOString();
-    const ids: string[] = [];
     const subject = { event, data: data ?? null, headers };
+    const toCreate: NewDelivery[] = [];
     let due = false;
     for (const { webhook, hold } of subscribers) {
       if (webhook.filter != null && this.filterOf(webhook.id, webhook.filter).check(subject) !== null) {
@@ -131,7 +132,7 @@ export class EventBus {
       }
       matched.push(webhook.id);
       due ||= !hold;
-      const delivery = await this.deps.store.createDelivery({
+      toCreate.push({
         webhookId: webhook.id,
         trigger: 'event',
         // A webhook that reaches one of this server's routes passes the depth on (Switchyard-Depth).
@@ -144,8 +145,9 @@ export class EventBus {
         held: hold,
         traceContext: trace,
       });
-      ids.push(delivery.id);
     }
+    // One transaction for the fan-out: one commit, not one per endpoint, and no event half-delivered.
+    const ids = toCreate.length === 0 ? [] : (await this.deps.store.createDeliveries(toCreate)).map((d) => d.id);
     if (due) this.deps.wake();
     return { deliveries: ids, webhooks: { matched, filteredOut } };
   }

@@ -681,6 +681,22 @@ for (const b of backends()) {
       expect(claimed.find((d) => d.id === plain.id)).not.toHaveProperty('traceContext');
     });
 
+    it("creates an event's deliveries in one transaction: all of them in order, or none when one names a missing webhook", async () => {
+      const a = await store.createWebhook({ ...newWebhook('https://example.com/a'), name: 'fan-a' });
+      const c = await store.createWebhook({ ...newWebhook('https://example.com/c'), name: 'fan-c' });
+      const due = new Date().toISOString();
+      const to = (webhookId: string, n: number) => ({ webhookId, trigger: 'event' as const, scheduledFor: null, event: 'fan', eventData: n, nextAttemptAt: due });
+      const made = await store.createDeliveries([to(a.id, 1), to(c.id, 2), to(a.id, 3)]);
+      expect(made.map((d) => [d.webhookId, d.eventData, d.status])).toEqual([[a.id, 1, 'pending'], [c.id, 2, 'pending'], [a.id, 3, 'pending']]);
+      expect(new Set(made.map((d) => d.id)).size).toBe(3);
+      for (const d of made) expect(await store.getDelivery(d.id)).toEqual(d);
+      // The third names a webhook that does not exist: the first two are not kept either.
+      await expect(store.createDeliveries([to(a.id, 4), to(c.id, 5), to('wh_missing', 6)])).rejects.toMatchObject({ code: 'webhook_not_found' });
+      const listed = async (id: string) => (await store.listDeliveries(id, { limit: 50 })).map((d) => d.eventData);
+      expect(await listed(a.id)).toEqual([3, 1]);
+      expect(await listed(c.id)).toEqual([2]);
+    });
+
     it("migration 18 gives a database at migration 17 endpoint health: webhooks keep their fields, get their origin and default settings, deliveries stay pending", async () => {
       const url = await b.freshUrl();
       const first = await openStore(url);

@@ -6,7 +6,7 @@
  * statements (one snapshot), with the attempts aggregated as a JSON column.
  */
 import { newId } from '../../ids.js';
-import type { AttemptRecord, Delivery } from '../../deliveries/types.js';
+import type { AttemptRecord, Delivery, NewDelivery } from '../../deliveries/types.js';
 import {
   ATTEMPT_COLUMNS,
   NEW_DELIVERY_COLUMNS,
@@ -99,6 +99,26 @@ export function pgDeliveries(deps: { db: PgDb }): DeliveriesPart {
         return toDelivery(row, []);
       } catch (err) {
         throw deliveryWriteError(err, constraintOf(err), delivery);
+      }
+    },
+
+    async createDeliveries(deliveries) {
+      let current: NewDelivery | undefined;
+      try {
+        return await db.tx(async (c) => {
+          const stamp = db.stamp();
+          const out: Delivery[] = [];
+          for (const d of deliveries) {
+            current = d;
+            const columns = newDeliveryColumns(d, newId('dlv'), stamp);
+            const [row] = await db.rows<DeliveryRow>(INSERT_SQL, NEW_DELIVERY_COLUMNS.map((k) => columns[k]), c);
+            out.push(toDelivery(row, []));
+          }
+          return out;
+        });
+      } catch (err) {
+        if (current === undefined) throw err;
+        throw deliveryWriteError(err, constraintOf(err), current);
       }
     },
 

@@ -5,7 +5,7 @@
  * the lease.
  */
 import { newId } from '../../ids.js';
-import type { AttemptOutcome, Delivery, DeliveryStatus } from '../../deliveries/types.js';
+import type { AttemptOutcome, Delivery, DeliveryStatus, NewDelivery } from '../../deliveries/types.js';
 import {
   ATTEMPT_COLUMNS,
   NEW_DELIVERY_COLUMNS,
@@ -118,6 +118,22 @@ export function sqliteDeliveries(deps: { db: SqliteDb }): DeliveriesPart {
         return toDelivery(s.insert.get(newDeliveryColumns(delivery, newId('dlv'), db.stamp())) as DeliveryRow, []);
       } catch (err) {
         throw deliveryWriteError(err, constraintOf(err), delivery);
+      }
+    },
+
+    async createDeliveries(deliveries) {
+      let current: NewDelivery | undefined;
+      try {
+        return db.write(() => {
+          const stamp = db.stamp();
+          return deliveries.map((d) => {
+            current = d;
+            return toDelivery(s.insert.get(newDeliveryColumns(d, newId('dlv'), stamp)) as DeliveryRow, []);
+          });
+        });
+      } catch (err) {
+        if (current === undefined) throw err;
+        throw deliveryWriteError(err, constraintOf(err), current);
       }
     },
 
