@@ -691,10 +691,18 @@ for (const b of backends()) {
       expect(new Set(made.map((d) => d.id)).size).toBe(3);
       for (const d of made) expect(await store.getDelivery(d.id)).toEqual(d);
       // The third names a webhook that does not exist: the first two are not kept either.
-      await expect(store.createDeliveries([to(a.id, 4), to(c.id, 5), to('wh_missing', 6)])).rejects.toMatchObject({ code: 'webhook_not_found' });
+      await expect(store.createDeliveries([to(a.id, 4), to(c.id, 5), to('wh_missing', 6)])).rejects.toMatchObject({
+        code: 'webhook_not_found',
+        message: expect.stringContaining('wh_missing'),
+      });
       const listed = async (id: string) => (await store.listDeliveries(id, { limit: 50 })).map((d) => d.eventData);
       expect(await listed(a.id)).toEqual([3, 1]);
       expect(await listed(c.id)).toEqual([2]);
+      // Past PostgreSQL's rows per statement (1,000): still all, in order.
+      const many = await store.createDeliveries(Array.from({ length: 1001 }, (_, i) => to(c.id, 100 + i)));
+      expect(many.map((d) => d.eventData)).toEqual(Array.from({ length: 1001 }, (_, i) => 100 + i));
+      expect(new Set(many.map((d) => d.id)).size).toBe(1001);
+      expect((await store.getDelivery(many[1000].id))?.eventData).toBe(1100);
     });
 
     it("migration 18 gives a database at migration 17 endpoint health: webhooks keep their fields, get their origin and default settings, deliveries stay pending", async () => {

@@ -26,6 +26,26 @@ const withAttempts = (r: DeliveryWithAttemptsRow): Delivery => toDelivery(r, r.a
 const INSERT_SQL = `INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')})
   VALUES (${NEW_DELIVERY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`;
 
+/** Rows per multi-row insert: far below PostgreSQL's 65,535 parameters a statement. */
+const INSERT_MANY_ROWS = 1000;
+const insertManySql = (n: number): string => {
+  const width = NEW_DELIVERY_COLUMNS.length;
+  const tuples: string[] = [];
+  for (let r = 0; r < n; r++) tuples.push(`(${NEW_DELIVERY_COLUMNS.map((_, i) => `$${r * width + i + 1}`).join(', ')})`);
+  return `INSERT INTO deliveries (${NEW_DELIVERY_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING *`;
+};
+
+/**
+ * The delivery a multi-row insert failed on: PostgreSQL names the missing key in the
+ * error's detail (`Key (webhook_id)=(wh_...) is not present ...`); else the first.
+ */
+function failedOf(err: unknown, deliveries: readonly NewDelivery[]): NewDelivery {
+  const detail = typeof err === 'object' && err !== null && 'detail' in err ? String(err.detail) : '';
+  const key = /^Key \((webhook_id|function_name)\)=\((.*)\) is not present/.exec(detail);
+  const found = key && deliveries.find((d) => (key[1] === 'webhook_id' ? d.webhookId : d.functionName) === key[2]);
+  return found || deliveries[0];
+}
+
 /** The recorded deliveries with their attempts: the statement snapshot's plus the ones it inserted (`added`). */
 const READ_BACK = `SELECT d.*, (
          SELECT json_agg(y.j ORDER BY y.attempt) FROM (
@@ -103,23 +123,28 @@ export function pgDeliveries(deps: { db: PgDb }): DeliveriesPart {
     },
 
     async createDeliveries(deliveries) {
-      let current: NewDelivery | undefined;
+      const stamp = db.stamp();
+      const rows = deliveries.map((d) => newDeliveryColumns(d, newId('dlv'), stamp));
+      const insert = async (part: typeof rows, on?: Queryable) => {
+        const values = part.flatMap((columns) => NEW_DELIVERY_COLUMNS.map((c) => columns[c]));
+        return db.rows<DeliveryRow>(insertManySql(part.length), values, on);
+      };
+      let inserted: DeliveryRow[];
       try {
-        return await db.tx(async (c) => {
-          const stamp = db.stamp();
-          const out: Delivery[] = [];
-          for (const d of deliveries) {
-            current = d;
-            const columns = newDeliveryColumns(d, newId('dlv'), stamp);
-            const [row] = await db.rows<DeliveryRow>(INSERT_SQL, NEW_DELIVERY_COLUMNS.map((k) => columns[k]), c);
-            out.push(toDelivery(row, []));
-          }
-          return out;
-        });
+        // One statement is one transaction already; a fan-out past the parameter bound takes several in one.
+        inserted = rows.length <= INSERT_MANY_ROWS
+          ? await insert(rows)
+          : await db.tx(async (c) => {
+              const all: DeliveryRow[] = [];
+              for (let i = 0; i < rows.length; i += INSERT_MANY_ROWS) all.push(...(await insert(rows.slice(i, i + INSERT_MANY_ROWS), c)));
+              return all;
+            });
       } catch (err) {
-        if (current === undefined) throw err;
-        throw deliveryWriteError(err, constraintOf(err), current);
+        throw deliveryWriteError(err, constraintOf(err), failedOf(err, deliveries));
       }
+      // RETURNING's order is not promised: the rows are put back in the order given, by id.
+      const byId = new Map(inserted.map((row) => [row.id, row]));
+      return rows.map((columns) => toDelivery(byId.get(columns.id as string)!, []));
     },
 
     async getDelivery(id) {
