@@ -326,6 +326,33 @@ apis:
       - { method: GET, path: /bye, function: dev-bye }
 `;
 
+
+// Applications are deleted only by a file that names its project (they are customers, often made by hand).
+const DEV_APPS_PROJECT = `
+project: dev-apps
+functions:
+  dev-ping:
+    file: functions/ping.js
+applications:
+  Acme:
+    uid: acme
+  Globex:
+    uid: globex
+webhooks:
+  acme-orders:
+    application: acme
+    target_url: https://example.com/acme
+    method: POST
+    payload_template: {}
+    events: [order.created]
+  globex-orders:
+    application: globex
+    target_url: https://example.com/globex
+    method: POST
+    payload_template: {}
+    events: [order.created]
+`;
+
 describe('switchyard dev', () => {
   it('starts its own server, applies the project, reloads a function after a save and streams its logs and invocations', async () => {
     const dir = project('dev', {
@@ -391,5 +418,28 @@ describe('switchyard dev', () => {
     }
     // The dev database lives in the project, so a restart keeps what was applied.
     expect(readFileSync(join(dir, '.switchyard', 'dev.db')).length).toBeGreaterThan(0);
+  });
+  it('deletes an application removed from the file while it runs, with its webhooks; one made beside the file stays', async () => {
+    const dir = project('dev-apps', {
+      'switchyard.yaml': DEV_APPS_PROJECT,
+      'functions/ping.js': 'exports.handler = async () => ({ statusCode: 200, body: "pong" });',
+    });
+    const run = runCli(['dev', dir, '--port', '0'], { FORCE_COLOR: '0', NO_COLOR: '1' });
+    try {
+      const [origin] = await run.waitForOutput(/http:\/\/127\.0\.0\.1:\d+/, 30_000);
+      const api = async (path: string, init?: RequestInit) => fetch(`${origin}${path}`, { ...init, headers: { 'content-type': 'application/json' } });
+      const apps = async () => ((await (await api('/api/applications')).json()) as Array<{ uid: string | null }>).map((a) => a.uid).sort();
+      const hooks = async () => ((await (await api('/api/webhooks')).json()) as Array<{ name: string }>).map((w) => w.name).sort();
+      await until(async () => (await hooks()).join() === 'acme-orders,globex-orders', 'the project applied');
+      expect(await apps()).toEqual(['acme', 'globex']);
+      expect((await api('/api/applications', { method: 'POST', body: JSON.stringify({ name: 'Made by hand', uid: 'by-hand' }) })).status).toBe(201);
+
+      writeFileSync(join(dir, 'switchyard.yaml'), DEV_APPS_PROJECT.replace('  Globex:\n    uid: globex\n', '').replace(/  globex-orders:\n(    .*\n)+$/, ''));
+      await run.waitForOutput(/deleted .*application/, 10_000);
+      await until(async () => (await apps()).join() === 'acme,by-hand', 'Globex deleted');
+      expect(await hooks()).toEqual(['acme-orders']);
+    } finally {
+      run.kill();
+    }
   });
 });
