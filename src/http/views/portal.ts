@@ -5,45 +5,26 @@
  */
 import type { Delivery } from '../../deliveries/types.js';
 import type { HealthReport, Webhook } from '../../webhooks/types.js';
-import type { PortalDeliveryDetailView, PortalDeliveryView, PortalEndpointView } from '../../schema/portal.js';
+import { PortalEndpointSchema, type PortalDeliveryDetailView, type PortalDeliveryView, type PortalEndpointView } from '../../schema/portal.js';
 import { deliveryDetailView, deliveryView, webhookView } from './webhooks.js';
+
+// The schema's own lists of fields, so the view cannot show more (or less) than the document says.
+const { secret: _secret, health: healthSchema, ...endpointFields } = PortalEndpointSchema.properties;
+const ENDPOINT_KEYS = Object.keys(endpointFields) as Array<keyof typeof endpointFields>;
+const HEALTH_KEYS = Object.keys(healthSchema.properties) as Array<keyof typeof healthSchema.properties>;
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = from[k];
+  return out;
+}
 
 export function portalEndpointView(hook: Webhook, extra: { secret?: string; health?: HealthReport } = {}): PortalEndpointView {
   const w = webhookView(hook, extra);
-  const h = w.health;
   return {
-    id: w.id,
-    name: w.name,
-    target_url: w.target_url,
-    method: w.method,
-    headers: w.headers,
-    events: w.events,
-    enabled: w.enabled,
-    disabled_reason: w.disabled_reason,
-    filter: w.filter,
-    rate_limit: w.rate_limit,
-    has_secret: w.has_secret,
-    public_key: w.public_key,
-    secrets: w.secrets,
-    created_at: w.created_at,
-    updated_at: w.updated_at,
+    ...pick(w, ENDPOINT_KEYS),
     ...(w.secret ? { secret: w.secret } : {}),
-    ...(h
-      ? {
-          health: {
-            last_outcome: h.last_outcome,
-            failures_in_a_row: h.failures_in_a_row,
-            pending: h.pending,
-            retrying: h.retrying,
-            window: h.window,
-            state: h.state,
-            held: h.held,
-            failing_since: h.failing_since,
-            last_success_at: h.last_success_at,
-            last_failure_at: h.last_failure_at,
-          },
-        }
-      : {}),
+    ...(w.health ? { health: pick(w.health, HEALTH_KEYS) } : {}),
   };
 }
 
