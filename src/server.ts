@@ -30,7 +30,7 @@ import { FailedAttempts } from './http/failed-attempts.js';
 import { registerKeylessGuard } from './http/keyless-guard.js';
 import { MAX_PARAM_LENGTH, answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { OWN_ORIGIN_HEADERS } from './http/common.js';
-import { lazySerializerFactory } from './http/lazy-serializers.js';
+import { lazySerializerFactory, lazyValidatorFactory } from './http/lazy-compilers.js';
 import { createInvokeHandler } from './http/invoke.js';
 import { arrivedOnMetricsListener, createListeners, invokeOriginOf } from './http/listeners.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -321,8 +321,8 @@ export async function buildService(config: Config, log: Logger = createLogger(co
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    // Response serializers are built on a route's first answer, not all at start-up (lazy-serializers.ts).
-    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
+    // Validators and serializers are built on a route's first use, not all at start-up (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
   });
 
   app.addHook('onRequest', async function tagRequest(request, reply) {
