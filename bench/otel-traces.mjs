@@ -11,7 +11,14 @@
 // --baseline <path to another build's dist/cli.js> adds a first row: that
 // build (the branch's base, say), to tell "off" from before tracing existed.
 //
+// --rate <req/s> --requests <n>: instead of as fast as it goes for --duration, each row serves a
+// fixed number of requests at a fixed offered rate (autocannon's overallRate), so every row does
+// the same work at the same concurrency and CPU per request is compared like for like (on two
+// shared cores, CPU per request otherwise moves with the throughput each row reached). --zero adds
+// a row traced at a ratio of 0: the SDK's cost on every request, with nothing sampled.
+//
 // Options: --duration <s> (5)  --connections <n> (50)  --rounds <n> (3)  --baseline <cli.js>
+//          --rate <req/s>  --requests <n> (30000, with --rate)  --zero
 import autocannon from 'autocannon';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
@@ -24,8 +31,13 @@ const { values: opt } = parseArgs({
     connections: { type: 'string', default: '50' },
     rounds: { type: 'string', default: '3' },
     baseline: { type: 'string' },
+    rate: { type: 'string' },
+    requests: { type: 'string', default: '30000' },
+    zero: { type: 'boolean', default: false },
   },
 });
+const RATE = opt.rate === undefined ? null : Number(opt.rate);
+const REQUESTS = Number(opt.requests);
 const DURATION = Number(opt.duration);
 const CONNECTIONS = Number(opt.connections);
 const ROUNDS = Number(opt.rounds);
@@ -48,6 +60,7 @@ const endpoint = `http://127.0.0.1:${sink.address().port}`;
 const settings = [
   ...(opt.baseline ? [['baseline build', {}, opt.baseline]] : []),
   ['tracing off', {}],
+  ...(opt.zero ? [['on, 0 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }]] : []),
   ['on, 10 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
   ['on, 100 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }],
 ];
@@ -61,26 +74,36 @@ try {
     for (const [i, gw] of gateways.entries()) {
       const pids = [gw.child.pid, ...childrenOf(gw.child.pid)];
       const cpu0 = pids.reduce((t, pid) => t + cpuUs(pid), 0);
-      const r = await autocannon({ url: gw.url, connections: CONNECTIONS, pipelining: 1, duration: DURATION });
+      const load = RATE === null ? { duration: DURATION } : { amount: REQUESTS, overallRate: RATE };
+      const r = await autocannon({ url: gw.url, connections: CONNECTIONS, pipelining: 1, ...load });
       const cpu = pids.reduce((t, pid) => t + cpuUs(pid), 0) - cpu0;
       if (r.non2xx + r.errors > 0) throw new Error(`${settings[i][0]}: non-2xx answers or errors`);
       results[i].push({ rps: r.requests.mean, p99: r.latency.p99, us: cpu / Math.max(1, r.requests.total) });
     }
   }
   const mean = (rs, k) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
+  const median = (rs, k) => {
+    const v = rs.map((r) => r[k]).sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  };
   const offRow = opt.baseline ? 1 : 0;
   const base = mean(results[offRow], 'rps');
   const baseUs = mean(results[offRow], 'us');
-  console.log(`\nGET /bench/hello, autocannon ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds per row (alternated)\n`);
-  console.log('| | req/s (rounds) | mean | vs off | CPU µs per request | vs off | p99 ms |');
-  console.log('|---|---|---|---|---|---|---|');
+  const baseMedianUs = median(results[offRow], 'us');
+  const how = RATE === null ? `${DURATION} s` : `${REQUESTS} requests offered at ${RATE}/s`;
+  console.log(`\nGET /bench/hello, autocannon ${CONNECTIONS} connections, ${how} x ${ROUNDS} rounds per row (alternated)\n`);
+  console.log('| | req/s (rounds) | mean | vs off | CPU µs per request, mean (rounds) | vs off | median | vs off | p99 ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [i, [name]] of settings.entries()) {
     const rs = results[i];
     const m = mean(rs, 'rps');
     const vs = i === offRow ? '' : `${(((m - base) / base) * 100).toFixed(1)} %`;
     const us = mean(rs, 'us');
     const vsUs = i === offRow ? '' : `${(((us - baseUs) / baseUs) * 100).toFixed(1)} %`;
-    console.log(`| ${name} | ${rs.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(m)} | ${vs} | ${Math.round(us)} | ${vsUs} | ${mean(rs, 'p99').toFixed(1)} |`);
+    const usRounds = RATE === null ? '' : ` (${rs.map((r) => Math.round(r.us)).join(', ')})`;
+    const med = median(rs, 'us');
+    const vsMed = i === offRow ? '' : `${(((med - baseMedianUs) / baseMedianUs) * 100).toFixed(1)} %`;
+    console.log(`| ${name} | ${rs.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(m)} | ${vs} | ${Math.round(us)}${usRounds} | ${vsUs} | ${Math.round(med)} | ${vsMed} | ${mean(rs, 'p99').toFixed(1)} |`);
   }
   console.log(`\nthe sink got ${posts} OTLP posts, ${bytes} bytes`);
 } finally {

@@ -10,6 +10,8 @@
 // Options: --requests <n> (50000)  --connections <n> (50)  --rounds <n> (3)
 //          --processes <n> (2)  --variants <list> (bare,workers,in-process; also workers-nosnap, and any
 //          of them with `-async`: SWITCHYARD_SYNC_CALLS=0, the synchronous fast path off, for an A/B of it)
+//          --before <cli.js>: another build (a copy of dist/ from before a change), as the variant
+//          `before` (in-process isolates, like `in-process`), for an A/B of two builds
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ const { values: opt } = parseArgs({
     rounds: { type: 'string', default: '3' },
     processes: { type: 'string', default: '2' },
     variants: { type: 'string', default: 'bare,workers,in-process' },
+    before: { type: 'string' },
   },
 });
 const N = Number(opt.requests);
@@ -67,6 +70,11 @@ async function startBare() {
 
 async function start(variant) {
   if (variant === 'bare') return startBare();
+  if (variant === 'before') {
+    if (!opt.before) throw new Error('the variant before needs --before <path to the other build\'s cli.js>');
+    const g = await startHelloGateway({ processes: PROCESSES, cli: path.resolve(opt.before), env: { SWITCHYARD_ISOLATES: 'in-process' } });
+    return { pid: g.child.pid, url: g.url, stop: g.stop };
+  }
   // `workers-nosnap`: worker processes, the server processes started with --no-node-snapshot as in-process ones are
   // (so that what the flag costs is told apart from where the isolates run).
   const async = variant.endsWith('-async');
