@@ -185,7 +185,7 @@ try {
   const db = new Database(file, { readonly: true });
   db.pragma('busy_timeout = 5000');
   const firstAttempts = db.prepare(
-    `SELECT d.scheduled_for, a.started_at FROM deliveries d
+    `SELECT d.scheduled_for, d.created_at, a.started_at FROM deliveries d
        JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
      WHERE d.schedule_id IS NOT NULL AND d.scheduled_for = ?`,
   );
@@ -213,7 +213,9 @@ try {
     }
     const { n: stored, ok: succeeded } = slotRows.get(slot);
     const lateness = rows.map((r) => Date.parse(r.started_at) - Date.parse(r.scheduled_for)).sort((a, b) => a - b);
-    results.push({ slot, cold, expected, stored, succeeded: succeeded ?? 0, ran: rows.length, lateness });
+    // When the scheduler wrote each invocation, against its slot: tells a late write from a late run.
+    const written = rows.map((r) => Date.parse(r.created_at) - Date.parse(r.scheduled_for)).sort((a, b) => a - b);
+    results.push({ slot, cold, expected, stored, succeeded: succeeded ?? 0, ran: rows.length, lateness, written });
   }
   const peaks = rss.stop();
   db.close();
@@ -233,6 +235,15 @@ try {
     console.log(`| ${label} | ${r.expected} | ${r.ran} | ${r.succeeded} | ${sec(pct(l, 50))} | ${sec(pct(l, 90))} | ${sec(pct(l, 99))} | ${sec(l.at(-1) ?? null)} | ${mb(p.main)} | ${mb(p.all)} (${p.processes} processes) |`);
   });
   console.log('(process tree: the sum of VmRSS over the gateway and its worker processes; shared pages count once per process)');
+  console.log('');
+  for (const r of results) {
+    // Started per half second after the slot, and when the scheduler had written them (p50 / p99 / max).
+    const buckets = new Map();
+    for (const ms of r.lateness) buckets.set(Math.floor(ms / 500) / 2, (buckets.get(Math.floor(ms / 500) / 2) ?? 0) + 1);
+    const started = [...buckets].map(([at, n]) => `${at.toFixed(1)} s: ${n}`).join(', ');
+    const w = r.written;
+    console.log(`${r.slot.slice(11, 16)} UTC: written ${sec(pct(w, 50))} / ${sec(pct(w, 99))} / ${sec(w.at(-1) ?? null)} after the slot; first attempts started by half second: ${started}`);
+  }
   console.log('');
   console.log(`command: ${cmd} (setup, not measured: ${loadS.toFixed(1)} s to write the schedules)`);
   if (results.some((r) => r.ran < r.expected)) process.exitCode = 1;

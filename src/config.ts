@@ -350,7 +350,7 @@ export const OPTIONS: readonly ConfigOption[] = [
   {
     env: 'SWITCHYARD_PREWARM_SECONDS',
     flag: '--prewarm-seconds',
-    default: '5',
+    default: '15',
     help: "Seconds before a function schedule's slot its isolate is built, so the slot's run starts warm; 0 turns it off.",
   },
   {

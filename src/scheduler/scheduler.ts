@@ -32,8 +32,13 @@ const DEFAULT_BATCH = 500;
 const CLAIM_SLICE_MS = 100;
 /** A tick stops after this many full batches and lets the next tick continue. */
 const MAX_BATCHES_PER_TICK = 200;
-/** How far ahead of a slot its functions' isolates are built when not told (SWITCHYARD_PREWARM_SECONDS): enough to boot a burst's isolates, short enough that the LRU keeps them. */
-export const PREWARM_AHEAD_MS = 5000;
+/**
+ * How far ahead of a slot its functions' isolates are built when not told (SWITCHYARD_PREWARM_SECONDS).
+ * Enough to boot a large slot's isolates: two cores build about 130 a second, so the 1,666 cold
+ * functions of a 100,000-schedule slot took 13 s, and a 5 s lead left the slot 7 to 9.5 s late at p99
+ * (bench/README.md, "Prewarmed first slots"). Prewarms fill only free room, so a longer lead evicts nothing.
+ */
+export const PREWARM_AHEAD_MS = 15_000;
 
 
 export interface SchedulerOptions {

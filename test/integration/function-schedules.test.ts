@@ -110,7 +110,7 @@ describe('function schedules', () => {
       schedules: [{ cron: '* * * * *', timezone: 'UTC' }],
     });
     expect(created.status, created.text).toBe(201);
-    await setClock('2026-05-04T10:00:57.000Z'); // within the 5 s lead of 10:01
+    await setClock('2026-05-04T10:00:57.000Z'); // within the 15 s lead of 10:01
     await sleep(2000); // room for the worker to build the isolate (real time; the test clock stands still)
     const beforeSlot = Date.now();
     await setClock('2026-05-04T10:01:00.000Z');

@@ -247,8 +247,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SWITCHYARD_SYNC_CALLS: 'maybe' })).toThrow(/SWITCHYARD_SYNC_CALLS must be 1 or 0/);
   });
 
-  it('builds scheduled functions\' isolates 5 s before their slot unless told (0: off)', () => {
-    expect(loadConfig({}).prewarmAheadMs).toBe(5000);
+  it('builds scheduled functions\' isolates 15 s before their slot unless told (0: off)', () => {
+    expect(loadConfig({}).prewarmAheadMs).toBe(15_000);
     expect(loadConfig({ SWITCHYARD_PREWARM_SECONDS: '0' }).prewarmAheadMs).toBe(0);
     expect(loadConfig({}, ['--prewarm-seconds', '30']).prewarmAheadMs).toBe(30_000);
     expect(() => loadConfig({ SWITCHYARD_PREWARM_SECONDS: '-1' })).toThrow(/SWITCHYARD_PREWARM_SECONDS/);
