@@ -3,7 +3,7 @@
  * instead of at start-up. Fastify builds a fast-json-stringify function for
  * every response schema and an Ajv validator for every request part of every
  * route when the server becomes ready; with the management API's few hundred
- * schemas that was about 2.5 s of CPU and 110-120 MB of memory in each server
+ * schemas that was about 2.5 s of CPU and 100 MB of memory in each server
  * process before it answered anything, mostly for routes nobody calls
  * (bench/README.md, "Start-up and idle memory"). No library offers this:
  * Fastify's compiler factories are the documented seam, so these wrap them.
