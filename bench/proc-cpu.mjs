@@ -21,3 +21,16 @@ export function childrenOf(pid) {
   }
   return out;
 }
+
+/** `pid` and every process below it, breadth first; processes gone meanwhile are skipped. */
+export function processTree(pid) {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      out.push(...childrenOf(out[i]));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}

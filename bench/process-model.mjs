@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startHelloGateway } from './hello-gateway.mjs';
-import { childrenOf, cpuUs } from './proc-cpu.mjs';
+import { cpuUs, processTree } from './proc-cpu.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values: opt } = parseArgs({
@@ -37,18 +37,7 @@ const CONNECTIONS = Number(opt.connections);
 const PROCESSES = Number(opt.processes);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** `pid` and every process below it. */
-function tree(pid) {
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) {
-    try {
-      out.push(...childrenOf(out[i]));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
+const tree = processTree;
 const cpuOf = (pids) => pids.reduce((sum, p) => { try { return sum + cpuUs(p); } catch { return sum; } }, 0);
 function rssMb(pids) {
   let kb = 0;

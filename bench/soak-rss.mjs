@@ -14,7 +14,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startHelloGateway } from './hello-gateway.mjs';
-import { childrenOf } from './proc-cpu.mjs';
+import { processTree } from './proc-cpu.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -28,17 +28,6 @@ const MINUTES = Number(opt.minutes);
 const EVENTS_PER_SECOND = Number(opt['events-per-second']);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function tree(pid) {
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) {
-    try {
-      out.push(...childrenOf(out[i]));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 function memoryMb(pids) {
   let rss = 0;
   let pss = 0;
@@ -98,7 +87,7 @@ try {
   load.then(() => (done = true));
   while (!done) {
     await sleep(5000);
-    const s = { at: Math.round((performance.now() - t0) / 1000), ...memoryMb(tree(gw.child.pid)) };
+    const s = { at: Math.round((performance.now() - t0) / 1000), ...memoryMb(processTree(gw.child.pid)) };
     samples.push(s);
     process.stderr.write(`${s.at} s: RSS ${s.rss} MB, PSS ${s.pss} MB (${s.processes} processes), ${received} delivered\n`);
   }
