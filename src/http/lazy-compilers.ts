@@ -24,7 +24,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type ValidatorFactory = ReturnType<typeof AjvCompiler>;
 type ValidatorRoute = Parameters<ReturnType<ValidatorFactory>>[0];
-type Validate = ((data: unknown) => unknown) & { errors?: unknown };
+type Validate = ((data: unknown, dataContext?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 
 /** `buildFactory`: the factory that compiles (Fastify's default; a test passes one that counts). */
 export function lazySerializerFactory(buildFactory: SerializerFactory = SerializerSelector()): SerializerFactory {
@@ -59,13 +59,16 @@ export function lazyValidatorFactory(buildFactory: ValidatorFactory = AjvCompile
     return function deferredCompile(route: ValidatorRoute) {
       const given = route.httpPart === 'headers' ? { ...route, schema: lowerCaseHeaderNames(route.schema) as typeof route.schema } : route;
       let validate: Validate | null = null;
-      // Fastify reads `errors` off the function it called once it returns false.
-      const validateOnDemand: Validate = (data: unknown) => {
+      // Fastify reads `errors` off the function it called once it returns false, and passes an Ajv
+      // function (one with `schemaEnv`) the request as the value's parent, so that Ajv may replace
+      // the root value: both are handed through.
+      const validateOnDemand: Validate = (data: unknown, dataContext?: unknown) => {
         const compiled: Validate = (validate ??= compile(given) as Validate);
-        const result = compiled(data);
+        const result = compiled.schemaEnv === undefined ? compiled(data) : compiled(data, dataContext);
         validateOnDemand.errors = compiled.errors;
         return result;
       };
+      validateOnDemand.schemaEnv = true;
       return validateOnDemand as ReturnType<ReturnType<ValidatorFactory>>;
     };
   } as ValidatorFactory;

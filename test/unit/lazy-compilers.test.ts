@@ -87,6 +87,24 @@ describe('lazyValidatorFactory', () => {
 });
 
 describe('a Fastify server with lazy compilers', () => {
+  it('lets Ajv replace a root value, as Fastify does for its own validators (a coerced body)', async () => {
+    const bodies: unknown[] = [];
+    for (const lazy of [false, true]) {
+      const app = Fastify({
+        ajv: { customOptions: { coerceTypes: true } },
+        ...(lazy ? { schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory() } } } : {}),
+      });
+      app.post('/n', { schema: { body: { type: 'integer' } } }, async (request) => {
+        bodies.push(request.body);
+        return { ok: true };
+      });
+      const res = await app.inject({ method: 'POST', url: '/n', headers: { 'content-type': 'application/json' }, payload: '"5"' });
+      expect(res.statusCode).toBe(200);
+      await app.close();
+    }
+    expect(bodies).toEqual([5, 5]);
+  });
+
   const apps: FastifyInstance[] = [];
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((a) => a.close()));
