@@ -112,6 +112,8 @@ function printApplication(out: Output, a: ApplicationInfo): void {
     ['id', a.id],
     ['uid', a.uid === null ? '' : terminalLine(a.uid)],
     ['name', terminalLine(a.name)],
+    // The project whose `switchyard apply` owns it: what `apply --prune` may delete.
+    ['project', a.project === null ? '' : terminalLine(a.project)],
     ['metadata', terminalLine(JSON.stringify(a.metadata))],
     ['max endpoints', limitText(a.limits.max_endpoints)],
     ['events per second', limitText(a.limits.events_per_second)],
@@ -135,8 +137,14 @@ export function registerApplications(program: Command, io: CliIO): void {
       return;
     }
     out.table(
-      ['ID', 'UID', 'NAME', 'MAX ENDPOINTS'],
-      list.map((a) => [a.id, a.uid === null ? '' : terminalLine(a.uid), terminalLine(a.name), limitText(a.limits.max_endpoints)]),
+      ['ID', 'UID', 'NAME', 'PROJECT', 'MAX ENDPOINTS'],
+      list.map((a) => [
+        a.id,
+        a.uid === null ? '' : terminalLine(a.uid),
+        terminalLine(a.name),
+        a.project === null ? '' : terminalLine(a.project),
+        limitText(a.limits.max_endpoints),
+      ]),
     );
   });
   withClientOptions(withFieldOptions(apps.command('create').description('Create an application (prints its id)').argument('<name>', 'its name'))).action(

@@ -85,4 +85,12 @@ suite('applications in the dashboard', () => {
     const session = await svc.request('GET', '/api/portal/session', undefined, { authorization: `Bearer ${token}` });
     expect(session.json).toMatchObject({ application_id: app.id, application_name: 'Acme Corp' });
   });
+
+  it('names the project whose apply owns an application, and none for one made by hand', async () => {
+    const owned = await svc.request('POST', '/api/applications', { name: 'Shop Owned', uid: 'shop-owned', project: 'shop' }, AUTH);
+    expect(owned.status, owned.text).toBe(201);
+    await page.reload();
+    await page.locator('details.application summary', { hasText: 'Shop Owned (shop-owned), from project shop' }).waitFor();
+    expect(await page.locator('details.application summary', { hasText: 'Acme Corp' }).textContent()).not.toContain('project');
+  });
 });

@@ -226,8 +226,15 @@ describe('a portal token', () => {
     const created = await runCliToEnd(['applications', 'create', 'From the CLI', '--uid', 'cli-made'], env, 30_000);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout.trim()).toMatch(/^app_/);
+    const owned = await admin('POST', '/api/applications', { name: 'Owned By Shop', uid: 'shop-owned', project: 'shop' });
+    expect(owned.status, owned.text).toBe(201);
     const listed = await runCliToEnd(['applications', 'list'], env, 30_000);
     expect(listed.stdout).toMatch(/cli-made\s+From the CLI/);
+    // Which project's apply owns each one (what `apply --prune` may delete).
+    expect(listed.stdout).toMatch(/PROJECT/);
+    expect(listed.stdout).toMatch(/shop-owned\s+Owned By Shop\s+shop\b/);
+    const shownOwned = await runCliToEnd(['applications', 'get', 'shop-owned'], env, 30_000);
+    expect(shownOwned.stdout).toMatch(/project\s+shop\n/);
     const portal = await runCliToEnd(['portal', 'From the'], env, 30_000);
     expect(portal.code, portal.stderr).toBe(0);
     const token = /#token=(swp_[A-Za-z0-9_-]+)/.exec(portal.stdout)?.[1];

@@ -122,6 +122,8 @@ function Item({ app }: { app: Application }) {
         {app.name}
         {app.uid && ` (${app.uid})`}
         {app.limits.max_endpoints !== null && `, at most ${app.limits.max_endpoints} endpoints`}
+        {/* What `switchyard apply --prune` of that project may delete. */}
+        {app.project && `, from project ${app.project}`}
       </summary>
       {open && (
         <>
