@@ -37,7 +37,6 @@ const CONNECTIONS = Number(opt.connections);
 const PROCESSES = Number(opt.processes);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const tree = processTree;
 const cpuOf = (pids) => pids.reduce((sum, p) => { try { return sum + cpuUs(p); } catch { return sum; } }, 0);
 function rssMb(pids) {
   let kb = 0;
@@ -79,9 +78,9 @@ async function measure(variant) {
   try {
     // Idle: started, hello deployed and called a few times through each process (startHelloGateway).
     await sleep(2000);
-    const idle = rssMb(tree(s.pid));
+    const idle = rssMb(processTree(s.pid));
     await autocannon({ url: s.url, connections: CONNECTIONS, amount: 5000 });
-    const pids = tree(s.pid);
+    const pids = processTree(s.pid);
     const beforeEach = new Map(pids.map((p) => [p, cpuOf([p])]));
     const before = [...beforeEach.values()].reduce((a, b) => a + b, 0);
     const r = await autocannon({ url: s.url, connections: CONNECTIONS, amount: N });

@@ -40,7 +40,11 @@ export function lazySerializerFactory(buildFactory: SerializerFactory = Serializ
   };
 }
 
-/** A headers schema as Fastify's default path passes it on: `properties` and `required` named in lower case. */
+/**
+ * A headers schema as Fastify's default path passes it on: `properties` and `required` named in lower
+ * case. Only at the top level, where Switchyard's header schemas name their headers; Fastify's own
+ * copy also walks combinators (`anyOf` and the like), which none of them use.
+ */
 export function lowerCaseHeaderNames(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
   const out: Record<string, unknown> = { ...(schema as Record<string, unknown>) };
