@@ -53,7 +53,7 @@ import { Throttles } from './gateway/policy/throttle.js';
 import { KeyDirectory } from './gateway/policy/api-keys.js';
 import { KeyUseCounter } from './gateway/policy/key-usage.js';
 import { ApiKeyService } from './keys/service.js';
-import type { FunctionRuntime } from './runtime/types.js';
+import type { FunctionRuntime, RunReports } from './runtime/types.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/store.js';
 import { createStats } from './stats/index.js';
@@ -129,13 +129,14 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   });
   const emitOperational = events.emitOperational.bind(events);
   const idempotency = new Idempotency({ store, clock, windowMs: config.idempotencyWindowMs, log });
+  // The start time and heap of a run travel with its answer only where report lines are written, or
+  // while tracing for a sampled run (its invocation span says whether it was a cold start).
+  const runReports: RunReports = config.functionLogsToStdout && config.functionReportLines ? 'all' : tracing !== null ? 'sampled' : 'none';
   const runtimeOptions = {
     warmIsolates: config.warmIsolates,
     syncCalls: config.syncCalls,
     allowPrivateTargets: config.allowPrivateTargets,
-    // The start time and heap of each run travel with its answer only where report lines are written,
-    // or while tracing (an invocation span says whether it was a cold start).
-    runReports: (config.functionLogsToStdout && config.functionReportLines) || tracing !== null,
+    runReports,
     logger: log,
     onEmit(functionName: string, event: string, dataJson: string, application?: string, trace?: TraceCarrier) {
       // `emit(name, data, {application})`: to that application's webhooks only (an unknown one is logged below).

@@ -37,7 +37,7 @@ import { validateFunction } from './validate.js';
 import type { Logger } from '../types.js';
 import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import type { Runtime, RuntimeStats } from './pool.js';
-import type { CallCounts, DeployedFunction, InvokeOutcome, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { CallCounts, DeployedFunction, InvokeOutcome, RunReports, RunStats, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface InProcessRuntimeOptions {
   allowPrivateTargets: boolean;
@@ -56,8 +56,8 @@ export interface InProcessRuntimeOptions {
   syncSliceMs?: number;
   /** Honour crashWorkerForTest and setWorkerRssBoundForTest (SWITCHYARD_TEST_HOOKS=1). */
   testHooks?: boolean;
-  /** Each outcome carries its RunStats (start time, heap), for run report lines. */
-  runReports?: boolean;
+  /** Which outcomes carry their RunStats (start time, heap): types.ts RunReports (default none). */
+  runReports?: RunReports;
 }
 
 interface Batch {
@@ -126,7 +126,7 @@ class InProcessRuntime implements Runtime {
   private readonly onEmit: InProcessRuntimeOptions['onEmit'];
   private readonly onFetchSpan: InProcessRuntimeOptions['onFetchSpan'];
   private readonly warmIsolates: number | undefined;
-  private readonly runReports: boolean;
+  private readonly runReports: RunReports;
   private readonly syncCalls: boolean | undefined;
   private readonly syncSliceMs: number | undefined;
   /** Fast-path counts of the hosts a restart replaced, so stats() covers this runtime's life. */
@@ -140,7 +140,7 @@ class InProcessRuntime implements Runtime {
     this.onEmit = deps.onEmit;
     this.onFetchSpan = deps.onFetchSpan;
     this.warmIsolates = deps.warmIsolates;
-    this.runReports = deps.runReports ?? false;
+    this.runReports = deps.runReports ?? 'none';
     this.syncCalls = deps.syncCalls;
     this.syncSliceMs = deps.syncSliceMs;
     this.testHooks = deps.testHooks ?? false;

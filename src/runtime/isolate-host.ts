@@ -35,9 +35,9 @@ import { readIsolateOutput } from './isolate-output.js';
 import { prepare } from './prepare.js';
 import type { ToWorker } from './protocol.js';
 import type { SandboxHandle } from './sandbox/index.js';
-import type { CallCounts } from './types.js';
+import type { CallCounts, RunReports } from './types.js';
 import type { InvocationErrorCode } from '../errors.js';
-import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
+import { isSampledCarrier, type FetchSpanRecord, type TraceCarrier } from '../telemetry/types.js';
 
 type Load = Extract<ToWorker, { t: 'load' }>;
 
@@ -153,14 +153,24 @@ export interface IsolateHostDeps {
   refuseEmit?: (event: string, dataJson: string) => string | undefined;
   /** Idle isolates kept warm at most; past it the least recently used are disposed. */
   warmIsolates?: number;
-  /** Put a RunReportItem (protocol.ts) before each answer: start time and heap, for run report lines. */
-  runReports?: boolean;
+  /** Which answers get a RunReportItem (protocol.ts) before them: start time and heap (types.ts RunReports; default none). */
+  runReports?: RunReports;
   /** The synchronous fast path (default on); off, every batch takes `apply` (SWITCHYARD_SYNC_CALLS=0, for A/B measurements). */
   syncCalls?: boolean;
   /** Told after an isolate was created or disposed (the counts for metrics: `created`, `isolateCount()`). */
   counted?: () => void;
   /** The CPU a synchronous call may use before it counts as slow (default SYNC_SLICE_MS); tests set a wider one, so a loaded machine's quick call never counts. */
   syncSliceMs?: number;
+}
+
+/** The isolate's heap after a call, in MB (0 once it is disposed). */
+function heapMbOf(inst: Instance): number {
+  try {
+    const st = inst.isolate.getHeapStatisticsSync();
+    return Math.ceil((st.used_heap_size + st.externally_allocated_size) / (1024 * 1024));
+  } catch {
+    return 0;
+  }
 }
 
 export class IsolateHost {
@@ -185,7 +195,7 @@ export class IsolateHost {
   private readonly fetched: ((record: FetchSpanRecord) => void) | undefined;
   private readonly refuseEmit: (event: string, dataJson: string) => string | undefined;
   private readonly warmIsolates: number;
-  private readonly runReports: boolean;
+  private readonly runReports: RunReports;
   private readonly syncCalls: boolean;
   private readonly syncSliceNs: bigint;
   private readonly counts: CallCounts = { sync: 0, async: 0 };
@@ -201,7 +211,7 @@ export class IsolateHost {
     this.fetched = deps.fetched;
     this.refuseEmit = deps.refuseEmit ?? (() => undefined);
     this.warmIsolates = deps.warmIsolates ?? DEFAULT_WARM_ISOLATES;
-    this.runReports = deps.runReports ?? false;
+    this.runReports = deps.runReports ?? 'none';
     this.syncCalls = deps.syncCalls ?? true;
     this.syncSliceNs = BigInt(deps.syncSliceMs ?? SYNC_SLICE_MS) * 1_000_000n;
     this.counted = deps.counted ?? (() => undefined);
@@ -483,24 +493,29 @@ export class IsolateHost {
       return;
     }
     if (verdict.late) for (const id of verdict.late) inst.answered.delete(id);
+    // Before forget: it drops the calls' trace contexts, which say what 'sampled' reports.
+    const reports = this.runReports === 'none' || verdict.text === '' ? '' : this.reportsOf(inst, verdict.ids);
     for (const id of verdict.ids) this.forget(id);
-    this.out(this.runReports && verdict.text !== '' ? this.reportsOf(inst, verdict.ids) + verdict.text : verdict.text);
+    this.out(reports + verdict.text);
     this.settle(inst);
   }
 
-  /** RunReportItems for these answers, each followed by a comma: the first call of a new isolate carries its start time. */
+  /**
+   * RunReportItems for these answers (all, or in 'sampled' those of a sampled trace), each followed
+   * by a comma: the first call of a new isolate carries its start time, reported or not, so a later
+   * sampled call is not taken for the cold one.
+   */
   private reportsOf(inst: Instance, ids: number[]): string {
-    let heapMb = 0;
-    try {
-      const st = inst.isolate.getHeapStatisticsSync();
-      heapMb = Math.ceil((st.used_heap_size + st.externally_allocated_size) / (1024 * 1024));
-    } catch {
-      // disposed meanwhile: nothing to measure
-    }
+    let heapMb = -1;
     let text = '';
     for (const id of ids) {
       const initMs = !inst.startReported && inst.initMs !== null ? Math.round(inst.initMs * 100) / 100 : -1;
       inst.startReported = true;
+      if (this.runReports === 'sampled') {
+        const trace = inst.traces?.get(id);
+        if (trace === undefined || !isSampledCarrier(trace)) continue;
+      }
+      if (heapMb < 0) heapMb = heapMbOf(inst);
       text += `{"i":${id},"rep":[${initMs},${heapMb}]},`;
     }
     return text;

@@ -10,7 +10,7 @@ import type { Logger } from '../types.js';
 import type { EmitRule } from './emit-rules.js';
 import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
 import { WorkerHandle } from './worker-handle.js';
-import type { CallCounts, DeployedFunction, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
+import type { CallCounts, DeployedFunction, RunReports, FunctionRuntime, InvokeOutcome, TransformationRuntime, TransformOutcome, ValidateLimits, ValidateOutcome } from './types.js';
 
 export interface RuntimeOptions {
   workers: number;
@@ -31,8 +31,8 @@ export interface RuntimeOptions {
   onFetchSpan?: (record: FetchSpanRecord) => void;
   /** Idle isolates each worker keeps warm; past it the least recently used go (default: the worker's own default). */
   warmIsolates?: number;
-  /** Each outcome carries its RunStats (start time, heap), for run report lines (SWITCHYARD_FUNCTION_REPORT_LINES). */
-  runReports?: boolean;
+  /** Which outcomes carry their RunStats (start time, heap): types.ts RunReports (default none). */
+  runReports?: RunReports;
   /** The synchronous fast path into isolates (default on; isolate-host.ts). */
   syncCalls?: boolean;
 }
@@ -95,7 +95,7 @@ export function createRuntime(opts: RuntimeOptions): Runtime {
   const script = workerScript();
   const args = opts.allowPrivateTargets ? ['--allow-private-targets'] : [];
   if (opts.warmIsolates !== undefined) args.push(`--warm-isolates=${Math.max(1, Math.floor(opts.warmIsolates))}`);
-  if (opts.runReports === true) args.push('--run-reports');
+  if (opts.runReports !== undefined && opts.runReports !== 'none') args.push(`--run-reports=${opts.runReports}`);
   if (opts.syncCalls === false) args.push('--no-sync-calls');
   const env = workerEnv();
   const workers = Array.from(

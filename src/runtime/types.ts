@@ -22,6 +22,13 @@ export interface ValidateLimits {
 }
 
 /**
+ * Which answers carry RunStats: 'all' (run report lines are written), 'sampled' (tracing: only a
+ * call of a sampled trace, whose invocation span says whether it was a cold start; the other calls,
+ * nine in ten at a 10 % ratio, skip the heap reading), or 'none'.
+ */
+export type RunReports = 'all' | 'sampled' | 'none';
+
+/**
  * What a run report line says beyond the duration (runtimes built with
  * `runReports`): how long the isolate took to start when this call started it
  * (null: it was warm), and its heap after the call, in MB.

@@ -21,6 +21,7 @@ import { startRssWatchdog } from './rss-watchdog.js';
 import { TransformationHost, checkTransformation } from './transformations.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import type { FetchSpanRecord, TraceCarrier } from '../telemetry/types.js';
+import type { RunReports } from './types.js';
 import { validateFunction } from './validate.js';
 
 const allowPrivateTargets = process.argv.includes('--allow-private-targets');
@@ -28,7 +29,8 @@ const warmArg = process.argv.find((a) => a.startsWith('--warm-isolates='));
 const warmIsolates = warmArg ? Number(warmArg.slice('--warm-isolates='.length)) : DEFAULT_WARM_ISOLATES;
 const syncCalls = !process.argv.includes('--no-sync-calls');
 const testHooks = process.env.SWITCHYARD_TEST_HOOKS === '1';
-const runReports = process.argv.includes('--run-reports');
+const reportsArg = process.argv.find((a) => a.startsWith('--run-reports='))?.slice('--run-reports='.length);
+const runReports: RunReports = reportsArg === 'all' || reportsArg === 'sampled' ? reportsArg : 'none';
 
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
 

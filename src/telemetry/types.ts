@@ -67,6 +67,12 @@ export function traceparentOf(carrier: TraceCarrier): string {
   return nl === -1 ? carrier : carrier.slice(0, nl);
 }
 
+/** Whether a carrier's `traceparent` has its sampled flag set (the low bit of its last two hex digits). */
+export function isSampledCarrier(carrier: TraceCarrier): boolean {
+  // 00-<32 trace>-<16 span>-<2 flags>
+  return carrier.length >= 55 && (parseInt(carrier.slice(53, 55), 16) & 1) === 1;
+}
+
 /** The `tracestate` part of a carrier, if any. */
 export function tracestateOf(carrier: TraceCarrier): string | undefined {
   const nl = carrier.indexOf('\n');

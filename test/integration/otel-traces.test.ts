@@ -278,9 +278,35 @@ describe('OpenTelemetry traces', () => {
       expect(res.json.traceparent).toMatch(/-00$/);
       const down = await until(() => s!.downstream.requests.find((r) => r.url.startsWith('/down')), 'the function fetch');
       expect(String(down.headers.traceparent)).toMatch(/-00$/);
+      // The unsampled request's own trace id, the one its function passed on, is in its access line.
+      expect(traceIdOf(down.headers.traceparent)).toBe(traceIdOf(res.json.traceparent));
+      await until(
+        () => s!.svc.output.join('').split('\n').find((l) => l.includes('"type":"access"') && l.includes(`"trace_id":"${traceIdOf(res.json.traceparent)}"`)),
+        'the access line with the unsampled trace id',
+      );
       await until(() => s!.hooks.requests.find((r) => r.url.startsWith('/hook')), 'the webhook delivery');
       await s.svc.stop();
       expect(spansOf(otlp).length).toBe(before);
+    } finally {
+      await closeScene(s);
+    }
+  });
+
+  it('calls a sampled run warm when an unsampled one started its isolate', async () => {
+    let s: Scene | undefined;
+    try {
+      // One worker, one process: both requests reach the same isolate.
+      s = await scene(json({ OTEL_TRACES_SAMPLER: 'parentbased_always_off', SWITCHYARD_PROCESSES: '1', SWITCHYARD_WORKERS: '1' }));
+      const cold = await s.svc.request('GET', s.invokePath);
+      expect(cold.status, cold.text).toBe(200);
+      expect(cold.json.traceparent).toMatch(/-00$/);
+      const parent = callerParent(8);
+      const warm = await s.svc.request('GET', s.invokePath, undefined, { traceparent: parent });
+      expect(warm.status, warm.text).toBe(200);
+      const invoke = await until(() => spansOf(otlp).find((sp) => sp.traceId === traceIdOf(parent) && sp.name === 'invoke traced'), 'the sampled invocation span');
+      expect(attr(invoke, 'faas.coldstart')).toBe(false);
+      await s.svc.stop();
+      expect(spansOf(otlp).some((sp) => sp.traceId === traceIdOf(cold.json.traceparent))).toBe(false);
     } finally {
       await closeScene(s);
     }
