@@ -22,6 +22,7 @@ import { roundMs, type InvocationHub } from '../streams/invocations.js';
 import type { FunctionRuntime } from '../runtime/types.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import type { TraceCarrier } from '../telemetry/types.js';
 import type { ConsoleLineSink, FunctionRecord, Route } from '../types.js';
 import type { RequestFacts } from './event.js';
 import { scopeCookies } from './cookies.js';
@@ -76,8 +77,10 @@ export interface InvokeRequest extends RequestFacts {
   depth?: number;
   /** Filled with what the access line names (src/http/access-log.ts); absent when no line is written. */
   facts?: InvocationFacts;
-  /** The request's span, while tracing (src/http/invoke.ts made it): authorisation and the invocation become its children. */
+  /** The request's span, while tracing and sampled (src/http/invoke.ts made it): authorisation and the invocation become its children. */
   span?: Span;
+  /** An unsampled request's trace context, while tracing: handed to the function as is, with no span made. */
+  trace?: TraceCarrier;
 }
 
 /** What the gateway learnt while answering, for the request's access line: the route template and its function. */
@@ -267,8 +270,8 @@ export class Gateway {
       req.facts.route = `${match.route.method} ${match.resource}`;
       req.facts.function = match.route.function;
     }
-    // An unsampled request's children would be unsampled too: they are not made, and the
-    // function's fetches and emits carry the request span's context (which they must pass on).
+    // An unsampled request comes with its context only (req.trace): its children would be unsampled
+    // too, so none is made, and the function's fetches and emits carry that context on.
     const span = req.span;
     const traced = span !== undefined && span.isRecording() ? span : undefined;
     if (traced !== undefined) {
@@ -309,7 +312,7 @@ export class Gateway {
       const run = traced === undefined ? undefined : this.tracing!.internal(traced, `invoke ${fn.name}`, { 'faas.invoked_name': fn.name, 'faas.invocation_id': req.requestId, 'switchyard.function_version': fn.version });
       const carried = run ?? span;
       try {
-        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, carried === undefined ? null : this.tracing!.carrierOf(carried));
+        outcome = await this.runtime.invoke(fn, JSON.stringify(event), req.requestId, carried === undefined ? (req.trace ?? null) : this.tracing!.carrierOf(carried));
       } catch (err) {
         // The runtime answers failures as outcomes; a throw (it stopped) still ends the span, so the trace keeps it.
         if (run !== undefined) {

@@ -24,6 +24,7 @@ import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import { traceparentOf, type TraceCarrier } from '../telemetry/types.js';
 import type { AccessLog } from './access-log.js';
 
 export { INVOKE_PREFIX };
@@ -180,6 +181,9 @@ export interface InvokeHandlerOptions {
   tracing?: Tracing | null;
 }
 
+/** A request's trace while tracing: its span when sampled, else its context as a carrier; undefined while off. */
+type RequestTrace = Span | TraceCarrier | undefined;
+
 export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions) {
   const { bodyLimit, log } = opts;
   const trust = opts.trust ?? null;
@@ -219,12 +223,13 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     requestId: string,
     body: Buffer | null,
     facts: InvocationFacts | undefined,
-    span: Span | undefined,
+    trace: RequestTrace,
   ): Promise<string | undefined> {
     const { apiId, path, rawQuery } = splitInvokeUrl(req.url!);
     const peer = req.socket.remoteAddress ?? '';
     const response = await gateway.handle({
-      span,
+      span: typeof trace === 'object' ? trace : undefined,
+      trace: typeof trace === 'string' ? trace : undefined,
       minChange: h.minChange === undefined ? undefined : parseMinChange(h.minChange),
       depth: h.depth === undefined ? undefined : parseDepth(h.depth),
       method: req.method!,
@@ -271,13 +276,13 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     requestId: string,
     started: number,
     facts: InvocationFacts | undefined,
-    span: Span | undefined,
+    trace: RequestTrace,
     errorCode?: string,
   ): void {
-    if (span !== undefined) {
-      span.setAttribute('http.response.status_code', res.statusCode);
-      if (res.statusCode >= 500) tracing!.failed(span, errorCode ?? String(res.statusCode));
-      span.end();
+    if (typeof trace === 'object') {
+      trace.setAttribute('http.response.status_code', res.statusCode);
+      if (res.statusCode >= 500) tracing!.failed(trace, errorCode ?? String(res.statusCode));
+      trace.end();
     }
     if (access === null || !access.wants(res.statusCode)) return;
     access.invocation(
@@ -287,8 +292,8 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         status: res.statusCode,
         ms: performance.now() - started,
         requestId,
-        // While tracing, the request span's trace (the caller's, or the one it began).
-        traceparent: span === undefined ? h.traceparent : `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
+        // While tracing, the request's trace (the caller's, or the one it began), sampled or not.
+        traceparent: trace === undefined ? h.traceparent : traceparentOf(typeof trace === 'string' ? trace : tracing!.carrierOf(trace)),
         apiId: splitInvokeUrl(req.url!).apiId,
         errorCode,
       },
@@ -301,38 +306,38 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
     const requestId = requestIdOf(h.requestId);
     if (tracing === null) return serve(req, res, h, requestId, undefined);
     const span = tracing.server(req.method!, h.traceparent, h.tracestate);
-    // Attributes only on a sampled span: an unsampled one drops them anyway, after the SDK has copied them.
-    if (span.isRecording()) {
-      span.setAttributes({ 'http.request.method': req.method!, 'url.path': req.url!.split('?', 1)[0], 'switchyard.request_id': requestId });
-    }
+    // An unsampled request goes on with its context as a string, as a request with tracing off
+    // goes on with none: no span object to carry, ask or end on the way, nine in ten at 10 %.
+    if (!span.isRecording()) return serve(req, res, h, requestId, tracing.carrierOf(span));
+    span.setAttributes({ 'http.request.method': req.method!, 'url.path': req.url!.split('?', 1)[0], 'switchyard.request_id': requestId });
     // With the span active, what is logged while it is served carries its ids (src/logger.ts). Only a
     // sampled one: entering the context costs every later async step of the request, which at a 10 %
     // ratio nine requests in ten would pay for ids no collector gets (bench/README.md, "Traces").
-    return span.isRecording() ? tracing.within(span, () => serve(req, res, h, requestId, span)) : serve(req, res, h, requestId, span);
+    return tracing.within(span, () => serve(req, res, h, requestId, span));
   };
 
-  function serve(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, span: Span | undefined): Promise<void> {
+  function serve(req: IncomingMessage, res: ServerResponse, h: InvokeHeaders, requestId: string, trace: RequestTrace): Promise<void> {
     const started = performance.now();
     if (opts.isClosing()) {
       res.writeHead(503, { 'content-type': JSON_CT, 'x-request-id': requestId, connection: 'close' });
       res.end(JSON.stringify({ error: 'Switchyard is shutting down', code: 'shutting_down' }));
-      finish(req, res, h, requestId, started, undefined, span, 'shutting_down');
+      finish(req, res, h, requestId, started, undefined, trace, 'shutting_down');
       return Promise.resolve();
     }
     if (h.serviceWorker) {
       // Before the body is read: close rather than parse what is left of it as the next request.
       const code = sendError(res, requestId, new ServiceWorkerRefusedError(), h.contentLength !== undefined || h.chunked);
-      finish(req, res, h, requestId, started, undefined, span, code);
+      finish(req, res, h, requestId, started, undefined, trace, code);
       return Promise.resolve();
     }
     const facts: InvocationFacts | undefined = wantsFacts ? {} : undefined;
     // Without a body (most GETs) the gateway starts in this turn, not after a read settles.
     const answered =
       h.contentLength === undefined && !h.chunked
-        ? answer(req, res, h, requestId, null, facts, span)
-        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, facts, span));
+        ? answer(req, res, h, requestId, null, facts, trace)
+        : readBody(req, h, bodyLimit).then((body) => answer(req, res, h, requestId, body, facts, trace));
     return answered.then(
-      (errorCode) => finish(req, res, h, requestId, started, facts, span, errorCode),
+      (errorCode) => finish(req, res, h, requestId, started, facts, trace, errorCode),
       async (err: unknown) => {
         if (err instanceof PayloadTooLargeError) {
           // Refused before the gateway ran: its API's CORS headers still let a browser read why.
@@ -341,7 +346,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         // After a 413 the rest of the body is unread: close rather than parse it as the next request.
         const code = sendError(res, requestId, err, err instanceof PayloadTooLargeError);
         gateway.countFailure(splitInvokeUrl(req.url!).apiId, asStoreUnavailable(err) ?? err, started);
-        finish(req, res, h, requestId, started, facts, span, code);
+        finish(req, res, h, requestId, started, facts, trace, code);
       },
     );
   }
