@@ -17,13 +17,18 @@
 // shared cores, CPU per request otherwise moves with the throughput each row reached). --zero adds
 // a row traced at a ratio of 0: the SDK's cost on every request, with nothing sampled.
 //
+// --before <path to another build's dist/cli.js>: every traced row also runs on that build, next to
+// this build's, so a change to the traced path is an A/B of the same run. Each row's CPU per
+// request is also split: the serving process's JavaScript thread, its V8 helper threads (GC),
+// and the isolate workers.
+//
 // Options: --duration <s> (5)  --connections <n> (50)  --rounds <n> (3)  --baseline <cli.js>
-//          --rate <req/s>  --requests <n> (30000, with --rate)  --zero
+//          --rate <req/s>  --requests <n> (30000, with --rate)  --zero  --before <cli.js>
 import autocannon from 'autocannon';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { startHelloGateway } from './hello-gateway.mjs';
-import { childrenOf, cpuUs } from './proc-cpu.mjs';
+import { childrenOf, cpuUs, threadCpuUs } from './proc-cpu.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -34,6 +39,7 @@ const { values: opt } = parseArgs({
     rate: { type: 'string' },
     requests: { type: 'string', default: '30000' },
     zero: { type: 'boolean', default: false },
+    before: { type: 'string' },
   },
 });
 const RATE = opt.rate === undefined ? null : Number(opt.rate);
@@ -57,12 +63,15 @@ const sink = http.createServer((req, res) => {
 await new Promise((r) => sink.listen(0, '127.0.0.1', r));
 const endpoint = `http://127.0.0.1:${sink.address().port}`;
 
-const settings = [
-  ...(opt.baseline ? [['baseline build', {}, opt.baseline]] : []),
-  ['tracing off', {}],
+const traced = [
   ...(opt.zero ? [['on, 0 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }]] : []),
   ['on, 10 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }],
   ['on, 100 % sampled', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }],
+];
+const settings = [
+  ...(opt.baseline ? [['baseline build', {}, opt.baseline]] : []),
+  ['tracing off', {}],
+  ...traced.flatMap((row) => (opt.before ? [[`${row[0]} (before)`, row[1], opt.before], row] : [row])),
 ];
 
 const gateways = [];
@@ -72,13 +81,25 @@ try {
   for (const gw of gateways) await autocannon({ url: gw.url, connections: CONNECTIONS, duration: 1 });
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, gw] of gateways.entries()) {
-      const pids = [gw.child.pid, ...childrenOf(gw.child.pid)];
+      const workers = childrenOf(gw.child.pid);
+      const pids = [gw.child.pid, ...workers];
       const cpu0 = pids.reduce((t, pid) => t + cpuUs(pid), 0);
+      const threads0 = threadCpuUs(gw.child.pid);
+      const workers0 = workers.reduce((t, pid) => t + cpuUs(pid), 0);
       const load = RATE === null ? { duration: DURATION } : { amount: REQUESTS, overallRate: RATE };
       const r = await autocannon({ url: gw.url, connections: CONNECTIONS, pipelining: 1, ...load });
       const cpu = pids.reduce((t, pid) => t + cpuUs(pid), 0) - cpu0;
+      const threads = threadCpuUs(gw.child.pid);
+      const n = Math.max(1, r.requests.total);
       if (r.non2xx + r.errors > 0) throw new Error(`${settings[i][0]}: non-2xx answers or errors`);
-      results[i].push({ rps: r.requests.mean, p99: r.latency.p99, us: cpu / Math.max(1, r.requests.total) });
+      results[i].push({
+        rps: r.requests.mean,
+        p99: r.latency.p99,
+        us: cpu / n,
+        mainUs: (threads.main - threads0.main) / n,
+        v8Us: (threads.v8 - threads0.v8) / n,
+        workersUs: (workers.reduce((t, pid) => t + cpuUs(pid), 0) - workers0) / n,
+      });
     }
   }
   const mean = (rs, k) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
@@ -104,6 +125,13 @@ try {
     const med = median(rs, 'us');
     const vsMed = i === offRow ? '' : `${(((med - baseMedianUs) / baseMedianUs) * 100).toFixed(1)} %`;
     console.log(`| ${name} | ${rs.map((r) => Math.round(r.rps)).join(', ')} | ${Math.round(m)} | ${vs} | ${Math.round(us)}${usRounds} | ${vsUs} | ${Math.round(med)} | ${vsMed} | ${mean(rs, 'p99').toFixed(1)} |`);
+  }
+  console.log('\nCPU µs per request by where it ran, medians of the rounds:\n');
+  console.log('| | serving thread | V8 helper threads | isolate workers |');
+  console.log('|---|---|---|---|');
+  for (const [i, [name]] of settings.entries()) {
+    const rs = results[i];
+    console.log(`| ${name} | ${median(rs, 'mainUs').toFixed(1)} | ${median(rs, 'v8Us').toFixed(1)} | ${median(rs, 'workersUs').toFixed(1)} |`);
   }
   console.log(`\nthe sink got ${posts} OTLP posts, ${bytes} bytes`);
 } finally {

@@ -34,3 +34,25 @@ export function processTree(pid) {
   }
   return out;
 }
+
+/**
+ * CPU of one process split by thread, in µs: `main` (the JavaScript thread, with its system
+ * calls), `v8` (V8's helpers: parallel scavenges, concurrent marking, background compiles) and
+ * `other` (libuv's pool, worker threads).
+ */
+export function threadCpuUs(pid) {
+  const out = { main: 0, v8: 0, other: 0 };
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const us = (Number(f[11]) + Number(f[12])) * TICK_US;
+    out[t === String(pid) ? 'main' : name.startsWith('V8') ? 'v8' : 'other'] += us;
+  }
+  return out;
+}
