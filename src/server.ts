@@ -87,6 +87,9 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The LOG_LEVELs at which an `info` line is written. */
+const WRITES_INFO: ReadonlySet<Config['logLevel']> = new Set(['info', 'debug', 'trace']);
+
 /** The answer header of a management write: the number of the last change it made to cached state. */
 export const CHANGE_HEADER = 'switchyard-change';
 
@@ -284,7 +287,9 @@ export async function buildService(config: Config, log: Logger = createLogger(co
   let draining = false;
   // One trust function for both paths, so the invoke endpoint's sourceIp and Fastify's request.ip agree.
   const trust = config.trustedProxies && trustFunction(config.trustedProxies);
-  const access = new AccessLog({ log, enabled: config.accessLog, redaction: config.logRedactQuery });
+  // Access lines are written at info: under a LOG_LEVEL above it none would be, so none is built
+  // (5xx lines, at warn, still are).
+  const access = new AccessLog({ log, enabled: config.accessLog && WRITES_INFO.has(config.logLevel), redaction: config.logRedactQuery });
   const invoke = createInvokeHandler(gateway, { bodyLimit: config.bodyLimit, log, access, isClosing: () => closingStarted, trust, tracing });
 
   let adminServer: Server | null = null;

@@ -28,10 +28,11 @@ export function traceIdOf(traceparent: string | undefined): string | undefined {
 }
 
 /**
- * The trace id an access line carries: the one place that says where it comes
- * from. The caller's `traceparent`; while tracing, the invoke path hands in its
- * request span's instead (which continues the caller's trace, so the two agree
- * when both exist, and names the trace it began when the caller sent none).
+ * The trace id an access line carries from the caller's `traceparent`, checked
+ * (it is a request header). While tracing, the invoke path hands in its
+ * request's own trace id instead (which continues the caller's trace, so the
+ * two agree when both exist, and names the trace it began when the caller sent
+ * none), already valid, so no pattern runs on it.
  */
 export function accessTraceId(traceparent: string | undefined): string | undefined {
   return traceIdOf(traceparent);
@@ -75,7 +76,8 @@ export class AccessLog {
       status: number;
       ms: number;
       requestId: string;
-      traceparent: string | undefined;
+      /** See accessTraceId. */
+      traceId: string | undefined;
       apiId: string;
       errorCode: string | undefined;
     },
@@ -90,7 +92,7 @@ export class AccessLog {
       ms: roundMs(line.ms),
       errorCode: line.errorCode,
       requestId: line.requestId,
-      trace_id: accessTraceId(line.traceparent),
+      trace_id: line.traceId,
       api: line.apiId,
       function: facts?.function,
     };

@@ -24,8 +24,8 @@ import { DEPTH_HEADER, parseDepth } from '../hops.js';
 import { nextRequestId } from '../ids.js';
 import { clientAddress, type TrustFn } from '../net/trusted-proxies.js';
 import type { Tracing } from '../telemetry/tracing.js';
-import { traceparentOf, type TraceCarrier } from '../telemetry/types.js';
-import type { AccessLog } from './access-log.js';
+import { traceIdOfCarrier, type TraceCarrier } from '../telemetry/types.js';
+import { accessTraceId, type AccessLog } from './access-log.js';
 
 export { INVOKE_PREFIX };
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -293,7 +293,7 @@ export function createInvokeHandler(gateway: Gateway, opts: InvokeHandlerOptions
         ms: performance.now() - started,
         requestId,
         // While tracing, the request's trace (the caller's, or the one it began), sampled or not.
-        traceparent: trace === undefined ? h.traceparent : traceparentOf(typeof trace === 'string' ? trace : tracing!.carrierOf(trace)),
+        traceId: trace === undefined ? accessTraceId(h.traceparent) : typeof trace === 'string' ? traceIdOfCarrier(trace) : trace.spanContext().traceId,
         apiId: splitInvokeUrl(req.url!).apiId,
         errorCode,
       },

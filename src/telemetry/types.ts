@@ -67,6 +67,12 @@ export function traceparentOf(carrier: TraceCarrier): string {
   return nl === -1 ? carrier : carrier.slice(0, nl);
 }
 
+/** A carrier's trace id (32 hex digits). */
+export function traceIdOfCarrier(carrier: TraceCarrier): string {
+  // 00-<32 trace>-<16 span>-<2 flags>
+  return carrier.slice(3, 35);
+}
+
 /** Whether a carrier's `traceparent` has its sampled flag set (the low bit of its last two hex digits). */
 export function isSampledCarrier(carrier: TraceCarrier): boolean {
   // 00-<32 trace>-<16 span>-<2 flags>
