@@ -373,6 +373,8 @@ describe('switchyard dev', () => {
       // A call's line comes after its own console line, though the server sends the call first.
       expect(run.stderr().indexOf('serving v1')).toBeLessThan(run.stderr().search(/GET \/dev\/hello 200/));
 
+      // The watcher starts after the first apply: a save before it is ready would go unseen.
+      await run.waitForOutput(/Watching .* for changes/, 10_000);
       writeFileSync(join(dir, 'functions/hello.js'), 'exports.handler = async () => { console.log("serving v2"); return { statusCode: 200, body: { v: 2 } }; };');
       await run.waitForOutput(/updated function dev-hello \(code\)/, 10_000);
       expect(await call()).toEqual({ v: 2 });
@@ -434,6 +436,8 @@ describe('switchyard dev', () => {
       expect(await apps()).toEqual(['acme', 'globex']);
       expect((await api('/api/applications', { method: 'POST', body: JSON.stringify({ name: 'Made by hand', uid: 'by-hand' }) })).status).toBe(201);
 
+      // The watcher starts after the first apply, which the objects above already show: wait for it.
+      await run.waitForOutput(/Watching .* for changes/, 10_000);
       writeFileSync(join(dir, 'switchyard.yaml'), DEV_APPS_PROJECT.replace('  Globex:\n    uid: globex\n', '').replace(/  globex-orders:\n(    .*\n)+$/, ''));
       await run.waitForOutput(/deleted .*application/, 10_000);
       await until(async () => (await apps()).join() === 'acme,by-hand', 'Globex deleted');
