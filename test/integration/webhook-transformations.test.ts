@@ -220,7 +220,11 @@ describe('cancel, throw, CPU limit', () => {
   ])('checks its output: %s', async (_name, line, message) => {
     const created = await create(`function handler(w) { ${line}; return w; }`);
     const before = ok.requests.length;
-    const delivery = await fire(created.id);
+    let delivery = await fire(created.id);
+    // The first run of a new isolate on a loaded machine (CI's parallel files on two cores) can pass
+    // the 10 ms CPU or 100 ms wall limit before its output is even checked: what is checked here is
+    // the output, so such a run is fired once more.
+    if (delivery.attempts[0].outcome === 'transformation_cpu_limit') delivery = await fire(created.id);
     expect(delivery.attempts[0].outcome).toBe('transformation_invalid_result');
     expect(delivery.attempts[0].error).toMatch(message);
     expect(ok.requests.length).toBe(before);
