@@ -5,11 +5,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_US = 1e6 / 100; // USER_HZ
 
-/** utime + stime of one process, in µs. */
-export function cpuUs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime of a `/proc/.../stat` line, in µs (fields after the name, which may hold spaces). */
+function statCpuUs(stat) {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * TICK_US;
+}
+
+/** utime + stime of one process, in µs. */
+export function cpuUs(pid) {
+  return statCpuUs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** The direct children of `pid` (a gateway's isolate workers). */
@@ -50,9 +54,7 @@ export function threadCpuUs(pid) {
       continue; // gone meanwhile
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const us = (Number(f[11]) + Number(f[12])) * TICK_US;
-    out[t === String(pid) ? 'main' : name.startsWith('V8') ? 'v8' : 'other'] += us;
+    out[t === String(pid) ? 'main' : name.startsWith('V8') ? 'v8' : 'other'] += statCpuUs(stat);
   }
   return out;
 }

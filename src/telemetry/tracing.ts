@@ -47,11 +47,8 @@ import type { FetchSpanRecord, TelemetryConfig, TraceCarrier } from './types.js'
 
 export { SpanKind, SpanStatusCode, type Span };
 
-/**
- * The sampler that decides a span with no parent, when that decision reads nothing but the trace
- * id (a ratio, or never); null when roots are always sampled, so a shortcut would save nothing.
- */
-function rootSamplerOf(cfg: TelemetryConfig): Sampler | null {
+/** The sampler that decides a span with no parent: always, never, or by its trace id's ratio. */
+function rootSamplerOf(cfg: TelemetryConfig): Sampler {
   switch (cfg.sampler) {
     case 'traceidratio':
     case 'parentbased_traceidratio':
@@ -60,26 +57,13 @@ function rootSamplerOf(cfg: TelemetryConfig): Sampler | null {
     case 'parentbased_always_off':
       return new AlwaysOffSampler();
     default:
-      return null;
+      return new AlwaysOnSampler();
   }
 }
 
-function samplerOf(cfg: TelemetryConfig): Sampler {
-  const ratio = new TraceIdRatioBasedSampler(cfg.samplerRatio);
-  switch (cfg.sampler) {
-    case 'always_on':
-      return new AlwaysOnSampler();
-    case 'always_off':
-      return new AlwaysOffSampler();
-    case 'traceidratio':
-      return ratio;
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio });
-    default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-  }
+/** The SDK's sampler: the root one, behind the caller's decision for the parent-based samplers. */
+function samplerOf(cfg: TelemetryConfig, root: Sampler): Sampler {
+  return cfg.sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 
 /** Random ids, except the one span id `recordFetch` asks for, and the one trace id `server` asks for, while they start their span. */
@@ -116,6 +100,7 @@ export class Tracing {
   private readonly ids = new GivenIds();
   private readonly propagator = new W3CTraceContextPropagator();
   private readonly contextManager = new AsyncLocalStorageContextManager();
+  /** The root sampler when its decision can be taken before the SDK's (server); null when it always samples. */
   private readonly rootSampler: Sampler | null;
 
   /** `urlRedaction`: the log's query rule (SWITCHYARD_LOG_REDACT_QUERY), applied to every URL a span names, with `user:password@`. */
@@ -123,11 +108,12 @@ export class Tracing {
     cfg: TelemetryConfig,
     private readonly urlRedaction: QueryRedaction = DEFAULT_QUERY_REDACTION,
   ) {
+    const root = rootSamplerOf(cfg);
     const options = { url: cfg.endpoint, headers: { ...cfg.headers }, timeoutMillis: cfg.timeoutMs };
     const exporter = cfg.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options);
     this.provider = new TracerProvider({
       resource: resourceFromAttributes({ ...cfg.resourceAttributes, [ATTR_SERVICE_NAME]: cfg.serviceName }),
-      sampler: samplerOf(cfg),
+      sampler: samplerOf(cfg, root),
       idGenerator: this.ids,
       spanLimits: { attributeValueLengthLimit: ATTRIBUTE_VALUE_LIMIT, attributeCountLimit: 64 },
       spanProcessors: [new BatchSpanProcessor({ exporter, ...cfg.batch })],
@@ -135,7 +121,8 @@ export class Tracing {
     // The active context is what log lines read their ids from (src/logger.ts).
     context.setGlobalContextManager(this.contextManager.enable());
     this.tracer = this.provider.getTracer('switchyard');
-    this.rootSampler = rootSamplerOf(cfg);
+    // Always sampled, a root request gains nothing from deciding first.
+    this.rootSampler = root instanceof AlwaysOnSampler ? null : root;
   }
 
   /** The context a caller's `traceparent` (and `tracestate`) names; the root context when there is none or it is malformed. */
@@ -160,7 +147,7 @@ export class Tracing {
    * without one that the root sampler drops gets its ids and nothing else: the SDK would make the
    * same non-recording span after work of its own (attribute copies, its span counters), which at
    * 10 % sampling is nine requests in ten. One it keeps starts in the SDK with the trace id just
-   * decided on, where samplerOf's sampler, reading the same id at the same ratio, keeps it too.
+   * decided on, where the same root sampler, reading the same id, keeps it too.
    */
   server(name: string, traceparent: string | undefined, tracestate: string | undefined, attributes?: Attributes): Span {
     const root = this.rootSampler;
